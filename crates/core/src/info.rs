@@ -1,0 +1,114 @@
+//! What a finished (or running) transfer reports: the data behind `curl_easy_getinfo` and the
+//! tool's `-w` variables. Plain data; filled in by the engine, read by callers.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// HTTP version as curl reports it in `%{http_version}` ("1.1", "2", ...).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HttpVersion {
+    /// No response yet (reported as "0").
+    #[default]
+    None,
+    V0_9,
+    V1_0,
+    V1_1,
+    V2,
+    V3,
+}
+
+impl HttpVersion {
+    /// The text `%{http_version}` prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HttpVersion::None => "0",
+            HttpVersion::V0_9 => "0.9",
+            HttpVersion::V1_0 => "1.0",
+            HttpVersion::V1_1 => "1.1",
+            HttpVersion::V2 => "2",
+            HttpVersion::V3 => "3",
+        }
+    }
+}
+
+/// One response header as received (name and value with surrounding whitespace trimmed),
+/// in arrival order. `origin_request` counts responses within a transfer (0 = first; each
+/// followed redirect or 1xx adds one), as curl's header API does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub name: String,
+    pub value: String,
+    pub request: usize,
+}
+
+/// Transfer statistics, as `curl_easy_getinfo` reports them.
+#[derive(Clone, Debug, Default)]
+pub struct Info {
+    /// Last used URL (after redirects).
+    pub effective_url: String,
+    /// The method of the last request sent ("GET", "POST", ...).
+    pub effective_method: String,
+    pub response_code: u32,
+    /// Response code of a proxy CONNECT (0 when none).
+    pub http_connectcode: u32,
+    pub http_version: HttpVersion,
+    /// Scheme of the last used URL, lower case ("http").
+    pub scheme: String,
+    pub content_type: Option<String>,
+    /// Location of a 3xx response not followed.
+    pub redirect_url: Option<String>,
+    pub referer: Option<String>,
+    pub primary_ip: Option<SocketAddr>,
+    pub local_addr: Option<SocketAddr>,
+    pub num_connects: u32,
+    pub redirect_count: u32,
+    pub size_download: u64,
+    pub size_upload: u64,
+    pub header_size: u64,
+    pub request_size: u64,
+    /// Content-Length of the download, when known.
+    pub content_length_download: Option<u64>,
+    pub content_length_upload: Option<u64>,
+    pub time_queue: Duration,
+    pub time_namelookup: Duration,
+    pub time_connect: Duration,
+    pub time_appconnect: Duration,
+    pub time_pretransfer: Duration,
+    pub time_posttransfer: Duration,
+    pub time_starttransfer: Duration,
+    pub time_redirect: Duration,
+    pub time_total: Duration,
+    pub ssl_verify_result: i64,
+    pub proxy_ssl_verify_result: i64,
+    pub used_proxy: bool,
+    /// Transfer and connection ids (curl's `%{xfer_id}` and `%{conn_id}`).
+    pub xfer_id: i64,
+    pub conn_id: i64,
+    /// Headers of all responses of the transfer; `%{header_json}` uses the last request's.
+    pub headers: Vec<Header>,
+}
+
+impl Info {
+    /// Average download speed in bytes per second, as curl computes it.
+    pub fn speed_download(&self) -> u64 {
+        speed(self.size_download, self.time_total)
+    }
+    /// Average upload speed in bytes per second.
+    pub fn speed_upload(&self) -> u64 {
+        speed(self.size_upload, self.time_total)
+    }
+    /// Headers of the last response only, in order.
+    pub fn last_headers(&self) -> impl Iterator<Item = &Header> {
+        let last = self.headers.last().map(|h| h.request).unwrap_or(0);
+        self.headers.iter().filter(move |h| h.request == last)
+    }
+}
+
+fn speed(bytes: u64, t: Duration) -> u64 {
+    let us = t.as_micros();
+    if us == 0 {
+        bytes
+    } else {
+        (bytes as u128 * 1_000_000 / us) as u64
+    }
+}

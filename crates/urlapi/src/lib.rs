@@ -1,0 +1,1 @@
+//! curl URL API semantics.
