@@ -22,8 +22,8 @@ impl HttpVersion {
     pub fn as_str(self) -> &'static str {
         match self {
             HttpVersion::None => "0",
-            HttpVersion::V0_9 => "0.9",
-            HttpVersion::V1_0 => "1.0",
+            HttpVersion::V0_9 => "0",
+            HttpVersion::V1_0 => "1",
             HttpVersion::V1_1 => "1.1",
             HttpVersion::V2 => "2",
             HttpVersion::V3 => "3",
@@ -106,9 +106,5 @@ impl Info {
 
 fn speed(bytes: u64, t: Duration) -> u64 {
     let us = t.as_micros();
-    if us == 0 {
-        bytes
-    } else {
-        (bytes as u128 * 1_000_000 / us) as u64
-    }
+    (bytes as u128 * 1_000_000).checked_div(us).map_or(bytes, |v| v as u64)
 }

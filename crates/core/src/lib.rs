@@ -1,5 +1,32 @@
 //! The oxcurl engine: the Multi as executor, transfers, connections and protocols.
-//! No unsafe, no async runtime, no threads but the DNS workers.
+//!
+//! No unsafe, no async runtime, no threads but the DNS workers. Callbacks run on the thread
+//! that drives the multi. The tool and the C ABI reach it through `Options` and `Handler`.
 #![forbid(unsafe_code)]
 
+pub mod conn;
+pub mod connect;
+pub mod content_encoding;
+pub mod dns;
+pub mod easy;
+pub mod error;
 pub mod info;
+pub mod multi;
+pub mod options;
+pub mod proto {
+    //! Protocol code, sans-IO where hot or byte-subtle.
+    pub mod h1;
+}
+pub mod timer;
+mod transfer;
+
+pub use easy::Easy;
+pub use error::{Code, Error};
+pub use info::Info;
+pub use multi::{Message, Multi, TransferId};
+pub use options::{Body, Handler, InfoType, Options, ReadResult};
+
+/// The version string the engine reports as libcurl's.
+pub const LIBCURL_VERSION: &str = "8.14.1";
+/// oxcurl's own version.
+pub const OXCURL_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,101 @@
+//! A live connection and the multi's pool of idle ones (curl's connection cache), keyed by
+//! origin and route so only a connection to the same place is reused.
+
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use crate::connect::Stream;
+
+#[derive(Debug)]
+pub struct Conn {
+    pub id: i64,
+    /// Process-unique identity of the socket (see `connect::next_sock_id`).
+    pub sock_id: u64,
+    pub stream: Stream,
+    /// What makes connections interchangeable: scheme, host, port, route.
+    pub key: String,
+    pub host: String,
+    pub port: u16,
+    pub remote: Option<SocketAddr>,
+    pub local: Option<SocketAddr>,
+    /// Requests served so far.
+    pub uses: u32,
+    pub idle_since: Instant,
+}
+
+/// Idle connections waiting for reuse.
+#[derive(Debug)]
+pub struct Pool {
+    idle: Vec<Conn>,
+    /// Most idle connections kept (`CURLMOPT_MAXCONNECTS`).
+    pub max: usize,
+}
+
+impl Default for Pool {
+    fn default() -> Pool {
+        Pool { idle: Vec::new(), max: 25 }
+    }
+}
+
+impl Pool {
+    /// Take an idle, still-alive connection for `key`.
+    pub fn take(&mut self, key: &str) -> Option<Conn> {
+        while let Some(i) = self.idle.iter().rposition(|c| c.key == key) {
+            let c = self.idle.swap_remove(i);
+            if c.stream.is_alive() {
+                return Some(c);
+            }
+        }
+        None
+    }
+    /// Park a connection; the oldest is closed when over the limit.
+    pub fn put(&mut self, mut c: Conn, now: Instant) -> Option<Conn> {
+        c.idle_since = now;
+        self.idle.push(c);
+        if self.idle.len() > self.max {
+            let oldest = self
+                .idle
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, c)| c.idle_since)
+                .map(|(i, _)| i)
+                .unwrap_or(0);
+            return Some(self.idle.swap_remove(oldest));
+        }
+        None
+    }
+    pub fn len(&self) -> usize {
+        self.idle.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.idle.is_empty()
+    }
+    pub fn drain(&mut self) -> impl Iterator<Item = Conn> + '_ {
+        self.idle.drain(..)
+    }
+}
+
+/// Receive buffers lent to transfers only while data is pending (curl's on-demand buffers).
+#[derive(Debug, Default)]
+pub struct BufPool {
+    free: Vec<Vec<u8>>,
+}
+
+impl BufPool {
+    /// A buffer of exactly `size` bytes.
+    pub fn get(&mut self, size: usize) -> Vec<u8> {
+        if let Some(i) = self.free.iter().position(|b| b.len() == size) {
+            return self.free.swap_remove(i);
+        }
+        vec![0u8; size]
+    }
+    pub fn put(&mut self, b: Vec<u8>) {
+        if self.free.len() < 8 {
+            self.free.push(b);
+        }
+    }
+    /// Release all pooled memory (no transfer running).
+    pub fn clear(&mut self) {
+        self.free.clear();
+    }
+}

@@ -1,0 +1,66 @@
+//! An easy handle: the settings and callbacks of one transfer. `perform` runs it on an
+//! internal multi, as libcurl does, which it keeps so connections are reused across calls.
+
+use crate::error::{Code, Error, Result};
+use crate::info::Info;
+use crate::multi::Multi;
+use crate::options::{Handler, NullHandler, Options};
+
+pub struct Easy {
+    pub opts: Options,
+    handler: Box<dyn Handler>,
+    multi: Option<Box<Multi>>,
+    info: Info,
+}
+
+impl std::fmt::Debug for Easy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Easy").field("opts", &self.opts).finish()
+    }
+}
+
+impl Default for Easy {
+    fn default() -> Easy {
+        Easy::new(Options::default(), Box::new(NullHandler))
+    }
+}
+
+impl Easy {
+    pub fn new(opts: Options, handler: Box<dyn Handler>) -> Easy {
+        Easy { opts, handler, multi: None, info: Info::default() }
+    }
+    pub(crate) fn into_parts(self) -> (Options, Box<dyn Handler>) {
+        (self.opts, self.handler)
+    }
+    pub(crate) fn from_parts(opts: Options, handler: Box<dyn Handler>) -> Easy {
+        Easy::new(opts, handler)
+    }
+    pub fn set_handler(&mut self, h: Box<dyn Handler>) {
+        self.handler = h;
+    }
+    pub fn handler_mut(&mut self) -> &mut dyn Handler {
+        &mut *self.handler
+    }
+    /// Statistics of the last `perform`.
+    pub fn info(&self) -> &Info {
+        &self.info
+    }
+
+    /// Run the transfer to completion (`curl_easy_perform`).
+    pub fn perform(&mut self) -> Result<()> {
+        let mut multi = match self.multi.take() {
+            Some(m) => m,
+            None => Box::new(Multi::new().map_err(|e| Error::new(Code::FailedInit, e.to_string()))?),
+        };
+        let me = Easy::new(self.opts.clone(), std::mem::replace(&mut self.handler, Box::new(NullHandler)));
+        let id = multi.add(me);
+        let r = multi.run_all();
+        let (back, info) = multi.remove(id).expect("transfer present");
+        let result = multi.result_of_last(id);
+        self.handler = back.handler;
+        self.info = info;
+        self.multi = Some(multi);
+        r.map_err(|e| Error::new(Code::UnrecoverablePoll, e.to_string()))?;
+        result
+    }
+}

@@ -1,0 +1,225 @@
+//! The settings of one easy handle: what `curl_easy_setopt` stores and the tool sets through
+//! one surface. Plain data plus the application's callback object. Does no I/O.
+
+use std::time::Duration;
+
+/// Which HTTP version to ask for (`CURLOPT_HTTP_VERSION`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HttpVersionPref {
+    #[default]
+    Default,
+    V1_0,
+    V1_1,
+}
+
+/// Address families to use (`CURLOPT_IPRESOLVE`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IpResolve {
+    #[default]
+    Whatever,
+    V4,
+    V6,
+}
+
+/// Kinds of debug data (`curl_infotype`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InfoType {
+    Text = 0,
+    HeaderIn = 1,
+    HeaderOut = 2,
+    DataIn = 3,
+    DataOut = 4,
+    SslDataIn = 5,
+    SslDataOut = 6,
+}
+
+/// What a read callback produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadResult {
+    /// This many bytes were written into the buffer; 0 means end of data.
+    Data(usize),
+    /// `CURL_READFUNC_ABORT`.
+    Abort,
+}
+
+/// The application's side of a transfer: curl's callbacks as one object.
+///
+/// Every method has curl's default behaviour, so an implementation overrides only what it
+/// uses. Methods are called on the thread driving the multi, never with engine state borrowed.
+pub trait Handler: Send {
+    /// Body data (`CURLOPT_WRITEFUNCTION`). Returning fewer bytes than given fails the
+    /// transfer with `CURLE_WRITE_ERROR`.
+    fn write(&mut self, data: &[u8]) -> usize {
+        data.len()
+    }
+    /// One complete response header line including its line ending (`CURLOPT_HEADERFUNCTION`).
+    fn header(&mut self, line: &[u8]) -> usize {
+        line.len()
+    }
+    /// Upload data (`CURLOPT_READFUNCTION`).
+    fn read(&mut self, _buf: &mut [u8]) -> ReadResult {
+        ReadResult::Data(0)
+    }
+    /// Rewind the upload source to the start (`CURLOPT_SEEKFUNCTION`); false if impossible.
+    fn rewind(&mut self) -> bool {
+        false
+    }
+    /// Verbose and trace output (`CURLOPT_DEBUGFUNCTION`); only called when `verbose` is set.
+    fn debug(&mut self, _kind: InfoType, _data: &[u8]) {}
+    /// Progress (`CURLOPT_XFERINFOFUNCTION`); return false to abort the transfer.
+    fn progress(&mut self, _dltotal: u64, _dlnow: u64, _ultotal: u64, _ulnow: u64) -> bool {
+        true
+    }
+}
+
+/// A handler that discards everything: the defaults.
+#[derive(Debug, Default)]
+pub struct NullHandler;
+impl Handler for NullHandler {}
+
+/// Where the request body comes from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Body {
+    #[default]
+    None,
+    /// `CURLOPT_POSTFIELDS` / `COPYPOSTFIELDS`: sent with POST (unless a custom method).
+    Fields(Vec<u8>),
+    /// `CURLOPT_UPLOAD`: PUT from the read callback; size when known, else chunked.
+    Upload(Option<u64>),
+    /// `CURLOPT_POST` with the read callback as source.
+    PostRead(Option<u64>),
+}
+
+/// Every setting of an easy handle.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub url: Option<String>,
+    /// Scheme used when the URL has none (`CURLOPT_DEFAULT_PROTOCOL`); None guesses.
+    pub default_protocol: Option<String>,
+    pub path_as_is: bool,
+    pub custom_request: Option<String>,
+    pub request_target: Option<String>,
+    pub nobody: bool,
+    /// `CURLOPT_HTTPGET`-style reset happens by setting `body` to None.
+    pub body: Body,
+    pub http_version: HttpVersionPref,
+    pub http09_allowed: bool,
+    pub headers: Vec<String>,
+    pub useragent: Option<String>,
+    pub referer: Option<String>,
+    pub autoreferer: bool,
+    pub userpwd: Option<(String, String)>,
+    pub range: Option<String>,
+    pub resume_from: u64,
+    pub follow_location: bool,
+    /// -1: unlimited.
+    pub max_redirs: i64,
+    pub post301: bool,
+    pub post302: bool,
+    pub post303: bool,
+    pub unrestricted_auth: bool,
+    /// `CURLOPT_ACCEPT_ENCODING`: None = no decoding and no header; Some("") = all built in.
+    pub accept_encoding: Option<String>,
+    pub http_content_decoding: bool,
+    pub http_transfer_decoding: bool,
+    pub include_header: bool,
+    pub fail_on_error: bool,
+    pub keep_sending_on_error: bool,
+    pub cookie: Option<String>,
+    pub timeout: Option<Duration>,
+    pub connect_timeout: Option<Duration>,
+    pub expect_100_timeout: Duration,
+    pub happy_eyeballs_timeout: Duration,
+    pub dns_cache_timeout: Option<Duration>,
+    pub low_speed_limit: u64,
+    pub low_speed_time: Option<Duration>,
+    pub max_filesize: Option<u64>,
+    pub resolve: Vec<String>,
+    pub connect_to: Vec<String>,
+    pub ip_resolve: IpResolve,
+    pub unix_socket_path: Option<String>,
+    pub abstract_unix_socket: bool,
+    pub local_port: u16,
+    pub local_port_range: u16,
+    pub interface: Option<String>,
+    pub tcp_nodelay: bool,
+    pub tcp_keepalive: bool,
+    pub tcp_keepidle: u32,
+    pub tcp_keepintvl: u32,
+    pub buffer_size: usize,
+    pub upload_buffer_size: usize,
+    pub fresh_connect: bool,
+    pub forbid_reuse: bool,
+    pub verbose: bool,
+    pub no_progress: bool,
+    /// Allowed protocols for redirects (`CURLOPT_REDIR_PROTOCOLS_STR`); None = curl's default.
+    pub redir_protocols: Option<Vec<String>>,
+}
+
+/// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).
+pub const DEFAULT_BUFFER_SIZE: usize = 16 * 1024;
+pub const MIN_BUFFER_SIZE: usize = 1024;
+pub const MAX_BUFFER_SIZE: usize = 10 * 1024 * 1024;
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            url: None,
+            default_protocol: None,
+            path_as_is: false,
+            custom_request: None,
+            request_target: None,
+            nobody: false,
+            body: Body::None,
+            http_version: HttpVersionPref::Default,
+            http09_allowed: false,
+            headers: Vec::new(),
+            useragent: None,
+            referer: None,
+            autoreferer: false,
+            userpwd: None,
+            range: None,
+            resume_from: 0,
+            follow_location: false,
+            max_redirs: 30,
+            post301: false,
+            post302: false,
+            post303: false,
+            unrestricted_auth: false,
+            accept_encoding: None,
+            http_content_decoding: true,
+            http_transfer_decoding: true,
+            include_header: false,
+            fail_on_error: false,
+            keep_sending_on_error: false,
+            cookie: None,
+            timeout: None,
+            connect_timeout: None,
+            expect_100_timeout: Duration::from_millis(1000),
+            happy_eyeballs_timeout: Duration::from_millis(200),
+            dns_cache_timeout: Some(Duration::from_secs(60)),
+            low_speed_limit: 0,
+            low_speed_time: None,
+            max_filesize: None,
+            resolve: Vec::new(),
+            connect_to: Vec::new(),
+            ip_resolve: IpResolve::Whatever,
+            unix_socket_path: None,
+            abstract_unix_socket: false,
+            local_port: 0,
+            local_port_range: 1,
+            interface: None,
+            tcp_nodelay: true,
+            tcp_keepalive: false,
+            tcp_keepidle: 60,
+            tcp_keepintvl: 60,
+            buffer_size: DEFAULT_BUFFER_SIZE,
+            upload_buffer_size: 64 * 1024,
+            fresh_connect: false,
+            forbid_reuse: false,
+            verbose: false,
+            no_progress: true,
+            redir_protocols: None,
+        }
+    }
+}

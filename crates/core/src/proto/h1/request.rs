@@ -1,0 +1,215 @@
+//! Building HTTP/1.x request heads byte-identical to curl's (lib/http.c): the default header
+//! order, custom header add/replace/remove rules, and the body framing headers. Does no I/O.
+
+use crate::options::{HttpVersionPref, Options};
+
+/// Body framing of the request being built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyFraming {
+    None,
+    /// Known length; `form` adds curl's default POST Content-Type.
+    Length { len: u64, form: bool },
+    Chunked,
+}
+
+/// Everything that varies per request beyond the options.
+#[derive(Debug)]
+pub struct RequestParts<'a> {
+    pub method: &'a str,
+    /// Path and query as sent (`/a?b`), or the `--request-target`.
+    pub target: &'a str,
+    /// `host[:port]` for the Host header.
+    pub host_header: &'a str,
+    pub framing: BodyFraming,
+    /// Send `Authorization: Basic` (credentials allowed for this host).
+    pub basic_auth: Option<&'a str>,
+    pub referer: Option<&'a str>,
+    pub expect_100: bool,
+}
+
+/// Does the custom header list set (or remove) header `name`?
+pub fn custom_has(headers: &[String], name: &str) -> bool {
+    headers.iter().any(|h| {
+        let n = h.find([':', ';']).map(|i| &h[..i]).unwrap_or(h);
+        n.trim().eq_ignore_ascii_case(name)
+    })
+}
+
+/// The value of custom header `name`, if set with a value.
+pub fn custom_value<'a>(headers: &'a [String], name: &str) -> Option<&'a str> {
+    headers.iter().rev().find_map(|h| {
+        let (n, v) = h.split_once(':')?;
+        if n.trim().eq_ignore_ascii_case(name) {
+            let v = v.trim();
+            (!v.is_empty()).then_some(v)
+        } else {
+            None
+        }
+    })
+}
+
+/// Append the request head to `out`.
+pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
+    let ver = match opts.http_version {
+        HttpVersionPref::V1_0 => "1.0",
+        _ => "1.1",
+    };
+    let h = &opts.headers;
+    push(out, &[p.method, " ", p.target, " HTTP/", ver, "\r\n"]);
+    match custom_value(h, "Host") {
+        Some(v) => push(out, &["Host: ", v, "\r\n"]),
+        None if custom_has(h, "Host") => {}
+        None => push(out, &["Host: ", p.host_header, "\r\n"]),
+    }
+    if let Some(b) = p.basic_auth {
+        if !custom_has(h, "Authorization") {
+            push(out, &["Authorization: Basic ", b, "\r\n"]);
+        }
+    }
+    if let Some(r) = range_value(opts) {
+        if !custom_has(h, "Range") {
+            push(out, &["Range: bytes=", &r, "\r\n"]);
+        }
+    }
+    if let Some(ua) = &opts.useragent {
+        if !ua.is_empty() && !custom_has(h, "User-Agent") {
+            push(out, &["User-Agent: ", ua, "\r\n"]);
+        }
+    }
+    if !custom_has(h, "Accept") {
+        out.extend_from_slice(b"Accept: */*\r\n");
+    }
+    if let Some(ae) = &opts.accept_encoding {
+        if !custom_has(h, "Accept-Encoding") {
+            let v = if ae.is_empty() { crate::content_encoding::ACCEPT_ENCODING } else { ae };
+            push(out, &["Accept-Encoding: ", v, "\r\n"]);
+        }
+    }
+    if let Some(r) = p.referer {
+        if !custom_has(h, "Referer") {
+            push(out, &["Referer: ", r, "\r\n"]);
+        }
+    }
+    if p.framing == BodyFraming::Chunked && !custom_has(h, "Transfer-Encoding") {
+        out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
+    }
+    if let Some(c) = &opts.cookie {
+        if !custom_has(h, "Cookie") {
+            push(out, &["Cookie: ", c, "\r\n"]);
+        }
+    }
+    for line in h {
+        add_custom(out, line);
+    }
+    if let BodyFraming::Length { len, form } = p.framing {
+        if !custom_has(h, "Content-Length") {
+            let mut b = [0u8; 20];
+            out.extend_from_slice(b"Content-Length: ");
+            out.extend_from_slice(fmt_u64(len, &mut b));
+            out.extend_from_slice(b"\r\n");
+        }
+        if form && !custom_has(h, "Content-Type") {
+            out.extend_from_slice(b"Content-Type: application/x-www-form-urlencoded\r\n");
+        }
+    }
+    if p.expect_100 && !custom_has(h, "Expect") {
+        out.extend_from_slice(b"Expect: 100-continue\r\n");
+    }
+    out.extend_from_slice(b"\r\n");
+}
+
+fn range_value(opts: &Options) -> Option<String> {
+    if let Some(r) = &opts.range {
+        return Some(r.clone());
+    }
+    (opts.resume_from > 0).then(|| format!("{}-", opts.resume_from))
+}
+
+/// One `-H` entry: `Name: value` is sent as given; `Name:` (nothing after the colon) only
+/// removes an internal header; `Name;` sends the header with an empty value. Host was handled
+/// in place of the internal one.
+fn add_custom(out: &mut Vec<u8>, line: &str) {
+    if let Some((name, value)) = line.split_once(':') {
+        if name.trim().eq_ignore_ascii_case("Host") {
+            return;
+        }
+        let v = value.trim_start();
+        if v.trim().is_empty() {
+            return;
+        }
+        push(out, &[name, ":", if value.starts_with(' ') { " " } else { " " }, v, "\r\n"]);
+    } else if let Some(name) = line.strip_suffix(';') {
+        let name = name.trim_end();
+        if !name.is_empty() && !name.contains(';') {
+            push(out, &[name, ":\r\n"]);
+        }
+    }
+}
+
+fn push(out: &mut Vec<u8>, parts: &[&str]) {
+    for p in parts {
+        out.extend_from_slice(p.as_bytes());
+    }
+}
+
+/// Decimal digits of `n` without allocating.
+pub fn fmt_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(opts: &Options, framing: BodyFraming) -> String {
+        let mut v = Vec::new();
+        build(
+            &mut v,
+            opts,
+            &RequestParts {
+                method: "GET",
+                target: "/",
+                host_header: "h:1",
+                framing,
+                basic_auth: None,
+                referer: None,
+                expect_100: false,
+            },
+        );
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn default_get() {
+        let o = Options { useragent: Some("curl/8.14.1".into()), ..Options::default() };
+        assert_eq!(req(&o, BodyFraming::None), "GET / HTTP/1.1\r\nHost: h:1\r\nUser-Agent: curl/8.14.1\r\nAccept: */*\r\n\r\n");
+    }
+
+    #[test]
+    fn custom_headers_replace_remove_and_empty() {
+        let o = Options {
+            useragent: Some("curl/8.14.1".into()),
+            headers: vec!["X-A: 1".into(), "Host: foo".into(), "Accept:".into(), "Y;".into(), "User-Agent: ua".into()],
+            ..Options::default()
+        };
+        assert_eq!(req(&o, BodyFraming::None), "GET / HTTP/1.1\r\nHost: foo\r\nX-A: 1\r\nY:\r\nUser-Agent: ua\r\n\r\n");
+    }
+
+    #[test]
+    fn post_form_framing() {
+        let o = Options::default();
+        assert_eq!(
+            req(&o, BodyFraming::Length { len: 3, form: true }),
+            "GET / HTTP/1.1\r\nHost: h:1\r\nAccept: */*\r\nContent-Length: 3\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\n"
+        );
+    }
+}
