@@ -238,7 +238,9 @@ fn value(var: Var, ctx: &WriteoutContext) -> Option<Value> {
         Var::HttpConnect => Value::Long(Some(info.http_connectcode.into()), true),
         Var::HttpVersion => string(Some(http_version_str(info.http_version))),
         Var::LocalIp => Value::Str(Some(
-            info.local_addr.map(|a| a.ip().to_string()).unwrap_or_default(),
+            info.local_addr
+                .map(|a| a.ip().to_string())
+                .unwrap_or_default(),
         )),
         Var::LocalPort => long(info.local_addr.map_or(-1, |a| a.port().into())),
         Var::Method => string(Some(&info.effective_method)),
@@ -252,7 +254,9 @@ fn value(var: Var, ctx: &WriteoutContext) -> Option<Value> {
         Var::RedirectUrl => string(info.redirect_url.as_deref()),
         Var::Referer => string(info.referer.as_deref()),
         Var::RemoteIp => Value::Str(Some(
-            info.primary_ip.map(|a| a.ip().to_string()).unwrap_or_default(),
+            info.primary_ip
+                .map(|a| a.ip().to_string())
+                .unwrap_or_default(),
         )),
         Var::RemotePort => long(info.primary_ip.map_or(-1, |a| a.port().into())),
         Var::Scheme => string((!info.scheme.is_empty()).then_some(info.scheme.as_str())),
