@@ -531,3 +531,210 @@ pub fn writeout(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oxcurl_core::info::Header;
+
+    const VERSION: &str = "libcurl/8.14.1 OpenSSL/3.0.19";
+
+    fn parts(url: &str, part: &str) -> Option<String> {
+        // enough of a URL parser for these tests: scheme://host:port/path?query
+        let (scheme, rest) = url.split_once("://")?;
+        let (hostport, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        let (host, port) = hostport.split_once(':').unwrap_or((hostport, "80"));
+        let (path, query) = match path.split_once('?') {
+            Some((p, q)) => (p, Some(q)),
+            None => (path, None),
+        };
+        match part {
+            "scheme" => Some(scheme.into()),
+            "host" => Some(host.into()),
+            "port" => Some(port.into()),
+            "path" => Some(path.into()),
+            "query" => query.map(Into::into),
+            _ => None,
+        }
+    }
+
+    fn info() -> Info {
+        let h = |name: &str, value: &str| Header {
+            name: name.into(),
+            value: value.into(),
+            request: 0,
+        };
+        Info {
+            effective_url: "http://127.0.0.1:18765/small".into(),
+            effective_method: "GET".into(),
+            response_code: 200,
+            http_version: HttpVersion::V1_0,
+            scheme: "http".into(),
+            content_type: Some("application/octet-stream".into()),
+            primary_ip: Some("127.0.0.1:18765".parse().unwrap()),
+            local_addr: Some("127.0.0.1:56618".parse().unwrap()),
+            num_connects: 1,
+            size_download: 6,
+            header_size: 199,
+            request_size: 84,
+            time_queue: Duration::from_micros(19),
+            time_namelookup: Duration::from_micros(17),
+            time_connect: Duration::from_micros(340),
+            time_pretransfer: Duration::from_micros(367),
+            time_posttransfer: Duration::from_micros(377),
+            time_starttransfer: Duration::from_micros(3413),
+            time_total: Duration::from_micros(3447),
+            headers: vec![
+                h("Server", "SimpleHTTP/0.6 Python/3.11.7"),
+                h("Date", "Mon, 23 Nov 2026 10:54:58 GMT"),
+                h("Content-type", "application/octet-stream"),
+                h("Content-Length", "6"),
+                h("Last-Modified", "Mon, 23 Nov 2026 10:54:57 GMT"),
+            ],
+            ..Default::default()
+        }
+    }
+
+    fn ctx<'a>(
+        info: &'a Info,
+        url_part: &'a dyn Fn(&str, &str) -> Option<String>,
+    ) -> WriteoutContext<'a> {
+        WriteoutContext {
+            info,
+            exitcode: 0,
+            errormsg: "",
+            filename_effective: Some("/dev/null"),
+            url: "http://127.0.0.1:18765/small",
+            urlnum: 0,
+            num_headers: 5,
+            num_retries: 0,
+            proxy_used: false,
+            certs: "",
+            num_certs: 0,
+            ftp_entry_path: None,
+            tls_earlydata: 0,
+            curl_version: VERSION,
+            url_part,
+        }
+    }
+
+    fn run(fmt: &str, c: &WriteoutContext) -> (String, String) {
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        writeout(fmt, c, &mut o, &mut e).unwrap();
+        (String::from_utf8(o).unwrap(), String::from_utf8(e).unwrap())
+    }
+
+    #[test]
+    fn json_matches_reference() {
+        let i = info();
+        let c = ctx(&i, &parts);
+        let (out, err) = run("%{json}", &c);
+        assert_eq!(err, "");
+        let want = include_str!("../tests/fixtures/writeout_json.txt").trim_end();
+        assert_eq!(out, want.replace("@VERSION@", VERSION));
+    }
+
+    #[test]
+    fn header_json_matches_reference() {
+        let mut i = info();
+        let h = |name: &str, value: &str, request| Header {
+            name: name.into(),
+            value: value.into(),
+            request,
+        };
+        i.headers = vec![
+            h("X-Early", "1", 0),
+            h("Set-Cookie", "a=1", 1),
+            h("X-Foo", "one", 1),
+            h("set-cookie", "b=2", 1),
+            h("X-Ctl", "a\u{1}b\"c\\d\té", 1),
+            h("Content-Length", "2", 1),
+        ];
+        let c = ctx(&i, &parts);
+        let (out, _) = run("%{header_json}|%header{SET-COOKIE}|%header{x-early}", &c);
+        assert_eq!(
+            out,
+            "{\"set-cookie\":[\"a=1\",\"b=2\"],\n\"x-foo\":[\"one\"],\n\
+             \"x-ctl\":[\"a\\u0001b\\\"c\\\\d\\té\"],\n\"content-length\":[\"2\"]\n}|a=1|"
+        );
+        i.headers.clear();
+        let c = ctx(&i, &parts);
+        assert_eq!(run("%{header_json}", &c).0, "{\n}");
+    }
+
+    #[test]
+    fn plain_variables() {
+        let i = info();
+        let c = ctx(&i, &parts);
+        let (out, err) = run(
+            "%{http_code}|%{response_code}|%{http_connect}|%{http_version}|%{time_total}|\
+             %{speed_download}|%{remote_ip}:%{remote_port}|%{url.port}|%{url.query}|%{urle.path}|\
+             %{errormsg}|%{exitcode}|%{HTTP_CODE}|%{redirect_url}|%{scheme}",
+            &c,
+        );
+        assert_eq!(
+            out,
+            "200|200|000|1|0.003447|1740|127.0.0.1:18765|18765||/small||0|||http"
+        );
+        assert_eq!(err, "curl: unknown --write-out variable: 'HTTP_CODE'\n");
+    }
+
+    #[test]
+    fn failed_transfer() {
+        let i = Info {
+            effective_url: "http://127.0.0.1:1/x".into(),
+            effective_method: "GET".into(),
+            scheme: "http".into(),
+            ..Default::default()
+        };
+        let mut c = ctx(&i, &parts);
+        c.exitcode = 7;
+        c.errormsg =
+            "Failed to connect to 127.0.0.1 port 1 after 0 ms: Could not connect to server";
+        let (out, _) = run(
+            "%{exitcode} %{errormsg}|%{local_ip}|%{local_port}|%{remote_port}|%{http_version}%{onerror}!",
+            &c,
+        );
+        assert_eq!(
+            out,
+            "7 Failed to connect to 127.0.0.1 port 1 after 0 ms: Could not connect to server||-1|-1|0!"
+        );
+        c.exitcode = 0;
+        assert_eq!(run("a%{onerror}b", &c).0, "a");
+    }
+
+    #[test]
+    fn escapes_and_malformed_syntax() {
+        let i = info();
+        let c = ctx(&i, &parts);
+        let (out, err) = run(r"a\nb\tc\rd\xe\\f%%g%xh%{i%header{j", &c);
+        assert_eq!(out, "a\nb\tc\rd\\xe\\\\f%g%xh%{i%header{j");
+        assert_eq!(err, "");
+        assert_eq!(run("x%", &c).0, "x%");
+        assert_eq!(run("x\\", &c).0, "x\\");
+        assert_eq!(run("A%output{>>q", &c).0, "A%output{q");
+        let (_, err) = run("%{}%{ http_code}", &c);
+        assert_eq!(
+            err,
+            "curl: unknown --write-out variable: ''\ncurl: unknown --write-out variable: ' http_code'\n"
+        );
+    }
+
+    #[test]
+    fn stream_switching_and_output_files() {
+        let i = info();
+        let c = ctx(&i, &parts);
+        let dir = std::env::temp_dir().join(format!("oxcurl-wo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("o1");
+        let f = f.to_str().unwrap();
+        let fmt = format!(
+            "A%output{{{f}}}B%{{stderr}}C%output{{>>{f}}}D%{{stdout}}E%output{{/nonexistent/x}}F"
+        );
+        let (out, err) = run(&fmt, &c);
+        assert_eq!(out, "AEF");
+        assert_eq!(err, "C");
+        assert_eq!(std::fs::read_to_string(f).unwrap(), "BD");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
