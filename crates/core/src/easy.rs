@@ -41,6 +41,10 @@ impl Easy {
     pub fn handler_mut(&mut self) -> &mut dyn Handler {
         &mut *self.handler
     }
+    /// Take the handler out, leaving one that discards everything.
+    pub fn take_handler(&mut self) -> Box<dyn Handler> {
+        std::mem::replace(&mut self.handler, Box::new(NullHandler))
+    }
     /// Statistics of the last `perform`.
     pub fn info(&self) -> &Info {
         &self.info

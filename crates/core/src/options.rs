@@ -70,6 +70,10 @@ pub trait Handler: Send {
     fn progress(&mut self, _dltotal: u64, _dlnow: u64, _ultotal: u64, _ulnow: u64) -> bool {
         true
     }
+    /// The concrete handler, for applications that need their own type back.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 /// A handler that discards everything: the defaults.

@@ -1,0 +1,726 @@
+//! curl's command line: one table of options (each entry: names, argument kind, help text,
+//! help categories) and the parser with curl's syntax rules: combined short flags (`-sSL`),
+//! attached and separate arguments, `--no-` negation, `--` and options anywhere, `-K` config
+//! files, `~/.curlrc` unless `-q` comes first, and `--next`.
+//!
+//! Parsing validates and stores; `operate` turns the stored settings into transfers.
+
+use std::path::PathBuf;
+
+/// What an option takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A switch; `--no-NAME` turns it off.
+    Bool,
+    /// A switch that cannot be negated (`-v` style actions like `--next`).
+    Action,
+    /// Takes one argument.
+    Arg,
+}
+
+/// One command-line option.
+#[derive(Debug)]
+pub struct Opt {
+    pub long: &'static str,
+    pub short: Option<char>,
+    pub kind: Kind,
+    /// Argument placeholder shown in help (`<file>`), empty for switches.
+    pub arg: &'static str,
+    pub help: &'static str,
+    /// Help categories (space-separated), "important" for the short `--help`.
+    pub cats: &'static str,
+}
+
+macro_rules! opts {
+    ($( ($long:literal, $short:expr, $kind:ident, $arg:literal, $help:literal, $cats:literal) ),* $(,)?) => {
+        /// Every option oxcurl accepts, sorted by long name.
+        pub static OPTIONS: &[Opt] = &[ $( Opt { long: $long, short: $short, kind: Kind::$kind, arg: $arg, help: $help, cats: $cats }, )* ];
+    };
+}
+
+opts![
+    ("abstract-unix-socket", None, Arg, "<path>", "Connect via abstract Unix domain socket", "connection"),
+    ("buffer", None, Bool, "", "Enable buffering of the output stream", "output"),
+    ("compressed", None, Bool, "", "Request compressed response", "http"),
+    ("config", Some('K'), Arg, "<file>", "Read config from a file", "curl"),
+    ("connect-timeout", None, Arg, "<seconds>", "Maximum time allowed to connect", "connection timeout"),
+    ("connect-to", None, Arg, "<HOST1:PORT1:HOST2:PORT2>", "Connect to host2 instead of host1", "connection dns"),
+    ("continue-at", Some('C'), Arg, "<offset>", "Resumed transfer offset", "connection"),
+    ("cookie", Some('b'), Arg, "<data|filename>", "Send cookies from string/load from file", "http"),
+    ("create-dirs", None, Bool, "", "Create necessary local directory hierarchy", "output"),
+    ("data", Some('d'), Arg, "<data>", "HTTP POST data", "important http post upload"),
+    ("data-ascii", None, Arg, "<data>", "HTTP POST ASCII data", "http post upload"),
+    ("data-binary", None, Arg, "<data>", "HTTP POST binary data", "http post upload"),
+    ("data-raw", None, Arg, "<data>", "HTTP POST data, '@' allowed", "http post upload"),
+    ("data-urlencode", None, Arg, "<data>", "HTTP POST data URL encoded", "http post upload"),
+    ("disable", Some('q'), Bool, "", "Disable .curlrc", "curl"),
+    ("dump-header", Some('D'), Arg, "<filename>", "Write the received headers to <filename>", "http ftp"),
+    ("expect100-timeout", None, Arg, "<seconds>", "How long to wait for 100-continue", "http timeout"),
+    ("fail", Some('f'), Bool, "", "Fail fast with no output on HTTP errors", "important http"),
+    ("fail-with-body", None, Bool, "", "Fail on HTTP errors but save the body", "http output"),
+    ("get", Some('G'), Bool, "", "Put the post data in the URL and use GET", "http"),
+    ("head", Some('I'), Bool, "", "Show document info only", "http ftp file"),
+    ("header", Some('H'), Arg, "<header/@file>", "Pass custom header(s) to server", "http"),
+    ("help", Some('h'), Action, "<subject>", "Get help for commands", "important curl"),
+    ("http0.9", None, Bool, "", "Allow HTTP/0.9 responses", "http"),
+    ("http1.0", Some('0'), Action, "", "Use HTTP/1.0", "http"),
+    ("http1.1", None, Action, "", "Use HTTP/1.1", "http"),
+    ("include", None, Bool, "", "Include response headers in output", "important verbose"),
+    ("interface", None, Arg, "<name>", "Use network interface", "connection"),
+    ("ipv4", Some('4'), Action, "", "Resolve names to IPv4 addresses", "connection dns"),
+    ("ipv6", Some('6'), Action, "", "Resolve names to IPv6 addresses", "connection dns"),
+    ("json", None, Arg, "<data>", "HTTP POST JSON", "http post upload"),
+    ("keepalive", None, Bool, "", "Use TCP keepalive", "connection"),
+    ("keepalive-time", None, Arg, "<seconds>", "Interval time for keepalive probes", "connection"),
+    ("local-port", None, Arg, "<range>", "Use a local port number within RANGE", "connection"),
+    ("location", Some('L'), Bool, "", "Follow redirects", "http"),
+    ("location-trusted", None, Bool, "", "As --location, but send secrets to other hosts", "http auth"),
+    ("max-filesize", None, Arg, "<bytes>", "Maximum file size to download", "connection"),
+    ("max-redirs", None, Arg, "<num>", "Maximum number of redirects allowed", "http"),
+    ("max-time", Some('m'), Arg, "<seconds>", "Maximum time allowed for transfer", "connection timeout"),
+    ("next", Some(':'), Action, "", "Make next URL use separate options", "curl"),
+    ("no-buffer", Some('N'), Action, "", "Disable buffering of the output stream", "output"),
+    ("no-keepalive", None, Action, "", "Disable TCP keepalive on the connection", "connection"),
+    ("no-progress-meter", None, Action, "", "Do not show the progress meter", "verbose"),
+    ("output", Some('o'), Arg, "<file>", "Write to file instead of stdout", "important output"),
+    ("output-dir", None, Arg, "<dir>", "Directory to save files in", "output"),
+    ("parallel", Some('Z'), Bool, "", "Perform transfers in parallel", "connection curl"),
+    ("parallel-immediate", None, Bool, "", "Do not wait for multiplexing", "connection curl"),
+    ("parallel-max", None, Arg, "<num>", "Maximum concurrency for parallel transfers", "connection curl"),
+    ("path-as-is", None, Bool, "", "Do not squash .. sequences in URL path", "curl"),
+    ("post301", None, Bool, "", "Do not switch to GET after a 301 redirect", "http post"),
+    ("post302", None, Bool, "", "Do not switch to GET after a 302 redirect", "http post"),
+    ("post303", None, Bool, "", "Do not switch to GET after a 303 redirect", "http post"),
+    ("progress-bar", Some('#'), Bool, "", "Display transfer progress as a bar", "verbose"),
+    ("proto-default", None, Arg, "<protocol>", "Use PROTOCOL for any URL missing a scheme", "connection curl"),
+    ("range", Some('r'), Arg, "<range>", "Retrieve only the bytes within RANGE", "http ftp sftp file"),
+    ("raw", None, Bool, "", "Do HTTP raw; no transfer decoding", "http"),
+    ("referer", Some('e'), Arg, "<URL>", "Referrer URL", "http"),
+    ("remote-name", Some('O'), Bool, "", "Write output to file named as remote file", "important output"),
+    ("remote-name-all", None, Bool, "", "Use the remote filename for all URLs", "output"),
+    ("request", Some('X'), Arg, "<method>", "Specify request method to use", "connection"),
+    ("request-target", None, Arg, "<path>", "Specify the target for this request", "http"),
+    ("resolve", None, Arg, "<[+]host:port:addr[,addr]...>", "Resolve host+port to address", "connection dns"),
+    ("show-error", Some('S'), Bool, "", "Show error even when -s is used", "curl"),
+    ("show-headers", Some('i'), Bool, "", "Show response headers in output", "important http output"),
+    ("silent", Some('s'), Bool, "", "Silent mode", "important verbose"),
+    ("stderr", None, Arg, "<file>", "Where to redirect stderr", "verbose"),
+    ("tcp-nodelay", None, Bool, "", "Set TCP_NODELAY", "connection"),
+    ("trace", None, Arg, "<file>", "Write a debug trace to FILE", "verbose"),
+    ("trace-ascii", None, Arg, "<file>", "Like --trace, but without hex output", "verbose"),
+    ("trace-time", None, Bool, "", "Add time stamps to trace/verbose output", "verbose"),
+    ("unix-socket", None, Arg, "<path>", "Connect through this Unix domain socket", "connection"),
+    ("upload-file", Some('T'), Arg, "<file>", "Transfer local FILE to destination", "important upload"),
+    ("url", None, Arg, "<url/file>", "URL(s) to work with", "curl"),
+    ("user", Some('u'), Arg, "<user:password>", "Server user and password", "important auth"),
+    ("user-agent", Some('A'), Arg, "<name>", "Send User-Agent <name> to server", "important http"),
+    ("verbose", Some('v'), Bool, "", "Make the operation more talkative", "important verbose"),
+    ("version", Some('V'), Action, "", "Show version number and quit", "important curl"),
+    ("write-out", Some('w'), Arg, "<format>", "Output FORMAT after completion", "verbose"),
+];
+
+/// Find an option by long name; curl accepts unambiguous prefixes of long names? No: curl
+/// 8 requires exact names, except the `--no-` prefix of booleans.
+pub fn find_long(name: &str) -> Option<&'static Opt> {
+    OPTIONS.iter().find(|o| o.long == name)
+}
+
+pub fn find_short(c: char) -> Option<&'static Opt> {
+    OPTIONS.iter().find(|o| o.short == Some(c))
+}
+
+/// How a data option treats its argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataKind {
+    /// `-d` / `--data-ascii`: `@file` read with CR and LF stripped.
+    Ascii,
+    Binary,
+    Raw,
+    UrlEncode,
+    Json,
+}
+
+/// Settings for one group of URLs (split by `--next`).
+#[derive(Clone, Debug, Default)]
+pub struct Operation {
+    pub urls: Vec<UrlSpec>,
+    pub data: Vec<(DataKind, String)>,
+    pub json: bool,
+    pub headers: Vec<String>,
+    pub useragent: Option<String>,
+    pub referer: Option<String>,
+    pub autoreferer: bool,
+    pub user: Option<String>,
+    pub method: Option<String>,
+    pub request_target: Option<String>,
+    pub get: bool,
+    pub head: bool,
+    pub upload: Vec<String>,
+    pub range: Option<String>,
+    pub continue_at: Option<ContinueAt>,
+    pub location: bool,
+    pub location_trusted: bool,
+    pub max_redirs: Option<i64>,
+    pub post301: bool,
+    pub post302: bool,
+    pub post303: bool,
+    pub compressed: bool,
+    pub raw: bool,
+    pub http10: bool,
+    pub http09: bool,
+    pub include: bool,
+    pub dump_header: Option<String>,
+    pub fail: bool,
+    pub fail_with_body: bool,
+    pub max_time: Option<f64>,
+    pub connect_timeout: Option<f64>,
+    pub expect100_timeout: Option<f64>,
+    pub max_filesize: Option<u64>,
+    pub write_out: Option<String>,
+    pub output_dir: Option<String>,
+    pub create_dirs: bool,
+    pub remote_name_all: bool,
+    pub resolve: Vec<String>,
+    pub connect_to: Vec<String>,
+    pub ipv4: bool,
+    pub ipv6: bool,
+    pub unix_socket: Option<(String, bool)>,
+    pub local_port: Option<(u16, u16)>,
+    pub interface: Option<String>,
+    pub tcp_nodelay: bool,
+    pub keepalive: bool,
+    pub keepalive_time: Option<u32>,
+    pub path_as_is: bool,
+    pub proto_default: Option<String>,
+    pub cookie: Vec<String>,
+}
+
+/// A URL with its own output settings (`-o`/`-O` pair with URLs in order).
+#[derive(Clone, Debug, Default)]
+pub struct UrlSpec {
+    pub url: String,
+    pub output: Option<String>,
+    pub remote_name: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContinueAt {
+    Auto,
+    At(u64),
+}
+
+/// Settings that apply to the whole invocation.
+#[derive(Clone, Debug, Default)]
+pub struct Global {
+    pub silent: bool,
+    pub show_error: bool,
+    pub verbose: u32,
+    pub trace: Option<(String, bool)>,
+    pub trace_time: bool,
+    pub stderr: Option<String>,
+    pub no_progress: bool,
+    pub progress_bar: bool,
+    pub parallel: bool,
+    pub parallel_max: usize,
+    pub no_buffer: bool,
+}
+
+/// Everything parsed from the command line.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub global: Global,
+    pub ops: Vec<Operation>,
+    /// `-V` or `-h` seen: print and exit.
+    pub action: Option<Action>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    Version,
+    Help(Option<String>),
+}
+
+/// A command-line error: curl prints `curl: MESSAGE` and the help hint, exit 2.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub msg: String,
+    pub code: i32,
+}
+
+fn perr(msg: impl Into<String>) -> ParseError {
+    ParseError { msg: msg.into(), code: 2 }
+}
+
+struct Parser {
+    cfg: Config,
+    /// Outputs given before their URL (`-o x URL`): applied to the next URL without one.
+    pending_outputs: Vec<(Option<String>, bool)>,
+}
+
+impl Parser {
+    fn op(&mut self) -> &mut Operation {
+        self.cfg.ops.last_mut().expect("one operation")
+    }
+
+    fn add_url(&mut self, u: String) {
+        let op_has_unassigned = self.op().urls.iter().position(|s| s.url.is_empty());
+        if let Some(i) = op_has_unassigned {
+            self.op().urls[i].url = u;
+        } else {
+            self.op().urls.push(UrlSpec { url: u, output: None, remote_name: false });
+        }
+    }
+
+    fn add_output(&mut self, output: Option<String>, remote: bool) {
+        // Attach to the first URL that has no output yet, else wait for a URL.
+        let op = self.op();
+        if let Some(s) = op.urls.iter_mut().find(|s| s.output.is_none() && !s.remote_name) {
+            s.output = output;
+            s.remote_name = remote;
+        } else {
+            op.urls.push(UrlSpec { url: String::new(), output, remote_name: remote });
+        }
+    }
+
+    fn apply(&mut self, o: &'static Opt, negated: bool, arg: Option<String>) -> Result<(), ParseError> {
+        let on = !negated;
+        let a = || arg.clone().unwrap_or_default();
+        let name = o.long;
+        match name {
+            "silent" => self.cfg.global.silent = on,
+            "show-error" => self.cfg.global.show_error = on,
+            "verbose" => self.cfg.global.verbose = if on { self.cfg.global.verbose + 1 } else { 0 },
+            "trace" => self.cfg.global.trace = Some((a(), false)),
+            "trace-ascii" => self.cfg.global.trace = Some((a(), true)),
+            "trace-time" => self.cfg.global.trace_time = on,
+            "stderr" => self.cfg.global.stderr = Some(a()),
+            "no-progress-meter" => self.cfg.global.no_progress = true,
+            "progress-bar" => self.cfg.global.progress_bar = on,
+            "parallel" => self.cfg.global.parallel = on,
+            "parallel-immediate" => {}
+            "parallel-max" => {
+                let n = parse_num(name, &a())?;
+                self.cfg.global.parallel_max = n.clamp(1, 65535) as usize;
+            }
+            "no-buffer" => self.cfg.global.no_buffer = true,
+            "buffer" => self.cfg.global.no_buffer = !on,
+            "version" => self.cfg.action = Some(Action::Version),
+            "help" => self.cfg.action = Some(Action::Help(arg)),
+            "disable" => {}
+            "next" => self.cfg.ops.push(Operation { tcp_nodelay: true, ..Operation::default() }),
+            "url" => self.add_url(a()),
+            "output" => self.add_output(Some(a()), false),
+            "remote-name" => self.add_output(None, on),
+            "remote-name-all" => self.op().remote_name_all = on,
+            "output-dir" => self.op().output_dir = Some(a()),
+            "create-dirs" => self.op().create_dirs = on,
+            "data" | "data-ascii" => self.op().data.push((DataKind::Ascii, a())),
+            "data-binary" => self.op().data.push((DataKind::Binary, a())),
+            "data-raw" => self.op().data.push((DataKind::Raw, a())),
+            "data-urlencode" => self.op().data.push((DataKind::UrlEncode, a())),
+            "json" => {
+                self.op().data.push((DataKind::Json, a()));
+                self.op().json = true;
+            }
+            "header" => {
+                let v = a();
+                if let Some(f) = v.strip_prefix('@') {
+                    let text = read_arg_file(f).map_err(|_| perr(format!("option -H: error reading {f}")))?;
+                    for line in String::from_utf8_lossy(&text).lines() {
+                        let l = line.trim_end_matches('\r');
+                        if !l.is_empty() {
+                            self.op().headers.push(l.to_string());
+                        }
+                    }
+                } else {
+                    self.op().headers.push(v);
+                }
+            }
+            "user-agent" => self.op().useragent = Some(a()),
+            "referer" => {
+                let v = a();
+                if let Some(r) = v.strip_suffix(";auto") {
+                    self.op().autoreferer = true;
+                    self.op().referer = if r.is_empty() { None } else { Some(r.to_string()) };
+                } else {
+                    self.op().autoreferer = false;
+                    self.op().referer = Some(v);
+                }
+            }
+            "user" => self.op().user = Some(a()),
+            "request" => self.op().method = Some(a()),
+            "request-target" => self.op().request_target = Some(a()),
+            "get" => self.op().get = on,
+            "head" => self.op().head = on,
+            "upload-file" => {
+                let v = a();
+                self.op().upload.push(v);
+            }
+            "range" => self.op().range = Some(a()),
+            "continue-at" => {
+                let v = a();
+                self.op().continue_at = Some(if v == "-" {
+                    ContinueAt::Auto
+                } else {
+                    ContinueAt::At(parse_num(name, &v)? as u64)
+                });
+            }
+            "location" => self.op().location = on,
+            "location-trusted" => {
+                self.op().location = on;
+                self.op().location_trusted = on;
+            }
+            "max-redirs" => self.op().max_redirs = Some(parse_num(name, &a())?),
+            "post301" => self.op().post301 = on,
+            "post302" => self.op().post302 = on,
+            "post303" => self.op().post303 = on,
+            "compressed" => self.op().compressed = on,
+            "raw" => self.op().raw = on,
+            "http1.0" => self.op().http10 = true,
+            "http1.1" => self.op().http10 = false,
+            "http0.9" => self.op().http09 = on,
+            "include" | "show-headers" => self.op().include = on,
+            "dump-header" => self.op().dump_header = Some(a()),
+            "fail" => self.op().fail = on,
+            "fail-with-body" => self.op().fail_with_body = on,
+            "max-time" => self.op().max_time = Some(parse_secs(name, &a())?),
+            "connect-timeout" => self.op().connect_timeout = Some(parse_secs(name, &a())?),
+            "expect100-timeout" => self.op().expect100_timeout = Some(parse_secs(name, &a())?),
+            "max-filesize" => self.op().max_filesize = Some(parse_size(name, &a())?),
+            "write-out" => {
+                let v = a();
+                let fmt = if let Some(f) = v.strip_prefix('@') {
+                    let b = read_arg_file(f).map_err(|_| perr(format!("option -w: error reading {f}")))?;
+                    String::from_utf8_lossy(&b).into_owned()
+                } else {
+                    v
+                };
+                self.op().write_out = Some(fmt);
+            }
+            "resolve" => self.op().resolve.push(a()),
+            "connect-to" => self.op().connect_to.push(a()),
+            "ipv4" => {
+                self.op().ipv4 = true;
+                self.op().ipv6 = false;
+            }
+            "ipv6" => {
+                self.op().ipv6 = true;
+                self.op().ipv4 = false;
+            }
+            "unix-socket" => self.op().unix_socket = Some((a(), false)),
+            "abstract-unix-socket" => self.op().unix_socket = Some((a(), true)),
+            "local-port" => {
+                let v = a();
+                let (lo, hi) = match v.split_once('-') {
+                    Some((l, h)) => (parse_num(name, l)?, parse_num(name, h)?),
+                    None => {
+                        let p = parse_num(name, &v)?;
+                        (p, p)
+                    }
+                };
+                if !(0..=65535).contains(&lo) || !(0..=65535).contains(&hi) || hi < lo {
+                    return Err(perr(format!("option --{name}: expected a proper numerical parameter")));
+                }
+                self.op().local_port = Some((lo as u16, (hi - lo + 1) as u16));
+            }
+            "interface" => self.op().interface = Some(a()),
+            "tcp-nodelay" => self.op().tcp_nodelay = on,
+            "keepalive" => self.op().keepalive = on,
+            "no-keepalive" => self.op().keepalive = false,
+            "keepalive-time" => {
+                self.op().keepalive_time = Some(parse_num(name, &a())? as u32);
+                self.op().keepalive = true;
+            }
+            "path-as-is" => self.op().path_as_is = on,
+            "proto-default" => self.op().proto_default = Some(a()),
+            "cookie" => self.op().cookie.push(a()),
+            "config" => {
+                let f = a();
+                self.config_file(&f)?;
+            }
+            _ => return Err(perr(format!("option --{name}: is unknown"))),
+        }
+        Ok(())
+    }
+
+    /// Parse one argument list. `args` excludes the program name.
+    fn parse_args(&mut self, args: &[String], from_config: bool) -> Result<(), ParseError> {
+        let mut i = 0;
+        let mut only_urls = false;
+        while i < args.len() {
+            let arg = &args[i];
+            i += 1;
+            if only_urls || !arg.starts_with('-') || arg == "-" {
+                self.add_url(arg.clone());
+                continue;
+            }
+            if arg == "--" {
+                only_urls = true;
+                continue;
+            }
+            if let Some(long) = arg.strip_prefix("--") {
+                let (o, negated) = match find_long(long) {
+                    Some(o) => (o, false),
+                    None => match long.strip_prefix("no-").and_then(find_long) {
+                        Some(o) if o.kind == Kind::Bool => (o, true),
+                        _ => return Err(perr(format!("option {arg}: is unknown"))),
+                    },
+                };
+                let val = if o.kind == Kind::Arg || (o.long == "help" && i < args.len() && !args[i].starts_with('-')) {
+                    if o.long == "help" {
+                        let v = args.get(i).cloned();
+                        i += 1;
+                        v
+                    } else {
+                        match args.get(i) {
+                            Some(v) => {
+                                i += 1;
+                                Some(v.clone())
+                            }
+                            None => return Err(perr(format!("option {arg}: requires parameter"))),
+                        }
+                    }
+                } else {
+                    None
+                };
+                self.apply(o, negated, val)?;
+                continue;
+            }
+            // A group of short options.
+            let chars: Vec<char> = arg[1..].chars().collect();
+            let mut k = 0;
+            while k < chars.len() {
+                let c = chars[k];
+                k += 1;
+                let Some(o) = find_short(c) else {
+                    let shown = if k == 1 { arg.clone() } else { format!("-{c}") };
+                    return Err(perr(format!("option {shown}: is unknown")));
+                };
+                if o.kind == Kind::Arg {
+                    let rest: String = chars[k..].iter().collect();
+                    let val = if !rest.is_empty() {
+                        rest
+                    } else {
+                        match args.get(i) {
+                            Some(v) => {
+                                i += 1;
+                                v.clone()
+                            }
+                            None => return Err(perr(format!("option -{c}: requires parameter"))),
+                        }
+                    };
+                    self.apply(o, false, Some(val))?;
+                    break;
+                }
+                self.apply(o, false, None)?;
+            }
+        }
+        let _ = from_config;
+        Ok(())
+    }
+
+    /// `-K FILE`: curl's config syntax, one option per line.
+    fn config_file(&mut self, path: &str) -> Result<(), ParseError> {
+        let data = read_arg_file(path).map_err(|_| perr(format!("cannot read config from '{path}'")))?;
+        let text = String::from_utf8_lossy(&data).into_owned();
+        let mut args = Vec::new();
+        for line in text.lines() {
+            let line = line.trim_start();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (name, rest) = split_config_line(line);
+            let name = if name.starts_with('-') {
+                name.to_string()
+            } else {
+                format!("--{name}")
+            };
+            args.push(name.clone());
+            let takes = if let Some(l) = name.strip_prefix("--") {
+                find_long(l).is_some_and(|o| o.kind == Kind::Arg)
+            } else {
+                name.chars().nth(1).and_then(find_short).is_some_and(|o| o.kind == Kind::Arg) && name.len() == 2
+            };
+            if takes {
+                args.push(config_value(rest));
+            }
+        }
+        self.parse_args(&args, true)
+    }
+}
+
+fn split_config_line(line: &str) -> (&str, &str) {
+    let end = line.find(|c: char| c.is_whitespace() || c == '=' || c == ':').unwrap_or(line.len());
+    let name = &line[..end];
+    let mut rest = line[end..].trim_start();
+    if let Some(r) = rest.strip_prefix(['=', ':']) {
+        rest = r.trim_start();
+    }
+    (name, rest)
+}
+
+/// A config-file value: either "quoted with \escapes" or up to the first whitespace.
+fn config_value(rest: &str) -> String {
+    if let Some(q) = rest.strip_prefix('"') {
+        let mut out = String::new();
+        let mut it = q.chars();
+        while let Some(c) = it.next() {
+            match c {
+                '"' => break,
+                '\\' => match it.next() {
+                    Some('t') => out.push('\t'),
+                    Some('n') => out.push('\n'),
+                    Some('r') => out.push('\r'),
+                    Some('v') => out.push('\x0b'),
+                    Some(o) => out.push(o),
+                    None => break,
+                },
+                o => out.push(o),
+            }
+        }
+        out
+    } else {
+        rest.split_whitespace().next().unwrap_or("").to_string()
+    }
+}
+
+/// Read `@file` arguments; `-` is standard input.
+pub fn read_arg_file(f: &str) -> std::io::Result<Vec<u8>> {
+    if f == "-" {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)?;
+        Ok(v)
+    } else {
+        std::fs::read(f)
+    }
+}
+
+fn parse_num(name: &str, v: &str) -> Result<i64, ParseError> {
+    v.trim()
+        .parse::<i64>()
+        .map_err(|_| perr(format!("option --{name}: expected a proper numerical parameter")))
+}
+
+fn parse_secs(name: &str, v: &str) -> Result<f64, ParseError> {
+    match v.trim().parse::<f64>() {
+        Ok(f) if f >= 0.0 && f.is_finite() => Ok(f),
+        _ => Err(perr(format!("option --{name}: expected a proper numerical parameter"))),
+    }
+}
+
+/// Sizes with an optional k/M/G/T suffix (curl's `--max-filesize`).
+fn parse_size(name: &str, v: &str) -> Result<u64, ParseError> {
+    let v = v.trim();
+    let (num, mult) = match v.chars().last() {
+        Some('k' | 'K') => (&v[..v.len() - 1], 1u64 << 10),
+        Some('m' | 'M') => (&v[..v.len() - 1], 1 << 20),
+        Some('g' | 'G') => (&v[..v.len() - 1], 1 << 30),
+        Some('t' | 'T') => (&v[..v.len() - 1], 1 << 40),
+        _ => (v, 1),
+    };
+    num.parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| perr(format!("option --{name}: expected a proper numerical parameter")))
+}
+
+/// Parse the whole command line (without the program name).
+pub fn parse(args: &[String]) -> Result<Config, ParseError> {
+    let mut p = Parser {
+        cfg: Config {
+            global: Global { parallel_max: 50, ..Global::default() },
+            ops: vec![Operation { tcp_nodelay: true, ..Operation::default() }],
+            action: None,
+        },
+        pending_outputs: Vec::new(),
+    };
+    if args.first().map(|a| a.as_str()) != Some("-q") && args.first().map(|a| a.as_str()) != Some("--disable") {
+        if let Some(rc) = curlrc_path() {
+            if rc.exists() {
+                p.config_file(&rc.to_string_lossy())?;
+            }
+        }
+    }
+    p.parse_args(args, false)?;
+    let _ = &p.pending_outputs;
+    // Drop output-only entries with no URL and empty trailing operations.
+    for op in p.cfg.ops.iter_mut() {
+        op.urls.retain(|u| !u.url.is_empty());
+    }
+    Ok(p.cfg)
+}
+
+fn curlrc_path() -> Option<PathBuf> {
+    if let Ok(h) = std::env::var("CURL_HOME") {
+        return Some(PathBuf::from(h).join(".curlrc"));
+    }
+    if let Ok(x) = std::env::var("XDG_CONFIG_HOME") {
+        let p = PathBuf::from(x).join(".curlrc");
+        if p.exists() {
+            return Some(p);
+        }
+    }
+    std::env::var("HOME").ok().map(|h| PathBuf::from(h).join(".curlrc"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(a: &[&str]) -> Result<Config, ParseError> {
+        parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn table_is_sorted_and_unique() {
+        for w in OPTIONS.windows(2) {
+            assert!(w[0].long < w[1].long, "{} before {}", w[0].long, w[1].long);
+        }
+        let mut shorts: Vec<char> = OPTIONS.iter().filter_map(|o| o.short).collect();
+        shorts.sort();
+        let n = shorts.len();
+        shorts.dedup();
+        assert_eq!(n, shorts.len());
+    }
+
+    #[test]
+    fn combined_short_flags_and_attached_args() {
+        let c = p(&["-q", "-sSLo", "out", "http://x", "-H", "A: b", "-XPUT"]).unwrap();
+        assert!(c.global.silent && c.global.show_error);
+        let op = &c.ops[0];
+        assert!(op.location);
+        assert_eq!(op.urls[0].url, "http://x");
+        assert_eq!(op.urls[0].output.as_deref(), Some("out"));
+        assert_eq!(op.method.as_deref(), Some("PUT"));
+    }
+
+    #[test]
+    fn negation_and_errors() {
+        let c = p(&["-q", "-L", "--no-location", "x"]).unwrap();
+        assert!(!c.ops[0].location);
+        assert_eq!(p(&["-q", "--foo"]).unwrap_err().msg, "option --foo: is unknown");
+        assert_eq!(p(&["-q", "-o"]).unwrap_err().msg, "option -o: requires parameter");
+        assert_eq!(p(&["-q", "--no-output", "x"]).unwrap_err().msg, "option --no-output: is unknown");
+        assert_eq!(
+            p(&["-q", "--max-time", "abc"]).unwrap_err().msg,
+            "option --max-time: expected a proper numerical parameter"
+        );
+    }
+
+    #[test]
+    fn next_splits_operations() {
+        let c = p(&["-q", "-d", "x", "a", "--next", "b"]).unwrap();
+        assert_eq!(c.ops.len(), 2);
+        assert_eq!(c.ops[0].data.len(), 1);
+        assert!(c.ops[1].data.is_empty());
+        assert_eq!(c.ops[1].urls[0].url, "b");
+    }
+
+    #[test]
+    fn config_values() {
+        assert_eq!(config_value("\"a b\\tc\" x"), "a b\tc");
+        assert_eq!(config_value("plain rest"), "plain");
+        assert_eq!(split_config_line("url = \"x\""), ("url", "\"x\""));
+        assert_eq!(split_config_line("-o out"), ("-o", "out"));
+    }
+}

@@ -1,0 +1,875 @@
+//! Turning parsed options into transfers (curl's `tool_operate.c` and `config2setopts.c`):
+//! one engine `Options` per URL, the output handler (stdout, `-o`, `-O`, `-D`, `-i`), the
+//! verbose/trace writer, the progress meter, `-w`, and error reporting with curl's exit codes.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use oxcurl_core::options::{HttpVersionPref, IpResolve};
+use oxcurl_core::{Body, Code, Easy, Error, Handler, Info, InfoType, Multi, Options, ReadResult};
+
+use crate::args::{Config, ContinueAt, DataKind, Global, Operation, UrlSpec};
+use crate::progress::Meter;
+use crate::writeout::{self, WriteoutContext};
+
+/// The tool's receive buffer (curl's tool default, 100 KiB).
+const TOOL_BUFFER_SIZE: usize = 100 * 1024;
+
+/// Where stderr output goes (`--stderr`).
+pub type ErrOut = Arc<Mutex<Box<dyn Write + Send>>>;
+
+fn errout_write(e: &ErrOut, data: &[u8]) {
+    if let Ok(mut w) = e.lock() {
+        let _ = w.write_all(data);
+        let _ = w.flush();
+    }
+}
+
+/// Body output destination, opened on first write as curl does.
+enum Sink {
+    Stdout,
+    File { path: PathBuf, append: bool, file: Option<File>, create_dirs: bool },
+}
+
+struct Out {
+    sink: Sink,
+    stdout: Arc<Mutex<io::BufWriter<io::Stdout>>>,
+    failed: Option<String>,
+}
+
+impl Out {
+    fn write(&mut self, data: &[u8]) -> bool {
+        match &mut self.sink {
+            Sink::Stdout => match self.stdout.lock() {
+                Ok(mut o) => o.write_all(data).is_ok(),
+                Err(_) => false,
+            },
+            Sink::File { path, append, file, create_dirs } => {
+                if file.is_none() {
+                    if *create_dirs {
+                        if let Some(parent) = path.parent() {
+                            let _ = std::fs::create_dir_all(parent);
+                        }
+                    }
+                    let f = if *append {
+                        OpenOptions::new().append(true).create(true).open(&*path)
+                    } else {
+                        File::create(&*path)
+                    };
+                    match f {
+                        Ok(f) => *file = Some(f),
+                        Err(_) => {
+                            self.failed = Some(format!("Failed to open the file {}", path.display()));
+                            return false;
+                        }
+                    }
+                }
+                file.as_mut().is_some_and(|f| f.write_all(data).is_ok())
+            }
+        }
+    }
+
+    /// Make sure an (empty) output file exists after a successful transfer.
+    fn finish(&mut self) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Stdout => self.stdout.lock().map(|mut o| o.flush()).unwrap_or(Ok(())),
+            Sink::File { file: Some(f), .. } => f.flush(),
+            Sink::File { file: None, .. } => {
+                if self.write(b"") {
+                    Ok(())
+                } else {
+                    Err(io::Error::other("open failed"))
+                }
+            }
+        }
+    }
+}
+
+/// Verbose / trace output (curl's `tool_cb_dbg.c`).
+struct Tracer {
+    dest: ErrOut,
+    mode: TraceMode,
+    time: bool,
+    start: Instant,
+    /// Data markers are shown unless the body goes to a terminal on stdout.
+    show_data: bool,
+    at_line_start: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TraceMode {
+    Verbose,
+    Ascii,
+    Hex,
+}
+
+impl Tracer {
+    fn stamp(&self) -> String {
+        if !self.time {
+            return String::new();
+        }
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let secs = now.as_secs() % 86400;
+        format!("{:02}:{:02}:{:02}.{:06} ", secs / 3600, (secs / 60) % 60, secs % 60, now.subsec_micros())
+    }
+
+    fn emit(&mut self, kind: InfoType, data: &[u8]) {
+        let mut out = Vec::with_capacity(data.len() + 32);
+        match self.mode {
+            TraceMode::Verbose => self.verbose(kind, data, &mut out),
+            TraceMode::Ascii | TraceMode::Hex => self.dump(kind, data, &mut out),
+        }
+        errout_write(&self.dest, &out);
+    }
+
+    fn verbose(&mut self, kind: InfoType, data: &[u8], out: &mut Vec<u8>) {
+        let ts = self.stamp();
+        match kind {
+            InfoType::Text => {
+                out.extend_from_slice(ts.as_bytes());
+                out.extend_from_slice(b"* ");
+                out.extend_from_slice(data);
+            }
+            InfoType::HeaderOut | InfoType::HeaderIn => {
+                let p: &[u8] = if kind == InfoType::HeaderOut { b"> " } else { b"< " };
+                let mut rest = data;
+                while !rest.is_empty() {
+                    let end = rest.iter().position(|&b| b == b'\n').map(|i| i + 1).unwrap_or(rest.len());
+                    out.extend_from_slice(ts.as_bytes());
+                    out.extend_from_slice(p);
+                    out.extend_from_slice(&rest[..end]);
+                    rest = &rest[end..];
+                }
+            }
+            InfoType::DataOut | InfoType::DataIn => {
+                if self.show_data {
+                    let c = if kind == InfoType::DataOut { '}' } else { '{' };
+                    out.extend_from_slice(format!("{ts}{c} [{} bytes data]\n", data.len()).as_bytes());
+                }
+            }
+            _ => {}
+        }
+        self.at_line_start = out.last() == Some(&b'\n');
+    }
+
+    fn dump(&mut self, kind: InfoType, data: &[u8], out: &mut Vec<u8>) {
+        let ts = self.stamp();
+        let text = match kind {
+            InfoType::Text => {
+                out.extend_from_slice(format!("{ts}== Info: ").as_bytes());
+                out.extend_from_slice(data);
+                return;
+            }
+            InfoType::HeaderOut => "=> Send header",
+            InfoType::DataOut => "=> Send data",
+            InfoType::HeaderIn => "<= Recv header",
+            InfoType::DataIn => "<= Recv data",
+            InfoType::SslDataIn => "<= Recv SSL data",
+            InfoType::SslDataOut => "=> Send SSL data",
+        };
+        let ascii = self.mode == TraceMode::Ascii;
+        out.extend_from_slice(format!("{ts}{text}, {} bytes (0x{:x})\n", data.len(), data.len()).as_bytes());
+        let width = if ascii { 0x40 } else { 0x10 };
+        let nohex = ascii;
+        let mut i = 0;
+        while i < data.len() {
+            out.extend_from_slice(format!("{i:04x}: ").as_bytes());
+            if !nohex {
+                for c in 0..width {
+                    if i + c < data.len() {
+                        out.extend_from_slice(format!("{:02x} ", data[i + c]).as_bytes());
+                    } else {
+                        out.extend_from_slice(b"   ");
+                    }
+                }
+            }
+            let mut c = 0;
+            while c < width && i + c < data.len() {
+                let b = data[i + c];
+                if nohex && i + c + 1 < data.len() && b == b'\r' && data[i + c + 1] == b'\n' {
+                    i += 1; // skip the CR, let the LF end the line
+                    break;
+                }
+                out.push(if (0x20..0x7f).contains(&b) { b } else { b'.' });
+                if nohex && i + c + 2 < data.len() && data[i + c + 1] == b'\r' && data[i + c + 2] == b'\n' {
+                    i += 2;
+                    c += 1;
+                    break;
+                }
+                c += 1;
+            }
+            out.push(b'\n');
+            i += c;
+        }
+    }
+}
+
+/// The engine's callbacks for one URL.
+struct ToolHandler {
+    out: Out,
+    headers: Option<Out>,
+    upload: Option<Box<dyn io::Read + Send>>,
+    upload_path: Option<PathBuf>,
+    tracer: Option<Tracer>,
+    meter: Option<(Meter, ErrOut)>,
+    /// With `--fail`, the body of an error response is not written.
+    wrote: u64,
+}
+
+impl Handler for ToolHandler {
+    fn write(&mut self, data: &[u8]) -> usize {
+        if self.out.write(data) {
+            self.wrote += data.len() as u64;
+            data.len()
+        } else {
+            0
+        }
+    }
+    fn header(&mut self, line: &[u8]) -> usize {
+        if let Some(h) = &mut self.headers {
+            if !h.write(line) {
+                return 0;
+            }
+        }
+        line.len()
+    }
+    fn read(&mut self, buf: &mut [u8]) -> ReadResult {
+        match &mut self.upload {
+            Some(r) => loop {
+                match r.read(buf) {
+                    Ok(n) => return ReadResult::Data(n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(_) => return ReadResult::Abort,
+                }
+            },
+            None => ReadResult::Data(0),
+        }
+    }
+    fn rewind(&mut self) -> bool {
+        match &self.upload_path {
+            Some(p) => match File::open(p) {
+                Ok(f) => {
+                    self.upload = Some(Box::new(f));
+                    true
+                }
+                Err(_) => false,
+            },
+            None => false,
+        }
+    }
+    fn debug(&mut self, kind: InfoType, data: &[u8]) {
+        if let Some(t) = &mut self.tracer {
+            t.emit(kind, data);
+        }
+    }
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
+    }
+    fn progress(&mut self, dltotal: u64, dlnow: u64, ultotal: u64, ulnow: u64) -> bool {
+        if let Some((m, dest)) = &mut self.meter {
+            let mut buf = Vec::new();
+            let dt = (dltotal > 0).then_some(dltotal);
+            let ut = (ultotal > 0).then_some(ultotal);
+            let _ = m.update(Instant::now(), dt, dlnow, ut, ulnow, &mut buf);
+            if !buf.is_empty() {
+                errout_write(dest, &buf);
+            }
+        }
+        true
+    }
+}
+
+/// One URL ready to run.
+struct Job {
+    easy: Easy,
+    url: String,
+    urlnum: usize,
+    op: usize,
+    filename: Option<String>,
+    fail_with_body: bool,
+    /// The handler is taken back after the transfer for -w and cleanup.
+    pre_error: Option<Error>,
+}
+
+/// Run everything; returns the exit code.
+pub fn run(cfg: Config, errout: ErrOut) -> i32 {
+    let stdout = Arc::new(Mutex::new(io::BufWriter::with_capacity(64 * 1024, io::stdout())));
+    let g = cfg.global.clone();
+    let mut jobs = Vec::new();
+    let mut urlnum = 0;
+    for (opi, op) in cfg.ops.iter().enumerate() {
+        for spec in &op.urls {
+            let job = build_job(&g, op, opi, spec, urlnum, &stdout, &errout);
+            urlnum += 1;
+            jobs.push(job);
+        }
+    }
+    if jobs.is_empty() {
+        errout_write(&errout, b"curl: (2) no URL specified\n");
+        errout_write(&errout, b"curl: try 'curl --help' or 'curl --manual' for more information\n");
+        return 2;
+    }
+    let mut multi = match Multi::new() {
+        Ok(m) => m,
+        Err(_) => return Code::FailedInit as i32,
+    };
+    let mut last = 0;
+    let par = if g.parallel { g.parallel_max.max(1) } else { 1 };
+    let mut queue = jobs.into_iter();
+    let mut running: Vec<(oxcurl_core::TransferId, JobMeta)> = Vec::new();
+    loop {
+        while running.len() < par {
+            let Some(job) = queue.next() else { break };
+            if let Some(e) = job.pre_error {
+                last = report(&g, &errout, &e);
+                continue;
+            }
+            let meta = JobMeta {
+                url: job.url,
+                urlnum: job.urlnum,
+                op: job.op,
+                filename: job.filename,
+                fail_with_body: job.fail_with_body,
+            };
+            let id = multi.add(job.easy);
+            running.push((id, meta));
+        }
+        if running.is_empty() {
+            break;
+        }
+        if multi.perform().is_err() {
+            return Code::UnrecoverablePoll as i32;
+        }
+        while let Some(msg) = multi.info_read() {
+            let Some(pos) = running.iter().position(|(id, _)| *id == msg.id) else { continue };
+            let (id, meta) = running.swap_remove(pos);
+            let (easy, info) = multi.remove(id).expect("finished transfer");
+            last = finish_job(&g, &cfg.ops[meta.op], meta, easy, info, msg.result, &stdout, &errout);
+        }
+        if running.is_empty() && queue.len() == 0 {
+            break;
+        }
+        if multi.running() > 0 && multi.poll(Duration::from_secs(1)).is_err() {
+            return Code::UnrecoverablePoll as i32;
+        }
+    }
+    if let Ok(mut o) = stdout.lock() {
+        let _ = o.flush();
+    }
+    last
+}
+
+struct JobMeta {
+    url: String,
+    urlnum: usize,
+    op: usize,
+    filename: Option<String>,
+    fail_with_body: bool,
+}
+
+/// Print `curl: (N) message` unless silenced; returns the exit code.
+fn report(g: &Global, errout: &ErrOut, e: &Error) -> i32 {
+    if !g.silent || g.show_error {
+        errout_write(errout, format!("curl: ({}) {}\n", e.code as u32, e.message()).as_bytes());
+    }
+    e.code as i32
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_job(
+    g: &Global,
+    op: &Operation,
+    meta: JobMeta,
+    mut easy: Easy,
+    info: Info,
+    mut result: Result<(), Error>,
+    stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
+    errout: &ErrOut,
+) -> i32 {
+    // Take the handler back out to close files and print the meter's last line.
+    let mut handler = easy.take_handler();
+    let th = handler.as_any_mut().and_then(|a| a.downcast_mut::<ToolHandler>());
+    if let Some(th) = th {
+        if let Some((m, dest)) = &mut th.meter {
+            let mut buf = Vec::new();
+            let dt = info.content_length_download;
+            let _ = m.done(Instant::now(), dt, info.size_download, None, info.size_upload, &mut buf);
+            errout_write(dest, &buf);
+        }
+        if result.is_ok() || th.wrote > 0 {
+            if th.out.finish().is_err() && result.is_ok() {
+                let msg = th.out.failed.clone().unwrap_or_else(|| "Failure writing output to destination".into());
+                result = Err(Error::new(Code::WriteError, msg));
+            }
+        }
+        if let Some(f) = th.out.failed.take() {
+            if let Err(e) = &mut result {
+                if e.code == Code::WriteError {
+                    e.msg = f;
+                }
+            }
+        }
+        if let Some(h) = &mut th.headers {
+            let _ = h.finish();
+        }
+    }
+    if meta.fail_with_body && result.is_ok() && info.response_code >= 400 {
+        result = Err(Error::new(Code::HttpReturnedError, format!("The requested URL returned error: {}", info.response_code)));
+    }
+    let code = match &result {
+        Ok(()) => 0,
+        Err(e) => e.code as i32,
+    };
+    if let Some(fmt) = &op.write_out {
+        if let Ok(mut o) = stdout.lock() {
+            let _ = o.flush();
+        }
+        let errmsg = match &result {
+            Ok(()) => String::new(),
+            Err(e) => e.message().to_string(),
+        };
+        let part = |u: &str, p: &str| url_part(u, p);
+        let num_headers = info.last_headers().count();
+        let ctx = WriteoutContext {
+            info: &info,
+            exitcode: code,
+            errormsg: &errmsg,
+            filename_effective: meta.filename.as_deref(),
+            url: &meta.url,
+            urlnum: meta.urlnum,
+            num_headers,
+            num_retries: 0,
+            proxy_used: false,
+            certs: "",
+            num_certs: 0,
+            ftp_entry_path: None,
+            tls_earlydata: 0,
+            curl_version: &version_line_short(),
+            url_part: &part,
+        };
+        let mut so = Vec::new();
+        let mut se = Vec::new();
+        let _ = writeout::writeout(fmt, &ctx, &mut so, &mut se);
+        if let Ok(mut o) = stdout.lock() {
+            let _ = o.write_all(&so);
+            let _ = o.flush();
+        }
+        errout_write(errout, &se);
+    }
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            if let Ok(mut o) = stdout.lock() {
+                let _ = o.flush();
+            }
+            report(g, errout, &e)
+        }
+    }
+}
+
+fn url_part(u: &str, part: &str) -> Option<String> {
+    let flags = oxcurl_urlapi::Flags { guess_scheme: true, non_support_scheme: true, ..Default::default() };
+    let url = oxcurl_urlapi::Url::parse(u, flags).ok()?;
+    match part {
+        "scheme" => Some(url.scheme().to_string()),
+        "user" => url.user().map(str::to_string),
+        "password" => url.password().map(str::to_string),
+        "options" => url.options().map(str::to_string),
+        "host" => Some(url.host().to_string()),
+        "port" => Some(url.port_or_default().to_string()),
+        "path" => Some(url.path().to_string()),
+        "query" => url.query().map(str::to_string),
+        "fragment" => url.fragment().map(str::to_string),
+        "zoneid" => url.zone_id().map(str::to_string),
+        _ => None,
+    }
+}
+
+/// The first line of `-V`, as `%{json}`'s `curl_version` wants it (libcurl part only).
+fn version_line_short() -> String {
+    format!("libcurl/{} oxcurl/{}", oxcurl_core::LIBCURL_VERSION, oxcurl_core::OXCURL_VERSION)
+}
+
+/// URL-encode all but unreserved characters (curl_easy_escape).
+fn urlencode(data: &[u8]) -> String {
+    let mut s = String::with_capacity(data.len() * 3);
+    for &b in data {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    s
+}
+
+/// Assemble the POST data of all `-d`-style options (joined with `&`; `--json` pieces join
+/// without a separator).
+fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
+    if op.data.is_empty() {
+        return Ok(None);
+    }
+    let mut out: Vec<u8> = Vec::new();
+    let mut first = true;
+    for (kind, arg) in &op.data {
+        let piece: Vec<u8> = match kind {
+            DataKind::Raw => arg.as_bytes().to_vec(),
+            DataKind::Ascii | DataKind::Binary | DataKind::Json => {
+                if let Some(f) = arg.strip_prefix('@') {
+                    let mut d = crate::args::read_arg_file(f).map_err(|_| {
+                        Error::new(Code::ReadError, format!("Failed to open {f}"))
+                    })?;
+                    if *kind == DataKind::Ascii {
+                        d.retain(|&b| b != b'\r' && b != b'\n');
+                    }
+                    d
+                } else {
+                    arg.as_bytes().to_vec()
+                }
+            }
+            DataKind::UrlEncode => {
+                let (name, content): (Option<&str>, Vec<u8>) = if let Some(rest) = arg.strip_prefix('=') {
+                    (None, rest.as_bytes().to_vec())
+                } else if let Some(eq) = arg.find('=') {
+                    let at = arg.find('@');
+                    if at.is_some_and(|a| a < eq) {
+                        let a = at.expect("checked");
+                        let f = &arg[a + 1..];
+                        let d = crate::args::read_arg_file(f)
+                            .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?;
+                        (Some(&arg[..a]).filter(|s| !s.is_empty()), d)
+                    } else {
+                        (Some(&arg[..eq]), arg[eq + 1..].as_bytes().to_vec())
+                    }
+                } else if let Some(a) = arg.find('@') {
+                    let f = &arg[a + 1..];
+                    let d = crate::args::read_arg_file(f)
+                        .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?;
+                    (Some(&arg[..a]).filter(|s| !s.is_empty()), d)
+                } else {
+                    (None, arg.as_bytes().to_vec())
+                };
+                let mut p = Vec::new();
+                if let Some(n) = name {
+                    p.extend_from_slice(n.as_bytes());
+                    p.push(b'=');
+                }
+                p.extend_from_slice(urlencode(&content).as_bytes());
+                p
+            }
+        };
+        if !first && *kind != DataKind::Json {
+            out.push(b'&');
+        }
+        first = false;
+        out.extend_from_slice(&piece);
+    }
+    Ok(Some(out))
+}
+
+/// The file name `-O` uses: the last path segment of the URL.
+fn remote_name(url: &str) -> Option<String> {
+    let no_frag = url.split('#').next().unwrap_or(url);
+    let no_query = no_frag.split('?').next().unwrap_or(no_frag);
+    let after_scheme = match no_query.find("://") {
+        Some(i) => &no_query[i + 3..],
+        None => no_query,
+    };
+    let path = match after_scheme.find('/') {
+        Some(i) => &after_scheme[i..],
+        None => "",
+    };
+    let name = path.rsplit('/').next().unwrap_or("");
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+fn build_job(
+    g: &Global,
+    op: &Operation,
+    opi: usize,
+    spec: &UrlSpec,
+    urlnum: usize,
+    stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
+    errout: &ErrOut,
+) -> Job {
+    let mut job = Job {
+        easy: Easy::default(),
+        url: spec.url.clone(),
+        urlnum,
+        op: opi,
+        filename: None,
+        fail_with_body: op.fail_with_body,
+        pre_error: None,
+    };
+    match configure(g, op, spec, stdout, errout) {
+        Ok((easy, filename)) => {
+            job.easy = easy;
+            job.filename = filename;
+        }
+        Err(e) => job.pre_error = Some(e),
+    }
+    job
+}
+
+fn configure(
+    g: &Global,
+    op: &Operation,
+    spec: &UrlSpec,
+    stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
+    errout: &ErrOut,
+) -> Result<(Easy, Option<String>), Error> {
+    let mut o = Options {
+        useragent: Some(format!("curl/{}", oxcurl_core::LIBCURL_VERSION)),
+        buffer_size: TOOL_BUFFER_SIZE,
+        max_redirs: 50,
+        ..Options::default()
+    };
+    let mut url = spec.url.clone();
+    let data = build_data(op)?;
+    let mut upload: Option<(Box<dyn io::Read + Send>, Option<u64>, Option<PathBuf>)> = None;
+    if let Some(up) = op.upload.first() {
+        if up == "-" || up == "." {
+            upload = Some((Box::new(io::stdin()), None, None));
+        } else {
+            let f = File::open(up).map_err(|_| Error::new(Code::ReadError, format!("Failed to open/read local data from file/application")))?;
+            let len = f.metadata().ok().map(|m| m.len());
+            upload = Some((Box::new(f), len, Some(PathBuf::from(up))));
+            // A URL ending in a slash gets the file's name appended.
+            let path_part = url.split(['?', '#']).next().unwrap_or(&url);
+            let has_path = path_part.find("://").map(|i| &path_part[i + 3..]).unwrap_or(path_part).contains('/');
+            let fname = Path::new(up).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            if path_part.ends_with('/') {
+                url = format!("{path_part}{fname}{}", &url[path_part.len()..]);
+            } else if !has_path {
+                url = format!("{path_part}/{fname}{}", &url[path_part.len()..]);
+            }
+        }
+    }
+    if op.get {
+        if let Some(d) = &data {
+            let q = String::from_utf8_lossy(d);
+            let (base, frag) = match url.find('#') {
+                Some(i) => (url[..i].to_string(), url[i..].to_string()),
+                None => (url.clone(), String::new()),
+            };
+            let sep = if base.contains('?') { '&' } else { '?' };
+            url = format!("{base}{sep}{q}{frag}");
+        }
+    } else if let Some(d) = data {
+        o.body = Body::Fields(d);
+    }
+    if let Some((_, len, _)) = &upload {
+        o.body = Body::Upload(*len);
+    }
+    o.url = Some(url.clone());
+    o.nobody = op.head;
+    o.custom_request = op.method.clone();
+    o.request_target = op.request_target.clone();
+    let mut headers = op.headers.clone();
+    if op.json {
+        if !headers.iter().any(|h| h.to_ascii_lowercase().starts_with("content-type:")) {
+            headers.push("Content-Type: application/json".into());
+        }
+        if !headers.iter().any(|h| h.to_ascii_lowercase().starts_with("accept:")) {
+            headers.push("Accept: application/json".into());
+        }
+    }
+    o.headers = headers;
+    if let Some(ua) = &op.useragent {
+        o.useragent = Some(ua.clone());
+    }
+    o.referer = op.referer.clone();
+    o.autoreferer = op.autoreferer;
+    if let Some(u) = &op.user {
+        let (user, pass) = match u.split_once(':') {
+            Some((a, b)) => (a.to_string(), b.to_string()),
+            None => (u.clone(), String::new()),
+        };
+        o.userpwd = Some((user, pass));
+    }
+    o.range = op.range.clone();
+    o.follow_location = op.location;
+    o.unrestricted_auth = op.location_trusted;
+    if let Some(m) = op.max_redirs {
+        o.max_redirs = m;
+    }
+    o.post301 = op.post301;
+    o.post302 = op.post302;
+    o.post303 = op.post303;
+    if op.compressed {
+        o.accept_encoding = Some(String::new());
+    }
+    if op.raw {
+        o.http_content_decoding = false;
+        o.http_transfer_decoding = false;
+    }
+    if op.http10 {
+        o.http_version = HttpVersionPref::V1_0;
+    }
+    o.http09_allowed = op.http09;
+    o.include_header = op.include;
+    o.fail_on_error = op.fail && !op.fail_with_body;
+    o.timeout = op.max_time.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
+    o.connect_timeout = op.connect_timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
+    if let Some(t) = op.expect100_timeout {
+        o.expect_100_timeout = Duration::from_secs_f64(t);
+    }
+    o.max_filesize = op.max_filesize.filter(|n| *n > 0);
+    o.resolve = op.resolve.clone();
+    o.connect_to = op.connect_to.clone();
+    o.ip_resolve = if op.ipv4 {
+        IpResolve::V4
+    } else if op.ipv6 {
+        IpResolve::V6
+    } else {
+        IpResolve::Whatever
+    };
+    if let Some((p, abs)) = &op.unix_socket {
+        o.unix_socket_path = Some(p.clone());
+        o.abstract_unix_socket = *abs;
+    }
+    if let Some((p, r)) = op.local_port {
+        o.local_port = p;
+        o.local_port_range = r;
+    }
+    o.interface = op.interface.clone();
+    o.tcp_nodelay = op.tcp_nodelay;
+    o.tcp_keepalive = op.keepalive || op.keepalive_time.is_some();
+    if let Some(t) = op.keepalive_time {
+        o.tcp_keepidle = t;
+        o.tcp_keepintvl = t;
+    }
+    o.path_as_is = op.path_as_is;
+    o.default_protocol = op.proto_default.clone();
+    let cookies: Vec<&str> = op.cookie.iter().filter(|c| c.contains('=')).map(|s| s.as_str()).collect();
+    if !cookies.is_empty() {
+        o.cookie = Some(cookies.join("; "));
+    }
+    o.verbose = g.verbose > 0 || g.trace.is_some();
+
+    // Output.
+    let mut filename = None;
+    let remote = spec.remote_name || (op.remote_name_all && spec.output.is_none());
+    let mut path: Option<PathBuf> = None;
+    if let Some(out) = &spec.output {
+        if out != "-" {
+            path = Some(PathBuf::from(out));
+        }
+    } else if remote {
+        let name = remote_name(&url)
+            .ok_or_else(|| Error::new(Code::WriteError, "Remote filename has no length"))?;
+        path = Some(PathBuf::from(name));
+    }
+    if let (Some(p), Some(dir)) = (&path, &op.output_dir) {
+        if p.is_relative() {
+            path = Some(Path::new(dir).join(p));
+        }
+    }
+    let mut append = false;
+    if let Some(c) = op.continue_at {
+        match c {
+            ContinueAt::At(n) => o.resume_from = n,
+            ContinueAt::Auto => {
+                if let Some(p) = &path {
+                    o.resume_from = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+                }
+            }
+        }
+        append = o.resume_from > 0;
+    }
+    if let Some(p) = &path {
+        filename = Some(p.to_string_lossy().into_owned());
+    }
+    let sink = match path {
+        Some(p) => Sink::File { path: p, append, file: None, create_dirs: op.create_dirs },
+        None => Sink::Stdout,
+    };
+    let body_to_tty = matches!(sink, Sink::Stdout) && io::stdout().is_terminal();
+    let headers_out = op.dump_header.as_ref().map(|d| Out {
+        sink: if d == "-" {
+            Sink::Stdout
+        } else {
+            Sink::File { path: PathBuf::from(d), append: false, file: None, create_dirs: op.create_dirs }
+        },
+        stdout: Arc::clone(stdout),
+        failed: None,
+    });
+    let tracer = if let Some((file, ascii)) = &g.trace {
+        let dest: ErrOut = if file == "-" {
+            Arc::new(Mutex::new(Box::new(io::stdout())))
+        } else if file == "%" {
+            Arc::clone(errout)
+        } else {
+            match File::create(file) {
+                Ok(f) => Arc::new(Mutex::new(Box::new(f))),
+                Err(_) => Arc::clone(errout),
+            }
+        };
+        Some(Tracer {
+            dest,
+            mode: if *ascii { TraceMode::Ascii } else { TraceMode::Hex },
+            time: g.trace_time,
+            start: Instant::now(),
+            show_data: true,
+            at_line_start: true,
+        })
+    } else if g.verbose > 0 {
+        Some(Tracer {
+            dest: Arc::clone(errout),
+            mode: TraceMode::Verbose,
+            time: g.trace_time,
+            start: Instant::now(),
+            show_data: !body_to_tty,
+            at_line_start: true,
+        })
+    } else {
+        None
+    };
+    let show_meter = !g.silent && !g.no_progress && !body_to_tty && !g.parallel && !g.progress_bar;
+    o.no_progress = !show_meter;
+    let meter = show_meter.then(|| (Meter::new(Instant::now()).with_resume(o.resume_from), Arc::clone(errout)));
+    let (upload_r, upload_path) = match upload {
+        Some((r, _, p)) => (Some(r), p),
+        None => (None, None),
+    };
+    let handler = ToolHandler {
+        out: Out { sink, stdout: Arc::clone(stdout), failed: None },
+        headers: headers_out,
+        upload: upload_r,
+        upload_path,
+        tracer,
+        meter,
+        wrote: 0,
+    };
+    let _ = handler.tracer.as_ref().map(|t| t.start);
+    Ok((Easy::new(o, Box::new(handler)), filename))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_names() {
+        assert_eq!(remote_name("http://h/a/b.txt?x#y").as_deref(), Some("b.txt"));
+        assert_eq!(remote_name("http://h/a/"), None);
+        assert_eq!(remote_name("http://h"), None);
+    }
+
+    #[test]
+    fn urlencoding() {
+        assert_eq!(urlencode(b"a b&c=d~"), "a%20b%26c%3Dd~");
+    }
+
+    #[test]
+    fn data_joining() {
+        let op = Operation {
+            data: vec![(DataKind::Ascii, "a=1".into()), (DataKind::UrlEncode, "b=x y".into()), (DataKind::Raw, "@c".into())],
+            ..Operation::default()
+        };
+        assert_eq!(build_data(&op).unwrap().unwrap(), b"a=1&b=x%20y&@c");
+    }
+}
