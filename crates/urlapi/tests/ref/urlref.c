@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <locale.h>
 #include <curl/curl.h>
 
 static size_t unescape(const char *in, char *out)
@@ -90,6 +91,8 @@ int main(void)
 {
   static char line[20000000];
   static char a[9000000], b[9000000], c[100000];
+  /* IDN conversions in libcurl depend on the locale, as in the curl tool */
+  setlocale(LC_ALL, "C.UTF-8");
   while(fgets(line, sizeof(line), stdin)) {
     char *f[8];
     int nf = 0;
