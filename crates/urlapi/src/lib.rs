@@ -10,6 +10,19 @@
 //! What it is not: it does no I/O of any kind (no name resolution, no
 //! network, no file system access) and keeps no global state. It is not a
 //! WHATWG URL parser and it does not try to "fix" curl's behaviour.
+//!
+//! Known differences from libcurl, all at the edges:
+//! - Inputs are Rust strings: a NUL byte is refused with
+//!   [`UrlError::MalformedInput`] (C callers could never pass one; curl
+//!   would see the string end there).
+//! - A host that percent-decodes to bytes that are not UTF-8 is refused
+//!   with [`UrlError::BadHostname`]; curl stores the raw bytes.
+//!   [`Url::get`] replaces non-UTF-8 output of `url_decode` with U+FFFD;
+//!   [`Url::get_bytes`] returns the exact bytes.
+//! - IDN conversion uses the `idna` crate (UTS 46, non-transitional) plus
+//!   libidn2's hyphen rules rather than libidn2 itself, so rare code points
+//!   may convert differently.
+//! - Scheme support is that of a libcurl built with every protocol.
 
 #![forbid(unsafe_code)]
 
@@ -951,7 +964,16 @@ fn is_ascii_name(s: &str) -> bool {
     s.is_ascii()
 }
 
+/// IDN to punycode (UTS 46, non-transitional), refusing labels that start
+/// or end with a hyphen or have "--" at positions 3-4, as libidn2 does.
 fn idn_to_ascii(host: &str) -> Result<String, UrlError> {
+    for label in host.split('.') {
+        let b = label.as_bytes();
+        let xn = b.len() >= 4 && b[..4].eq_ignore_ascii_case(b"xn--");
+        if label.starts_with('-') || label.ends_with('-') || (!xn && b.get(2..4) == Some(b"--")) {
+            return Err(UrlError::BadHostname);
+        }
+    }
     idna::domain_to_ascii(host).map_err(|_| UrlError::BadHostname)
 }
 

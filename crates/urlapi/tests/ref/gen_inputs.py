@@ -365,6 +365,21 @@ http://example.com/%7e
 http://example.com/%7E
 http://example.com/?%7E
 http://example.com/#%7E
+http://straße.de/
+http://faß.de/
+http://☃.net/
+http://ａｂｃ.com/
+http://xn--n3h.net/
+http://Bücher.example/
+http://ä./
+http://-ä.de/
+http://ä-.de/
+http://a.ä..b/
+http://xn--strae-oqa.de/
+http://xn--zca.de/
+http://ÖBB.at/
+http://ä%2eb/
+http://\u00e4b.c/
 """
 
 SETFLAGS = [0x0, 0x4, 0x200, 0x8, 0x10, 0x80, 0x800, 0x20, 0x408, 0x88C]
@@ -464,6 +479,12 @@ http://h/a/b	%2e%2e/x
 http://h/a/b	x?y=1&z=a b
 imap://u;AUTH=x@h/INBOX	other
 http://ä.se/a	b
+http://h/a/b	\t
+http://h/a/b	\x7f
+http://h/a/b	\x01x y
+http://h/a/b?q	#
+http://h/a/b#	?x
+http://h/a/b?	x
 """
 
 JOINFLAGS = [0x0, 0x10, 0x80, 0x800, 0x4, 0x208, 0x8]
@@ -489,6 +510,10 @@ http://h/a?q#f	5	[::1]
 http://h/a?q#f	5	[::1
 http://h/a?q#f	5	räk.se
 http://h/a?q#f	5	\N
+http://h/a?q#f	5	[fe80::1%25eth0]
+http://h/a?q#f	5	[fe80::1]
+http://h/a?q#f	5	[::1]x
+http://h/a?q#f	5	EXAMPLE.com
 http://h/a?q#f	6	8080
 http://h/a?q#f	6	080
 http://h/a?q#f	6	65536
