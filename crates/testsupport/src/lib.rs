@@ -20,6 +20,8 @@ pub mod http;
 pub mod nginx;
 pub mod process;
 
+pub use diff::{Case, CaseResult, Mismatch, RunRecord};
 pub use fs::{sparse_file, TempDir};
 pub use http::{Action, ContinueMode, Exhausted, RawConn, Reply, Request, ScriptedServer};
+pub use nginx::Nginx;
 pub use process::{reference_curl, Exec, Output};
