@@ -98,6 +98,7 @@ fn exhausted_close_policy() {
     c.write_all(b"GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n")
         .unwrap();
     assert_eq!(read_all(&mut c), OK_HELLO);
+    drop(c);
     assert!(s.wait_idle(IDLE));
     assert_eq!(s.request_count(), 2);
 }
