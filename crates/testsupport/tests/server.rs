@@ -324,6 +324,7 @@ fn raw_mode_records_reads() {
         read_all(&mut c),
         b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nconn 0 /raw"
     );
+    drop(c);
     assert!(s.wait_idle(IDLE));
     assert_eq!(s.connection_bytes()[0], b"GET /raw HTTP/1.1\r\n\r\n");
     assert_eq!(s.request_count(), 1);
