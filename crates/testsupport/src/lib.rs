@@ -1,1 +1,27 @@
-//! test support
+//! Local servers and helpers for oxcurl's tests and benchmarks.
+//!
+//! * [`http`]: a scripted HTTP/1.x server modelled on curl's test server `sws`:
+//!   tests give it reply scripts and it records the exact bytes it receives.
+//! * [`process`]: run a program with a timeout and capture its exit code, stdout and
+//!   stderr; find the reference curl 8.14.1 ([`process::reference_curl`]).
+//! * [`diff`]: a differential harness that runs the reference curl and oxcurl with the
+//!   same command line against the same scripted server and compares everything
+//!   observable (request bytes, stdout, exit code, optionally stderr, written files).
+//! * [`nginx`]: start Debian's nginx on an ephemeral port serving a directory.
+//! * [`fs`]: temporary directories and sparse files.
+//!
+//! Everything here uses only the standard library; servers listen on loopback only and
+//! bind ephemeral ports.
+#![forbid(unsafe_code)]
+
+pub mod diff;
+pub mod fs;
+pub mod http;
+pub mod nginx;
+pub mod process;
+
+pub use diff::{Case, CaseResult, Mismatch, RunRecord};
+pub use fs::{sparse_file, TempDir};
+pub use http::{Action, ContinueMode, Exhausted, RawConn, Reply, Request, ScriptedServer};
+pub use nginx::Nginx;
+pub use process::{reference_curl, Exec, Output};

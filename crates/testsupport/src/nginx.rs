@@ -1,0 +1,209 @@
+//! Debian's nginx as a realistic static-file server on an ephemeral loopback port.
+//!
+//! ```no_run
+//! use oxcurl_testsupport::nginx::Nginx;
+//! let Some(nginx) = Nginx::try_start(std::path::Path::new("/srv/files")) else {
+//!     return; // OXCURL_SKIP_NGINX=1 and nginx is not installed
+//! };
+//! println!("{}/big.bin", nginx.url());
+//! ```
+
+use std::fs;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::fs::TempDir;
+
+/// Where Debian installs nginx.
+pub const NGINX_BIN: &str = "/usr/sbin/nginx";
+
+/// A running nginx; killed on drop.
+pub struct Nginx {
+    child: Child,
+    port: u16,
+    dir: TempDir,
+}
+
+impl std::fmt::Debug for Nginx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Nginx")
+            .field("port", &self.port)
+            .field("dir", &self.dir.path())
+            .finish()
+    }
+}
+
+fn nginx_bin() -> PathBuf {
+    std::env::var_os("OXCURL_NGINX")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(NGINX_BIN))
+}
+
+impl Nginx {
+    /// Starts nginx serving `root`. Panics when nginx is missing or fails to start.
+    pub fn start(root: &Path) -> Nginx {
+        let bin = nginx_bin();
+        if !bin.is_file() {
+            panic!(
+                "nginx not found at {} (install it with `apt-get install -y nginx-light`, \
+                 or set OXCURL_SKIP_NGINX=1 to skip nginx tests)",
+                bin.display()
+            );
+        }
+        Nginx::launch(&bin, root).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Like [`Nginx::start`], but returns None when nginx is not installed and the
+    /// environment has `OXCURL_SKIP_NGINX=1`, so the test can return early.
+    pub fn try_start(root: &Path) -> Option<Nginx> {
+        let skip = std::env::var("OXCURL_SKIP_NGINX").is_ok_and(|v| v == "1");
+        if skip && !nginx_bin().is_file() {
+            eprintln!("nginx not installed and OXCURL_SKIP_NGINX=1: skipping");
+            return None;
+        }
+        Some(Nginx::start(root))
+    }
+
+    fn launch(bin: &Path, root: &Path) -> Result<Nginx, String> {
+        let root = root
+            .canonicalize()
+            .map_err(|e| format!("nginx root {}: {e}", root.display()))?;
+        let mut last_err = String::new();
+        for _ in 0..10 {
+            let port = free_port();
+            let dir = TempDir::new("nginx");
+            let conf = config(dir.path(), &root, port);
+            let conf_path = dir.join("nginx.conf");
+            fs::write(&conf_path, conf).map_err(|e| format!("write nginx.conf: {e}"))?;
+            let mut child = Command::new(bin)
+                .arg("-p")
+                .arg(dir.path())
+                .arg("-e")
+                .arg(dir.join("error.log"))
+                .arg("-c")
+                .arg(&conf_path)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(
+                    fs::File::create(dir.join("stderr.log"))
+                        .map(Stdio::from)
+                        .unwrap_or_else(|_| Stdio::null()),
+                )
+                .spawn()
+                .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+            let addr = SocketAddr::from(([127, 0, 0, 1], port));
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                if let Ok(Some(_)) = child.try_wait() {
+                    let err = fs::read_to_string(dir.join("stderr.log")).unwrap_or_default();
+                    let log = fs::read_to_string(dir.join("error.log")).unwrap_or_default();
+                    last_err = format!("nginx exited early: {err}{log}");
+                    break;
+                }
+                if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                    return Ok(Nginx { child, port, dir });
+                }
+                if Instant::now() >= deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    last_err = "nginx did not start listening within 10 s".to_string();
+                    break;
+                }
+                thread::sleep(Duration::from_millis(10));
+            }
+            if !last_err.contains("in use") {
+                break;
+            }
+        }
+        Err(format!("cannot start nginx: {last_err}"))
+    }
+
+    /// The listening port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `127.0.0.1:PORT`.
+    pub fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    /// `http://127.0.0.1:PORT` (no trailing slash).
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The directory holding the config and logs.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The access log so far.
+    pub fn access_log(&self) -> String {
+        fs::read_to_string(self.dir.join("access.log")).unwrap_or_default()
+    }
+
+    /// The error log so far.
+    pub fn error_log(&self) -> String {
+        fs::read_to_string(self.dir.join("error.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port that was free a moment ago (bind port 0, read it, release it).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind 127.0.0.1:0")
+}
+
+fn config(dir: &Path, root: &Path, port: u16) -> String {
+    let d = dir.display();
+    format!(
+        r#"daemon off;
+master_process off;
+worker_processes 1;
+pid {d}/nginx.pid;
+error_log {d}/error.log;
+events {{
+    worker_connections 1024;
+}}
+http {{
+    access_log {d}/access.log;
+    client_body_temp_path {d}/client_body;
+    proxy_temp_path {d}/proxy;
+    fastcgi_temp_path {d}/fastcgi;
+    uwsgi_temp_path {d}/uwsgi;
+    scgi_temp_path {d}/scgi;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000;
+    keepalive_timeout 65;
+    types {{
+        text/html html htm;
+        text/plain txt;
+        application/json json;
+        application/octet-stream bin;
+    }}
+    default_type application/octet-stream;
+    server {{
+        listen 127.0.0.1:{port};
+        server_name localhost;
+        root {root};
+        autoindex off;
+    }}
+}}
+"#,
+        root = root.display()
+    )
+}
