@@ -33,7 +33,10 @@ pub struct Pool {
 
 impl Default for Pool {
     fn default() -> Pool {
-        Pool { idle: Vec::new(), max: 25 }
+        Pool {
+            idle: Vec::new(),
+            max: 25,
+        }
     }
 }
 

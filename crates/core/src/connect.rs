@@ -115,7 +115,11 @@ impl HappyEyeballs {
             }
         }
         let second_at = (!b.addrs.is_empty()).then(|| now + opts.happy_eyeballs_timeout);
-        HappyEyeballs { families: [a, b], second_at, last_err: None }
+        HappyEyeballs {
+            families: [a, b],
+            second_at,
+            last_err: None,
+        }
     }
 
     /// When the second family is due to start, if it has not started.
@@ -129,7 +133,9 @@ impl HappyEyeballs {
 
     /// Sockets with a connect in flight (wait for writable).
     pub fn pending_fds(&self) -> impl Iterator<Item = (BorrowedFd<'_>, u64)> {
-        self.families.iter().filter_map(|f| f.current.as_ref().map(|a| (a.sock.as_fd(), a.id)))
+        self.families
+            .iter()
+            .filter_map(|f| f.current.as_ref().map(|a| (a.sock.as_fd(), a.id)))
     }
 
     /// Advance: start attempts, check in-flight ones. `notes` gets `-v` lines.
@@ -185,7 +191,13 @@ impl HappyEyeballs {
                 fam.next += 1;
                 notes.push(format!("  Trying {}...", fmt_addr(&addr)));
                 match start_connect(addr, opts) {
-                    Ok(sock) => fam.current = Some(Attempt { sock, addr, id: next_sock_id() }),
+                    Ok(sock) => {
+                        fam.current = Some(Attempt {
+                            sock,
+                            addr,
+                            id: next_sock_id(),
+                        })
+                    }
                     Err(e) => {
                         notes.push(format!(
                             "connect to {} port {} failed: {}",
@@ -240,7 +252,11 @@ fn check_connected(sock: &Socket) -> io::Result<bool> {
 }
 
 fn start_connect(addr: SocketAddr, opts: &Options) -> io::Result<Socket> {
-    let sock = Socket::new(Domain::for_address(addr), Type::STREAM.nonblocking().cloexec(), Some(Protocol::TCP))?;
+    let sock = Socket::new(
+        Domain::for_address(addr),
+        Type::STREAM.nonblocking().cloexec(),
+        Some(Protocol::TCP),
+    )?;
     if opts.tcp_nodelay {
         sock.set_nodelay(true)?;
     }

@@ -12,10 +12,17 @@ impl Decoder {
     pub fn new(_ce: &[u8]) -> Result<Decoder, DecodeError> {
         Ok(Decoder)
     }
-    pub fn decode(&mut self, input: &[u8], sink: &mut dyn FnMut(&[u8]) -> Result<(), ()>) -> Result<(), DecodeError> {
+    pub fn decode(
+        &mut self,
+        input: &[u8],
+        sink: &mut dyn FnMut(&[u8]) -> Result<(), ()>,
+    ) -> Result<(), DecodeError> {
         sink(input).map_err(|_| DecodeError("write".into()))
     }
-    pub fn finish(&mut self, _sink: &mut dyn FnMut(&[u8]) -> Result<(), ()>) -> Result<(), DecodeError> {
+    pub fn finish(
+        &mut self,
+        _sink: &mut dyn FnMut(&[u8]) -> Result<(), ()>,
+    ) -> Result<(), DecodeError> {
         Ok(())
     }
 }

@@ -40,7 +40,9 @@ pub struct Resolver {
 
 impl std::fmt::Debug for Resolver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Resolver").field("pending", &self.results.len()).finish()
+        f.debug_struct("Resolver")
+            .field("pending", &self.results.len())
+            .finish()
     }
 }
 
@@ -50,7 +52,11 @@ impl Resolver {
         wake_rx.set_nonblocking(true)?;
         wake_tx.set_nonblocking(true)?;
         Ok(Resolver {
-            shared: Arc::new(Shared { q: Mutex::new(Queue::default()), cv: Condvar::new(), wake_tx }),
+            shared: Arc::new(Shared {
+                q: Mutex::new(Queue::default()),
+                cv: Condvar::new(),
+                wake_tx,
+            }),
             wake_rx,
             next_id: 1,
             results: HashMap::new(),
@@ -64,7 +70,13 @@ impl Resolver {
     }
 
     /// Look in the DNS cache.
-    pub fn cached(&mut self, host: &str, port: u16, ttl: Option<Duration>, now: Instant) -> Option<Vec<SocketAddr>> {
+    pub fn cached(
+        &mut self,
+        host: &str,
+        port: u16,
+        ttl: Option<Duration>,
+        now: Instant,
+    ) -> Option<Vec<SocketAddr>> {
         let key = (host.to_ascii_lowercase(), port);
         let (addrs, at) = self.cache.get(&key)?;
         if let Some(ttl) = ttl {
@@ -78,7 +90,8 @@ impl Resolver {
 
     /// Add or replace a cache entry (answers and `--resolve`).
     pub fn insert(&mut self, host: &str, port: u16, addrs: Vec<SocketAddr>, now: Instant) {
-        self.cache.insert((host.to_ascii_lowercase(), port), (addrs, now));
+        self.cache
+            .insert((host.to_ascii_lowercase(), port), (addrs, now));
     }
 
     /// Start resolving on a worker; returns a job id to `take` later.
@@ -156,7 +169,9 @@ fn worker(shared: Arc<Shared>) {
             }
         };
         let (id, host, port) = job;
-        let ans = (host.as_str(), port).to_socket_addrs().map(|it| it.collect::<Vec<_>>());
+        let ans = (host.as_str(), port)
+            .to_socket_addrs()
+            .map(|it| it.collect::<Vec<_>>());
         let mut q = shared.q.lock().unwrap_or_else(|e| e.into_inner());
         q.done.push((id, ans));
         drop(q);
@@ -195,7 +210,10 @@ pub fn parse_resolve(entry: &str) -> Option<(String, u16, Vec<SocketAddr>)> {
     if !remove {
         for a in addrs_s.split(',') {
             let a = a.trim();
-            let a = a.strip_prefix('[').and_then(|x| x.strip_suffix(']')).unwrap_or(a);
+            let a = a
+                .strip_prefix('[')
+                .and_then(|x| x.strip_suffix(']'))
+                .unwrap_or(a);
             if let Ok(ip) = a.parse::<IpAddr>() {
                 addrs.push(SocketAddr::new(ip, port));
             }
@@ -215,7 +233,10 @@ mod tests {
     fn resolve_entries() {
         let (h, p, a) = parse_resolve("example.com:80:127.0.0.1,[::1]").unwrap();
         assert_eq!((h.as_str(), p), ("example.com", 80));
-        assert_eq!(a, vec!["127.0.0.1:80".parse().unwrap(), "[::1]:80".parse().unwrap()]);
+        assert_eq!(
+            a,
+            vec!["127.0.0.1:80".parse().unwrap(), "[::1]:80".parse().unwrap()]
+        );
         assert_eq!(parse_resolve("-example.com:80").unwrap().2, vec![]);
         assert!(parse_resolve("example.com:x:1.2.3.4").is_none());
     }

@@ -27,7 +27,12 @@ impl Default for Easy {
 
 impl Easy {
     pub fn new(opts: Options, handler: Box<dyn Handler>) -> Easy {
-        Easy { opts, handler, multi: None, info: Info::default() }
+        Easy {
+            opts,
+            handler,
+            multi: None,
+            info: Info::default(),
+        }
     }
     pub(crate) fn into_parts(self) -> (Options, Box<dyn Handler>) {
         (self.opts, self.handler)
@@ -54,9 +59,14 @@ impl Easy {
     pub fn perform(&mut self) -> Result<()> {
         let mut multi = match self.multi.take() {
             Some(m) => m,
-            None => Box::new(Multi::new().map_err(|e| Error::new(Code::FailedInit, e.to_string()))?),
+            None => {
+                Box::new(Multi::new().map_err(|e| Error::new(Code::FailedInit, e.to_string()))?)
+            }
         };
-        let me = Easy::new(self.opts.clone(), std::mem::replace(&mut self.handler, Box::new(NullHandler)));
+        let me = Easy::new(
+            self.opts.clone(),
+            std::mem::replace(&mut self.handler, Box::new(NullHandler)),
+        );
         let id = multi.add(me);
         let r = multi.run_all();
         let (back, info) = multi.remove(id).expect("transfer present");

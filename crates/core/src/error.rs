@@ -125,11 +125,17 @@ pub struct Error {
 
 impl Error {
     pub fn new(code: Code, msg: impl Into<String>) -> Error {
-        Error { code, msg: msg.into() }
+        Error {
+            code,
+            msg: msg.into(),
+        }
     }
     /// An error whose message is curl's generic text for the code.
     pub fn code(code: Code) -> Error {
-        Error { code, msg: String::new() }
+        Error {
+            code,
+            msg: String::new(),
+        }
     }
     /// What the tool prints after `curl: (N) `.
     pub fn message(&self) -> &str {

@@ -106,5 +106,7 @@ impl Info {
 
 fn speed(bytes: u64, t: Duration) -> u64 {
     let us = t.as_micros();
-    (bytes as u128 * 1_000_000).checked_div(us).map_or(bytes, |v| v as u64)
+    (bytes as u128 * 1_000_000)
+        .checked_div(us)
+        .map_or(bytes, |v| v as u64)
 }

@@ -2,7 +2,6 @@
 //! level mode, interest diffed after every pass), the timer queue of nearest deadlines, the
 //! connection pool, receive buffers, the resolver and the message queue.
 
-use std::collections::HashMap;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::time::{Duration, Instant};
@@ -31,7 +30,8 @@ pub struct Message {
     pub result: Result<()>,
 }
 
-const WAKE_KEY: usize = usize::MAX;
+/// Event key of the resolver's wake socket (polling reserves usize::MAX).
+const WAKE_KEY: usize = usize::MAX - 1;
 
 struct Slot {
     gen: u64,
@@ -58,12 +58,13 @@ pub struct Multi {
     next_conn_id: i64,
     next_xfer_id: i64,
     running: usize,
-    registered: HashMap<RawFd, usize>,
 }
 
 impl std::fmt::Debug for Multi {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Multi").field("running", &self.running).finish()
+        f.debug_struct("Multi")
+            .field("running", &self.running)
+            .finish()
     }
 }
 
@@ -83,7 +84,6 @@ impl Multi {
             next_conn_id: 0,
             next_xfer_id: 0,
             running: 0,
-            registered: HashMap::new(),
         })
     }
 
@@ -102,7 +102,13 @@ impl Multi {
         let slot = match self.free.pop() {
             Some(i) => i,
             None => {
-                self.slots.push(Slot { gen: 0, t: None, ready: false, queued: None, regs: Vec::new() });
+                self.slots.push(Slot {
+                    gen: 0,
+                    t: None,
+                    ready: false,
+                    queued: None,
+                    regs: Vec::with_capacity(2),
+                });
                 self.slots.len() - 1
             }
         };
@@ -139,9 +145,7 @@ impl Multi {
         s.ready = false;
         s.queued = None;
         let regs = std::mem::take(&mut s.regs);
-        for (fd, _, _, _) in regs {
-            self.registered.remove(&fd);
-        }
+        drop(regs);
         if !t.is_done() {
             self.running -= 1;
             let mut cx = Cx {
@@ -197,7 +201,9 @@ impl Multi {
     }
 
     fn run_slot(&mut self, i: usize, now: Instant) -> io::Result<()> {
-        let Some(t) = self.slots[i].t.as_mut() else { return Ok(()) };
+        let Some(t) = self.slots[i].t.as_mut() else {
+            return Ok(());
+        };
         if t.is_done() {
             return Ok(());
         }
@@ -216,7 +222,10 @@ impl Multi {
             self.running -= 1;
             let t = self.slots[i].t.as_mut().expect("transfer");
             let result = t.result.clone().unwrap_or(Ok(()));
-            self.msgs.push_back(Message { id: TransferId { slot: i, gen }, result });
+            self.msgs.push_back(Message {
+                id: TransferId { slot: i, gen },
+                result,
+            });
         }
         self.apply_interest(i)?;
         // Queue the nearest deadline if it changed.
@@ -239,11 +248,9 @@ impl Multi {
         // Forget registrations no longer wanted: such sockets were closed (epoll dropped them
         // itself) or parked in the pool (deleted when parked).
         slot.regs.retain(|(fd, id, _, _)| {
-            let keep = want.iter().flatten().any(|w| w.fd.as_raw_fd() == *fd && w.id == *id);
-            if !keep {
-                self.registered.remove(fd);
-            }
-            keep
+            want.iter()
+                .flatten()
+                .any(|w| w.fd.as_raw_fd() == *fd && w.id == *id)
         });
         for w in want.iter().flatten() {
             let (fd, id, r, wr) = (w.fd, w.id, w.read, w.write);
@@ -258,7 +265,6 @@ impl Multi {
                 }
                 None => {
                     slot.regs.push((raw, id, r, wr));
-                    self.registered.insert(raw, i);
                     match oxcurl_sys::register(&self.poller, fd, ev) {
                         Ok(()) => {}
                         // A parked-then-reused socket can still be known to epoll.
@@ -274,17 +280,27 @@ impl Multi {
     /// How long `poll` may sleep: until the nearest timer.
     pub fn timeout(&mut self) -> Option<Duration> {
         let slots = &self.slots;
-        self.timers.prune(|at, slot, gen| slots.get(slot).is_some_and(|s| s.gen == gen && s.queued == Some(at)));
+        self.timers.prune(|at, slot, gen| {
+            slots
+                .get(slot)
+                .is_some_and(|s| s.gen == gen && s.queued == Some(at))
+        });
         if self.slots.iter().any(|s| s.ready) {
             return Some(Duration::ZERO);
         }
-        self.timers.peek().map(|t| t.saturating_duration_since(Instant::now()))
+        self.timers
+            .peek()
+            .map(|t| t.saturating_duration_since(Instant::now()))
     }
 
     /// Wait for socket activity or the next timer, at most `max` (`curl_multi_poll`).
     pub fn poll(&mut self, max: Duration) -> io::Result<()> {
         if !self.resolver_registered {
-            oxcurl_sys::register(&self.poller, self.resolver.wake_socket().as_fd(), Event::readable(WAKE_KEY))?;
+            oxcurl_sys::register(
+                &self.poller,
+                self.resolver.wake_socket().as_fd(),
+                Event::readable(WAKE_KEY),
+            )?;
             self.resolver_registered = true;
         }
         let mut wait = max;
@@ -293,7 +309,11 @@ impl Multi {
         }
         self.events.clear();
         // Round up so a timer is not polled for a fraction of a millisecond early.
-        let wait = if wait.is_zero() { wait } else { wait + Duration::from_micros(500) };
+        let wait = if wait.is_zero() {
+            wait
+        } else {
+            wait + Duration::from_micros(500)
+        };
         self.poller.wait(&mut self.events, Some(wait))?;
         let mut resolver = false;
         for ev in self.events.iter() {
@@ -334,8 +354,10 @@ impl Multi {
         let pos = self.msgs.iter().position(|m| m.id == id);
         match pos.and_then(|p| self.msgs.remove(p)) {
             Some(m) => m.result,
-            None => Err(Error::new(crate::error::Code::AbortedByCallback, "Transfer removed")),
+            None => Err(Error::new(
+                crate::error::Code::AbortedByCallback,
+                "Transfer removed",
+            )),
         }
     }
 }
-

@@ -49,8 +49,16 @@ pub(crate) struct Interest<'a> {
 #[derive(Debug)]
 enum State {
     Init,
-    Resolving { job: u64, host: String, port: u16 },
-    Connecting { he: HappyEyeballs, host: String, port: u16 },
+    Resolving {
+        job: u64,
+        host: String,
+        port: u16,
+    },
+    Connecting {
+        he: HappyEyeballs,
+        host: String,
+        port: u16,
+    },
     Send,
     Recv,
     Done,
@@ -204,13 +212,23 @@ impl Transfer {
         match &self.state {
             State::Connecting { he, .. } => {
                 for (slot, (fd, id)) in out.iter_mut().zip(he.pending_fds()) {
-                    *slot = Some(Interest { fd, id, read: false, write: true });
+                    *slot = Some(Interest {
+                        fd,
+                        id,
+                        read: false,
+                        write: true,
+                    });
                 }
             }
             State::Send | State::Recv => {
                 if let Some(c) = &self.conn {
                     let read = matches!(self.state, State::Recv);
-                    out[0] = Some(Interest { fd: c.stream.fd(), id: c.sock_id, read, write: !read });
+                    out[0] = Some(Interest {
+                        fd: c.stream.fd(),
+                        id: c.sock_id,
+                        read,
+                        write: !read,
+                    });
                 }
             }
             _ => {}
@@ -296,7 +314,8 @@ impl Transfer {
             }
         }
         if tick || self.timers.get(TimerId::Progress).is_none() {
-            self.timers.set(TimerId::Progress, now + Duration::from_secs(1));
+            self.timers
+                .set(TimerId::Progress, now + Duration::from_secs(1));
         }
     }
 
@@ -306,7 +325,10 @@ impl Transfer {
         }
         let ms = self.elapsed_ms(now);
         if self.timers.expired(TimerId::Timeout, now) {
-            let connecting = matches!(self.state, State::Init | State::Resolving { .. } | State::Connecting { .. });
+            let connecting = matches!(
+                self.state,
+                State::Init | State::Resolving { .. } | State::Connecting { .. }
+            );
             let msg = match &self.state {
                 State::Resolving { host, .. } => {
                     format!("Resolving timed out after {ms} milliseconds")
@@ -339,7 +361,10 @@ impl Transfer {
         if self.timers.expired(TimerId::Expect100, now) && self.up.await_continue {
             self.timers.clear(TimerId::Expect100);
             self.up.await_continue = false;
-            if matches!(self.state, State::Recv) && self.resp.phase == Phase::Head && self.resp.raw_bytes == 0 {
+            if matches!(self.state, State::Recv)
+                && self.resp.phase == Phase::Head
+                && self.resp.raw_bytes == 0
+            {
                 self.state = State::Send;
             }
         }
@@ -371,8 +396,9 @@ impl Transfer {
                     input = format!("{p}://{raw}");
                 }
             }
-            let url = Url::parse(&input, self.url_flags())
-                .map_err(|e| Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message())))?;
+            let url = Url::parse(&input, self.url_flags()).map_err(|e| {
+                Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message()))
+            })?;
             self.url = Some(url);
             for entry in self.opts.resolve.clone() {
                 if let Some((host, port, addrs)) = dns::parse_resolve(&entry) {
@@ -385,9 +411,14 @@ impl Transfer {
         let url = self.url.clone().expect("url set");
         let scheme = url.scheme().to_string();
         if scheme != "http" {
-            return Err(Error::new(Code::UnsupportedProtocol, format!("Protocol \"{scheme}\" not supported")));
+            return Err(Error::new(
+                Code::UnsupportedProtocol,
+                format!("Protocol \"{scheme}\" not supported"),
+            ));
         }
-        let host = url.host_punycode().map_err(|e| Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message())))?;
+        let host = url.host_punycode().map_err(|e| {
+            Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message()))
+        })?;
         let port = url.port_or_default();
         if self.first_origin.is_none() {
             self.first_origin = Some((scheme.clone(), host.to_ascii_lowercase(), port));
@@ -398,7 +429,15 @@ impl Transfer {
 
         let (conn_host, conn_port) = self.connect_to(&host, port);
         let route = match &self.opts.unix_socket_path {
-            Some(p) => format!("unix:{}{}", if self.opts.abstract_unix_socket { "@" } else { "" }, p),
+            Some(p) => format!(
+                "unix:{}{}",
+                if self.opts.abstract_unix_socket {
+                    "@"
+                } else {
+                    ""
+                },
+                p
+            ),
             None => format!("{conn_host}:{conn_port}"),
         };
         let key = format!("{scheme}://{host}:{port}/{route}");
@@ -409,7 +448,10 @@ impl Transfer {
                 self.info.conn_id = c.id;
                 self.info.primary_ip = c.remote;
                 self.info.local_addr = c.local;
-                let msg = format!("Re-using existing {scheme}: connection with host {}", c.host);
+                let msg = format!(
+                    "Re-using existing {scheme}: connection with host {}",
+                    c.host
+                );
                 self.conn = Some(c);
                 self.verbose(&msg);
                 self.start_request(cx.now);
@@ -424,7 +466,11 @@ impl Transfer {
             let s = connect::connect_unix(&path, self.opts.abstract_unix_socket).map_err(|e| {
                 Error::new(
                     Code::CouldntConnect,
-                    format!("Failed to connect to {host} port {port} after {} ms: {}", self.elapsed_ms(cx.now), Code::CouldntConnect.strerror()),
+                    format!(
+                        "Failed to connect to {host} port {port} after {} ms: {}",
+                        self.elapsed_ms(cx.now),
+                        Code::CouldntConnect.strerror()
+                    ),
                 )
                 .with_os(&e)
             })?;
@@ -433,13 +479,19 @@ impl Transfer {
             self.connected(cx, Stream::Unix(s), None, key, host, port);
             return Ok(true);
         }
-        let lookup_host = conn_host.trim_start_matches('[').trim_end_matches(']').to_string();
+        let lookup_host = conn_host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
         if let Ok(ip) = lookup_host.parse::<IpAddr>() {
             self.info.time_namelookup = cx.now.duration_since(self.started);
             self.start_connect(cx, &[SocketAddr::new(ip, conn_port)], &host, port, key);
             return Ok(true);
         }
-        if let Some(addrs) = cx.resolver.cached(&lookup_host, conn_port, self.opts.dns_cache_timeout, cx.now) {
+        if let Some(addrs) =
+            cx.resolver
+                .cached(&lookup_host, conn_port, self.opts.dns_cache_timeout, cx.now)
+        {
             self.info.time_namelookup = cx.now.duration_since(self.started);
             self.resolved_notes(&lookup_host, conn_port, &addrs);
             self.start_connect(cx, &addrs, &host, port, key);
@@ -447,14 +499,19 @@ impl Transfer {
         }
         if let Some(addrs) = dns::localhost_addrs(&lookup_host, conn_port) {
             self.info.time_namelookup = cx.now.duration_since(self.started);
-            cx.resolver.insert(&lookup_host, conn_port, addrs.clone(), cx.now);
+            cx.resolver
+                .insert(&lookup_host, conn_port, addrs.clone(), cx.now);
             self.resolved_notes(&lookup_host, conn_port, &addrs);
             self.start_connect(cx, &addrs, &host, port, key);
             return Ok(true);
         }
         let job = cx.resolver.start(&lookup_host, conn_port);
         self.pending_key = Some(key);
-        self.state = State::Resolving { job, host: lookup_host, port: conn_port };
+        self.state = State::Resolving {
+            job,
+            host: lookup_host,
+            port: conn_port,
+        };
         Ok(false)
     }
 
@@ -464,7 +521,11 @@ impl Transfer {
         }
         self.verbose(&format!("Host {host}:{port} was resolved."));
         let list = |v6: bool| {
-            let v: Vec<String> = addrs.iter().filter(|a| a.is_ipv6() == v6).map(|a| a.ip().to_string()).collect();
+            let v: Vec<String> = addrs
+                .iter()
+                .filter(|a| a.is_ipv6() == v6)
+                .map(|a| a.ip().to_string())
+                .collect();
             if v.is_empty() {
                 "(none)".to_string()
             } else {
@@ -479,7 +540,9 @@ impl Transfer {
     /// Apply `--connect-to HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rules.
     fn connect_to(&self, host: &str, port: u16) -> (String, u16) {
         for rule in &self.opts.connect_to {
-            let Some((h, p, th, tp)) = parse_connect_to(rule) else { continue };
+            let Some((h, p, th, tp)) = parse_connect_to(rule) else {
+                continue;
+            };
             let host_ok = h.is_empty() || h.eq_ignore_ascii_case(host);
             let port_ok = p.is_none_or(|p| p == port);
             if host_ok && port_ok {
@@ -490,7 +553,14 @@ impl Transfer {
         (host.to_string(), port)
     }
 
-    fn start_connect(&mut self, cx: &mut Cx<'_>, addrs: &[SocketAddr], host: &str, port: u16, key: String) {
+    fn start_connect(
+        &mut self,
+        cx: &mut Cx<'_>,
+        addrs: &[SocketAddr],
+        host: &str,
+        port: u16,
+        key: String,
+    ) {
         let addrs: Vec<SocketAddr> = addrs
             .iter()
             .copied()
@@ -505,13 +575,26 @@ impl Transfer {
             self.timers.set(TimerId::HappyEyeballs, t);
         }
         self.pending_key = Some(key);
-        self.state = State::Connecting { he, host: host.to_string(), port };
+        self.state = State::Connecting {
+            he,
+            host: host.to_string(),
+            port,
+        };
     }
 
     fn do_resolving(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
-        let State::Resolving { job, ref host, port } = self.state else { unreachable!() };
+        let State::Resolving {
+            job,
+            ref host,
+            port,
+        } = self.state
+        else {
+            unreachable!()
+        };
         let host = host.clone();
-        let Some(ans) = cx.resolver.take(job) else { return Ok(false) };
+        let Some(ans) = cx.resolver.take(job) else {
+            return Ok(false);
+        };
         let url = self.url.clone().expect("url");
         let uport = url.port_or_default();
         let uhost = url.host_punycode().unwrap_or_default();
@@ -524,12 +607,22 @@ impl Transfer {
                 self.start_connect(cx, &addrs, &uhost, uport, key);
                 Ok(true)
             }
-            _ => Err(Error::new(Code::CouldntResolveHost, format!("Could not resolve host: {host}"))),
+            _ => Err(Error::new(
+                Code::CouldntResolveHost,
+                format!("Could not resolve host: {host}"),
+            )),
         }
     }
 
     fn do_connecting(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
-        let State::Connecting { ref mut he, ref host, port } = self.state else { unreachable!() };
+        let State::Connecting {
+            ref mut he,
+            ref host,
+            port,
+        } = self.state
+        else {
+            unreachable!()
+        };
         let host = host.clone();
         let r = he.poll(cx.now, &self.opts, &mut self.notes);
         let next = he.next_deadline();
@@ -549,14 +642,25 @@ impl Transfer {
                 let ms = self.elapsed_ms(cx.now);
                 Err(Error::new(
                     Code::CouldntConnect,
-                    format!("Failed to connect to {host} port {port} after {ms} ms: {}", Code::CouldntConnect.strerror()),
+                    format!(
+                        "Failed to connect to {host} port {port} after {ms} ms: {}",
+                        Code::CouldntConnect.strerror()
+                    ),
                 )
                 .with_os(&e))
             }
         }
     }
 
-    fn connected(&mut self, cx: &mut Cx<'_>, stream: Stream, remote: Option<SocketAddr>, key: String, host: String, port: u16) {
+    fn connected(
+        &mut self,
+        cx: &mut Cx<'_>,
+        stream: Stream,
+        remote: Option<SocketAddr>,
+        key: String,
+        host: String,
+        port: u16,
+    ) {
         let local = match &stream {
             Stream::Tcp(s) => s.local_addr().ok(),
             Stream::Unix(_) => None,
@@ -571,7 +675,9 @@ impl Transfer {
         self.info.conn_id = id;
         self.info.time_connect = cx.now.duration_since(self.started);
         self.info.time_appconnect = Duration::ZERO;
-        let ip = remote.map(|a| a.ip().to_string()).unwrap_or_else(|| "".into());
+        let ip = remote
+            .map(|a| a.ip().to_string())
+            .unwrap_or_else(|| "".into());
         let msg = match &self.opts.unix_socket_path {
             Some(p) => format!("Connected to {host} ({p}) port {port}"),
             None => format!("Connected to {host} ({ip}) port {port}"),
@@ -633,30 +739,41 @@ impl Transfer {
                 }
             }
         }
-        let same_origin = self
-            .first_origin
-            .as_ref()
-            .is_some_and(|(s, h, p)| s == url.scheme() && h.eq_ignore_ascii_case(&host) && *p == port);
+        let same_origin = self.first_origin.as_ref().is_some_and(|(s, h, p)| {
+            s == url.scheme() && h.eq_ignore_ascii_case(&host) && *p == port
+        });
         let creds = if let Some((u, p)) = &self.opts.userpwd {
             Some((u.clone(), p.clone()))
         } else {
-            url.user().map(|u| (pct_decode(u), pct_decode(url.password().unwrap_or(""))))
+            url.user()
+                .map(|u| (pct_decode(u), pct_decode(url.password().unwrap_or(""))))
         };
         let basic = match creds {
-            Some((u, p)) if same_origin || self.opts.unrestricted_auth => Some(base64(format!("{u}:{p}").as_bytes())),
+            Some((u, p)) if same_origin || self.opts.unrestricted_auth => {
+                Some(base64(format!("{u}:{p}").as_bytes()))
+            }
             _ => None,
         };
         let framing = match &self.body {
             Body::None => BodyFraming::None,
             Body::Fields(f) => {
                 if self.method == "POST" || self.opts.custom_request.is_some() {
-                    BodyFraming::Length { len: f.len() as u64, form: true }
+                    BodyFraming::Length {
+                        len: f.len() as u64,
+                        form: true,
+                    }
                 } else {
                     BodyFraming::None
                 }
             }
-            Body::Upload(Some(n)) => BodyFraming::Length { len: *n, form: false },
-            Body::PostRead(Some(n)) => BodyFraming::Length { len: *n, form: true },
+            Body::Upload(Some(n)) => BodyFraming::Length {
+                len: *n,
+                form: false,
+            },
+            Body::PostRead(Some(n)) => BodyFraming::Length {
+                len: *n,
+                form: true,
+            },
             Body::Upload(None) | Body::PostRead(None) => {
                 if self.opts.http_version == HttpVersionPref::V1_0 {
                     BodyFraming::None
@@ -699,10 +816,15 @@ impl Transfer {
             body_done: framing == BodyFraming::None,
             ..Upload::default()
         };
-        if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && framing != BodyFraming::None {
+        if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && framing != BodyFraming::None
+        {
             self.up.buf = vec![0u8; self.opts.upload_buffer_size + 32];
         }
-        let next_no = if self.resp.code == 0 && self.resp.request_no == 0 { 0 } else { self.resp.request_no + 1 };
+        let next_no = if self.resp.code == 0 && self.resp.request_no == 0 {
+            0
+        } else {
+            self.resp.request_no + 1
+        };
         self.resp = Resp::new(next_no);
         self.state = State::Send;
     }
@@ -719,7 +841,8 @@ impl Transfer {
         }
         if self.up.await_continue {
             if self.timers.get(TimerId::Expect100).is_none() {
-                self.timers.set(TimerId::Expect100, cx.now + self.opts.expect_100_timeout);
+                self.timers
+                    .set(TimerId::Expect100, cx.now + self.opts.expect_100_timeout);
             }
             self.state = State::Recv;
             return Ok(true);
@@ -796,7 +919,12 @@ impl Transfer {
         let (start, room) = if self.up.chunked { (18, cap) } else { (0, cap) };
         let n = match self.handler.read(&mut self.up.buf[start..start + room]) {
             ReadResult::Data(n) => n.min(room),
-            ReadResult::Abort => return Err(Error::new(Code::AbortedByCallback, "operation aborted by callback")),
+            ReadResult::Abort => {
+                return Err(Error::new(
+                    Code::AbortedByCallback,
+                    "operation aborted by callback",
+                ))
+            }
         };
         if self.opts.verbose && n > 0 {
             let d = self.up.buf[start..start + n].to_vec();
@@ -848,7 +976,10 @@ impl Transfer {
                     if self.resp.raw_bytes == 0 && self.conn_reused && !self.retried {
                         return self.retry_fresh(cx);
                     }
-                    return Err(Error::new(Code::RecvError, format!("Recv failure: {}", connect::os_error_text(&e))));
+                    return Err(Error::new(
+                        Code::RecvError,
+                        format!("Recv failure: {}", connect::os_error_text(&e)),
+                    ));
                 }
             };
             if n == 0 {
@@ -863,7 +994,11 @@ impl Transfer {
                 return Ok(!self.is_done());
             }
             if self.result.is_some() {
-                return Err(self.result.take().and_then(|r| r.err()).unwrap_or_else(|| Error::code(Code::RecvError)));
+                return Err(self
+                    .result
+                    .take()
+                    .and_then(|r| r.err())
+                    .unwrap_or_else(|| Error::code(Code::RecvError)));
             }
         }
     }
@@ -919,11 +1054,17 @@ impl Transfer {
         while !data.is_empty() {
             match self.resp.phase {
                 Phase::Head => {
-                    if self.resp.first_line && self.resp.raw_bytes as usize == data.len() && !self.resp.http09 {
+                    if self.resp.first_line
+                        && self.resp.raw_bytes as usize == data.len()
+                        && !self.resp.http09
+                    {
                         match head::looks_like_status_line(data) {
                             Tri::No => {
                                 if !self.opts.http09_allowed {
-                                    return Err(Error::new(Code::UnsupportedProtocol, "Received HTTP/0.9 when not allowed"));
+                                    return Err(Error::new(
+                                        Code::UnsupportedProtocol,
+                                        "Received HTTP/0.9 when not allowed",
+                                    ));
                                 }
                                 self.resp.http09 = true;
                                 self.resp.version = HttpVersion::V0_9;
@@ -938,11 +1079,10 @@ impl Transfer {
                             Tri::Yes | Tri::NeedMore => {}
                         }
                     }
-                    let (used, line) = self
-                        .resp
-                        .lines
-                        .feed(data)
-                        .map_err(|_| Error::new(Code::RecvError, "Too large response headers"))?;
+                    let (used, line) =
+                        self.resp.lines.feed(data).map_err(|_| {
+                            Error::new(Code::RecvError, "Too large response headers")
+                        })?;
                     data = &data[used..];
                     if let Some(line) = line {
                         let line = line.to_vec();
@@ -996,7 +1136,11 @@ impl Transfer {
             let n = String::from_utf8_lossy(name).into_owned();
             let v = String::from_utf8_lossy(value).into_owned();
             self.apply_header(&n, value)?;
-            self.info.headers.push(Header { name: n, value: v, request: self.resp.request_no });
+            self.info.headers.push(Header {
+                name: n,
+                value: v,
+                request: self.resp.request_no,
+            });
         }
         Ok(())
     }
@@ -1007,7 +1151,10 @@ impl Transfer {
                 .map_err(|_| Error::new(Code::WeirdServerReply, "Invalid Content-Length: value"))?;
             if let Some(prev) = self.resp.content_length {
                 if prev != n {
-                    return Err(Error::new(Code::WeirdServerReply, "Conflicting Content-Length values"));
+                    return Err(Error::new(
+                        Code::WeirdServerReply,
+                        "Conflicting Content-Length values",
+                    ));
                 }
             }
             self.resp.content_length = Some(n);
@@ -1070,9 +1217,14 @@ impl Transfer {
         }
         if self.opts.fail_on_error && code >= 400 {
             self.resp.keepalive = false;
-            return Err(Error::new(Code::HttpReturnedError, format!("The requested URL returned error: {code}")));
+            return Err(Error::new(
+                Code::HttpReturnedError,
+                format!("The requested URL returned error: {code}"),
+            ));
         }
-        let follow = self.opts.follow_location && matches!(code, 301 | 302 | 303 | 307 | 308) && self.resp.location.is_some();
+        let follow = self.opts.follow_location
+            && matches!(code, 301 | 302 | 303 | 307 | 308)
+            && self.resp.location.is_some();
         if let Some(loc) = &self.resp.location {
             if (300..400).contains(&code) {
                 let base = self.url.clone().expect("url");
@@ -1086,13 +1238,17 @@ impl Transfer {
                         }
                     }
                     Err(_) if follow => {
-                        return Err(Error::new(Code::UrlMalformat, "The redirect target URL could not be parsed"))
+                        return Err(Error::new(
+                            Code::UrlMalformat,
+                            "The redirect target URL could not be parsed",
+                        ))
                     }
                     Err(_) => {}
                 }
             }
         }
-        if self.resp.version == HttpVersion::V1_0 || self.opts.http_version == HttpVersionPref::V1_0 {
+        if self.resp.version == HttpVersion::V1_0 || self.opts.http_version == HttpVersionPref::V1_0
+        {
             // HTTP/1.0 keeps the connection only when the server says so.
             if self.resp.version == HttpVersion::V1_0 {
                 self.resp.keepalive = self
@@ -1100,11 +1256,17 @@ impl Transfer {
                     .headers
                     .iter()
                     .filter(|h| h.request == self.resp.request_no)
-                    .any(|h| h.name.eq_ignore_ascii_case("Connection") && h.value.eq_ignore_ascii_case("keep-alive"));
+                    .any(|h| {
+                        h.name.eq_ignore_ascii_case("Connection")
+                            && h.value.eq_ignore_ascii_case("keep-alive")
+                    });
             }
         }
         if self.opts.resume_from > 0 && code == 200 && self.opts.range.is_none() {
-            return Err(Error::new(Code::RangeError, "HTTP server doesn't seem to support byte ranges. Cannot resume."));
+            return Err(Error::new(
+                Code::RangeError,
+                "HTTP server doesn't seem to support byte ranges. Cannot resume.",
+            ));
         }
         let no_body = self.method == "HEAD" || code == 204 || code == 304;
         self.resp.framing = if no_body {
@@ -1121,15 +1283,23 @@ impl Transfer {
             self.resp.keepalive = false;
             Framing::Close
         };
-        self.info.content_length_download = if no_body { None } else { self.resp.content_length };
+        self.info.content_length_download = if no_body {
+            None
+        } else {
+            self.resp.content_length
+        };
         if let (Some(max), Some(n)) = (self.opts.max_filesize, self.resp.content_length) {
             if n > max && !no_body {
-                return Err(Error::new(Code::FilesizeExceeded, "Maximum file size exceeded"));
+                return Err(Error::new(
+                    Code::FilesizeExceeded,
+                    "Maximum file size exceeded",
+                ));
             }
         }
         if let Some(ce) = &self.resp.content_encoding {
             if self.opts.accept_encoding.is_some() && self.opts.http_content_decoding && !no_body {
-                let d = Decoder::new(ce).map_err(|e| Error::new(Code::BadContentEncoding, e.to_string()))?;
+                let d = Decoder::new(ce)
+                    .map_err(|e| Error::new(Code::BadContentEncoding, e.to_string()))?;
                 self.resp.decoder = Some(d);
             }
         }
@@ -1170,9 +1340,13 @@ impl Transfer {
                 let mut used = 0;
                 let r = (|| {
                     while used < data.len() {
-                        let (n, ev) = dec
-                            .decode(&data[used..])
-                            .map_err(|e| Error::new(Code::RecvError, format!("chunk hex-length char not a hex digit: {e}")).reword_chunk())?;
+                        let (n, ev) = dec.decode(&data[used..]).map_err(|e| {
+                            Error::new(
+                                Code::RecvError,
+                                format!("chunk hex-length char not a hex digit: {e}"),
+                            )
+                            .reword_chunk()
+                        })?;
                         let start = used;
                         used += n;
                         match ev {
@@ -1211,7 +1385,10 @@ impl Transfer {
         self.info.size_download += data.len() as u64;
         if let Some(max) = self.opts.max_filesize {
             if self.info.size_download > max {
-                return Err(Error::new(Code::FilesizeExceeded, "Maximum file size exceeded"));
+                return Err(Error::new(
+                    Code::FilesizeExceeded,
+                    "Maximum file size exceeded",
+                ));
             }
         }
         if self.opts.verbose {
@@ -1291,7 +1468,10 @@ impl Transfer {
     fn follow(&mut self, cx: &mut Cx<'_>, next: String) -> Result<()> {
         let max = self.opts.max_redirs;
         if max >= 0 && self.info.redirect_count as i64 >= max {
-            return Err(Error::new(Code::TooManyRedirects, format!("Maximum ({max}) redirects followed")));
+            return Err(Error::new(
+                Code::TooManyRedirects,
+                format!("Maximum ({max}) redirects followed"),
+            ));
         }
         self.info.redirect_count += 1;
         let code = self.resp.code;
@@ -1302,8 +1482,9 @@ impl Transfer {
             let _ = &mut r;
             self.referer = Some(strip_userinfo_fragment(&cur.to_url_string()));
         }
-        let new = Url::parse(&next, self.url_flags())
-            .map_err(|e| Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message())))?;
+        let new = Url::parse(&next, self.url_flags()).map_err(|e| {
+            Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message()))
+        })?;
         // curl's method rules (lib/http.c, Curl_follow).
         let is_post = self.method == "POST" && self.opts.custom_request.is_none();
         let switch_to_get = match code {
@@ -1321,8 +1502,12 @@ impl Transfer {
                 self.opts.custom_request = None;
                 self.method = "GET".into();
             }
-        } else if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && !self.handler.rewind() {
-            return Err(Error::new(Code::SendFailRewind, "necessary data rewind was not possible"));
+        } else if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && !self.handler.rewind()
+        {
+            return Err(Error::new(
+                Code::SendFailRewind,
+                "necessary data rewind was not possible",
+            ));
         }
         self.info.time_redirect = cx.now.duration_since(self.started);
         self.url = Some(new);
@@ -1348,7 +1533,7 @@ impl Transfer {
             if self.opts.verbose {
                 let m = format!("closing connection #{}", self.info.conn_id);
                 let _ = m;
-                self.verbose(&format!("{}", e.message()));
+                self.verbose(e.message());
             }
         }
         self.result = Some(r);
@@ -1366,7 +1551,10 @@ impl Transfer {
     /// Take everything back out (the multi dropped the transfer).
     pub fn abort(&mut self, cx: &mut Cx<'_>) {
         if !self.is_done() {
-            self.finish(cx, Err(Error::new(Code::AbortedByCallback, "Transfer removed")));
+            self.finish(
+                cx,
+                Err(Error::new(Code::AbortedByCallback, "Transfer removed")),
+            );
         }
     }
 }
@@ -1385,11 +1573,17 @@ impl ErrorExt for Error {
 }
 
 fn send_error(e: &io::Error) -> Error {
-    Error::new(Code::SendError, format!("Send failure: {}", connect::os_error_text(e)))
+    Error::new(
+        Code::SendError,
+        format!("Send failure: {}", connect::os_error_text(e)),
+    )
 }
 
 fn write_error(passed: usize, returned: usize) -> Error {
-    Error::new(Code::WriteError, format!("Failure writing output to destination, passed {passed} returned {returned}"))
+    Error::new(
+        Code::WriteError,
+        format!("Failure writing output to destination, passed {passed} returned {returned}"),
+    )
 }
 
 fn trim_eol(line: &[u8]) -> &[u8] {
@@ -1436,7 +1630,13 @@ fn parse_connect_to(rule: &str) -> Option<(String, Option<u16>, String, Option<u
             None => (rest.to_string(), ""),
         }
     };
-    let port = |s: &str| if s.is_empty() { Some(None) } else { s.parse::<u16>().ok().map(Some) };
+    let port = |s: &str| {
+        if s.is_empty() {
+            Some(None)
+        } else {
+            s.parse::<u16>().ok().map(Some)
+        }
+    };
     Some((h, port(p)?, th, port(tp)?))
 }
 
@@ -1446,8 +1646,11 @@ fn pct_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() + 0 && i + 2 <= b.len() - 1 {
-            if let (Some(h), Some(l)) = ((b[i + 1] as char).to_digit(16), (b[i + 2] as char).to_digit(16)) {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (
+                (b[i + 1] as char).to_digit(16),
+                (b[i + 2] as char).to_digit(16),
+            ) {
                 out.push((h * 16 + l) as u8);
                 i += 3;
                 continue;
@@ -1464,11 +1667,21 @@ pub fn base64(data: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut s = String::with_capacity(data.len().div_ceil(3) * 4);
     for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
         s.push(T[(n >> 18) as usize & 63] as char);
         s.push(T[(n >> 12) as usize & 63] as char);
-        s.push(if c.len() > 1 { T[(n >> 6) as usize & 63] as char } else { '=' });
-        s.push(if c.len() > 2 { T[n as usize & 63] as char } else { '=' });
+        s.push(if c.len() > 1 {
+            T[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        s.push(if c.len() > 2 {
+            T[n as usize & 63] as char
+        } else {
+            '='
+        });
     }
     s
 }
@@ -1488,9 +1701,18 @@ mod tests {
 
     #[test]
     fn connect_to_rules() {
-        assert_eq!(parse_connect_to("a:80:b:81"), Some(("a".into(), Some(80), "b".into(), Some(81))));
-        assert_eq!(parse_connect_to("::b:"), Some(("".into(), None, "b".into(), None)));
-        assert_eq!(parse_connect_to("[::1]:80:[::2]:81"), Some(("::1".into(), Some(80), "::2".into(), Some(81))));
+        assert_eq!(
+            parse_connect_to("a:80:b:81"),
+            Some(("a".into(), Some(80), "b".into(), Some(81)))
+        );
+        assert_eq!(
+            parse_connect_to("::b:"),
+            Some(("".into(), None, "b".into(), None))
+        );
+        assert_eq!(
+            parse_connect_to("[::1]:80:[::2]:81"),
+            Some(("::1".into(), Some(80), "::2".into(), Some(81)))
+        );
     }
 
     #[test]

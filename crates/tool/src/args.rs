@@ -39,84 +39,595 @@ macro_rules! opts {
 }
 
 opts![
-    ("abstract-unix-socket", None, Arg, "<path>", "Connect via abstract Unix domain socket", "connection"),
-    ("buffer", None, Bool, "", "Enable buffering of the output stream", "output"),
-    ("compressed", None, Bool, "", "Request compressed response", "http"),
-    ("config", Some('K'), Arg, "<file>", "Read config from a file", "curl"),
-    ("connect-timeout", None, Arg, "<seconds>", "Maximum time allowed to connect", "connection timeout"),
-    ("connect-to", None, Arg, "<HOST1:PORT1:HOST2:PORT2>", "Connect to host2 instead of host1", "connection dns"),
-    ("continue-at", Some('C'), Arg, "<offset>", "Resumed transfer offset", "connection"),
-    ("cookie", Some('b'), Arg, "<data|filename>", "Send cookies from string/load from file", "http"),
-    ("create-dirs", None, Bool, "", "Create necessary local directory hierarchy", "output"),
-    ("data", Some('d'), Arg, "<data>", "HTTP POST data", "important http post upload"),
-    ("data-ascii", None, Arg, "<data>", "HTTP POST ASCII data", "http post upload"),
-    ("data-binary", None, Arg, "<data>", "HTTP POST binary data", "http post upload"),
-    ("data-raw", None, Arg, "<data>", "HTTP POST data, '@' allowed", "http post upload"),
-    ("data-urlencode", None, Arg, "<data>", "HTTP POST data URL encoded", "http post upload"),
+    (
+        "abstract-unix-socket",
+        None,
+        Arg,
+        "<path>",
+        "Connect via abstract Unix domain socket",
+        "connection"
+    ),
+    (
+        "buffer",
+        None,
+        Bool,
+        "",
+        "Enable buffering of the output stream",
+        "output"
+    ),
+    (
+        "compressed",
+        None,
+        Bool,
+        "",
+        "Request compressed response",
+        "http"
+    ),
+    (
+        "config",
+        Some('K'),
+        Arg,
+        "<file>",
+        "Read config from a file",
+        "curl"
+    ),
+    (
+        "connect-timeout",
+        None,
+        Arg,
+        "<seconds>",
+        "Maximum time allowed to connect",
+        "connection timeout"
+    ),
+    (
+        "connect-to",
+        None,
+        Arg,
+        "<HOST1:PORT1:HOST2:PORT2>",
+        "Connect to host2 instead of host1",
+        "connection dns"
+    ),
+    (
+        "continue-at",
+        Some('C'),
+        Arg,
+        "<offset>",
+        "Resumed transfer offset",
+        "connection"
+    ),
+    (
+        "cookie",
+        Some('b'),
+        Arg,
+        "<data|filename>",
+        "Send cookies from string/load from file",
+        "http"
+    ),
+    (
+        "create-dirs",
+        None,
+        Bool,
+        "",
+        "Create necessary local directory hierarchy",
+        "output"
+    ),
+    (
+        "data",
+        Some('d'),
+        Arg,
+        "<data>",
+        "HTTP POST data",
+        "important http post upload"
+    ),
+    (
+        "data-ascii",
+        None,
+        Arg,
+        "<data>",
+        "HTTP POST ASCII data",
+        "http post upload"
+    ),
+    (
+        "data-binary",
+        None,
+        Arg,
+        "<data>",
+        "HTTP POST binary data",
+        "http post upload"
+    ),
+    (
+        "data-raw",
+        None,
+        Arg,
+        "<data>",
+        "HTTP POST data, '@' allowed",
+        "http post upload"
+    ),
+    (
+        "data-urlencode",
+        None,
+        Arg,
+        "<data>",
+        "HTTP POST data URL encoded",
+        "http post upload"
+    ),
     ("disable", Some('q'), Bool, "", "Disable .curlrc", "curl"),
-    ("dump-header", Some('D'), Arg, "<filename>", "Write the received headers to <filename>", "http ftp"),
-    ("expect100-timeout", None, Arg, "<seconds>", "How long to wait for 100-continue", "http timeout"),
-    ("fail", Some('f'), Bool, "", "Fail fast with no output on HTTP errors", "important http"),
-    ("fail-with-body", None, Bool, "", "Fail on HTTP errors but save the body", "http output"),
-    ("get", Some('G'), Bool, "", "Put the post data in the URL and use GET", "http"),
-    ("head", Some('I'), Bool, "", "Show document info only", "http ftp file"),
-    ("header", Some('H'), Arg, "<header/@file>", "Pass custom header(s) to server", "http"),
-    ("help", Some('h'), Action, "<subject>", "Get help for commands", "important curl"),
-    ("http0.9", None, Bool, "", "Allow HTTP/0.9 responses", "http"),
+    (
+        "dump-header",
+        Some('D'),
+        Arg,
+        "<filename>",
+        "Write the received headers to <filename>",
+        "http ftp"
+    ),
+    (
+        "expect100-timeout",
+        None,
+        Arg,
+        "<seconds>",
+        "How long to wait for 100-continue",
+        "http timeout"
+    ),
+    (
+        "fail",
+        Some('f'),
+        Bool,
+        "",
+        "Fail fast with no output on HTTP errors",
+        "important http"
+    ),
+    (
+        "fail-with-body",
+        None,
+        Bool,
+        "",
+        "Fail on HTTP errors but save the body",
+        "http output"
+    ),
+    (
+        "get",
+        Some('G'),
+        Bool,
+        "",
+        "Put the post data in the URL and use GET",
+        "http"
+    ),
+    (
+        "head",
+        Some('I'),
+        Bool,
+        "",
+        "Show document info only",
+        "http ftp file"
+    ),
+    (
+        "header",
+        Some('H'),
+        Arg,
+        "<header/@file>",
+        "Pass custom header(s) to server",
+        "http"
+    ),
+    (
+        "help",
+        Some('h'),
+        Action,
+        "<subject>",
+        "Get help for commands",
+        "important curl"
+    ),
+    (
+        "http0.9",
+        None,
+        Bool,
+        "",
+        "Allow HTTP/0.9 responses",
+        "http"
+    ),
     ("http1.0", Some('0'), Action, "", "Use HTTP/1.0", "http"),
     ("http1.1", None, Action, "", "Use HTTP/1.1", "http"),
-    ("include", None, Bool, "", "Include response headers in output", "important verbose"),
-    ("interface", None, Arg, "<name>", "Use network interface", "connection"),
-    ("ipv4", Some('4'), Action, "", "Resolve names to IPv4 addresses", "connection dns"),
-    ("ipv6", Some('6'), Action, "", "Resolve names to IPv6 addresses", "connection dns"),
-    ("json", None, Arg, "<data>", "HTTP POST JSON", "http post upload"),
-    ("keepalive", None, Bool, "", "Use TCP keepalive", "connection"),
-    ("keepalive-time", None, Arg, "<seconds>", "Interval time for keepalive probes", "connection"),
-    ("local-port", None, Arg, "<range>", "Use a local port number within RANGE", "connection"),
+    (
+        "include",
+        None,
+        Bool,
+        "",
+        "Include response headers in output",
+        "important verbose"
+    ),
+    (
+        "interface",
+        None,
+        Arg,
+        "<name>",
+        "Use network interface",
+        "connection"
+    ),
+    (
+        "ipv4",
+        Some('4'),
+        Action,
+        "",
+        "Resolve names to IPv4 addresses",
+        "connection dns"
+    ),
+    (
+        "ipv6",
+        Some('6'),
+        Action,
+        "",
+        "Resolve names to IPv6 addresses",
+        "connection dns"
+    ),
+    (
+        "json",
+        None,
+        Arg,
+        "<data>",
+        "HTTP POST JSON",
+        "http post upload"
+    ),
+    (
+        "keepalive",
+        None,
+        Bool,
+        "",
+        "Use TCP keepalive",
+        "connection"
+    ),
+    (
+        "keepalive-time",
+        None,
+        Arg,
+        "<seconds>",
+        "Interval time for keepalive probes",
+        "connection"
+    ),
+    (
+        "local-port",
+        None,
+        Arg,
+        "<range>",
+        "Use a local port number within RANGE",
+        "connection"
+    ),
     ("location", Some('L'), Bool, "", "Follow redirects", "http"),
-    ("location-trusted", None, Bool, "", "As --location, but send secrets to other hosts", "http auth"),
-    ("max-filesize", None, Arg, "<bytes>", "Maximum file size to download", "connection"),
-    ("max-redirs", None, Arg, "<num>", "Maximum number of redirects allowed", "http"),
-    ("max-time", Some('m'), Arg, "<seconds>", "Maximum time allowed for transfer", "connection timeout"),
-    ("next", Some(':'), Action, "", "Make next URL use separate options", "curl"),
-    ("no-buffer", Some('N'), Action, "", "Disable buffering of the output stream", "output"),
-    ("no-keepalive", None, Action, "", "Disable TCP keepalive on the connection", "connection"),
-    ("no-progress-meter", None, Action, "", "Do not show the progress meter", "verbose"),
-    ("output", Some('o'), Arg, "<file>", "Write to file instead of stdout", "important output"),
-    ("output-dir", None, Arg, "<dir>", "Directory to save files in", "output"),
-    ("parallel", Some('Z'), Bool, "", "Perform transfers in parallel", "connection curl"),
-    ("parallel-immediate", None, Bool, "", "Do not wait for multiplexing", "connection curl"),
-    ("parallel-max", None, Arg, "<num>", "Maximum concurrency for parallel transfers", "connection curl"),
-    ("path-as-is", None, Bool, "", "Do not squash .. sequences in URL path", "curl"),
-    ("post301", None, Bool, "", "Do not switch to GET after a 301 redirect", "http post"),
-    ("post302", None, Bool, "", "Do not switch to GET after a 302 redirect", "http post"),
-    ("post303", None, Bool, "", "Do not switch to GET after a 303 redirect", "http post"),
-    ("progress-bar", Some('#'), Bool, "", "Display transfer progress as a bar", "verbose"),
-    ("proto-default", None, Arg, "<protocol>", "Use PROTOCOL for any URL missing a scheme", "connection curl"),
-    ("range", Some('r'), Arg, "<range>", "Retrieve only the bytes within RANGE", "http ftp sftp file"),
-    ("raw", None, Bool, "", "Do HTTP raw; no transfer decoding", "http"),
+    (
+        "location-trusted",
+        None,
+        Bool,
+        "",
+        "As --location, but send secrets to other hosts",
+        "http auth"
+    ),
+    (
+        "max-filesize",
+        None,
+        Arg,
+        "<bytes>",
+        "Maximum file size to download",
+        "connection"
+    ),
+    (
+        "max-redirs",
+        None,
+        Arg,
+        "<num>",
+        "Maximum number of redirects allowed",
+        "http"
+    ),
+    (
+        "max-time",
+        Some('m'),
+        Arg,
+        "<seconds>",
+        "Maximum time allowed for transfer",
+        "connection timeout"
+    ),
+    (
+        "next",
+        Some(':'),
+        Action,
+        "",
+        "Make next URL use separate options",
+        "curl"
+    ),
+    (
+        "no-buffer",
+        Some('N'),
+        Action,
+        "",
+        "Disable buffering of the output stream",
+        "output"
+    ),
+    (
+        "no-keepalive",
+        None,
+        Action,
+        "",
+        "Disable TCP keepalive on the connection",
+        "connection"
+    ),
+    (
+        "no-progress-meter",
+        None,
+        Action,
+        "",
+        "Do not show the progress meter",
+        "verbose"
+    ),
+    (
+        "output",
+        Some('o'),
+        Arg,
+        "<file>",
+        "Write to file instead of stdout",
+        "important output"
+    ),
+    (
+        "output-dir",
+        None,
+        Arg,
+        "<dir>",
+        "Directory to save files in",
+        "output"
+    ),
+    (
+        "parallel",
+        Some('Z'),
+        Bool,
+        "",
+        "Perform transfers in parallel",
+        "connection curl"
+    ),
+    (
+        "parallel-immediate",
+        None,
+        Bool,
+        "",
+        "Do not wait for multiplexing",
+        "connection curl"
+    ),
+    (
+        "parallel-max",
+        None,
+        Arg,
+        "<num>",
+        "Maximum concurrency for parallel transfers",
+        "connection curl"
+    ),
+    (
+        "path-as-is",
+        None,
+        Bool,
+        "",
+        "Do not squash .. sequences in URL path",
+        "curl"
+    ),
+    (
+        "post301",
+        None,
+        Bool,
+        "",
+        "Do not switch to GET after a 301 redirect",
+        "http post"
+    ),
+    (
+        "post302",
+        None,
+        Bool,
+        "",
+        "Do not switch to GET after a 302 redirect",
+        "http post"
+    ),
+    (
+        "post303",
+        None,
+        Bool,
+        "",
+        "Do not switch to GET after a 303 redirect",
+        "http post"
+    ),
+    (
+        "progress-bar",
+        Some('#'),
+        Bool,
+        "",
+        "Display transfer progress as a bar",
+        "verbose"
+    ),
+    (
+        "proto-default",
+        None,
+        Arg,
+        "<protocol>",
+        "Use PROTOCOL for any URL missing a scheme",
+        "connection curl"
+    ),
+    (
+        "range",
+        Some('r'),
+        Arg,
+        "<range>",
+        "Retrieve only the bytes within RANGE",
+        "http ftp sftp file"
+    ),
+    (
+        "raw",
+        None,
+        Bool,
+        "",
+        "Do HTTP raw; no transfer decoding",
+        "http"
+    ),
     ("referer", Some('e'), Arg, "<URL>", "Referrer URL", "http"),
-    ("remote-name", Some('O'), Bool, "", "Write output to file named as remote file", "important output"),
-    ("remote-name-all", None, Bool, "", "Use the remote filename for all URLs", "output"),
-    ("request", Some('X'), Arg, "<method>", "Specify request method to use", "connection"),
-    ("request-target", None, Arg, "<path>", "Specify the target for this request", "http"),
-    ("resolve", None, Arg, "<[+]host:port:addr[,addr]...>", "Resolve host+port to address", "connection dns"),
-    ("show-error", Some('S'), Bool, "", "Show error even when -s is used", "curl"),
-    ("show-headers", Some('i'), Bool, "", "Show response headers in output", "important http output"),
-    ("silent", Some('s'), Bool, "", "Silent mode", "important verbose"),
-    ("stderr", None, Arg, "<file>", "Where to redirect stderr", "verbose"),
-    ("tcp-nodelay", None, Bool, "", "Set TCP_NODELAY", "connection"),
-    ("trace", None, Arg, "<file>", "Write a debug trace to FILE", "verbose"),
-    ("trace-ascii", None, Arg, "<file>", "Like --trace, but without hex output", "verbose"),
-    ("trace-time", None, Bool, "", "Add time stamps to trace/verbose output", "verbose"),
-    ("unix-socket", None, Arg, "<path>", "Connect through this Unix domain socket", "connection"),
-    ("upload-file", Some('T'), Arg, "<file>", "Transfer local FILE to destination", "important upload"),
-    ("url", None, Arg, "<url/file>", "URL(s) to work with", "curl"),
-    ("user", Some('u'), Arg, "<user:password>", "Server user and password", "important auth"),
-    ("user-agent", Some('A'), Arg, "<name>", "Send User-Agent <name> to server", "important http"),
-    ("verbose", Some('v'), Bool, "", "Make the operation more talkative", "important verbose"),
-    ("version", Some('V'), Action, "", "Show version number and quit", "important curl"),
-    ("write-out", Some('w'), Arg, "<format>", "Output FORMAT after completion", "verbose"),
+    (
+        "remote-name",
+        Some('O'),
+        Bool,
+        "",
+        "Write output to file named as remote file",
+        "important output"
+    ),
+    (
+        "remote-name-all",
+        None,
+        Bool,
+        "",
+        "Use the remote filename for all URLs",
+        "output"
+    ),
+    (
+        "request",
+        Some('X'),
+        Arg,
+        "<method>",
+        "Specify request method to use",
+        "connection"
+    ),
+    (
+        "request-target",
+        None,
+        Arg,
+        "<path>",
+        "Specify the target for this request",
+        "http"
+    ),
+    (
+        "resolve",
+        None,
+        Arg,
+        "<[+]host:port:addr[,addr]...>",
+        "Resolve host+port to address",
+        "connection dns"
+    ),
+    (
+        "show-error",
+        Some('S'),
+        Bool,
+        "",
+        "Show error even when -s is used",
+        "curl"
+    ),
+    (
+        "show-headers",
+        Some('i'),
+        Bool,
+        "",
+        "Show response headers in output",
+        "important http output"
+    ),
+    (
+        "silent",
+        Some('s'),
+        Bool,
+        "",
+        "Silent mode",
+        "important verbose"
+    ),
+    (
+        "stderr",
+        None,
+        Arg,
+        "<file>",
+        "Where to redirect stderr",
+        "verbose"
+    ),
+    (
+        "tcp-nodelay",
+        None,
+        Bool,
+        "",
+        "Set TCP_NODELAY",
+        "connection"
+    ),
+    (
+        "trace",
+        None,
+        Arg,
+        "<file>",
+        "Write a debug trace to FILE",
+        "verbose"
+    ),
+    (
+        "trace-ascii",
+        None,
+        Arg,
+        "<file>",
+        "Like --trace, but without hex output",
+        "verbose"
+    ),
+    (
+        "trace-time",
+        None,
+        Bool,
+        "",
+        "Add time stamps to trace/verbose output",
+        "verbose"
+    ),
+    (
+        "unix-socket",
+        None,
+        Arg,
+        "<path>",
+        "Connect through this Unix domain socket",
+        "connection"
+    ),
+    (
+        "upload-file",
+        Some('T'),
+        Arg,
+        "<file>",
+        "Transfer local FILE to destination",
+        "important upload"
+    ),
+    (
+        "url",
+        None,
+        Arg,
+        "<url/file>",
+        "URL(s) to work with",
+        "curl"
+    ),
+    (
+        "user",
+        Some('u'),
+        Arg,
+        "<user:password>",
+        "Server user and password",
+        "important auth"
+    ),
+    (
+        "user-agent",
+        Some('A'),
+        Arg,
+        "<name>",
+        "Send User-Agent <name> to server",
+        "important http"
+    ),
+    (
+        "verbose",
+        Some('v'),
+        Bool,
+        "",
+        "Make the operation more talkative",
+        "important verbose"
+    ),
+    (
+        "version",
+        Some('V'),
+        Action,
+        "",
+        "Show version number and quit",
+        "important curl"
+    ),
+    (
+        "write-out",
+        Some('w'),
+        Arg,
+        "<format>",
+        "Output FORMAT after completion",
+        "verbose"
+    ),
 ];
 
 /// Find an option by long name; curl accepts unambiguous prefixes of long names? No: curl
@@ -248,7 +759,10 @@ pub struct ParseError {
 }
 
 fn perr(msg: impl Into<String>) -> ParseError {
-    ParseError { msg: msg.into(), code: 2 }
+    ParseError {
+        msg: msg.into(),
+        code: 2,
+    }
 }
 
 struct Parser {
@@ -267,22 +781,39 @@ impl Parser {
         if let Some(i) = op_has_unassigned {
             self.op().urls[i].url = u;
         } else {
-            self.op().urls.push(UrlSpec { url: u, output: None, remote_name: false });
+            self.op().urls.push(UrlSpec {
+                url: u,
+                output: None,
+                remote_name: false,
+            });
         }
     }
 
     fn add_output(&mut self, output: Option<String>, remote: bool) {
         // Attach to the first URL that has no output yet, else wait for a URL.
         let op = self.op();
-        if let Some(s) = op.urls.iter_mut().find(|s| s.output.is_none() && !s.remote_name) {
+        if let Some(s) = op
+            .urls
+            .iter_mut()
+            .find(|s| s.output.is_none() && !s.remote_name)
+        {
             s.output = output;
             s.remote_name = remote;
         } else {
-            op.urls.push(UrlSpec { url: String::new(), output, remote_name: remote });
+            op.urls.push(UrlSpec {
+                url: String::new(),
+                output,
+                remote_name: remote,
+            });
         }
     }
 
-    fn apply(&mut self, o: &'static Opt, negated: bool, arg: Option<String>) -> Result<(), ParseError> {
+    fn apply(
+        &mut self,
+        o: &'static Opt,
+        negated: bool,
+        arg: Option<String>,
+    ) -> Result<(), ParseError> {
         let on = !negated;
         let a = || arg.clone().unwrap_or_default();
         let name = o.long;
@@ -307,7 +838,10 @@ impl Parser {
             "version" => self.cfg.action = Some(Action::Version),
             "help" => self.cfg.action = Some(Action::Help(arg)),
             "disable" => {}
-            "next" => self.cfg.ops.push(Operation { tcp_nodelay: true, ..Operation::default() }),
+            "next" => self.cfg.ops.push(Operation {
+                tcp_nodelay: true,
+                ..Operation::default()
+            }),
             "url" => self.add_url(a()),
             "output" => self.add_output(Some(a()), false),
             "remote-name" => self.add_output(None, on),
@@ -325,7 +859,8 @@ impl Parser {
             "header" => {
                 let v = a();
                 if let Some(f) = v.strip_prefix('@') {
-                    let text = read_arg_file(f).map_err(|_| perr(format!("option -H: error reading {f}")))?;
+                    let text = read_arg_file(f)
+                        .map_err(|_| perr(format!("option -H: error reading {f}")))?;
                     for line in String::from_utf8_lossy(&text).lines() {
                         let l = line.trim_end_matches('\r');
                         if !l.is_empty() {
@@ -341,7 +876,11 @@ impl Parser {
                 let v = a();
                 if let Some(r) = v.strip_suffix(";auto") {
                     self.op().autoreferer = true;
-                    self.op().referer = if r.is_empty() { None } else { Some(r.to_string()) };
+                    self.op().referer = if r.is_empty() {
+                        None
+                    } else {
+                        Some(r.to_string())
+                    };
                 } else {
                     self.op().autoreferer = false;
                     self.op().referer = Some(v);
@@ -390,7 +929,8 @@ impl Parser {
             "write-out" => {
                 let v = a();
                 let fmt = if let Some(f) = v.strip_prefix('@') {
-                    let b = read_arg_file(f).map_err(|_| perr(format!("option -w: error reading {f}")))?;
+                    let b = read_arg_file(f)
+                        .map_err(|_| perr(format!("option -w: error reading {f}")))?;
                     String::from_utf8_lossy(&b).into_owned()
                 } else {
                     v
@@ -419,7 +959,9 @@ impl Parser {
                     }
                 };
                 if !(0..=65535).contains(&lo) || !(0..=65535).contains(&hi) || hi < lo {
-                    return Err(perr(format!("option --{name}: expected a proper numerical parameter")));
+                    return Err(perr(format!(
+                        "option --{name}: expected a proper numerical parameter"
+                    )));
                 }
                 self.op().local_port = Some((lo as u16, (hi - lo + 1) as u16));
             }
@@ -466,7 +1008,9 @@ impl Parser {
                         _ => return Err(perr(format!("option {arg}: is unknown"))),
                     },
                 };
-                let val = if o.kind == Kind::Arg || (o.long == "help" && i < args.len() && !args[i].starts_with('-')) {
+                let val = if o.kind == Kind::Arg
+                    || (o.long == "help" && i < args.len() && !args[i].starts_with('-'))
+                {
                     if o.long == "help" {
                         let v = args.get(i).cloned();
                         i += 1;
@@ -521,7 +1065,8 @@ impl Parser {
 
     /// `-K FILE`: curl's config syntax, one option per line.
     fn config_file(&mut self, path: &str) -> Result<(), ParseError> {
-        let data = read_arg_file(path).map_err(|_| perr(format!("cannot read config from '{path}'")))?;
+        let data =
+            read_arg_file(path).map_err(|_| perr(format!("cannot read config from '{path}'")))?;
         let text = String::from_utf8_lossy(&data).into_owned();
         let mut args = Vec::new();
         for line in text.lines() {
@@ -539,7 +1084,11 @@ impl Parser {
             let takes = if let Some(l) = name.strip_prefix("--") {
                 find_long(l).is_some_and(|o| o.kind == Kind::Arg)
             } else {
-                name.chars().nth(1).and_then(find_short).is_some_and(|o| o.kind == Kind::Arg) && name.len() == 2
+                name.chars()
+                    .nth(1)
+                    .and_then(find_short)
+                    .is_some_and(|o| o.kind == Kind::Arg)
+                    && name.len() == 2
             };
             if takes {
                 args.push(config_value(rest));
@@ -550,7 +1099,9 @@ impl Parser {
 }
 
 fn split_config_line(line: &str) -> (&str, &str) {
-    let end = line.find(|c: char| c.is_whitespace() || c == '=' || c == ':').unwrap_or(line.len());
+    let end = line
+        .find(|c: char| c.is_whitespace() || c == '=' || c == ':')
+        .unwrap_or(line.len());
     let name = &line[..end];
     let mut rest = line[end..].trim_start();
     if let Some(r) = rest.strip_prefix(['=', ':']) {
@@ -596,15 +1147,19 @@ pub fn read_arg_file(f: &str) -> std::io::Result<Vec<u8>> {
 }
 
 fn parse_num(name: &str, v: &str) -> Result<i64, ParseError> {
-    v.trim()
-        .parse::<i64>()
-        .map_err(|_| perr(format!("option --{name}: expected a proper numerical parameter")))
+    v.trim().parse::<i64>().map_err(|_| {
+        perr(format!(
+            "option --{name}: expected a proper numerical parameter"
+        ))
+    })
 }
 
 fn parse_secs(name: &str, v: &str) -> Result<f64, ParseError> {
     match v.trim().parse::<f64>() {
         Ok(f) if f >= 0.0 && f.is_finite() => Ok(f),
-        _ => Err(perr(format!("option --{name}: expected a proper numerical parameter"))),
+        _ => Err(perr(format!(
+            "option --{name}: expected a proper numerical parameter"
+        ))),
     }
 }
 
@@ -621,20 +1176,32 @@ fn parse_size(name: &str, v: &str) -> Result<u64, ParseError> {
     num.parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(mult))
-        .ok_or_else(|| perr(format!("option --{name}: expected a proper numerical parameter")))
+        .ok_or_else(|| {
+            perr(format!(
+                "option --{name}: expected a proper numerical parameter"
+            ))
+        })
 }
 
 /// Parse the whole command line (without the program name).
 pub fn parse(args: &[String]) -> Result<Config, ParseError> {
     let mut p = Parser {
         cfg: Config {
-            global: Global { parallel_max: 50, ..Global::default() },
-            ops: vec![Operation { tcp_nodelay: true, ..Operation::default() }],
+            global: Global {
+                parallel_max: 50,
+                ..Global::default()
+            },
+            ops: vec![Operation {
+                tcp_nodelay: true,
+                ..Operation::default()
+            }],
             action: None,
         },
         pending_outputs: Vec::new(),
     };
-    if args.first().map(|a| a.as_str()) != Some("-q") && args.first().map(|a| a.as_str()) != Some("--disable") {
+    if args.first().map(|a| a.as_str()) != Some("-q")
+        && args.first().map(|a| a.as_str()) != Some("--disable")
+    {
         if let Some(rc) = curlrc_path() {
             if rc.exists() {
                 p.config_file(&rc.to_string_lossy())?;
@@ -660,7 +1227,9 @@ fn curlrc_path() -> Option<PathBuf> {
             return Some(p);
         }
     }
-    std::env::var("HOME").ok().map(|h| PathBuf::from(h).join(".curlrc"))
+    std::env::var("HOME")
+        .ok()
+        .map(|h| PathBuf::from(h).join(".curlrc"))
 }
 
 #[cfg(test)]
@@ -698,9 +1267,18 @@ mod tests {
     fn negation_and_errors() {
         let c = p(&["-q", "-L", "--no-location", "x"]).unwrap();
         assert!(!c.ops[0].location);
-        assert_eq!(p(&["-q", "--foo"]).unwrap_err().msg, "option --foo: is unknown");
-        assert_eq!(p(&["-q", "-o"]).unwrap_err().msg, "option -o: requires parameter");
-        assert_eq!(p(&["-q", "--no-output", "x"]).unwrap_err().msg, "option --no-output: is unknown");
+        assert_eq!(
+            p(&["-q", "--foo"]).unwrap_err().msg,
+            "option --foo: is unknown"
+        );
+        assert_eq!(
+            p(&["-q", "-o"]).unwrap_err().msg,
+            "option -o: requires parameter"
+        );
+        assert_eq!(
+            p(&["-q", "--no-output", "x"]).unwrap_err().msg,
+            "option --no-output: is unknown"
+        );
         assert_eq!(
             p(&["-q", "--max-time", "abc"]).unwrap_err().msg,
             "option --max-time: expected a proper numerical parameter"

@@ -35,12 +35,21 @@ pub fn help(topic: Option<&str>) -> String {
     let mut s = String::from("Usage: curl [options...] <url>\n");
     match topic {
         None => {
-            for o in OPTIONS.iter().filter(|o| o.cats.split(' ').any(|c| c == "important")) {
+            for o in OPTIONS
+                .iter()
+                .filter(|o| o.cats.split(' ').any(|c| c == "important"))
+            {
                 s.push_str(&line(o, 28));
             }
             s.push_str("\nThis is not the full help; this menu is split into categories.\n");
-            s.push_str("Use \"--help category\" to get an overview of all categories, which are:\n");
-            let names: Vec<&str> = CATEGORIES.iter().map(|c| c.0).filter(|c| *c != "important").collect();
+            s.push_str(
+                "Use \"--help category\" to get an overview of all categories, which are:\n",
+            );
+            let names: Vec<&str> = CATEGORIES
+                .iter()
+                .map(|c| c.0)
+                .filter(|c| *c != "important")
+                .collect();
             s.push_str(&names.join(", "));
             s.push_str(".\nUse \"--help all\" to list all options\n");
             s.push_str("Use \"--help [option]\" to view documentation for a given option\n");
@@ -58,14 +67,22 @@ pub fn help(topic: Option<&str>) -> String {
         Some(cat) => {
             if let Some((_, d)) = CATEGORIES.iter().find(|c| c.0 == cat) {
                 s = format!("{d}\n");
-                for o in OPTIONS.iter().filter(|o| o.cats.split(' ').any(|c| c == cat)) {
+                for o in OPTIONS
+                    .iter()
+                    .filter(|o| o.cats.split(' ').any(|c| c == cat))
+                {
                     s.push_str(&line(o, 34));
                 }
             } else {
                 let name = cat.trim_start_matches('-');
                 match crate::args::find_long(name) {
                     Some(o) => s = line(o, 34),
-                    None => s = format!("Unknown category provided, here is a list of all categories:\n\n{}", help(Some("category"))),
+                    None => {
+                        s = format!(
+                            "Unknown category provided, here is a list of all categories:\n\n{}",
+                            help(Some("category"))
+                        )
+                    }
                 }
             }
         }

@@ -4,15 +4,50 @@
 mod args;
 mod help;
 mod operate;
+#[allow(dead_code)] // the -# bar and the -Z meter are wired in with parallel output
 mod progress;
 mod writeout;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
+#[cfg(feature = "alloc-count")]
+#[global_allocator]
+static ALLOC: oxcurl_sys::alloc::CountingAlloc = oxcurl_sys::alloc::CountingAlloc;
+
+/// With the `alloc-count` feature, `OXCURL_ALLOCCOUNT=FILE` writes allocation totals to FILE
+/// at exit: `allocs N reallocs N frees N peak N`.
+#[cfg(feature = "alloc-count")]
+fn alloc_report_start() -> Option<String> {
+    let f = std::env::var("OXCURL_ALLOCCOUNT").ok()?;
+    oxcurl_sys::alloc::enable();
+    Some(f)
+}
+
+#[cfg(feature = "alloc-count")]
+fn alloc_report_end(f: Option<String>) {
+    if let Some(f) = f {
+        let s = oxcurl_sys::alloc::stats();
+        let _ = std::fs::write(
+            f,
+            format!(
+                "allocs {} reallocs {} frees {} peak {}\n",
+                s.allocs, s.reallocs, s.frees, s.peak_bytes
+            ),
+        );
+    }
+}
+
 fn main() {
-    let argv: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+    #[cfg(feature = "alloc-count")]
+    let report = alloc_report_start();
+    let argv: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let code = run(argv);
+    #[cfg(feature = "alloc-count")]
+    alloc_report_end(report);
     std::process::exit(code);
 }
 
@@ -22,7 +57,10 @@ fn run(argv: Vec<String>) -> i32 {
         Err(e) => {
             let mut err = std::io::stderr();
             let _ = writeln!(err, "curl: {}", e.msg);
-            let _ = writeln!(err, "curl: try 'curl --help' or 'curl --manual' for more information");
+            let _ = writeln!(
+                err,
+                "curl: try 'curl --help' or 'curl --manual' for more information"
+            );
             return e.code;
         }
     };

@@ -18,6 +18,9 @@ use crate::writeout::{self, WriteoutContext};
 /// The tool's receive buffer (curl's tool default, 100 KiB).
 const TOOL_BUFFER_SIZE: usize = 100 * 1024;
 
+/// An upload source: reader, size when known, path for rewinding.
+type Upload = (Box<dyn io::Read + Send>, Option<u64>, Option<PathBuf>);
+
 /// Where stderr output goes (`--stderr`).
 pub type ErrOut = Arc<Mutex<Box<dyn Write + Send>>>;
 
@@ -31,7 +34,12 @@ fn errout_write(e: &ErrOut, data: &[u8]) {
 /// Body output destination, opened on first write as curl does.
 enum Sink {
     Stdout,
-    File { path: PathBuf, append: bool, file: Option<File>, create_dirs: bool },
+    File {
+        path: PathBuf,
+        append: bool,
+        file: Option<File>,
+        create_dirs: bool,
+    },
 }
 
 struct Out {
@@ -47,7 +55,12 @@ impl Out {
                 Ok(mut o) => o.write_all(data).is_ok(),
                 Err(_) => false,
             },
-            Sink::File { path, append, file, create_dirs } => {
+            Sink::File {
+                path,
+                append,
+                file,
+                create_dirs,
+            } => {
                 if file.is_none() {
                     if *create_dirs {
                         if let Some(parent) = path.parent() {
@@ -62,7 +75,8 @@ impl Out {
                     match f {
                         Ok(f) => *file = Some(f),
                         Err(_) => {
-                            self.failed = Some(format!("Failed to open the file {}", path.display()));
+                            self.failed =
+                                Some(format!("Failed to open the file {}", path.display()));
                             return false;
                         }
                     }
@@ -111,9 +125,17 @@ impl Tracer {
         if !self.time {
             return String::new();
         }
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
         let secs = now.as_secs() % 86400;
-        format!("{:02}:{:02}:{:02}.{:06} ", secs / 3600, (secs / 60) % 60, secs % 60, now.subsec_micros())
+        format!(
+            "{:02}:{:02}:{:02}.{:06} ",
+            secs / 3600,
+            (secs / 60) % 60,
+            secs % 60,
+            now.subsec_micros()
+        )
     }
 
     fn emit(&mut self, kind: InfoType, data: &[u8]) {
@@ -134,21 +156,27 @@ impl Tracer {
                 out.extend_from_slice(data);
             }
             InfoType::HeaderOut | InfoType::HeaderIn => {
-                let p: &[u8] = if kind == InfoType::HeaderOut { b"> " } else { b"< " };
+                let p: &[u8] = if kind == InfoType::HeaderOut {
+                    b"> "
+                } else {
+                    b"< "
+                };
                 let mut rest = data;
                 while !rest.is_empty() {
-                    let end = rest.iter().position(|&b| b == b'\n').map(|i| i + 1).unwrap_or(rest.len());
+                    let end = rest
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map(|i| i + 1)
+                        .unwrap_or(rest.len());
                     out.extend_from_slice(ts.as_bytes());
                     out.extend_from_slice(p);
                     out.extend_from_slice(&rest[..end]);
                     rest = &rest[end..];
                 }
             }
-            InfoType::DataOut | InfoType::DataIn => {
-                if self.show_data {
-                    let c = if kind == InfoType::DataOut { '}' } else { '{' };
-                    out.extend_from_slice(format!("{ts}{c} [{} bytes data]\n", data.len()).as_bytes());
-                }
+            InfoType::DataOut | InfoType::DataIn if self.show_data => {
+                let c = if kind == InfoType::DataOut { '}' } else { '{' };
+                out.extend_from_slice(format!("{ts}{c} [{} bytes data]\n", data.len()).as_bytes());
             }
             _ => {}
         }
@@ -171,7 +199,9 @@ impl Tracer {
             InfoType::SslDataOut => "=> Send SSL data",
         };
         let ascii = self.mode == TraceMode::Ascii;
-        out.extend_from_slice(format!("{ts}{text}, {} bytes (0x{:x})\n", data.len(), data.len()).as_bytes());
+        out.extend_from_slice(
+            format!("{ts}{text}, {} bytes (0x{:x})\n", data.len(), data.len()).as_bytes(),
+        );
         let width = if ascii { 0x40 } else { 0x10 };
         let nohex = ascii;
         let mut i = 0;
@@ -194,7 +224,11 @@ impl Tracer {
                     break;
                 }
                 out.push(if (0x20..0x7f).contains(&b) { b } else { b'.' });
-                if nohex && i + c + 2 < data.len() && data[i + c + 1] == b'\r' && data[i + c + 2] == b'\n' {
+                if nohex
+                    && i + c + 2 < data.len()
+                    && data[i + c + 1] == b'\r'
+                    && data[i + c + 2] == b'\n'
+                {
                     i += 2;
                     c += 1;
                     break;
@@ -296,7 +330,10 @@ struct Job {
 
 /// Run everything; returns the exit code.
 pub fn run(cfg: Config, errout: ErrOut) -> i32 {
-    let stdout = Arc::new(Mutex::new(io::BufWriter::with_capacity(64 * 1024, io::stdout())));
+    let stdout = Arc::new(Mutex::new(io::BufWriter::with_capacity(
+        64 * 1024,
+        io::stdout(),
+    )));
     let g = cfg.global.clone();
     let mut jobs = Vec::new();
     let mut urlnum = 0;
@@ -309,7 +346,10 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
     }
     if jobs.is_empty() {
         errout_write(&errout, b"curl: (2) no URL specified\n");
-        errout_write(&errout, b"curl: try 'curl --help' or 'curl --manual' for more information\n");
+        errout_write(
+            &errout,
+            b"curl: try 'curl --help' or 'curl --manual' for more information\n",
+        );
         return 2;
     }
     let mut multi = match Multi::new() {
@@ -340,20 +380,41 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         if running.is_empty() {
             break;
         }
-        if multi.perform().is_err() {
+        if let Err(e) = multi.perform() {
+            errout_write(
+                &errout,
+                format!("curl: ({}) {e}\n", Code::UnrecoverablePoll as i32).as_bytes(),
+            );
             return Code::UnrecoverablePoll as i32;
         }
         while let Some(msg) = multi.info_read() {
-            let Some(pos) = running.iter().position(|(id, _)| *id == msg.id) else { continue };
+            let Some(pos) = running.iter().position(|(id, _)| *id == msg.id) else {
+                continue;
+            };
             let (id, meta) = running.swap_remove(pos);
             let (easy, info) = multi.remove(id).expect("finished transfer");
-            last = finish_job(&g, &cfg.ops[meta.op], meta, easy, info, msg.result, &stdout, &errout);
+            last = finish_job(
+                &g,
+                &cfg.ops[meta.op],
+                meta,
+                easy,
+                info,
+                msg.result,
+                &stdout,
+                &errout,
+            );
         }
         if running.is_empty() && queue.len() == 0 {
             break;
         }
-        if multi.running() > 0 && multi.poll(Duration::from_secs(1)).is_err() {
-            return Code::UnrecoverablePoll as i32;
+        if multi.running() > 0 {
+            if let Err(e) = multi.poll(Duration::from_secs(1)) {
+                errout_write(
+                    &errout,
+                    format!("curl: ({}) {e}\n", Code::UnrecoverablePoll as i32).as_bytes(),
+                );
+                return Code::UnrecoverablePoll as i32;
+            }
         }
     }
     if let Ok(mut o) = stdout.lock() {
@@ -373,7 +434,10 @@ struct JobMeta {
 /// Print `curl: (N) message` unless silenced; returns the exit code.
 fn report(g: &Global, errout: &ErrOut, e: &Error) -> i32 {
     if !g.silent || g.show_error {
-        errout_write(errout, format!("curl: ({}) {}\n", e.code as u32, e.message()).as_bytes());
+        errout_write(
+            errout,
+            format!("curl: ({}) {}\n", e.code as u32, e.message()).as_bytes(),
+        );
     }
     e.code as i32
 }
@@ -391,17 +455,30 @@ fn finish_job(
 ) -> i32 {
     // Take the handler back out to close files and print the meter's last line.
     let mut handler = easy.take_handler();
-    let th = handler.as_any_mut().and_then(|a| a.downcast_mut::<ToolHandler>());
+    let th = handler
+        .as_any_mut()
+        .and_then(|a| a.downcast_mut::<ToolHandler>());
     if let Some(th) = th {
         if let Some((m, dest)) = &mut th.meter {
             let mut buf = Vec::new();
             let dt = info.content_length_download;
-            let _ = m.done(Instant::now(), dt, info.size_download, None, info.size_upload, &mut buf);
+            let _ = m.done(
+                Instant::now(),
+                dt,
+                info.size_download,
+                None,
+                info.size_upload,
+                &mut buf,
+            );
             errout_write(dest, &buf);
         }
-        if result.is_ok() || th.wrote > 0 {
-            if th.out.finish().is_err() && result.is_ok() {
-                let msg = th.out.failed.clone().unwrap_or_else(|| "Failure writing output to destination".into());
+        if (result.is_ok() || th.wrote > 0) && th.out.finish().is_err() && result.is_ok() {
+            {
+                let msg = th
+                    .out
+                    .failed
+                    .clone()
+                    .unwrap_or_else(|| "Failure writing output to destination".into());
                 result = Err(Error::new(Code::WriteError, msg));
             }
         }
@@ -417,7 +494,10 @@ fn finish_job(
         }
     }
     if meta.fail_with_body && result.is_ok() && info.response_code >= 400 {
-        result = Err(Error::new(Code::HttpReturnedError, format!("The requested URL returned error: {}", info.response_code)));
+        result = Err(Error::new(
+            Code::HttpReturnedError,
+            format!("The requested URL returned error: {}", info.response_code),
+        ));
     }
     let code = match &result {
         Ok(()) => 0,
@@ -471,7 +551,11 @@ fn finish_job(
 }
 
 fn url_part(u: &str, part: &str) -> Option<String> {
-    let flags = oxcurl_urlapi::Flags { guess_scheme: true, non_support_scheme: true, ..Default::default() };
+    let flags = oxcurl_urlapi::Flags {
+        guess_scheme: true,
+        non_support_scheme: true,
+        ..Default::default()
+    };
     let url = oxcurl_urlapi::Url::parse(u, flags).ok()?;
     match part {
         "scheme" => Some(url.scheme().to_string()),
@@ -490,7 +574,11 @@ fn url_part(u: &str, part: &str) -> Option<String> {
 
 /// The first line of `-V`, as `%{json}`'s `curl_version` wants it (libcurl part only).
 fn version_line_short() -> String {
-    format!("libcurl/{} oxcurl/{}", oxcurl_core::LIBCURL_VERSION, oxcurl_core::OXCURL_VERSION)
+    format!(
+        "libcurl/{} oxcurl/{}",
+        oxcurl_core::LIBCURL_VERSION,
+        oxcurl_core::OXCURL_VERSION
+    )
 }
 
 /// URL-encode all but unreserved characters (curl_easy_escape).
@@ -519,9 +607,8 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
             DataKind::Raw => arg.as_bytes().to_vec(),
             DataKind::Ascii | DataKind::Binary | DataKind::Json => {
                 if let Some(f) = arg.strip_prefix('@') {
-                    let mut d = crate::args::read_arg_file(f).map_err(|_| {
-                        Error::new(Code::ReadError, format!("Failed to open {f}"))
-                    })?;
+                    let mut d = crate::args::read_arg_file(f)
+                        .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?;
                     if *kind == DataKind::Ascii {
                         d.retain(|&b| b != b'\r' && b != b'\n');
                     }
@@ -531,18 +618,21 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
                 }
             }
             DataKind::UrlEncode => {
-                let (name, content): (Option<&str>, Vec<u8>) = if let Some(rest) = arg.strip_prefix('=') {
+                let (name, content): (Option<&str>, Vec<u8>) = if let Some(rest) =
+                    arg.strip_prefix('=')
+                {
                     (None, rest.as_bytes().to_vec())
                 } else if let Some(eq) = arg.find('=') {
                     let at = arg.find('@');
                     if at.is_some_and(|a| a < eq) {
                         let a = at.expect("checked");
                         let f = &arg[a + 1..];
-                        let d = crate::args::read_arg_file(f)
-                            .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?;
+                        let d = crate::args::read_arg_file(f).map_err(|_| {
+                            Error::new(Code::ReadError, format!("Failed to open {f}"))
+                        })?;
                         (Some(&arg[..a]).filter(|s| !s.is_empty()), d)
                     } else {
-                        (Some(&arg[..eq]), arg[eq + 1..].as_bytes().to_vec())
+                        (Some(&arg[..eq]), arg.as_bytes()[eq + 1..].to_vec())
                     }
                 } else if let Some(a) = arg.find('@') {
                     let f = &arg[a + 1..];
@@ -629,18 +719,26 @@ fn configure(
     };
     let mut url = spec.url.clone();
     let data = build_data(op)?;
-    let mut upload: Option<(Box<dyn io::Read + Send>, Option<u64>, Option<PathBuf>)> = None;
+    let mut upload: Option<Upload> = None;
     if let Some(up) = op.upload.first() {
         if up == "-" || up == "." {
             upload = Some((Box::new(io::stdin()), None, None));
         } else {
-            let f = File::open(up).map_err(|_| Error::new(Code::ReadError, format!("Failed to open/read local data from file/application")))?;
+            let f = File::open(up)
+                .map_err(|_| Error::new(Code::ReadError, Code::ReadError.strerror()))?;
             let len = f.metadata().ok().map(|m| m.len());
             upload = Some((Box::new(f), len, Some(PathBuf::from(up))));
             // A URL ending in a slash gets the file's name appended.
             let path_part = url.split(['?', '#']).next().unwrap_or(&url);
-            let has_path = path_part.find("://").map(|i| &path_part[i + 3..]).unwrap_or(path_part).contains('/');
-            let fname = Path::new(up).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let has_path = path_part
+                .find("://")
+                .map(|i| &path_part[i + 3..])
+                .unwrap_or(path_part)
+                .contains('/');
+            let fname = Path::new(up)
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             if path_part.ends_with('/') {
                 url = format!("{path_part}{fname}{}", &url[path_part.len()..]);
             } else if !has_path {
@@ -670,10 +768,16 @@ fn configure(
     o.request_target = op.request_target.clone();
     let mut headers = op.headers.clone();
     if op.json {
-        if !headers.iter().any(|h| h.to_ascii_lowercase().starts_with("content-type:")) {
+        if !headers
+            .iter()
+            .any(|h| h.to_ascii_lowercase().starts_with("content-type:"))
+        {
             headers.push("Content-Type: application/json".into());
         }
-        if !headers.iter().any(|h| h.to_ascii_lowercase().starts_with("accept:")) {
+        if !headers
+            .iter()
+            .any(|h| h.to_ascii_lowercase().starts_with("accept:"))
+        {
             headers.push("Accept: application/json".into());
         }
     }
@@ -712,8 +816,14 @@ fn configure(
     o.http09_allowed = op.http09;
     o.include_header = op.include;
     o.fail_on_error = op.fail && !op.fail_with_body;
-    o.timeout = op.max_time.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
-    o.connect_timeout = op.connect_timeout.filter(|t| *t > 0.0).map(Duration::from_secs_f64);
+    o.timeout = op
+        .max_time
+        .filter(|t| *t > 0.0)
+        .map(Duration::from_secs_f64);
+    o.connect_timeout = op
+        .connect_timeout
+        .filter(|t| *t > 0.0)
+        .map(Duration::from_secs_f64);
     if let Some(t) = op.expect100_timeout {
         o.expect_100_timeout = Duration::from_secs_f64(t);
     }
@@ -744,7 +854,12 @@ fn configure(
     }
     o.path_as_is = op.path_as_is;
     o.default_protocol = op.proto_default.clone();
-    let cookies: Vec<&str> = op.cookie.iter().filter(|c| c.contains('=')).map(|s| s.as_str()).collect();
+    let cookies: Vec<&str> = op
+        .cookie
+        .iter()
+        .filter(|c| c.contains('='))
+        .map(|s| s.as_str())
+        .collect();
     if !cookies.is_empty() {
         o.cookie = Some(cookies.join("; "));
     }
@@ -784,7 +899,12 @@ fn configure(
         filename = Some(p.to_string_lossy().into_owned());
     }
     let sink = match path {
-        Some(p) => Sink::File { path: p, append, file: None, create_dirs: op.create_dirs },
+        Some(p) => Sink::File {
+            path: p,
+            append,
+            file: None,
+            create_dirs: op.create_dirs,
+        },
         None => Sink::Stdout,
     };
     let body_to_tty = matches!(sink, Sink::Stdout) && io::stdout().is_terminal();
@@ -792,7 +912,12 @@ fn configure(
         sink: if d == "-" {
             Sink::Stdout
         } else {
-            Sink::File { path: PathBuf::from(d), append: false, file: None, create_dirs: op.create_dirs }
+            Sink::File {
+                path: PathBuf::from(d),
+                append: false,
+                file: None,
+                create_dirs: op.create_dirs,
+            }
         },
         stdout: Arc::clone(stdout),
         failed: None,
@@ -810,7 +935,11 @@ fn configure(
         };
         Some(Tracer {
             dest,
-            mode: if *ascii { TraceMode::Ascii } else { TraceMode::Hex },
+            mode: if *ascii {
+                TraceMode::Ascii
+            } else {
+                TraceMode::Hex
+            },
             time: g.trace_time,
             start: Instant::now(),
             show_data: true,
@@ -830,13 +959,22 @@ fn configure(
     };
     let show_meter = !g.silent && !g.no_progress && !body_to_tty && !g.parallel && !g.progress_bar;
     o.no_progress = !show_meter;
-    let meter = show_meter.then(|| (Meter::new(Instant::now()).with_resume(o.resume_from), Arc::clone(errout)));
+    let meter = show_meter.then(|| {
+        (
+            Meter::new(Instant::now()).with_resume(o.resume_from),
+            Arc::clone(errout),
+        )
+    });
     let (upload_r, upload_path) = match upload {
         Some((r, _, p)) => (Some(r), p),
         None => (None, None),
     };
     let handler = ToolHandler {
-        out: Out { sink, stdout: Arc::clone(stdout), failed: None },
+        out: Out {
+            sink,
+            stdout: Arc::clone(stdout),
+            failed: None,
+        },
         headers: headers_out,
         upload: upload_r,
         upload_path,
@@ -854,7 +992,10 @@ mod tests {
 
     #[test]
     fn remote_names() {
-        assert_eq!(remote_name("http://h/a/b.txt?x#y").as_deref(), Some("b.txt"));
+        assert_eq!(
+            remote_name("http://h/a/b.txt?x#y").as_deref(),
+            Some("b.txt")
+        );
         assert_eq!(remote_name("http://h/a/"), None);
         assert_eq!(remote_name("http://h"), None);
     }
@@ -867,7 +1008,11 @@ mod tests {
     #[test]
     fn data_joining() {
         let op = Operation {
-            data: vec![(DataKind::Ascii, "a=1".into()), (DataKind::UrlEncode, "b=x y".into()), (DataKind::Raw, "@c".into())],
+            data: vec![
+                (DataKind::Ascii, "a=1".into()),
+                (DataKind::UrlEncode, "b=x y".into()),
+                (DataKind::Raw, "@c".into()),
+            ],
             ..Operation::default()
         };
         assert_eq!(build_data(&op).unwrap().unwrap(), b"a=1&b=x%20y&@c");

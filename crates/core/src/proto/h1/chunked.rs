@@ -40,12 +40,20 @@ impl Default for ChunkedDecoder {
 }
 impl ChunkedDecoder {
     pub fn new() -> Self {
-        ChunkedDecoder { st: St::Size, size: 0, digits: 0, line: Vec::new() }
+        ChunkedDecoder {
+            st: St::Size,
+            size: 0,
+            digits: 0,
+            line: Vec::new(),
+        }
     }
     pub fn is_done(&self) -> bool {
         self.st == St::Done
     }
-    pub fn decode<'a>(&mut self, input: &'a [u8]) -> Result<(usize, Option<ChunkEvent<'a>>), ChunkError> {
+    pub fn decode<'a>(
+        &mut self,
+        input: &'a [u8],
+    ) -> Result<(usize, Option<ChunkEvent<'a>>), ChunkError> {
         let mut i = 0;
         while i < input.len() {
             let b = input[i];
@@ -80,13 +88,21 @@ impl ChunkedDecoder {
                         return Err(ChunkError::BadCrlf);
                     }
                     i += 1;
-                    self.st = if self.size == 0 { St::Trailer } else { St::Data(self.size) };
+                    self.st = if self.size == 0 {
+                        St::Trailer
+                    } else {
+                        St::Data(self.size)
+                    };
                     self.digits = 0;
                     self.size = 0;
                 }
                 St::Data(left) => {
                     let n = (left.min((input.len() - i) as u64)) as usize;
-                    self.st = if left == n as u64 { St::DataCr } else { St::Data(left - n as u64) };
+                    self.st = if left == n as u64 {
+                        St::DataCr
+                    } else {
+                        St::Data(left - n as u64)
+                    };
                     return Ok((i + n, Some(ChunkEvent::Data(&input[i..i + n]))));
                 }
                 St::DataCr => {

@@ -33,8 +33,13 @@ pub fn parse_status_line(line: &[u8]) -> Option<StatusLine<'_>> {
     if rest.len() < 3 || !rest[..3].iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let code = (rest[0] - b'0') as u16 * 100 + (rest[1] - b'0') as u16 * 10 + (rest[2] - b'0') as u16;
-    Some(StatusLine { version, code, reason: rest.get(4..).unwrap_or(b"") })
+    let code =
+        (rest[0] - b'0') as u16 * 100 + (rest[1] - b'0') as u16 * 10 + (rest[2] - b'0') as u16;
+    Some(StatusLine {
+        version,
+        code,
+        reason: rest.get(4..).unwrap_or(b""),
+    })
 }
 pub fn looks_like_status_line(prefix: &[u8]) -> Tri {
     let n = prefix.len().min(5);
@@ -49,18 +54,36 @@ pub fn looks_like_status_line(prefix: &[u8]) -> Tri {
 pub fn split_header(line: &[u8]) -> Option<(&[u8], &[u8])> {
     let i = line.iter().position(|&b| b == b':')?;
     let v = &line[i + 1..];
-    let s = v.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(v.len());
-    let e = v.iter().rposition(|b| !b.is_ascii_whitespace()).map(|x| x + 1).unwrap_or(s);
+    let s = v
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(v.len());
+    let e = v
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map(|x| x + 1)
+        .unwrap_or(s);
     Some((&line[..i], &v[s..e.max(s)]))
 }
 #[allow(clippy::result_unit_err)]
 pub fn parse_content_length(v: &[u8]) -> Result<u64, ()> {
-    std::str::from_utf8(v).map_err(|_| ())?.trim().parse().map_err(|_| ())
+    std::str::from_utf8(v)
+        .map_err(|_| ())?
+        .trim()
+        .parse()
+        .map_err(|_| ())
 }
 pub fn codings(v: &[u8]) -> impl Iterator<Item = &[u8]> {
     v.split(|&b| b == b',').map(|c| {
-        let s = c.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(c.len());
-        let e = c.iter().rposition(|b| !b.is_ascii_whitespace()).map(|x| x + 1).unwrap_or(s);
+        let s = c
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(c.len());
+        let e = c
+            .iter()
+            .rposition(|b| !b.is_ascii_whitespace())
+            .map(|x| x + 1)
+            .unwrap_or(s);
         &c[s..e.max(s)]
     })
 }
@@ -76,7 +99,12 @@ pub struct LineBuf {
 }
 impl LineBuf {
     pub fn new(max: usize) -> Self {
-        LineBuf { buf: Vec::new(), max, total: 0, ready: false }
+        LineBuf {
+            buf: Vec::new(),
+            max,
+            total: 0,
+            ready: false,
+        }
     }
     pub fn feed<'a>(&'a mut self, input: &[u8]) -> Result<(usize, Option<&'a [u8]>), HeadError> {
         if self.ready {

@@ -8,7 +8,10 @@ use crate::options::{HttpVersionPref, Options};
 pub enum BodyFraming {
     None,
     /// Known length; `form` adds curl's default POST Content-Type.
-    Length { len: u64, form: bool },
+    Length {
+        len: u64,
+        form: bool,
+    },
     Chunked,
 }
 
@@ -81,7 +84,11 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     }
     if let Some(ae) = &opts.accept_encoding {
         if !custom_has(h, "Accept-Encoding") {
-            let v = if ae.is_empty() { crate::content_encoding::ACCEPT_ENCODING } else { ae };
+            let v = if ae.is_empty() {
+                crate::content_encoding::ACCEPT_ENCODING
+            } else {
+                ae
+            };
             push(out, &["Accept-Encoding: ", v, "\r\n"]);
         }
     }
@@ -137,7 +144,7 @@ fn add_custom(out: &mut Vec<u8>, line: &str) {
         if v.trim().is_empty() {
             return;
         }
-        push(out, &[name, ":", if value.starts_with(' ') { " " } else { " " }, v, "\r\n"]);
+        push(out, &[name, ":", " ", v, "\r\n"]);
     } else if let Some(name) = line.strip_suffix(';') {
         let name = name.trim_end();
         if !name.is_empty() && !name.contains(';') {
@@ -190,18 +197,33 @@ mod tests {
 
     #[test]
     fn default_get() {
-        let o = Options { useragent: Some("curl/8.14.1".into()), ..Options::default() };
-        assert_eq!(req(&o, BodyFraming::None), "GET / HTTP/1.1\r\nHost: h:1\r\nUser-Agent: curl/8.14.1\r\nAccept: */*\r\n\r\n");
+        let o = Options {
+            useragent: Some("curl/8.14.1".into()),
+            ..Options::default()
+        };
+        assert_eq!(
+            req(&o, BodyFraming::None),
+            "GET / HTTP/1.1\r\nHost: h:1\r\nUser-Agent: curl/8.14.1\r\nAccept: */*\r\n\r\n"
+        );
     }
 
     #[test]
     fn custom_headers_replace_remove_and_empty() {
         let o = Options {
             useragent: Some("curl/8.14.1".into()),
-            headers: vec!["X-A: 1".into(), "Host: foo".into(), "Accept:".into(), "Y;".into(), "User-Agent: ua".into()],
+            headers: vec![
+                "X-A: 1".into(),
+                "Host: foo".into(),
+                "Accept:".into(),
+                "Y;".into(),
+                "User-Agent: ua".into(),
+            ],
             ..Options::default()
         };
-        assert_eq!(req(&o, BodyFraming::None), "GET / HTTP/1.1\r\nHost: foo\r\nX-A: 1\r\nY:\r\nUser-Agent: ua\r\n\r\n");
+        assert_eq!(
+            req(&o, BodyFraming::None),
+            "GET / HTTP/1.1\r\nHost: foo\r\nX-A: 1\r\nY:\r\nUser-Agent: ua\r\n\r\n"
+        );
     }
 
     #[test]

@@ -1,0 +1,54 @@
+//! Allocation accounting: the transfer loop allocates nothing per byte, so a 64 MiB HTTP/1.1
+//! download makes exactly as many heap allocations as a 1 MiB one. Needs the `alloc-count`
+//! feature (scripts/test.sh enables it).
+#![cfg(feature = "alloc-count")]
+
+use oxcurl_testsupport::{Exec, Reply, ScriptedServer, TempDir};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+fn allocs_for(len: u64, out: &str) -> (u64, u64) {
+    let srv = ScriptedServer::with_replies(vec![Reply::big(len)]);
+    let dir = TempDir::new("alloc");
+    let report = dir.join("allocs.txt");
+    let outp = if out == "file" {
+        dir.join("body").to_string_lossy().into_owned()
+    } else {
+        "/dev/null".into()
+    };
+    let o = Exec::new(OXCURL)
+        .args(["-q", "-s", "-o", &outp, &format!("{}/big", srv.url())])
+        .env("OXCURL_ALLOCCOUNT", &report)
+        .run();
+    assert_eq!(o.code, Some(0), "stderr: {}", o.stderr_str());
+    let text = std::fs::read_to_string(&report).expect("report written");
+    let mut it = text.split_whitespace();
+    let mut get = |k: &str| {
+        assert_eq!(it.next(), Some(k), "{text}");
+        it.next().unwrap().parse::<u64>().unwrap()
+    };
+    let allocs = get("allocs");
+    let reallocs = get("reallocs");
+    (allocs, reallocs)
+}
+
+#[test]
+fn download_64mib_allocates_as_much_as_1mib() {
+    let small = allocs_for(1 << 20, "null");
+    let big = allocs_for(64 << 20, "null");
+    assert_eq!(
+        small, big,
+        "allocations (allocs, reallocs) for 1 MiB vs 64 MiB"
+    );
+    assert!(small.0 < 400, "a plain GET made {} allocations", small.0);
+}
+
+#[test]
+fn download_to_file_64mib_allocates_as_much_as_1mib() {
+    let small = allocs_for(1 << 20, "file");
+    let big = allocs_for(64 << 20, "file");
+    assert_eq!(
+        small, big,
+        "allocations (allocs, reallocs) for 1 MiB vs 64 MiB to a file"
+    );
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs every test: installs what the tests need first (Debian packages, the reference curl),
+# then the workspace suites. Set OXCURL_NO_INSTALL=1 to skip the install step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ -z ${OXCURL_NO_INSTALL:-} ]]; then
+  need=()
+  command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || need+=(nginx-light)
+  command -v gzip >/dev/null || need+=(gzip)
+  command -v zstd >/dev/null || need+=(zstd)
+  command -v brotli >/dev/null || need+=(brotli)
+  if ((${#need[@]})); then
+    if [[ $(id -u) == 0 ]]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    else
+      echo "test.sh: please install: ${need[*]}" >&2
+    fi
+  fi
+  ref=../shared/reference/get-reference-curl
+  if [[ -z ${OXCURL_REFERENCE_CURL:-} ]]; then
+    if [[ -x $ref ]] || [[ -f $ref ]]; then
+      OXCURL_REFERENCE_CURL=$(bash "$ref")
+      export OXCURL_REFERENCE_CURL
+    fi
+  fi
+fi
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --workspace --features oxcurl-tool/alloc-count --no-fail-fast "$@"
+else
+  cargo test --workspace --features oxcurl-tool/alloc-count --no-fail-fast "$@"
+fi
