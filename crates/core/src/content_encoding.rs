@@ -272,8 +272,7 @@ fn run(
                         if d.is_finished() && d.can_collect() == 0 {
                             if off < pending.len() {
                                 // Another frame follows.
-                                d.reset(&mut &pending[off..off]).ok();
-                                *d = Box::new(ruzstd::decoding::FrameDecoder::new());
+                                **d = ruzstd::decoding::FrameDecoder::new();
                                 continue;
                             }
                             break;
