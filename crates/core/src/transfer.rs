@@ -444,6 +444,9 @@ impl Transfer {
         if !self.opts.fresh_connect {
             if let Some(mut c) = cx.pool.take(&key) {
                 c.uses += 1;
+                // Parked connections were removed from the poller: a new identity makes the
+                // multi register the socket again.
+                c.sock_id = connect::next_sock_id();
                 self.conn_reused = true;
                 self.info.conn_id = c.id;
                 self.info.primary_ip = c.remote;
@@ -1265,7 +1268,7 @@ impl Transfer {
         if self.opts.resume_from > 0 && code == 200 && self.opts.range.is_none() {
             return Err(Error::new(
                 Code::RangeError,
-                "HTTP server doesn't seem to support byte ranges. Cannot resume.",
+                "HTTP server does not seem to support byte ranges. Cannot resume.",
             ));
         }
         let no_body = self.method == "HEAD" || code == 204 || code == 304;

@@ -861,8 +861,8 @@ impl Parser {
                 if let Some(f) = v.strip_prefix('@') {
                     let text = read_arg_file(f)
                         .map_err(|_| perr(format!("option -H: error reading {f}")))?;
-                    for line in String::from_utf8_lossy(&text).lines() {
-                        let l = line.trim_end_matches('\r');
+                    for line in String::from_utf8_lossy(&text).split('\n') {
+                        let l = line;
                         if !l.is_empty() {
                             self.op().headers.push(l.to_string());
                         }

@@ -581,11 +581,13 @@ fn version_line_short() -> String {
     )
 }
 
-/// URL-encode all but unreserved characters (curl_easy_escape).
+/// URL-encode all but unreserved characters, space as `+` (curl's `--data-urlencode`).
 fn urlencode(data: &[u8]) -> String {
     let mut s = String::with_capacity(data.len() * 3);
     for &b in data {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+        if b == b' ' {
+            s.push('+');
+        } else if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
             s.push(b as char);
         } else {
             s.push_str(&format!("%{b:02X}"));
@@ -814,7 +816,8 @@ fn configure(
         o.http_version = HttpVersionPref::V1_0;
     }
     o.http09_allowed = op.http09;
-    o.include_header = op.include;
+    // -I shows the headers like -i does.
+    o.include_header = op.include || op.head;
     o.fail_on_error = op.fail && !op.fail_with_body;
     o.timeout = op
         .max_time
@@ -1002,7 +1005,7 @@ mod tests {
 
     #[test]
     fn urlencoding() {
-        assert_eq!(urlencode(b"a b&c=d~"), "a%20b%26c%3Dd~");
+        assert_eq!(urlencode(b"a b&c=d~"), "a+b%26c%3Dd~");
     }
 
     #[test]
@@ -1015,6 +1018,6 @@ mod tests {
             ],
             ..Operation::default()
         };
-        assert_eq!(build_data(&op).unwrap().unwrap(), b"a=1&b=x%20y&@c");
+        assert_eq!(build_data(&op).unwrap().unwrap(), b"a=1&b=x+y&@c");
     }
 }

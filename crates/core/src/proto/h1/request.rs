@@ -140,11 +140,11 @@ fn add_custom(out: &mut Vec<u8>, line: &str) {
         if name.trim().eq_ignore_ascii_case("Host") {
             return;
         }
-        let v = value.trim_start();
-        if v.trim().is_empty() {
+        if value.trim().is_empty() {
             return;
         }
-        push(out, &[name, ":", " ", v, "\r\n"]);
+        // Sent exactly as given.
+        push(out, &[line, "\r\n"]);
     } else if let Some(name) = line.strip_suffix(';') {
         let name = name.trim_end();
         if !name.is_empty() && !name.contains(';') {

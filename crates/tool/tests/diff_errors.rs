@@ -1,0 +1,539 @@
+//! Differential tests: exit codes and error messages of oxcurl against the reference
+//! curl 8.14.1.
+
+use std::time::Duration;
+
+use oxcurl_testsupport::{Case, Reply};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+/// Replaces every run of ASCII digits by `N` (timings, ports).
+fn mask_digits(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut in_digits = false;
+    for &b in data {
+        if b.is_ascii_digit() {
+            if !in_digits {
+                out.push(b'N');
+            }
+            in_digits = true;
+        } else {
+            in_digits = false;
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// A loopback port with nothing listening on it (bound, then released).
+fn closed_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+fn err_case(name: &str, args: &[&str]) -> Case {
+    Case::new(name).args(args).compare_stderr(true)
+}
+
+// ---- HTTP errors ----------------------------------------------------------------
+
+#[test]
+fn fail_on_404() {
+    err_case("fail_on_404", &["-sSf", "{url}/missing"])
+        .reply(Reply::status(404, &[], "not found body\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn fail_on_500_silent() {
+    err_case("fail_on_500_silent", &["-sf", "{url}/"])
+        .reply(Reply::status(500, &[], "oops\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn fail_not_triggered_by_399() {
+    err_case("fail_not_triggered_by_399", &["-sSf", "{url}/"])
+        .reply(Reply::status(304, &[], ""))
+        .run(OXCURL);
+}
+
+#[test]
+fn fail_with_body_on_404() {
+    err_case(
+        "fail_with_body_on_404",
+        &["-sS", "--fail-with-body", "{url}/missing"],
+    )
+    .reply(Reply::status(404, &[], "error page\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn fail_with_body_to_file() {
+    err_case(
+        "fail_with_body_to_file",
+        &[
+            "-sS",
+            "--fail-with-body",
+            "-o",
+            "{tmp}/out",
+            "{url}/missing",
+        ],
+    )
+    .reply(Reply::status(403, &[], "error page\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn fail_with_output_file_not_written() {
+    err_case(
+        "fail_with_output_file_not_written",
+        &["-sSf", "-o", "{tmp}/out", "{url}/missing"],
+    )
+    .reply(Reply::status(404, &[], "body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn fail_with_include() {
+    err_case("fail_with_include", &["-sSf", "-i", "{url}/missing"])
+        .reply(Reply::status(404, &[], "body\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn fail_writeout_http_code() {
+    err_case(
+        "fail_writeout_http_code",
+        &["-sf", "-w", "%{http_code} %{exitcode}\n", "{url}/missing"],
+    )
+    .reply(Reply::status(410, &[], "gone\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn fail_second_url_continues() {
+    err_case(
+        "fail_second_url_continues",
+        &["-sSf", "{url}/bad", "{url}/good"],
+    )
+    .server(|s| {
+        s.route("/bad", Reply::status(404, &[], "bad\n"));
+        s.route("/good", Reply::ok("good\n"));
+    })
+    .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: --fail-early is rejected as an unknown option (exit 2)"]
+fn fail_early_stops_after_first_failure() {
+    err_case(
+        "fail_early_stops_after_first_failure",
+        &["-sSf", "--fail-early", "{url}/bad", "{url}/good"],
+    )
+    .server(|s| {
+        s.route("/bad", Reply::status(404, &[], "bad\n"));
+        s.route("/good", Reply::ok("good\n"));
+    })
+    .run(OXCURL);
+}
+
+#[test]
+fn max_filesize_with_content_length() {
+    err_case(
+        "max_filesize_with_content_length",
+        &["-sS", "--max-filesize", "5", "{url}/"],
+    )
+    .reply(Reply::ok("0123456789"))
+    .run(OXCURL);
+}
+
+#[test]
+fn max_filesize_not_exceeded() {
+    err_case(
+        "max_filesize_not_exceeded",
+        &["-sS", "--max-filesize", "10", "{url}/"],
+    )
+    .reply(Reply::ok("0123456789"))
+    .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: exit 63 text differs ('Maximum file size exceeded' vs 'Exceeded the maximum allowed file size (5) with 5 bytes') and no partial output file"]
+fn max_filesize_chunked_without_length() {
+    err_case(
+        "max_filesize_chunked_without_length",
+        &["-sS", "--max-filesize", "5", "-o", "{tmp}/out", "{url}/"],
+    )
+    .reply(Reply::chunked(&["0123456789", "abcdefghij"]))
+    .run(OXCURL);
+}
+
+#[test]
+fn max_filesize_suffix_k() {
+    err_case(
+        "max_filesize_suffix_k",
+        &["-sS", "--max-filesize", "1k", "-o", "{tmp}/out", "{url}/"],
+    )
+    .reply(Reply::big(2048))
+    .run(OXCURL);
+}
+
+#[test]
+fn timeout_stalled_body() {
+    err_case("timeout_stalled_body", &["-sS", "-m", "1", "{url}/"])
+        .reply(
+            Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nab")
+                .sleep(Duration::from_secs(4)),
+        )
+        .normalise_with(mask_digits)
+        .compare_requests(false)
+        .run(OXCURL);
+}
+
+#[test]
+fn timeout_no_response() {
+    err_case("timeout_no_response", &["-sS", "--max-time", "1", "{url}/"])
+        .reply(Reply::new().sleep(Duration::from_secs(4)))
+        .normalise_with(mask_digits)
+        .run(OXCURL);
+}
+
+#[test]
+fn timeout_fractional_seconds() {
+    err_case(
+        "timeout_fractional_seconds",
+        &["-sS", "-m", "0.5", "{url}/"],
+    )
+    .reply(Reply::new().sleep(Duration::from_secs(3)))
+    .normalise_with(mask_digits)
+    .run(OXCURL);
+}
+
+// ---- broken responses -----------------------------------------------------------
+
+#[test]
+fn empty_reply() {
+    err_case("empty_reply", &["-sS", "{url}/"])
+        .reply(Reply::new().close())
+        .run(OXCURL);
+}
+
+#[test]
+fn partial_body_content_length() {
+    err_case("partial_body_content_length", &["-sS", "{url}/"])
+        .reply(Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort body").close())
+        .run(OXCURL);
+}
+
+#[test]
+fn partial_body_to_file() {
+    err_case(
+        "partial_body_to_file",
+        &["-sS", "-o", "{tmp}/out", "{url}/"],
+    )
+    .reply(Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort body").close())
+    .run(OXCURL);
+}
+
+#[test]
+fn chunked_cut_short() {
+    err_case("chunked_cut_short", &["-sS", "{url}/"])
+        .reply(
+            Reply::raw(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n10\r\nabc",
+            )
+            .close(),
+        )
+        .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: exit 56 message ends 'BadHex' instead of the offending byte '0x7a'"]
+fn chunked_bad_hex() {
+    err_case("chunked_bad_hex", &["-sS", "{url}/"])
+        .reply(
+            Reply::raw(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+            )
+            .close(),
+        )
+        .run(OXCURL);
+}
+
+#[test]
+fn headers_cut_short() {
+    err_case("headers_cut_short", &["-sS", "{url}/"])
+        .reply(Reply::raw("HTTP/1.1 200 OK\r\nContent-Len").close())
+        .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: non-numeric status gives exit 8 'Invalid status line'; curl gives exit 1 'Unsupported HTTP/1 subversion in response'"]
+fn garbage_status_line() {
+    err_case("garbage_status_line", &["-sS", "{url}/"])
+        .reply(Reply::raw("HTTP/1.1 abc Weird\r\nContent-Length: 2\r\n\r\nok").close())
+        .run(OXCURL);
+}
+
+#[test]
+fn http09_rejected() {
+    err_case("http09_rejected", &["-sS", "{url}/"])
+        .reply(Reply::raw("hello there\n").close())
+        .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: conflicting Content-Length gives exit 8 'Conflicting Content-Length values'; curl uses the last (exit 18, body 'ok')"]
+fn duplicate_content_length_conflict() {
+    err_case("duplicate_content_length_conflict", &["-sS", "{url}/"])
+        .reply(
+            Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok")
+                .close(),
+        )
+        .run(OXCURL);
+}
+
+#[test]
+fn negative_content_length() {
+    err_case("negative_content_length", &["-sS", "{url}/"])
+        .reply(Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nok").close())
+        .run(OXCURL);
+}
+
+// ---- connection errors ----------------------------------------------------------
+
+#[test]
+fn connection_refused() {
+    let port = closed_port().to_string();
+    let url = format!("http://127.0.0.1:{port}/");
+    err_case("connection_refused", &["-sS", &url])
+        .normalise_with(mask_digits)
+        .run(OXCURL);
+}
+
+#[test]
+fn connection_refused_silent() {
+    let port = closed_port().to_string();
+    let url = format!("http://127.0.0.1:{port}/");
+    err_case("connection_refused_silent", &["-s", &url]).run(OXCURL);
+}
+
+#[test]
+fn connection_refused_writeout() {
+    let port = closed_port().to_string();
+    let url = format!("http://127.0.0.1:{port}/");
+    err_case(
+        "connection_refused_writeout",
+        &["-s", "-w", "%{http_code} %{exitcode}\n", &url],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn unresolvable_host_with_resolve_elsewhere() {
+    err_case(
+        "unresolvable_host_with_resolve_elsewhere",
+        &["-sS", "http://no-such-host.invalid/"],
+    )
+    .run(OXCURL);
+}
+
+// ---- URL errors -----------------------------------------------------------------
+
+#[test]
+fn url_with_space_rejected() {
+    err_case("url_with_space_rejected", &["-sS", "{url}/a b"]).run(OXCURL);
+}
+
+#[test]
+fn url_bad_port() {
+    err_case("url_bad_port", &["-sS", "http://127.0.0.1:99999/"]).run(OXCURL);
+}
+
+#[test]
+fn url_empty_host() {
+    err_case("url_empty_host", &["-sS", "http:///path"]).run(OXCURL);
+}
+
+#[test]
+fn url_unsupported_protocol() {
+    err_case("url_unsupported_protocol", &["-sS", "foo://example.com/"]).run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: progress meter is printed before the exit 1 error (curl prints none)"]
+fn url_unsupported_protocol_not_silent() {
+    err_case(
+        "url_unsupported_protocol_not_silent",
+        &["foo://example.com/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: empty URL argument gives 'no URL specified' instead of 'option : blank argument where content is expected'"]
+fn url_empty_string() {
+    err_case("url_empty_string", &["-sS", ""]).run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: --proto is rejected as an unknown option (exit 2)"]
+fn proto_restriction() {
+    err_case("proto_restriction", &["-sS", "--proto", "=https", "{url}/"]).run(OXCURL);
+}
+
+// ---- local file errors ----------------------------------------------------------
+
+#[test]
+#[ignore = "issue 2: lacks curl's 'cannot open '<path>'' and 'try curl --help' lines before the exit 26 message"]
+fn upload_missing_file() {
+    err_case(
+        "upload_missing_file",
+        &["-sS", "-T", "{tmp}/nope", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: -d @missing fails with '(26) Failed to open ...' instead of 'option -d: error encountered when reading a file' (exit 26)"]
+fn data_missing_file_warns() {
+    err_case(
+        "data_missing_file_warns",
+        &["-sS", "-d", "@{tmp}/nope", "{url}/"],
+    )
+    .reply(Reply::ok("x"))
+    .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: exit 23 text 'Failed to open the file <path>' instead of 'client returned ERROR on write of 1 bytes'"]
+fn output_into_missing_dir() {
+    err_case(
+        "output_into_missing_dir",
+        &["-sS", "-o", "{tmp}/no/such/dir/out", "{url}/"],
+    )
+    .reply(Reply::ok("x"))
+    .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: exit 2 with 'cannot read config from ...' instead of exit 26 'option -K: error encountered when reading a file'"]
+fn config_file_missing() {
+    err_case(
+        "config_file_missing",
+        &["-sS", "-K", "{tmp}/nope.cfg", "{url}/"],
+    )
+    .reply(Reply::ok("x"))
+    .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: exit 2 'option -H: error reading <path>' instead of exit 26 'error encountered when reading a file'"]
+fn header_file_missing() {
+    err_case(
+        "header_file_missing",
+        &["-sS", "-H", "@{tmp}/nope", "{url}/"],
+    )
+    .reply(Reply::ok("x"))
+    .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: exit 2 'option -w: error reading <path>' instead of exit 26 'error encountered when reading a file'"]
+fn writeout_file_missing() {
+    err_case(
+        "writeout_file_missing",
+        &["-sS", "-w", "@{tmp}/nope", "{url}/"],
+    )
+    .reply(Reply::ok("x"))
+    .run(OXCURL);
+}
+
+// ---- command-line errors --------------------------------------------------------
+
+#[test]
+fn unknown_long_option() {
+    err_case("unknown_long_option", &["--no-such-option", "{url}/"]).run(OXCURL);
+}
+
+#[test]
+fn unknown_short_option() {
+    err_case("unknown_short_option", &["-j9", "{url}/"]).run(OXCURL);
+}
+
+#[test]
+fn missing_option_parameter() {
+    err_case("missing_option_parameter", &["{url}/", "-H"]).run(OXCURL);
+}
+
+#[test]
+fn missing_long_option_parameter() {
+    err_case("missing_long_option_parameter", &["{url}/", "--output"]).run(OXCURL);
+}
+
+#[test]
+fn no_url_given() {
+    err_case("no_url_given", &["-s"]).run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: prints 'curl: (2) no URL specified' line; curl prints only the 'try curl --help' line"]
+fn no_arguments_at_all() {
+    err_case("no_arguments_at_all", &[]).run(OXCURL);
+}
+
+#[test]
+fn equals_syntax_not_supported() {
+    err_case("equals_syntax_not_supported", &["--header=X: y", "{url}/"]).run(OXCURL);
+}
+
+#[test]
+fn abbreviated_long_option_rejected() {
+    err_case("abbreviated_long_option_rejected", &["--verb", "{url}/"]).run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: error names the option --max-time where curl names it as typed (-m)"]
+fn bad_numeric_max_time() {
+    err_case("bad_numeric_max_time", &["-m", "abc", "{url}/"]).run(OXCURL);
+}
+
+#[test]
+fn bad_numeric_max_redirs() {
+    err_case("bad_numeric_max_redirs", &["--max-redirs", "x1", "{url}/"]).run(OXCURL);
+}
+
+#[test]
+fn bad_range_option() {
+    err_case("bad_range_option", &["-sS", "-r", "abc", "{url}/"])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: -I with -d is not rejected (curl: exit 2 with the 'only select one HTTP request method' warning)"]
+fn conflicting_data_and_head() {
+    err_case("conflicting_data_and_head", &["-I", "-d", "x", "{url}/"]).run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 2: -T with -d is not rejected (curl: exit 2 with the 'only select one HTTP request method' warning)"]
+fn conflicting_upload_and_data() {
+    err_case(
+        "conflicting_upload_and_data",
+        &["-T", "{tmp}/f", "-d", "x", "{url}/"],
+    )
+    .file("f", "x")
+    .run(OXCURL);
+}
+
+#[test]
+fn boolean_option_with_no_prefix() {
+    err_case(
+        "boolean_option_with_no_prefix",
+        &["--no-silent", "-s", "{url}/"],
+    )
+    .reply(Reply::ok("x"))
+    .run(OXCURL);
+}
