@@ -379,12 +379,12 @@ fn stderr_option_to_file() {
 
 // ---- unix socket ----------------------------------------------------------------
 
+/// What each client of the Unix socket server sent, in order.
+type Seen = Arc<Mutex<Vec<Vec<u8>>>>;
+
 /// Serves `count` connections on a Unix socket with a fixed reply, recording what
 /// each client sent.
-fn unix_server(
-    path: &std::path::Path,
-    count: usize,
-) -> (Arc<Mutex<Vec<Vec<u8>>>>, std::thread::JoinHandle<()>) {
+fn unix_server(path: &std::path::Path, count: usize) -> (Seen, std::thread::JoinHandle<()>) {
     let _ = std::fs::remove_file(path);
     let listener = UnixListener::bind(path).expect("bind unix socket");
     let seen = Arc::new(Mutex::new(Vec::new()));
