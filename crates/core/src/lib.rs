@@ -3,3 +3,9 @@
 #![forbid(unsafe_code)]
 
 pub mod info;
+pub mod proto {
+    pub mod h1 {
+        pub mod chunked;
+        pub mod head;
+    }
+}
