@@ -9,3 +9,4 @@ pub mod proto {
         pub mod head;
     }
 }
+pub mod content_encoding;
