@@ -1113,9 +1113,8 @@ impl Transfer {
         let trimmed = trim_eol(line);
         if self.resp.first_line {
             self.resp.first_line = false;
-            let Some(st) = head::parse_status_line(line) else {
-                return Err(Error::new(Code::WeirdServerReply, "Invalid status line"));
-            };
+            let st = head::parse_status_line(line)
+                .map_err(|e| Error::new(Code::UnsupportedProtocol, e.to_string()))?;
             self.resp.code = st.code as u32;
             self.resp.version = match st.version {
                 Version::Http09 => HttpVersion::V0_9,
@@ -1301,8 +1300,12 @@ impl Transfer {
         }
         if let Some(ce) = &self.resp.content_encoding {
             if self.opts.accept_encoding.is_some() && self.opts.http_content_decoding && !no_body {
-                let d = Decoder::new(ce)
-                    .map_err(|e| Error::new(Code::BadContentEncoding, e.to_string()))?;
+                let d = Decoder::new(ce).map_err(|e| {
+                    Error::new(
+                        Code::from_u32(e.curl_code()).unwrap_or(Code::BadContentEncoding),
+                        e.to_string(),
+                    )
+                })?;
                 self.resp.decoder = Some(d);
             }
         }
@@ -1345,10 +1348,9 @@ impl Transfer {
                     while used < data.len() {
                         let (n, ev) = dec.decode(&data[used..]).map_err(|e| {
                             Error::new(
-                                Code::RecvError,
-                                format!("chunk hex-length char not a hex digit: {e}"),
+                                Code::from_u32(e.curl_code()).unwrap_or(Code::RecvError),
+                                e.to_string(),
                             )
-                            .reword_chunk()
                         })?;
                         let start = used;
                         used += n;
@@ -1412,7 +1414,12 @@ impl Transfer {
             if let Some((p, w)) = failed {
                 return Err(write_error(p, w));
             }
-            return r.map_err(|e| Error::new(Code::BadContentEncoding, e.to_string()));
+            return r.map_err(|e| {
+                Error::new(
+                    Code::from_u32(e.curl_code()).unwrap_or(Code::BadContentEncoding),
+                    e.to_string(),
+                )
+            });
         }
         let w = self.handler.write(data);
         if w != data.len() {
@@ -1438,7 +1445,12 @@ impl Transfer {
             if let Some((p, w)) = failed {
                 return Err(write_error(p, w));
             }
-            r.map_err(|e| Error::new(Code::BadContentEncoding, e.to_string()))?;
+            r.map_err(|e| {
+                Error::new(
+                    Code::from_u32(e.curl_code()).unwrap_or(Code::BadContentEncoding),
+                    e.to_string(),
+                )
+            })?;
         }
         self.resp.phase = Phase::Complete;
         let reusable = self.resp.keepalive && self.up.body_done && !self.opts.forbid_reuse;
@@ -1564,13 +1576,9 @@ impl Transfer {
 
 trait ErrorExt {
     fn with_os(self, e: &io::Error) -> Error;
-    fn reword_chunk(self) -> Error;
 }
 impl ErrorExt for Error {
     fn with_os(self, _e: &io::Error) -> Error {
-        self
-    }
-    fn reword_chunk(self) -> Error {
         self
     }
 }

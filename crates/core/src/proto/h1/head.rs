@@ -1,4 +1,21 @@
-//! Response head helpers (interim version; replaced by the full module).
+//! HTTP/1 response head helpers: status line recognition and parsing, header line splitting and
+//! folding, Content-Length and coding list parsing, and a bounded line accumulator.
+//!
+//! This module does no I/O and keeps no per-response state beyond [`LineBuf`]; it decides
+//! nothing about redirects, authentication or bodies. The rules follow curl 8.14.1
+//! (`lib/http.c`, `lib/headers.c`), including its quirks, which are documented per function.
+
+use std::fmt;
+
+/// Longest single response header line curl accepts, line ending included, is one less than
+/// this (curl: `CURL_MAX_HTTP_HEADER`, the cap of its header line buffer).
+pub const MAX_HEADER_LINE: usize = 100 * 1024;
+
+/// Most bytes of response headers curl accepts for one request, status line and final empty
+/// line included (curl: `MAX_HTTP_RESP_HEADER_SIZE`).
+pub const MAX_HEAD_TOTAL: usize = 300 * 1024;
+
+/// HTTP version of a response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Version {
     Http09,
@@ -7,133 +24,674 @@ pub enum Version {
     Http2,
     Http3,
 }
+
+/// A parsed status line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StatusLine<'a> {
     pub version: Version,
     pub code: u16,
+    /// Whatever follows the status code, leading blanks and the line ending removed. curl does
+    /// not use it; it is empty for a line accepted only through the "HTTP/" fallback.
     pub reason: &'a [u8],
 }
+
+/// Why a first response line was refused. `Display` gives curl's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusLineError {
+    /// `HTTP/1.x` other than 1.0 / 1.1, or no three-digit code (curl: exit 1,
+    /// "Unsupported HTTP/1 subversion in response").
+    UnsupportedHttp1Subversion,
+    /// `HTTP/` followed by something other than 1, 2 or 3 (exit 1).
+    UnsupportedVersion,
+    /// Not a status line at all: curl treats the response as HTTP/0.9 (refused by default).
+    NotStatusLine,
+}
+
+impl fmt::Display for StatusLineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StatusLineError::UnsupportedHttp1Subversion => {
+                "Unsupported HTTP/1 subversion in response"
+            }
+            StatusLineError::UnsupportedVersion => "Unsupported HTTP version in response",
+            StatusLineError::NotStatusLine => "Received HTTP/0.9 when not allowed",
+        })
+    }
+}
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// curl's `ISSPACE`: blank, CR, LF, VT, FF.
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c)
+}
+
+fn three_digits(p: &[u8]) -> Option<u16> {
+    if p.len() >= 3 && p[..3].iter().all(u8::is_ascii_digit) {
+        Some(
+            p[..3]
+                .iter()
+                .fold(0u16, |a, &d| a * 10 + u16::from(d - b'0')),
+        )
+    } else {
+        None
+    }
+}
+
+fn strip_eol(line: &[u8]) -> &[u8] {
+    let mut l = line;
+    while let [rest @ .., b'\r' | b'\n'] = l {
+        l = rest;
+    }
+    l
+}
+
+fn reason_after(p: &[u8]) -> &[u8] {
+    let mut r = strip_eol(p);
+    while let [b, rest @ ..] = r {
+        if !is_blank(*b) {
+            break;
+        }
+        r = rest;
+    }
+    r
+}
+
+/// Parse the first line of an HTTP/1 response the way curl 8.14.1 does. `line` may include its
+/// line ending.
+///
+/// * Leading blanks are skipped; `HTTP/` is matched case-sensitively here.
+/// * `HTTP/1.0` and `HTTP/1.1` need a blank and three digits; nothing is required after them,
+///   so `"HTTP/1.1 2000 x"` is code 200. Anything else after `HTTP/1` is an error.
+/// * `HTTP/2` and `HTTP/3` need a blank, three digits and another blank. The caller must refuse
+///   a major version change on a connection (curl: "Version mismatch (from HTTP/1 to HTTP/2)",
+///   exit 8) and HTTP/3 when not built with it ("Unsupported HTTP version (3.0) in response").
+/// * A line that does not parse but starts with `HTTP/` in any case (for example
+///   `"http/1.1 404"` or `"HTTP/2 2000"`) is accepted as HTTP/1.0 200, which is what curl's
+///   HTTP200ALIASES fallback does.
+pub fn parse_status_line(line: &[u8]) -> Result<StatusLine<'_>, StatusLineError> {
+    let mut p = line;
+    while let [b, rest @ ..] = p {
+        if !is_blank(*b) {
+            break;
+        }
+        p = rest;
+    }
+    if let Some(v) = p.strip_prefix(b"HTTP/") {
+        match v.first() {
+            Some(b'1') => {
+                if v.len() >= 4 && v[1] == b'.' && (v[2] == b'0' || v[2] == b'1') && is_blank(v[3])
+                {
+                    if let Some(code) = three_digits(&v[4..]) {
+                        let version = if v[2] == b'0' {
+                            Version::Http10
+                        } else {
+                            Version::Http11
+                        };
+                        return Ok(StatusLine {
+                            version,
+                            code,
+                            reason: reason_after(&v[7..]),
+                        });
+                    }
+                }
+                return Err(StatusLineError::UnsupportedHttp1Subversion);
+            }
+            Some(&m @ (b'2' | b'3')) => {
+                if v.len() >= 6 && is_blank(v[1]) {
+                    if let Some(code) = three_digits(&v[2..]) {
+                        if v.len() > 5 && is_blank(v[5]) {
+                            let version = if m == b'2' {
+                                Version::Http2
+                            } else {
+                                Version::Http3
+                            };
+                            return Ok(StatusLine {
+                                version,
+                                code,
+                                reason: reason_after(&v[5..]),
+                            });
+                        }
+                    }
+                }
+            }
+            _ => return Err(StatusLineError::UnsupportedVersion),
+        }
+    }
+    if looks_like_status_line(line) == Tri::Yes {
+        return Ok(StatusLine {
+            version: Version::Http10,
+            code: 200,
+            reason: b"",
+        });
+    }
+    Err(StatusLineError::NotStatusLine)
+}
+
+/// Three-way answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tri {
     Yes,
     No,
     NeedMore,
 }
-pub fn parse_status_line(line: &[u8]) -> Option<StatusLine<'_>> {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let (version, rest) = if let Some(r) = line.strip_prefix(b"HTTP/1.1 ") {
-        (Version::Http11, r)
-    } else if let Some(r) = line.strip_prefix(b"HTTP/1.0 ") {
-        (Version::Http10, r)
-    } else if let Some(r) = line.strip_prefix(b"HTTP/2 ") {
-        (Version::Http2, r)
-    } else {
-        return None;
-    };
-    if rest.len() < 3 || !rest[..3].iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let code =
-        (rest[0] - b'0') as u16 * 100 + (rest[1] - b'0') as u16 * 10 + (rest[2] - b'0') as u16;
-    Some(StatusLine {
-        version,
-        code,
-        reason: rest.get(4..).unwrap_or(b""),
-    })
-}
+
+/// Can the first bytes of a response start an HTTP/1 status line? curl compares the received
+/// bytes, as many as there are up to five, case-insensitively with `"HTTP/"` (no blanks
+/// skipped). `No` means curl treats the response as HTTP/0.9: it fails with
+/// "Received HTTP/0.9 when not allowed" (exit 1) unless HTTP/0.9 is enabled.
 pub fn looks_like_status_line(prefix: &[u8]) -> Tri {
     let n = prefix.len().min(5);
-    if !b"HTTP/"[..n].eq_ignore_ascii_case(&prefix[..n]) {
+    if !prefix[..n].eq_ignore_ascii_case(&b"HTTP/"[..n]) {
         Tri::No
-    } else if n < 5 {
-        Tri::NeedMore
-    } else {
+    } else if n == 5 {
         Tri::Yes
+    } else {
+        Tri::NeedMore
     }
 }
+
+/// True for the line that ends a response head: curl ends the head at any line whose first
+/// byte is CR or LF.
+pub fn is_head_end(line: &[u8]) -> bool {
+    matches!(line.first(), Some(b'\r' | b'\n'))
+}
+
+/// Checks curl applies to every header line after the status line, before anything else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderLineError {
+    /// "Nul byte in header" (exit 8).
+    NulByte,
+    /// "Header without colon" (exit 8). Folded lines are exempt, except as the first header.
+    NoColon,
+}
+
+impl fmt::Display for HeaderLineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HeaderLineError::NulByte => "Nul byte in header",
+            HeaderLineError::NoColon => "Header without colon",
+        })
+    }
+}
+
+/// Validate a header line (not the status line) as curl does. `first_header` is true for the
+/// line right after the status line, which cannot be a continuation.
+pub fn check_header_line(line: &[u8], first_header: bool) -> Result<(), HeaderLineError> {
+    if line.contains(&0) {
+        return Err(HeaderLineError::NulByte);
+    }
+    let folded = !first_header && line.first().is_some_and(|&b| is_blank(b));
+    if !folded && !line.contains(&b':') {
+        return Err(HeaderLineError::NoColon);
+    }
+    Ok(())
+}
+
+fn cut_eol(line: &[u8]) -> &[u8] {
+    let end = line
+        .iter()
+        .position(|&b| b == b'\r')
+        .or_else(|| line.iter().position(|&b| b == b'\n'))
+        .unwrap_or(line.len());
+    &line[..end]
+}
+
+fn trim_end_space(mut v: &[u8]) -> &[u8] {
+    while let [rest @ .., b] = v {
+        if !is_space(*b) {
+            break;
+        }
+        v = rest;
+    }
+    v
+}
+
+/// Split a header line (with or without its line ending) into name and value, as curl's header
+/// store does: the line ends at its first CR (or LF), the name is everything before the first
+/// colon (not trimmed), the value has leading blanks and trailing white space removed.
+/// `None` for a line without colon and for a continuation line (starting with a blank); use
+/// [`continuation`] for those.
 pub fn split_header(line: &[u8]) -> Option<(&[u8], &[u8])> {
-    let i = line.iter().position(|&b| b == b':')?;
-    let v = &line[i + 1..];
-    let s = v
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(v.len());
-    let e = v
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map(|x| x + 1)
-        .unwrap_or(s);
-    Some((&line[..i], &v[s..e.max(s)]))
+    let line = cut_eol(line);
+    if line.first().is_some_and(|&b| is_blank(b)) {
+        return None;
+    }
+    let colon = line.iter().position(|&b| b == b':')?;
+    let name = &line[..colon];
+    let mut value = &line[colon + 1..];
+    while let [b, rest @ ..] = value {
+        if !is_blank(*b) {
+            break;
+        }
+        value = rest;
+    }
+    Some((name, trim_end_space(value)))
 }
-#[allow(clippy::result_unit_err)]
-pub fn parse_content_length(v: &[u8]) -> Result<u64, ()> {
-    std::str::from_utf8(v)
-        .map_err(|_| ())?
-        .trim()
-        .parse()
-        .map_err(|_| ())
+
+/// For an obs-fold continuation line (starting with a space or tab), the bytes curl appends to
+/// the previous header's value: trailing white space removed and the leading white space
+/// squeezed to its last character, so `"X: a\r\n   b  \r\n"` gives the value `"a b"`. `None`
+/// when `line` is not a continuation. curl keeps the raw lines for the header callback.
+pub fn continuation(line: &[u8]) -> Option<&[u8]> {
+    let line = cut_eol(line);
+    if !line.first().is_some_and(|&b| is_blank(b)) {
+        return None;
+    }
+    let mut v = trim_end_space(line);
+    while v.len() > 1 && is_space(v[0]) && is_space(v[1]) {
+        v = &v[1..];
+    }
+    Some(v)
 }
-pub fn codings(v: &[u8]) -> impl Iterator<Item = &[u8]> {
-    v.split(|&b| b == b',').map(|c| {
-        let s = c
-            .iter()
-            .position(|b| !b.is_ascii_whitespace())
-            .unwrap_or(c.len());
-        let e = c
-            .iter()
-            .rposition(|b| !b.is_ascii_whitespace())
-            .map(|x| x + 1)
-            .unwrap_or(s);
-        &c[s..e.max(s)]
-    })
+
+/// Why a Content-Length value was not used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContentLengthError {
+    /// Digits beyond 2^63-1. curl does not fail: it notes "Overflow Content-Length: value",
+    /// ignores the header and reads until the connection closes (unless a maximum file size is
+    /// set: "Maximum file size exceeded", exit 63).
+    Overflow,
+    /// No digit after optional blanks (sign, empty, junk): "Invalid Content-Length: value",
+    /// exit 8.
+    Invalid,
 }
+
+/// Parse a Content-Length value (the bytes after the colon) as curl does: blanks are skipped,
+/// then at least one digit is required; no sign; whatever follows the digits is ignored
+/// (`"2abc"` is 2). The result is at most `i64::MAX`.
+pub fn parse_content_length(v: &[u8]) -> Result<u64, ContentLengthError> {
+    let mut p = v;
+    while let [b, rest @ ..] = p {
+        if !is_blank(*b) {
+            break;
+        }
+        p = rest;
+    }
+    if !p.first().is_some_and(u8::is_ascii_digit) {
+        return Err(ContentLengthError::Invalid);
+    }
+    let mut n: u64 = 0;
+    for &d in p.iter().take_while(|b| b.is_ascii_digit()) {
+        n = n
+            .checked_mul(10)
+            .and_then(|n| n.checked_add(u64::from(d - b'0')))
+            .filter(|&n| n <= i64::MAX as u64)
+            .ok_or(ContentLengthError::Overflow)?;
+    }
+    Ok(n)
+}
+
+/// Iterator over the codings of a Transfer-Encoding or Content-Encoding value, see [`codings`].
+#[derive(Clone, Debug)]
+pub struct Codings<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for Codings<'a> {
+    type Item = &'a [u8];
+    fn next(&mut self) -> Option<&'a [u8]> {
+        loop {
+            while let [b, rest @ ..] = self.rest {
+                if !(is_blank(*b) || *b == b',') {
+                    break;
+                }
+                self.rest = rest;
+            }
+            if self.rest.is_empty() {
+                return None;
+            }
+            let end = self
+                .rest
+                .iter()
+                .position(|&b| b == b',')
+                .unwrap_or(self.rest.len());
+            let mut name = &self.rest[..end];
+            self.rest = &self.rest[end..];
+            while let [rest @ .., b] = name {
+                if *b > b' ' {
+                    break;
+                }
+                name = rest;
+            }
+            if !name.is_empty() {
+                return Some(name);
+            }
+        }
+    }
+}
+
+/// The non-empty comma-separated names of a coding list, as curl splits them: blanks and commas
+/// before a name are skipped, a name runs to the next comma and loses trailing bytes <= space
+/// (so `"gzip foo"` is one unknown name). Compare with [`coding_is`].
+pub fn codings(v: &[u8]) -> Codings<'_> {
+    Codings { rest: v }
+}
+
+/// Case-insensitive coding name comparison.
+pub fn coding_is(name: &[u8], coding: &str) -> bool {
+    name.eq_ignore_ascii_case(coding.as_bytes())
+}
+
+/// Why a response head was refused by [`LineBuf`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HeadError {
-    TooLarge,
+    /// One header line reached the line limit (curl: `CURLE_TOO_LARGE`, exit 100, with the
+    /// generic text "A value or data field grew larger than allowed").
+    LineTooLong,
+    /// All header lines together exceed the total limit (curl: exit 56,
+    /// "Too large response headers: <total> > 307200").
+    TooLarge { total: usize, max: usize },
 }
+
+impl HeadError {
+    /// The `CURLcode` curl returns.
+    pub fn curl_code(&self) -> u32 {
+        match self {
+            HeadError::LineTooLong => 100,
+            HeadError::TooLarge { .. } => 56,
+        }
+    }
+}
+
+impl fmt::Display for HeadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HeadError::LineTooLong => f.write_str("A value or data field grew larger than allowed"),
+            HeadError::TooLarge { total, max } => {
+                write!(f, "Too large response headers: {total} > {max}")
+            }
+        }
+    }
+}
+
+/// Bounded accumulator that cuts received bytes into header lines ending in LF (a lone CR does
+/// not end a line). Lines are returned with their line ending, as curl passes them to the header
+/// callback. It also counts the bytes of all lines returned since [`LineBuf::clear`] against the
+/// total limit. The buffer is allocated once in [`LineBuf::new`].
+#[derive(Debug)]
 pub struct LineBuf {
-    buf: Vec<u8>,
-    max: usize,
+    buf: Box<[u8]>,
+    len: usize,
+    /// The last returned line came from `buf`: drop it on the next call.
+    emitted: bool,
     total: usize,
-    ready: bool,
+    max_total: usize,
 }
+
+impl Default for LineBuf {
+    fn default() -> Self {
+        Self::new(MAX_HEADER_LINE)
+    }
+}
+
 impl LineBuf {
+    /// An accumulator refusing lines of `max` bytes or more (line ending included; curl's limit
+    /// is [`MAX_HEADER_LINE`]) and more than [`MAX_HEAD_TOTAL`] bytes in all.
     pub fn new(max: usize) -> Self {
+        Self::with_limits(max, MAX_HEAD_TOTAL)
+    }
+
+    /// Like [`LineBuf::new`] with an explicit total limit.
+    pub fn with_limits(max_line: usize, max_total: usize) -> Self {
         LineBuf {
-            buf: Vec::new(),
-            max,
+            buf: vec![0u8; max_line.max(1)].into_boxed_slice(),
+            len: 0,
+            emitted: false,
             total: 0,
-            ready: false,
+            max_total,
         }
     }
-    pub fn feed<'a>(&'a mut self, input: &[u8]) -> Result<(usize, Option<&'a [u8]>), HeadError> {
-        if self.ready {
-            self.buf.clear();
-            self.ready = false;
+
+    /// Consume bytes from `input` up to and including the next LF. Returns the number of bytes
+    /// consumed and, when a line completed, the whole line (borrowed from `input` when it was not
+    /// split, else from the buffer). `(input.len(), None)` means everything was buffered as a
+    /// partial line. Bytes after the returned line are not consumed.
+    pub fn feed<'a>(&'a mut self, input: &'a [u8]) -> Result<(usize, Option<&'a [u8]>), HeadError> {
+        if self.emitted {
+            self.emitted = false;
+            self.len = 0;
         }
-        match input.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                self.buf.extend_from_slice(&input[..=i]);
-                self.total += i + 1;
-                if self.total > self.max {
-                    return Err(HeadError::TooLarge);
-                }
-                self.ready = true;
-                Ok((i + 1, Some(&self.buf)))
-            }
-            None => {
-                self.buf.extend_from_slice(input);
-                self.total += input.len();
-                if self.total > self.max {
-                    return Err(HeadError::TooLarge);
-                }
-                Ok((input.len(), None))
-            }
+        let lf = input.iter().position(|&b| b == b'\n');
+        let take = lf.map_or(input.len(), |i| i + 1);
+        if self.len + take >= self.buf.len() {
+            return Err(HeadError::LineTooLong);
+        }
+        let Some(_) = lf else {
+            self.buf[self.len..self.len + take].copy_from_slice(&input[..take]);
+            self.len += take;
+            return Ok((take, None));
+        };
+        let line_len = self.len + take;
+        self.total += line_len;
+        if self.total > self.max_total {
+            return Err(HeadError::TooLarge {
+                total: self.total,
+                max: self.max_total,
+            });
+        }
+        if self.len == 0 {
+            return Ok((take, Some(&input[..take])));
+        }
+        self.buf[self.len..line_len].copy_from_slice(&input[..take]);
+        self.len = line_len;
+        self.emitted = true;
+        Ok((take, Some(&self.buf[..line_len])))
+    }
+
+    /// Bytes of a partial line held.
+    pub fn pending(&self) -> &[u8] {
+        if self.emitted {
+            &[]
+        } else {
+            &self.buf[..self.len]
         }
     }
+
+    /// Total bytes of complete lines returned since the last [`LineBuf::clear`].
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// Forget any partial line and reset the total count (for a new request).
     pub fn clear(&mut self) {
-        self.buf.clear();
+        self.len = 0;
+        self.emitted = false;
         self.total = 0;
-        self.ready = false;
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Small deterministic generator for the corpus tests.
+    pub(crate) struct Rng(pub u64);
+    impl Rng {
+        pub(crate) fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        pub(crate) fn below(&mut self, n: u32) -> u32 {
+            if n == 0 {
+                0
+            } else {
+                (self.next() % u64::from(n)) as u32
+            }
+        }
+        pub(crate) fn byte(&mut self) -> u8 {
+            let pool = b"\r\n:; \t0aF\x00Hh/T.12";
+            if self.below(3) == 0 {
+                self.next() as u8
+            } else {
+                pool[self.below(pool.len() as u32) as usize]
+            }
+        }
+    }
+
+    fn st(line: &[u8]) -> Result<(Version, u16), StatusLineError> {
+        parse_status_line(line).map(|s| (s.version, s.code))
+    }
+
+    #[test]
+    fn status_lines() {
+        use StatusLineError::*;
+        use Version::*;
+        assert_eq!(st(b"HTTP/1.1 200 OK\r\n"), Ok((Http11, 200)));
+        assert_eq!(
+            parse_status_line(b"HTTP/1.1 200 OK\r\n").unwrap().reason,
+            b"OK"
+        );
+        assert_eq!(st(b"HTTP/1.0 404"), Ok((Http10, 404)));
+        assert_eq!(st(b"HTTP/1.1 2000 x"), Ok((Http11, 200)));
+        assert_eq!(st(b"HTTP/1.1\t204\tx"), Ok((Http11, 204)));
+        assert_eq!(st(b"  HTTP/1.1 203 x"), Ok((Http11, 203)));
+        assert_eq!(st(b"HTTP/1.1 99 x"), Err(UnsupportedHttp1Subversion));
+        assert_eq!(st(b"HTTP/1.2 200 x"), Err(UnsupportedHttp1Subversion));
+        assert_eq!(st(b"HTTP/4 200 x"), Err(UnsupportedVersion));
+        assert_eq!(st(b"HTTP/2 201 x"), Ok((Http2, 201)));
+        assert_eq!(st(b"HTTP/3 200 x"), Ok((Http3, 200)));
+        assert_eq!(st(b"HTTP/2 2010 x"), Ok((Http10, 200)));
+        assert_eq!(st(b"http/1.1 404 x"), Ok((Http10, 200)));
+        assert_eq!(st(b"hTtP/1.1 201 x"), Ok((Http10, 200)));
+        assert_eq!(st(b"ICY 200 OK"), Err(NotStatusLine));
+    }
+
+    #[test]
+    fn prefix() {
+        assert_eq!(looks_like_status_line(b""), Tri::NeedMore);
+        assert_eq!(looks_like_status_line(b"ht"), Tri::NeedMore);
+        assert_eq!(looks_like_status_line(b"HTTP/"), Tri::Yes);
+        assert_eq!(looks_like_status_line(b"http/1.1 200"), Tri::Yes);
+        assert_eq!(looks_like_status_line(b"ICY"), Tri::No);
+        assert_eq!(looks_like_status_line(b" HTTP/1.1"), Tri::No);
+        assert_eq!(looks_like_status_line(b"hello world"), Tri::No);
+    }
+
+    #[test]
+    fn headers() {
+        assert_eq!(
+            split_header(b"X-A:  a b \t\r\n"),
+            Some((&b"X-A"[..], &b"a b"[..]))
+        );
+        assert_eq!(split_header(b"X-A:\r\n"), Some((&b"X-A"[..], &b""[..])));
+        assert_eq!(split_header(b"Name :v\n"), Some((&b"Name "[..], &b"v"[..])));
+        assert_eq!(split_header(b"nocolon\r\n"), None);
+        assert_eq!(split_header(b" x: y\r\n"), None);
+        assert_eq!(continuation(b"   b  \r\n"), Some(&b" b"[..]));
+        assert_eq!(continuation(b"\tb\r\n"), Some(&b"\tb"[..]));
+        assert_eq!(continuation(b"b\r\n"), None);
+        assert_eq!(
+            check_header_line(b" folded\r\n", true),
+            Err(HeaderLineError::NoColon)
+        );
+        assert_eq!(check_header_line(b" folded\r\n", false), Ok(()));
+        assert_eq!(
+            check_header_line(b"X: a\0b\r\n", false),
+            Err(HeaderLineError::NulByte)
+        );
+        assert!(is_head_end(b"\r\n") && is_head_end(b"\n") && !is_head_end(b"X: y\r\n"));
+    }
+
+    #[test]
+    fn content_length() {
+        use ContentLengthError::*;
+        assert_eq!(parse_content_length(b" 2"), Ok(2));
+        assert_eq!(parse_content_length(b"\t 2 \r\n"), Ok(2));
+        assert_eq!(parse_content_length(b"2abc"), Ok(2));
+        assert_eq!(parse_content_length(b"+2"), Err(Invalid));
+        assert_eq!(parse_content_length(b"-2"), Err(Invalid));
+        assert_eq!(parse_content_length(b" "), Err(Invalid));
+        assert_eq!(
+            parse_content_length(b"9223372036854775807"),
+            Ok(i64::MAX as u64)
+        );
+        assert_eq!(parse_content_length(b"9223372036854775808"), Err(Overflow));
+        assert_eq!(parse_content_length(b"99999999999999999999"), Err(Overflow));
+    }
+
+    #[test]
+    fn coding_lists() {
+        let v: Vec<&[u8]> = codings(b" , gzip ,, BR,zstd\t").collect();
+        assert_eq!(v, vec![&b"gzip"[..], b"BR", b"zstd"]);
+        assert!(coding_is(v[1], "br"));
+        let v: Vec<&[u8]> = codings(b"gzip foo").collect();
+        assert_eq!(v, vec![&b"gzip foo"[..]]);
+        assert_eq!(codings(b" ,, ").count(), 0);
+    }
+
+    #[test]
+    fn line_buf_limits() {
+        let mut lb = LineBuf::new(MAX_HEADER_LINE);
+        let mut line = vec![b'a'; MAX_HEADER_LINE - 2];
+        line.push(b'\n');
+        assert_eq!(lb.feed(&line).unwrap().1.map(<[u8]>::len), Some(line.len()));
+        line.insert(0, b'a');
+        assert_eq!(lb.feed(&line), Err(HeadError::LineTooLong));
+        // Split across feeds.
+        let mut lb = LineBuf::new(MAX_HEADER_LINE);
+        assert_eq!(lb.feed(b"HTTP/1.1 2").unwrap(), (10, None));
+        let (n, l) = lb.feed(b"00 OK\r\nX: y\r\n").unwrap();
+        assert_eq!((n, l), (7, Some(&b"HTTP/1.1 200 OK\r\n"[..])));
+        assert_eq!(lb.feed(b"X: y\r\n").unwrap(), (6, Some(&b"X: y\r\n"[..])));
+        assert_eq!(lb.total(), 23);
+        // Total limit: exactly at the limit is fine.
+        let mut lb = LineBuf::with_limits(100, 10);
+        assert!(lb.feed(b"12345678\r\n").is_ok());
+        let err = lb.feed(b"\n").unwrap_err();
+        assert_eq!(err, HeadError::TooLarge { total: 11, max: 10 });
+        assert_eq!(err.to_string(), "Too large response headers: 11 > 10");
+    }
+
+    /// Deterministic stand-in for the `h1_head` fuzz target: no panics, and line splitting does
+    /// not depend on how the input is cut.
+    #[test]
+    fn corpus() {
+        let mut rng = Rng(42);
+        for _ in 0..3000 {
+            let input: Vec<u8> = (0..rng.below(60)).map(|_| rng.byte()).collect();
+            let _ = parse_status_line(&input);
+            let _ = looks_like_status_line(&input);
+            let _ = split_header(&input);
+            let _ = continuation(&input);
+            let _ = parse_content_length(&input);
+            let _ = check_header_line(&input, false);
+            for c in codings(&input) {
+                assert!(!c.is_empty() && !c.contains(&b','));
+            }
+            let lines = |piece: &mut dyn FnMut() -> usize| {
+                let mut lb = LineBuf::with_limits(20, 50);
+                let mut out: Vec<Result<Vec<u8>, HeadError>> = Vec::new();
+                let mut off = 0;
+                'outer: while off < input.len() {
+                    let n = piece().clamp(1, input.len() - off);
+                    let mut chunk = &input[off..off + n];
+                    while !chunk.is_empty() {
+                        match lb.feed(chunk) {
+                            Ok((used, line)) => {
+                                if let Some(l) = line {
+                                    out.push(Ok(l.to_vec()));
+                                }
+                                chunk = &chunk[used..];
+                            }
+                            Err(e) => {
+                                out.push(Err(e));
+                                break 'outer;
+                            }
+                        }
+                    }
+                    off += n;
+                }
+                out
+            };
+            let whole = lines(&mut || usize::MAX);
+            let mut r2 = Rng(rng.next() | 1);
+            let split = lines(&mut || r2.below(5) as usize + 1);
+            assert_eq!(whole, split, "{input:?}");
+        }
     }
 }
