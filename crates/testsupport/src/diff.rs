@@ -58,6 +58,24 @@ impl Normaliser {
     }
 }
 
+/// Replaces every run of ASCII digits by `N`: masks timings and ports before comparing.
+pub fn mask_digits(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut in_digits = false;
+    for &b in data {
+        if b.is_ascii_digit() {
+            if !in_digits {
+                out.push(b'N');
+            }
+            in_digits = true;
+        } else {
+            in_digits = false;
+            out.push(b);
+        }
+    }
+    out
+}
+
 /// Replaces every occurrence of `from` in `data` by `to`.
 pub fn replace_all(data: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
     if from.is_empty() {

@@ -5,25 +5,9 @@ use std::time::Duration;
 
 use oxcurl_testsupport::{Case, Reply};
 
-const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+use oxcurl_testsupport::diff::mask_digits;
 
-/// Replaces every run of ASCII digits by `N` (timings, ports).
-fn mask_digits(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len());
-    let mut in_digits = false;
-    for &b in data {
-        if b.is_ascii_digit() {
-            if !in_digits {
-                out.push(b'N');
-            }
-            in_digits = true;
-        } else {
-            in_digits = false;
-            out.push(b);
-        }
-    }
-    out
-}
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 
 /// A loopback port with nothing listening on it (bound, then released).
 fn closed_port() -> u16 {

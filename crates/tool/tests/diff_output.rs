@@ -3,6 +3,8 @@
 
 use oxcurl_testsupport::{Case, Reply};
 
+use oxcurl_testsupport::diff::mask_digits;
+
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 
 fn unhex(s: &str) -> Vec<u8> {
@@ -21,24 +23,6 @@ const ZLIB_HEX: &str = "789c4bcecf2d284a2d2e4e4d5148ca4fa954c8c9cc4be54ac6260800
 const BROTLI_HEX: &str = "a14801c02fad30d6f6a60519a4936934093900138fbc3b26b808";
 const ZSTD_HEX: &str =
     "28b52ffd242add0000a8636f6d7072657373656420626f6479206c696e650a0100f19b4c54ed015e";
-
-/// Replaces every run of ASCII digits by `N` (timings, ports).
-fn mask_digits(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len());
-    let mut in_digits = false;
-    for &b in data {
-        if b.is_ascii_digit() {
-            if !in_digits {
-                out.push(b'N');
-            }
-            in_digits = true;
-        } else {
-            in_digits = false;
-            out.push(b);
-        }
-    }
-    out
-}
 
 fn headers_reply() -> Reply {
     Reply::status(
