@@ -210,9 +210,7 @@ impl HappyEyeballs {
                 }
             }
         }
-        if self.families.iter().all(|f| f.exhausted() || !f.started)
-            && self.families.iter().all(|f| f.exhausted())
-        {
+        if self.families.iter().all(|f| f.exhausted()) {
             let e = self
                 .last_err
                 .take()
@@ -267,7 +265,7 @@ fn start_connect(addr: SocketAddr, opts: &Options) -> io::Result<Socket> {
         sock.set_tcp_keepalive(&ka)?;
     }
     if let Some(ifname) = &opts.interface {
-        bind_interface(&sock, ifname, addr)?;
+        bind_interface(&sock, ifname)?;
     }
     if opts.local_port != 0 {
         bind_local_port(&sock, addr, opts.local_port, opts.local_port_range)?;
@@ -280,7 +278,7 @@ fn start_connect(addr: SocketAddr, opts: &Options) -> io::Result<Socket> {
     Ok(sock)
 }
 
-fn bind_interface(sock: &Socket, ifname: &str, addr: SocketAddr) -> io::Result<()> {
+fn bind_interface(sock: &Socket, ifname: &str) -> io::Result<()> {
     let name = ifname
         .strip_prefix("if!")
         .or_else(|| ifname.strip_prefix("host!"))
@@ -288,7 +286,6 @@ fn bind_interface(sock: &Socket, ifname: &str, addr: SocketAddr) -> io::Result<(
     if let Ok(ip) = name.parse::<std::net::IpAddr>() {
         return sock.bind(&SockAddr::from(SocketAddr::new(ip, 0)));
     }
-    let _ = addr;
     sock.bind_device(Some(name.as_bytes()))
 }
 

@@ -7,7 +7,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::os::fd::BorrowedFd;
 use std::time::{Duration, Instant};
 
-use oxcurl_urlapi::{Flags, Url};
+use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
 
 use crate::conn::{BufPool, Conn, Pool};
 use crate::connect::{self, ConnectPoll, HappyEyeballs, Stream};
@@ -303,12 +303,7 @@ impl Transfer {
         let tick = self.timers.expired(TimerId::Progress, now);
         if cur != self.last_progress || tick {
             self.last_progress = cur;
-            let dltotal = self.resp.content_length.unwrap_or(0);
-            let ultotal = match self.body {
-                Body::Fields(ref f) => f.len() as u64,
-                Body::Upload(Some(n)) | Body::PostRead(Some(n)) => n,
-                _ => 0,
-            };
+            let (dltotal, ultotal) = self.totals();
             if !self.handler.progress(dltotal, cur.0, ultotal, cur.1) {
                 self.result = Some(Err(Error::new(Code::AbortedByCallback, "Callback aborted")));
             }
@@ -317,6 +312,16 @@ impl Transfer {
             self.timers
                 .set(TimerId::Progress, now + Duration::from_secs(1));
         }
+    }
+
+    /// Expected download and upload sizes as the progress callback reports them (0: unknown).
+    fn totals(&self) -> (u64, u64) {
+        let ultotal = match self.body {
+            Body::Fields(ref f) => f.len() as u64,
+            Body::Upload(Some(n)) | Body::PostRead(Some(n)) => n,
+            _ => 0,
+        };
+        (self.resp.content_length.unwrap_or(0), ultotal)
     }
 
     fn check_timeouts(&mut self, now: Instant) -> Result<()> {
@@ -330,10 +335,7 @@ impl Transfer {
                 State::Init | State::Resolving { .. } | State::Connecting { .. }
             );
             let msg = match &self.state {
-                State::Resolving { host, .. } => {
-                    format!("Resolving timed out after {ms} milliseconds")
-                        .replace("{host}", host)
-                }
+                State::Resolving { .. } => format!("Resolving timed out after {ms} milliseconds"),
                 _ if connecting => format!("Connection timed out after {ms} milliseconds"),
                 _ => match self.resp.content_length {
                     Some(total) if self.resp.phase == Phase::Body => format!(
@@ -425,7 +427,7 @@ impl Transfer {
         }
         self.info.effective_url = url.to_url_string();
         self.info.scheme = scheme.clone();
-        self.setup_request(&url);
+        self.method = self.request_method();
 
         let (conn_host, conn_port) = self.connect_to(&host, port);
         let route = match &self.opts.unix_socket_path {
@@ -466,17 +468,8 @@ impl Transfer {
             self.timers.set(TimerId::ConnectTimeout, cx.now + ct);
         }
         if let Some(path) = self.opts.unix_socket_path.clone() {
-            let s = connect::connect_unix(&path, self.opts.abstract_unix_socket).map_err(|e| {
-                Error::new(
-                    Code::CouldntConnect,
-                    format!(
-                        "Failed to connect to {host} port {port} after {} ms: {}",
-                        self.elapsed_ms(cx.now),
-                        Code::CouldntConnect.strerror()
-                    ),
-                )
-                .with_os(&e)
-            })?;
+            let s = connect::connect_unix(&path, self.opts.abstract_unix_socket)
+                .map_err(|_| connect_failed(&host, port, self.elapsed_ms(cx.now)))?;
             self.info.time_namelookup = cx.now.duration_since(self.started);
             self.verbose(&format!("  Trying {path}..."));
             self.connected(cx, Stream::Unix(s), None, key, host, port);
@@ -641,17 +634,7 @@ impl Transfer {
                 self.connected(cx, Stream::Tcp(s), Some(addr), key, host, port);
                 Ok(true)
             }
-            ConnectPoll::Failed(e) => {
-                let ms = self.elapsed_ms(cx.now);
-                Err(Error::new(
-                    Code::CouldntConnect,
-                    format!(
-                        "Failed to connect to {host} port {port} after {ms} ms: {}",
-                        Code::CouldntConnect.strerror()
-                    ),
-                )
-                .with_os(&e))
-            }
+            ConnectPoll::Failed(_) => Err(connect_failed(&host, port, self.elapsed_ms(cx.now))),
         }
     }
 
@@ -702,10 +685,9 @@ impl Transfer {
         self.start_request(cx.now);
     }
 
-    /// Method, body and target for the current URL.
-    fn setup_request(&mut self, _url: &Url) {
-        let has_body = !matches!(self.body, Body::None);
-        self.method = if let Some(m) = &self.opts.custom_request {
+    /// The method for the current options and body.
+    fn request_method(&self) -> String {
+        if let Some(m) = &self.opts.custom_request {
             m.clone()
         } else if self.opts.nobody {
             "HEAD".into()
@@ -715,8 +697,7 @@ impl Transfer {
                 Body::Upload(_) => "PUT".into(),
                 Body::None => "GET".into(),
             }
-        };
-        let _ = has_body;
+        }
     }
 
     /// Build the request head for the current URL and connection.
@@ -749,7 +730,7 @@ impl Transfer {
             Some((u.clone(), p.clone()))
         } else {
             url.user()
-                .map(|u| (pct_decode(u), pct_decode(url.password().unwrap_or(""))))
+                .map(|_| (decoded(&url, Part::User), decoded(&url, Part::Password)))
         };
         let basic = match creds {
             Some((u, p)) if same_origin || self.opts.unrestricted_auth => {
@@ -977,7 +958,7 @@ impl Transfer {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     if self.resp.raw_bytes == 0 && self.conn_reused && !self.retried {
-                        return self.retry_fresh(cx);
+                        return self.retry_fresh();
                     }
                     return Err(Error::new(
                         Code::RecvError,
@@ -1006,13 +987,12 @@ impl Transfer {
         }
     }
 
-    fn retry_fresh(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+    fn retry_fresh(&mut self) -> Result<bool> {
         self.retried = true;
         self.conn = None;
         self.verbose("Connection died, retrying a fresh connect (retry count: 1)");
         self.opts.fresh_connect = true;
         self.state = State::Init;
-        let _ = cx;
         Ok(true)
     }
 
@@ -1021,15 +1001,12 @@ impl Transfer {
             Phase::Head => {
                 if self.resp.raw_bytes == 0 {
                     if self.conn_reused && !self.retried {
-                        return self.retry_fresh(cx);
+                        return self.retry_fresh();
                     }
                     return Err(Error::new(Code::GotNothing, "Empty reply from server"));
                 }
-                if self.resp.http09 {
-                    self.resp.keepalive = false;
-                    return self.complete(cx);
-                }
-                // curl ends a transfer whose head was cut short without an error.
+                // An HTTP/0.9 body ends here; so does, without an error in curl, a head cut
+                // short.
                 self.resp.keepalive = false;
                 self.complete(cx)
             }
@@ -1089,11 +1066,11 @@ impl Transfer {
                     data = &data[used..];
                     if let Some(line) = line {
                         let line = line.to_vec();
-                        self.on_header_line(cx, &line)?;
+                        self.on_header_line(&line)?;
                     }
                 }
                 Phase::Body => {
-                    let used = self.on_body(cx, data)?;
+                    let used = self.on_body(data)?;
                     data = &data[used..];
                 }
                 Phase::Complete => {
@@ -1109,7 +1086,7 @@ impl Transfer {
         Ok(())
     }
 
-    fn on_header_line(&mut self, cx: &mut Cx<'_>, line: &[u8]) -> Result<()> {
+    fn on_header_line(&mut self, line: &[u8]) -> Result<()> {
         let trimmed = trim_eol(line);
         if self.resp.first_line {
             self.resp.first_line = false;
@@ -1131,7 +1108,7 @@ impl Transfer {
         }
         if trimmed.is_empty() {
             self.deliver_header(line)?;
-            return self.end_of_head(cx);
+            return self.end_of_head();
         }
         self.deliver_header(line)?;
         if let Some((name, value)) = head::split_header(trimmed) {
@@ -1196,7 +1173,7 @@ impl Transfer {
         Ok(())
     }
 
-    fn end_of_head(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+    fn end_of_head(&mut self) -> Result<()> {
         let code = self.resp.code;
         if (100..200).contains(&code) {
             // Informational: another head follows.
@@ -1309,19 +1286,15 @@ impl Transfer {
                 self.resp.decoder = Some(d);
             }
         }
-        if self.redirect_to.is_some() && self.opts.verbose && !no_body {
-            // curl reads and drops the body of a followed redirect.
-        }
         self.resp.phase = match self.resp.framing {
             Framing::None | Framing::Length(0) => Phase::Complete,
             _ => Phase::Body,
         };
-        let _ = cx;
         Ok(())
     }
 
     /// Consume body bytes; returns how many belonged to this response.
-    fn on_body(&mut self, _cx: &mut Cx<'_>, data: &[u8]) -> Result<usize> {
+    fn on_body(&mut self, data: &[u8]) -> Result<usize> {
         match self.resp.framing {
             Framing::Length(left) => {
                 let n = (left.min(data.len() as u64)) as usize;
@@ -1352,11 +1325,9 @@ impl Transfer {
                                 e.to_string(),
                             )
                         })?;
-                        let start = used;
                         used += n;
                         match ev {
                             Some(ChunkEvent::Data(d)) => {
-                                let _ = start;
                                 self.deliver_body(d)?;
                             }
                             Some(ChunkEvent::Trailer(t)) => {
@@ -1493,9 +1464,7 @@ impl Transfer {
         self.verbose(&format!("Issue another request to this URL: '{next}'"));
         let cur = self.url.clone().expect("url");
         if self.opts.autoreferer {
-            let mut r = cur.clone();
-            let _ = &mut r;
-            self.referer = Some(strip_userinfo_fragment(&cur.to_url_string()));
+            self.referer = Some(referer_for(&cur));
         }
         let new = Url::parse(&next, self.url_flags()).map_err(|e| {
             Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message()))
@@ -1546,16 +1515,14 @@ impl Transfer {
         self.state = State::Done;
         if let Err(e) = &r {
             if self.opts.verbose {
-                let m = format!("closing connection #{}", self.info.conn_id);
-                let _ = m;
                 self.verbose(e.message());
             }
         }
         self.result = Some(r);
         if !self.opts.no_progress {
-            let ultotal = 0;
+            let (dltotal, ultotal) = self.totals();
             let _ = self.handler.progress(
-                self.resp.content_length.unwrap_or(0),
+                dltotal,
                 self.info.size_download,
                 ultotal,
                 self.info.size_upload,
@@ -1574,13 +1541,15 @@ impl Transfer {
     }
 }
 
-trait ErrorExt {
-    fn with_os(self, e: &io::Error) -> Error;
-}
-impl ErrorExt for Error {
-    fn with_os(self, _e: &io::Error) -> Error {
-        self
-    }
+/// curl's message for a connection that could not be made (the reason is in `-v` output).
+fn connect_failed(host: &str, port: u16, ms: u128) -> Error {
+    Error::new(
+        Code::CouldntConnect,
+        format!(
+            "Failed to connect to {host} port {port} after {ms} ms: {}",
+            Code::CouldntConnect.strerror()
+        ),
+    )
 }
 
 fn send_error(e: &io::Error) -> Error {
@@ -1602,19 +1571,14 @@ fn trim_eol(line: &[u8]) -> &[u8] {
     l.strip_suffix(b"\r").unwrap_or(l)
 }
 
-fn strip_userinfo_fragment(url: &str) -> String {
-    let mut s = url.to_string();
-    if let Some(i) = s.find('#') {
-        s.truncate(i);
+/// The URL sent as `Referer` by `-e ';auto'`: without credentials or fragment.
+fn referer_for(url: &Url) -> String {
+    let mut r = url.clone();
+    for part in [Part::User, Part::Password, Part::Fragment] {
+        // Clearing a part cannot fail.
+        let _ = r.set(part, None, Flags::default());
     }
-    if let Some(p) = s.find("://") {
-        let rest = &s[p + 3..];
-        let end = rest.find('/').unwrap_or(rest.len());
-        if let Some(at) = rest[..end].rfind('@') {
-            s = format!("{}{}", &s[..p + 3], &rest[at + 1..]);
-        }
-    }
-    s
+    r.to_url_string()
 }
 
 /// `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT`; empty fields match anything / keep.
@@ -1651,26 +1615,16 @@ fn parse_connect_to(rule: &str) -> Option<(String, Option<u16>, String, Option<u
     Some((h, port(p)?, th, port(tp)?))
 }
 
-/// Percent-decode userinfo from a URL.
-fn pct_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (
-                (b[i + 1] as char).to_digit(16),
-                (b[i + 2] as char).to_digit(16),
-            ) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
+/// A URL part percent-decoded (empty when absent); bytes that are not UTF-8 are replaced.
+fn decoded(url: &Url, part: Part) -> String {
+    let flags = GetFlags {
+        url_decode: true,
+        ..GetFlags::default()
+    };
+    match url.get_bytes(part, flags) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(_) => String::new(),
     }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Standard base64 (RFC 4648) with padding.
@@ -1728,7 +1682,10 @@ mod tests {
 
     #[test]
     fn userinfo_decoding() {
-        assert_eq!(pct_decode("a%40b"), "a@b");
-        assert_eq!(pct_decode("a%4"), "a%4");
+        let u = Url::parse("http://a%40b:p%3Aw@h/", Flags::default()).unwrap();
+        assert_eq!(decoded(&u, Part::User), "a@b");
+        assert_eq!(decoded(&u, Part::Password), "p:w");
+        let r = Url::parse("http://u:p@h/x?q#f", Flags::default()).unwrap();
+        assert_eq!(referer_for(&r), "http://h/x?q");
     }
 }
