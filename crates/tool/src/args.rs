@@ -767,8 +767,6 @@ fn perr(msg: impl Into<String>) -> ParseError {
 
 struct Parser {
     cfg: Config,
-    /// Outputs given before their URL (`-o x URL`): applied to the next URL without one.
-    pending_outputs: Vec<(Option<String>, bool)>,
 }
 
 impl Parser {
@@ -986,7 +984,7 @@ impl Parser {
     }
 
     /// Parse one argument list. `args` excludes the program name.
-    fn parse_args(&mut self, args: &[String], from_config: bool) -> Result<(), ParseError> {
+    fn parse_args(&mut self, args: &[String]) -> Result<(), ParseError> {
         let mut i = 0;
         let mut only_urls = false;
         while i < args.len() {
@@ -1059,7 +1057,6 @@ impl Parser {
                 self.apply(o, false, None)?;
             }
         }
-        let _ = from_config;
         Ok(())
     }
 
@@ -1094,7 +1091,7 @@ impl Parser {
                 args.push(config_value(rest));
             }
         }
-        self.parse_args(&args, true)
+        self.parse_args(&args)
     }
 }
 
@@ -1197,7 +1194,6 @@ pub fn parse(args: &[String]) -> Result<Config, ParseError> {
             }],
             action: None,
         },
-        pending_outputs: Vec::new(),
     };
     if args.first().map(|a| a.as_str()) != Some("-q")
         && args.first().map(|a| a.as_str()) != Some("--disable")
@@ -1208,8 +1204,7 @@ pub fn parse(args: &[String]) -> Result<Config, ParseError> {
             }
         }
     }
-    p.parse_args(args, false)?;
-    let _ = &p.pending_outputs;
+    p.parse_args(args)?;
     // Drop output-only entries with no URL and empty trailing operations.
     for op in p.cfg.ops.iter_mut() {
         op.urls.retain(|u| !u.url.is_empty());

@@ -107,10 +107,8 @@ struct Tracer {
     dest: ErrOut,
     mode: TraceMode,
     time: bool,
-    start: Instant,
     /// Data markers are shown unless the body goes to a terminal on stdout.
     show_data: bool,
-    at_line_start: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -180,7 +178,6 @@ impl Tracer {
             }
             _ => {}
         }
-        self.at_line_start = out.last() == Some(&b'\n');
     }
 
     fn dump(&mut self, kind: InfoType, data: &[u8], out: &mut Vec<u8>) {
@@ -316,16 +313,10 @@ impl Handler for ToolHandler {
     }
 }
 
-/// One URL ready to run.
+/// One URL ready to run: its transfer, or the error that stopped it before it started.
 struct Job {
-    easy: Easy,
-    url: String,
-    urlnum: usize,
-    op: usize,
-    filename: Option<String>,
-    fail_with_body: bool,
-    /// The handler is taken back after the transfer for -w and cleanup.
-    pre_error: Option<Error>,
+    easy: Result<Easy, Error>,
+    meta: JobMeta,
 }
 
 /// Run everything; returns the exit code.
@@ -363,18 +354,15 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
     loop {
         while running.len() < par {
             let Some(job) = queue.next() else { break };
-            if let Some(e) = job.pre_error {
-                last = report(&g, &errout, &e);
-                continue;
-            }
-            let meta = JobMeta {
-                url: job.url,
-                urlnum: job.urlnum,
-                op: job.op,
-                filename: job.filename,
-                fail_with_body: job.fail_with_body,
+            let easy = match job.easy {
+                Ok(easy) => easy,
+                Err(e) => {
+                    last = report(&g, &errout, &e);
+                    continue;
+                }
             };
-            let id = multi.add(job.easy);
+            let meta = job.meta;
+            let id = multi.add(easy);
             running.push((id, meta));
         }
         if running.is_empty() {
@@ -423,6 +411,7 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
     last
 }
 
+/// What `-w` and the error report need of a URL after its transfer.
 struct JobMeta {
     url: String,
     urlnum: usize,
@@ -687,23 +676,21 @@ fn build_job(
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
 ) -> Job {
-    let mut job = Job {
-        easy: Easy::default(),
-        url: spec.url.clone(),
-        urlnum,
-        op: opi,
-        filename: None,
-        fail_with_body: op.fail_with_body,
-        pre_error: None,
-    };
-    match configure(g, op, spec, stdout, errout) {
-        Ok((easy, filename)) => {
-            job.easy = easy;
-            job.filename = filename;
-        }
-        Err(e) => job.pre_error = Some(e),
+    let mut filename = None;
+    let easy = configure(g, op, spec, stdout, errout).map(|(easy, f)| {
+        filename = f;
+        easy
+    });
+    Job {
+        easy,
+        meta: JobMeta {
+            url: spec.url.clone(),
+            urlnum,
+            op: opi,
+            filename,
+            fail_with_body: op.fail_with_body,
+        },
     }
-    job
 }
 
 fn configure(
@@ -944,18 +931,14 @@ fn configure(
                 TraceMode::Hex
             },
             time: g.trace_time,
-            start: Instant::now(),
             show_data: true,
-            at_line_start: true,
         })
     } else if g.verbose > 0 {
         Some(Tracer {
             dest: Arc::clone(errout),
             mode: TraceMode::Verbose,
             time: g.trace_time,
-            start: Instant::now(),
             show_data: !body_to_tty,
-            at_line_start: true,
         })
     } else {
         None
@@ -985,7 +968,6 @@ fn configure(
         meter,
         wrote: 0,
     };
-    let _ = handler.tracer.as_ref().map(|t| t.start);
     Ok((Easy::new(o, Box::new(handler)), filename))
 }
 
