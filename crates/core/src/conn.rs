@@ -1,10 +1,12 @@
 //! A live connection and the multi's pool of idle ones (curl's connection cache), keyed by
 //! origin and route so only a connection to the same place is reused.
 
+use std::io;
 use std::net::SocketAddr;
 use std::time::Instant;
 
 use crate::connect::Stream;
+use crate::tls;
 
 #[derive(Debug)]
 pub struct Conn {
@@ -12,6 +14,8 @@ pub struct Conn {
     /// Process-unique identity of the socket (see `connect::next_sock_id`).
     pub sock_id: u64,
     pub stream: Stream,
+    /// The TLS session over the socket, for https.
+    pub tls: Option<Box<tls::Session>>,
     /// What makes connections interchangeable: scheme, host, port, route.
     pub key: String,
     pub host: String,
@@ -21,6 +25,47 @@ pub struct Conn {
     /// Requests served so far.
     pub uses: u32,
     pub idle_since: Instant,
+}
+
+impl Conn {
+    /// Received bytes (decrypted over TLS); Ok(0) at end of stream.
+    pub fn recv(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match &mut self.tls {
+            Some(t) => t.recv(&mut self.stream, buf),
+            None => self.stream.read(buf),
+        }
+    }
+    /// Send bytes (encrypted over TLS); how many were taken.
+    pub fn send(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.tls {
+            Some(t) => t.send(&mut self.stream, buf),
+            None => self.stream.write(buf),
+        }
+    }
+    /// Push out what the TLS layer still holds; WouldBlock while some remains.
+    pub fn flush(&mut self) -> io::Result<()> {
+        match &mut self.tls {
+            Some(t) => t.flush(&mut self.stream),
+            None => Ok(()),
+        }
+    }
+    /// Does the connection hold bytes waiting for the socket to become writable?
+    pub fn wants_write(&self) -> bool {
+        self.tls.as_ref().is_some_and(|t| t.wants_write())
+    }
+    /// Is an idle connection still usable?
+    pub fn is_alive(&mut self) -> bool {
+        match &mut self.tls {
+            Some(t) => t.is_alive(&mut self.stream),
+            None => self.stream.is_alive(),
+        }
+    }
+    /// Orderly close: TLS close_notify, best effort.
+    pub fn close(&mut self) {
+        if let Some(t) = &mut self.tls {
+            t.close(&mut self.stream);
+        }
+    }
 }
 
 /// Idle connections waiting for reuse.
@@ -44,8 +89,8 @@ impl Pool {
     /// Take an idle, still-alive connection for `key`.
     pub fn take(&mut self, key: &str) -> Option<Conn> {
         while let Some(i) = self.idle.iter().rposition(|c| c.key == key) {
-            let c = self.idle.swap_remove(i);
-            if c.stream.is_alive() {
+            let mut c = self.idle.swap_remove(i);
+            if c.is_alive() {
                 return Some(c);
             }
         }

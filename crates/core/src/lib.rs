@@ -18,6 +18,7 @@ pub mod proto {
     pub mod h1;
 }
 pub mod timer;
+pub mod tls;
 mod transfer;
 
 pub use easy::Easy;

@@ -52,6 +52,7 @@ pub struct Multi {
     timers: TimerQueue,
     pool: Pool,
     bufs: BufPool,
+    tls: crate::tls::TlsCache,
     resolver: Resolver,
     resolver_registered: bool,
     msgs: std::collections::VecDeque<Message>,
@@ -78,6 +79,7 @@ impl Multi {
             timers: TimerQueue::default(),
             pool: Pool::default(),
             bufs: BufPool::default(),
+            tls: crate::tls::TlsCache::default(),
             resolver: Resolver::new()?,
             resolver_registered: false,
             msgs: Default::default(),
@@ -155,6 +157,7 @@ impl Multi {
                 pool: &mut self.pool,
                 bufs: &mut self.bufs,
                 next_conn_id: &mut self.next_conn_id,
+                tls: &mut self.tls,
             };
             t.abort(&mut cx);
         }
@@ -214,6 +217,7 @@ impl Multi {
             pool: &mut self.pool,
             bufs: &mut self.bufs,
             next_conn_id: &mut self.next_conn_id,
+            tls: &mut self.tls,
         };
         t.drive(&mut cx);
         let done = t.is_done();

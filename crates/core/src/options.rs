@@ -158,6 +158,8 @@ pub struct Options {
     pub no_progress: bool,
     /// Allowed protocols for redirects (`CURLOPT_REDIR_PROTOCOLS_STR`); None = curl's default.
     pub redir_protocols: Option<Vec<String>>,
+    /// TLS settings for https.
+    pub tls: crate::tls::TlsOptions,
 }
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).
@@ -224,6 +226,7 @@ impl Default for Options {
             verbose: false,
             no_progress: true,
             redir_protocols: None,
+            tls: crate::tls::TlsOptions::default(),
         }
     }
 }

@@ -34,6 +34,7 @@ pub(crate) struct Cx<'a> {
     pub pool: &'a mut Pool,
     pub bufs: &'a mut BufPool,
     pub next_conn_id: &'a mut i64,
+    pub tls: &'a mut crate::tls::TlsCache,
 }
 
 /// A socket a transfer waits on.
@@ -58,6 +59,10 @@ enum State {
         he: HappyEyeballs,
         host: String,
         port: u16,
+    },
+    /// TLS handshake on a connected socket; which readiness it waits for.
+    TlsConnect {
+        want_write: bool,
     },
     Send,
     Recv,
@@ -220,6 +225,16 @@ impl Transfer {
                     });
                 }
             }
+            State::TlsConnect { want_write } => {
+                if let Some(c) = &self.conn {
+                    out[0] = Some(Interest {
+                        fd: c.stream.fd(),
+                        id: c.sock_id,
+                        read: !*want_write,
+                        write: *want_write,
+                    });
+                }
+            }
             State::Send | State::Recv => {
                 if let Some(c) = &self.conn {
                     let read = matches!(self.state, State::Recv);
@@ -227,7 +242,7 @@ impl Transfer {
                         fd: c.stream.fd(),
                         id: c.sock_id,
                         read,
-                        write: !read,
+                        write: !read || c.wants_write(),
                     });
                 }
             }
@@ -279,6 +294,7 @@ impl Transfer {
                 State::Init => self.do_init(cx),
                 State::Resolving { .. } => self.do_resolving(cx),
                 State::Connecting { .. } => self.do_connecting(cx),
+                State::TlsConnect { .. } => self.do_tls_connect(cx),
                 State::Send => self.do_send(cx),
                 State::Recv => self.do_recv(cx),
                 State::Done => return,
@@ -412,7 +428,7 @@ impl Transfer {
         }
         let url = self.url.clone().expect("url set");
         let scheme = url.scheme().to_string();
-        if scheme != "http" {
+        if scheme != "http" && scheme != "https" {
             return Err(Error::new(
                 Code::UnsupportedProtocol,
                 format!("Protocol \"{scheme}\" not supported"),
@@ -442,7 +458,15 @@ impl Transfer {
             ),
             None => format!("{conn_host}:{conn_port}"),
         };
-        let key = format!("{scheme}://{host}:{port}/{route}");
+        let key = if scheme == "https" {
+            // Connections made with other TLS settings are not interchangeable.
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            self.opts.tls.hash(&mut h);
+            format!("{scheme}://{host}:{port}/{route}/{:x}", h.finish())
+        } else {
+            format!("{scheme}://{host}:{port}/{route}")
+        };
         if !self.opts.fresh_connect {
             if let Some(mut c) = cx.pool.take(&key) {
                 c.uses += 1;
@@ -472,7 +496,7 @@ impl Transfer {
                 .map_err(|_| connect_failed(&host, port, self.elapsed_ms(cx.now)))?;
             self.info.time_namelookup = cx.now.duration_since(self.started);
             self.verbose(&format!("  Trying {path}..."));
-            self.connected(cx, Stream::Unix(s), None, key, host, port);
+            self.connected(cx, Stream::Unix(s), None, key, host, port)?;
             return Ok(true);
         }
         let lookup_host = conn_host
@@ -631,7 +655,7 @@ impl Transfer {
             ConnectPoll::Pending => Ok(false),
             ConnectPoll::Connected(s, addr) => {
                 let key = self.pending_key.take().unwrap_or_default();
-                self.connected(cx, Stream::Tcp(s), Some(addr), key, host, port);
+                self.connected(cx, Stream::Tcp(s), Some(addr), key, host, port)?;
                 Ok(true)
             }
             ConnectPoll::Failed(_) => Err(connect_failed(&host, port, self.elapsed_ms(cx.now))),
@@ -646,7 +670,7 @@ impl Transfer {
         key: String,
         host: String,
         port: u16,
-    ) {
+    ) -> Result<()> {
         let local = match &stream {
             Stream::Tcp(s) => s.local_addr().ok(),
             Stream::Unix(_) => None,
@@ -661,18 +685,11 @@ impl Transfer {
         self.info.conn_id = id;
         self.info.time_connect = cx.now.duration_since(self.started);
         self.info.time_appconnect = Duration::ZERO;
-        let ip = remote
-            .map(|a| a.ip().to_string())
-            .unwrap_or_else(|| "".into());
-        let msg = match &self.opts.unix_socket_path {
-            Some(p) => format!("Connected to {host} ({p}) port {port}"),
-            None => format!("Connected to {host} ({ip}) port {port}"),
-        };
-        self.verbose(&msg);
         self.conn = Some(Conn {
             id,
             sock_id: connect::next_sock_id(),
             stream,
+            tls: None,
             key,
             host,
             port,
@@ -681,8 +698,156 @@ impl Transfer {
             uses: 1,
             idle_since: cx.now,
         });
-        self.verbose("using HTTP/1.x");
-        self.start_request(cx.now);
+        if self.info.scheme == "https" {
+            return self.start_tls(cx);
+        }
+        self.established(cx.now);
+        Ok(())
+    }
+
+    /// The connection is ready for requests (after TLS for https).
+    fn established(&mut self, now: Instant) {
+        if self.opts.verbose {
+            let c = self.conn.as_ref().expect("conn");
+            let ip = c
+                .remote
+                .map(|a| a.ip().to_string())
+                .unwrap_or_else(|| "".into());
+            let msg = match &self.opts.unix_socket_path {
+                Some(p) => format!("Connected to {} ({p}) port {}", c.host, c.port),
+                None => format!("Connected to {} ({ip}) port {}", c.host, c.port),
+            };
+            self.verbose(&msg);
+            self.verbose("using HTTP/1.x");
+        }
+        self.start_request(now);
+    }
+
+    /// The ALPN protocols offered, in curl's order.
+    fn alpn_offer(&self) -> &'static [&'static [u8]] {
+        if !self.opts.tls.alpn {
+            &[]
+        } else if self.opts.http_version == HttpVersionPref::V1_0 {
+            &[b"http/1.0"]
+        } else {
+            &[b"http/1.1"]
+        }
+    }
+
+    fn start_tls(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        let alpn = self.alpn_offer();
+        let config = cx.tls.config(&self.opts.tls, alpn)?;
+        let url = self.url.as_ref().expect("url");
+        let host = url.host_punycode().unwrap_or_default();
+        let sni = host.trim_start_matches('[').trim_end_matches(']');
+        let sni = sni.split('%').next().unwrap_or(sni).to_string();
+        let session = crate::tls::Session::new(config, &sni)?;
+        if self.opts.verbose {
+            if !alpn.is_empty() {
+                let offer: Vec<&str> = alpn
+                    .iter()
+                    .map(|a| std::str::from_utf8(a).unwrap_or(""))
+                    .collect();
+                self.verbose(&format!("ALPN: curl offers {}", offer.join(",")));
+            }
+            if self.opts.tls.verify_peer {
+                let (f, p) = (
+                    self.opts.tls.effective_cafile().to_string(),
+                    self.opts.tls.effective_capath().to_string(),
+                );
+                self.verbose(&format!(" CAfile: {f}"));
+                self.verbose(&format!(" CApath: {p}"));
+            }
+        }
+        self.conn.as_mut().expect("conn").tls = Some(Box::new(session));
+        self.state = State::TlsConnect { want_write: true };
+        Ok(())
+    }
+
+    fn do_tls_connect(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let conn = self.conn.as_mut().expect("conn");
+        let tls = conn.tls.as_mut().expect("tls");
+        match tls.handshake(&mut conn.stream)? {
+            crate::tls::Handshake::WantRead => {
+                self.state = State::TlsConnect { want_write: false };
+                return Ok(false);
+            }
+            crate::tls::Handshake::WantWrite => {
+                self.state = State::TlsConnect { want_write: true };
+                return Ok(false);
+            }
+            crate::tls::Handshake::Done => {}
+        }
+        self.info.time_appconnect = cx.now.duration_since(self.started);
+        self.tls_established()?;
+        self.established(cx.now);
+        Ok(true)
+    }
+
+    /// After the handshake: `-v` lines, the pinned key check.
+    fn tls_established(&mut self) -> Result<()> {
+        let conn = self.conn.as_ref().expect("conn");
+        let tls = conn.tls.as_ref().expect("tls");
+        let certs: Vec<Vec<u8>> = tls
+            .peer_certificates()
+            .map(|c| c.iter().map(|c| c.to_vec()).collect())
+            .unwrap_or_default();
+        if let Some(pin) = self.opts.tls.pinned_pubkey.clone() {
+            let spki = certs
+                .first()
+                .and_then(|c| crate::tls::x509::Cert::parse(c).map(|c| c.spki_der().to_vec()))
+                .unwrap_or_default();
+            if !crate::tls::pin::matches(&pin, &spki) {
+                return Err(Error::new(
+                    Code::SslPinnedpubkeynotmatch,
+                    "SSL: public key does not match pinned public key",
+                ));
+            }
+        }
+        if !self.opts.verbose {
+            return Ok(());
+        }
+        let mut lines = vec![tls.connection_summary()];
+        if !self.alpn_offer().is_empty() {
+            lines.push(match tls.alpn() {
+                Some(p) => format!("ALPN: server accepted {}", String::from_utf8_lossy(p)),
+                None => "ALPN: server did not agree on a protocol. Uses default.".into(),
+            });
+        }
+        let host = self
+            .url
+            .as_ref()
+            .and_then(|u| u.host_punycode().ok())
+            .unwrap_or_default();
+        let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
+        if let Some(leaf) = certs.first().and_then(|c| crate::tls::x509::Cert::parse(c)) {
+            lines.push("Server certificate:".into());
+            lines.push(format!(" subject: {}", leaf.subject()));
+            lines.push(format!(" start date: {}", leaf.start_date()));
+            lines.push(format!(" expire date: {}", leaf.expire_date()));
+            if self.opts.tls.verify_host {
+                if let Some(m) = crate::tls::x509::san_match(&leaf, &host) {
+                    lines.push(format!(" subjectAltName: {m}"));
+                }
+            }
+            lines.push(format!(" issuer: {}", leaf.issuer()));
+            if self.opts.tls.verify_peer {
+                lines.push(" SSL certificate verify ok.".into());
+            }
+        }
+        for (i, c) in certs.iter().enumerate() {
+            if let Some(c) = crate::tls::x509::Cert::parse(c) {
+                lines.push(format!(
+                    "  Certificate level {i}: Public key type {}, signed using {}",
+                    c.key_summary(),
+                    c.signature_name()
+                ));
+            }
+        }
+        for l in &lines {
+            self.verbose(l);
+        }
+        Ok(())
     }
 
     /// The method for the current options and body.
@@ -816,7 +981,7 @@ impl Transfer {
     fn do_send(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         let conn = self.conn.as_mut().expect("conn");
         while self.req_sent < self.req.len() {
-            match conn.stream.write(&self.req[self.req_sent..]) {
+            match conn.send(&self.req[self.req_sent..]) {
                 Ok(n) => self.req_sent += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -852,7 +1017,7 @@ impl Transfer {
                     self.up.body_done = true;
                     return Ok(true);
                 }
-                match conn.stream.write(&f[self.up.fields_sent..]) {
+                match conn.send(&f[self.up.fields_sent..]) {
                     Ok(n) => {
                         if self.opts.verbose {
                             let d = f[self.up.fields_sent..self.up.fields_sent + n].to_vec();
@@ -880,7 +1045,7 @@ impl Transfer {
                     }
                 }
                 let conn = self.conn.as_mut().expect("conn");
-                match conn.stream.write(&self.up.buf[self.up.pos..self.up.len]) {
+                match conn.send(&self.up.buf[self.up.pos..self.up.len]) {
                     Ok(n) => {
                         self.up.pos += n;
                         Ok(true)
@@ -952,11 +1117,21 @@ impl Transfer {
     fn recv_loop(&mut self, cx: &mut Cx<'_>, buf: &mut [u8]) -> Result<bool> {
         loop {
             let conn = self.conn.as_mut().expect("conn");
-            let n = match conn.stream.read(buf) {
+            match conn.flush() {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(send_error(&e)),
+            }
+            let n = match conn.recv(buf) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
+                    if let Some(err) = crate::tls::curl_error(&e) {
+                        if self.resp.raw_bytes > 0 || !self.conn_reused || self.retried {
+                            return Err(err);
+                        }
+                    }
                     if self.resp.raw_bytes == 0 && self.conn_reused && !self.retried {
                         return self.retry_fresh();
                     }
@@ -1445,6 +1620,8 @@ impl Transfer {
                     drop(old);
                 }
             } else {
+                let mut c = c;
+                c.close();
                 let msg = format!("shutting down connection #{}", c.id);
                 self.verbose(&msg);
             }
@@ -1553,6 +1730,9 @@ fn connect_failed(host: &str, port: u16, ms: u128) -> Error {
 }
 
 fn send_error(e: &io::Error) -> Error {
+    if let Some(err) = crate::tls::curl_error(e) {
+        return err;
+    }
     Error::new(
         Code::SendError,
         format!("Send failure: {}", connect::os_error_text(e)),

@@ -7,6 +7,8 @@
 
 use std::path::PathBuf;
 
+use oxcurl_core::tls::{TlsOptions, TlsVersion};
+
 /// What an option takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -48,12 +50,76 @@ opts![
         "connection"
     ),
     (
+        "alpn",
+        None,
+        Bool,
+        "",
+        "Enable the ALPN TLS extension",
+        "tls http"
+    ),
+    (
         "buffer",
         None,
         Bool,
         "",
         "Enable buffering of the output stream",
         "output"
+    ),
+    (
+        "ca-native",
+        None,
+        Bool,
+        "",
+        "Load CA certs from the OS",
+        "tls"
+    ),
+    (
+        "cacert",
+        None,
+        Arg,
+        "<file>",
+        "CA certificate to verify peer against",
+        "tls"
+    ),
+    (
+        "capath",
+        None,
+        Arg,
+        "<dir>",
+        "CA directory to verify peer against",
+        "tls"
+    ),
+    (
+        "cert",
+        Some('E'),
+        Arg,
+        "<certificate[:password]>",
+        "Client certificate file and password",
+        "tls"
+    ),
+    (
+        "cert-status",
+        None,
+        Bool,
+        "",
+        "Verify server cert status OCSP-staple",
+        "tls"
+    ),
+    (
+        "cert-type",
+        None,
+        Arg,
+        "<type>",
+        "Certificate type (DER/PEM/ENG/PROV/P12)",
+        "tls"
+    ),
+    (
+        "ciphers",
+        None,
+        Arg,
+        "<list>",
+        "TLS 1.2 (1.1, 1.0) ciphers to use",
+        "tls"
     ),
     (
         "compressed",
@@ -110,6 +176,22 @@ opts![
         "",
         "Create necessary local directory hierarchy",
         "output"
+    ),
+    (
+        "crlfile",
+        None,
+        Arg,
+        "<file>",
+        "Certificate Revocation list",
+        "tls"
+    ),
+    (
+        "curves",
+        None,
+        Arg,
+        "<list>",
+        "(EC) TLS key exchange algorithms to request",
+        "tls"
     ),
     (
         "data",
@@ -185,6 +267,14 @@ opts![
         "http output"
     ),
     (
+        "false-start",
+        None,
+        Bool,
+        "",
+        "Enable TLS False Start",
+        "tls"
+    ),
+    (
         "get",
         Some('G'),
         Bool,
@@ -235,6 +325,14 @@ opts![
         "important verbose"
     ),
     (
+        "insecure",
+        Some('k'),
+        Bool,
+        "",
+        "Allow insecure server connections",
+        "tls ssh"
+    ),
+    (
         "interface",
         None,
         Arg,
@@ -281,6 +379,22 @@ opts![
         "<seconds>",
         "Interval time for keepalive probes",
         "connection"
+    ),
+    (
+        "key",
+        None,
+        Arg,
+        "<key>",
+        "Private key filename",
+        "tls ssh"
+    ),
+    (
+        "key-type",
+        None,
+        Arg,
+        "<type>",
+        "Private key file type (DER/PEM/ENG)",
+        "tls"
     ),
     (
         "local-port",
@@ -332,6 +446,14 @@ opts![
         "curl"
     ),
     (
+        "no-alpn",
+        None,
+        Action,
+        "",
+        "Disable the ALPN TLS extension",
+        "tls"
+    ),
+    (
         "no-buffer",
         Some('N'),
         Action,
@@ -354,6 +476,14 @@ opts![
         "",
         "Do not show the progress meter",
         "verbose"
+    ),
+    (
+        "no-sessionid",
+        None,
+        Action,
+        "",
+        "Disable SSL session-ID reusing",
+        "tls"
     ),
     (
         "output",
@@ -396,12 +526,28 @@ opts![
         "connection curl"
     ),
     (
+        "pass",
+        None,
+        Arg,
+        "<phrase>",
+        "Passphrase for the private key",
+        "ssh tls auth"
+    ),
+    (
         "path-as-is",
         None,
         Bool,
         "",
         "Do not squash .. sequences in URL path",
         "curl"
+    ),
+    (
+        "pinnedpubkey",
+        None,
+        Arg,
+        "<hashes>",
+        "Public key to verify peer against",
+        "tls"
     ),
     (
         "post301",
@@ -501,6 +647,14 @@ opts![
         "connection dns"
     ),
     (
+        "sessionid",
+        None,
+        Bool,
+        "",
+        "Enable SSL session-ID reusing",
+        "tls"
+    ),
+    (
         "show-error",
         Some('S'),
         Bool,
@@ -525,6 +679,30 @@ opts![
         "important verbose"
     ),
     (
+        "ssl-no-revoke",
+        None,
+        Bool,
+        "",
+        "Disable cert revocation checks (Schannel)",
+        "tls"
+    ),
+    (
+        "sslv2",
+        Some('2'),
+        Bool,
+        "",
+        "SSLv2",
+        "deprecated"
+    ),
+    (
+        "sslv3",
+        Some('3'),
+        Bool,
+        "",
+        "SSLv3",
+        "deprecated"
+    ),
+    (
         "stderr",
         None,
         Arg,
@@ -539,6 +717,70 @@ opts![
         "",
         "Set TCP_NODELAY",
         "connection"
+    ),
+    (
+        "tls-earlydata",
+        None,
+        Bool,
+        "",
+        "Allow use of TLSv1.3 early data (0RTT)",
+        "tls"
+    ),
+    (
+        "tls-max",
+        None,
+        Arg,
+        "<VERSION>",
+        "Maximum allowed TLS version",
+        "tls"
+    ),
+    (
+        "tls13-ciphers",
+        None,
+        Arg,
+        "<list>",
+        "TLS 1.3 cipher suites to use",
+        "tls"
+    ),
+    (
+        "tlsv1",
+        Some('1'),
+        Bool,
+        "",
+        "TLSv1.0 or greater",
+        "tls"
+    ),
+    (
+        "tlsv1.0",
+        None,
+        Bool,
+        "",
+        "TLSv1.0 or greater",
+        "tls"
+    ),
+    (
+        "tlsv1.1",
+        None,
+        Bool,
+        "",
+        "TLSv1.1 or greater",
+        "tls"
+    ),
+    (
+        "tlsv1.2",
+        None,
+        Bool,
+        "",
+        "TLSv1.2 or greater",
+        "tls"
+    ),
+    (
+        "tlsv1.3",
+        None,
+        Bool,
+        "",
+        "TLSv1.3 or greater",
+        "tls"
     ),
     (
         "trace",
@@ -654,6 +896,7 @@ pub enum DataKind {
 /// Settings for one group of URLs (split by `--next`).
 #[derive(Clone, Debug, Default)]
 pub struct Operation {
+    pub tls: TlsOptions,
     pub urls: Vec<UrlSpec>,
     pub data: Vec<(DataKind, String)>,
     pub json: bool,
@@ -966,6 +1209,52 @@ impl Parser {
             "interface" => self.op().interface = Some(a()),
             "tcp-nodelay" => self.op().tcp_nodelay = on,
             "keepalive" => self.op().keepalive = on,
+            "insecure" => {
+                self.op().tls.verify_peer = !on;
+                self.op().tls.verify_host = !on;
+            }
+            "cacert" => self.op().tls.cafile = Some(a()),
+            "capath" => self.op().tls.capath = Some(a()),
+            "ca-native" => self.op().tls.ca_native = on,
+            "cert" => {
+                let (cert, pass) = split_cert_arg(&a());
+                self.op().tls.cert = Some(cert);
+                if pass.is_some() {
+                    self.op().tls.key_passwd = pass;
+                }
+            }
+            "cert-type" => self.op().tls.cert_type = Some(a()),
+            "key" => self.op().tls.key = Some(a()),
+            "key-type" => self.op().tls.key_type = Some(a()),
+            "pass" => self.op().tls.key_passwd = Some(a()),
+            "pinnedpubkey" => self.op().tls.pinned_pubkey = Some(a()),
+            "cert-status" => self.op().tls.verify_status = on,
+            "ciphers" => self.op().tls.ciphers = Some(a()),
+            "tls13-ciphers" => self.op().tls.tls13_ciphers = Some(a()),
+            "curves" => self.op().tls.curves = Some(a()),
+            "crlfile" => self.op().tls.crlfile = Some(a()),
+            "alpn" => self.op().tls.alpn = on,
+            "no-alpn" => self.op().tls.alpn = false,
+            "sessionid" => self.op().tls.session_cache = on,
+            "no-sessionid" => self.op().tls.session_cache = false,
+            // Accepted; rustls has no False Start, revocation is not checked, and early data
+            // is not sent.
+            "false-start" | "ssl-no-revoke" | "tls-earlydata" => {}
+            "sslv2" | "sslv3" => {
+                if !self.cfg.global.silent {
+                    eprintln!("Warning: --{name} is deprecated and has no function anymore");
+                }
+            }
+            "tlsv1" | "tlsv1.0" => self.op().tls.min_version = TlsVersion::V1_0,
+            "tlsv1.1" => self.op().tls.min_version = TlsVersion::V1_1,
+            "tlsv1.2" => self.op().tls.min_version = TlsVersion::V1_2,
+            "tlsv1.3" => self.op().tls.min_version = TlsVersion::V1_3,
+            "tls-max" => {
+                let v = a();
+                self.op().tls.max_version =
+                    TlsVersion::parse_max(&v)
+                        .ok_or_else(|| perr(format!("option --{name}: is badly used here")))?;
+            }
             "no-keepalive" => self.op().keepalive = false,
             "keepalive-time" => {
                 self.op().keepalive_time = Some(parse_num(name, &a())? as u32);
@@ -1225,6 +1514,23 @@ fn curlrc_path() -> Option<PathBuf> {
     std::env::var("HOME")
         .ok()
         .map(|h| PathBuf::from(h).join(".curlrc"))
+}
+
+/// `--cert file:password`: the first unescaped colon separates the password; `\:` and
+/// `\\` are escapes.
+fn split_cert_arg(arg: &str) -> (String, Option<String>) {
+    let mut cert = String::new();
+    let mut chars = arg.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if matches!(chars.peek(), Some(':') | Some('\\')) => {
+                cert.push(chars.next().unwrap_or('\\'));
+            }
+            ':' => return (cert, Some(chars.collect())),
+            _ => cert.push(c),
+        }
+    }
+    (cert, None)
 }
 
 #[cfg(test)]

@@ -93,10 +93,10 @@ pub fn help(topic: Option<&str>) -> String {
 /// `-V`: curl's format, listing only what is really built in.
 pub fn version() -> String {
     format!(
-        "curl {v} (x86_64-pc-linux-gnu) libcurl/{v} oxcurl/{o}\n\
+        "curl {v} (x86_64-pc-linux-gnu) libcurl/{v} rustls/0.23 oxcurl/{o}\n\
          Release-Date: 2025-06-04\n\
-         Protocols: http\n\
-         Features: AsynchDNS IPv6 Largefile UnixSockets brotli libz zstd\n\
+         Protocols: http https\n\
+         Features: AsynchDNS IPv6 Largefile SSL UnixSockets brotli libz zstd\n\
          oxcurl {o}: curl {v} compatible, written in Rust\n",
         v = oxcurl_core::LIBCURL_VERSION,
         o = oxcurl_core::OXCURL_VERSION

@@ -427,6 +427,9 @@ fn report(g: &Global, errout: &ErrOut, e: &Error) -> i32 {
             errout,
             format!("curl: ({}) {}\n", e.code as u32, e.message()).as_bytes(),
         );
+        if e.code == Code::PeerFailedVerification {
+            errout_write(errout, oxcurl_core::tls::CA_CERT_HELP.as_bytes());
+        }
     }
     e.code as i32
 }
@@ -837,6 +840,7 @@ fn configure(
     }
     o.interface = op.interface.clone();
     o.tcp_nodelay = op.tcp_nodelay;
+    o.tls = op.tls.clone();
     o.tcp_keepalive = op.keepalive || op.keepalive_time.is_some();
     if let Some(t) = op.keepalive_time {
         o.tcp_keepidle = t;

@@ -1,0 +1,219 @@
+//! TLS as a connection filter (curl's `cf-ssl`): the settings curl's `--cacert`, `-k`,
+//! `--tlsv1.x` and friends control, a per-multi cache of built client configurations (parsed
+//! CA roots and the session cache live there, so later connections resume sessions), and
+//! the session that sits between the socket and the protocol.
+//!
+//! The backend is rustls with the aws-lc-rs provider. The session is driven sans-IO style:
+//! the caller hands it the socket for each step and it never blocks.
+
+pub mod pin;
+mod rustls_backend;
+pub mod x509;
+
+use std::io;
+use std::sync::Arc;
+
+use crate::connect::Stream;
+use crate::error::{Code, Error};
+
+pub use rustls_backend::Session;
+
+/// Debian's CA bundle and directory, the defaults its curl is built with.
+pub const DEFAULT_CAFILE: &str = "/etc/ssl/certs/ca-certificates.crt";
+pub const DEFAULT_CAPATH: &str = "/etc/ssl/certs";
+
+/// `CURLOPT_SSLVERSION` minimum values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TlsVersion {
+    #[default]
+    Default,
+    V1_0,
+    V1_1,
+    V1_2,
+    V1_3,
+}
+
+impl TlsVersion {
+    /// The `--tls-max` argument forms.
+    pub fn parse_max(s: &str) -> Option<TlsVersion> {
+        Some(match s {
+            "default" => TlsVersion::Default,
+            "1.0" => TlsVersion::V1_0,
+            "1.1" => TlsVersion::V1_1,
+            "1.2" => TlsVersion::V1_2,
+            "1.3" => TlsVersion::V1_3,
+            _ => return None,
+        })
+    }
+}
+
+/// The TLS settings of a transfer; equal settings share one built configuration.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TlsOptions {
+    /// `CURLOPT_SSL_VERIFYPEER`.
+    pub verify_peer: bool,
+    /// `CURLOPT_SSL_VERIFYHOST`.
+    pub verify_host: bool,
+    /// `CURLOPT_CAINFO`; None is the built-in default bundle.
+    pub cafile: Option<String>,
+    /// `CURLOPT_CAPATH`; None is the built-in default directory.
+    pub capath: Option<String>,
+    /// `CURLSSLOPT_NATIVE_CA`: also trust the system store.
+    pub ca_native: bool,
+    /// `CURLOPT_SSLVERSION` minimum.
+    pub min_version: TlsVersion,
+    /// `CURLOPT_SSLVERSION` maximum (`--tls-max`); Default is none.
+    pub max_version: TlsVersion,
+    /// `CURLOPT_SSLCERT` and its type.
+    pub cert: Option<String>,
+    pub cert_type: Option<String>,
+    /// `CURLOPT_SSLKEY` and its type.
+    pub key: Option<String>,
+    pub key_type: Option<String>,
+    pub key_passwd: Option<String>,
+    /// `CURLOPT_PINNEDPUBLICKEY`.
+    pub pinned_pubkey: Option<String>,
+    /// `CURLOPT_SSL_CIPHER_LIST` (TLS 1.2 suites) and `CURLOPT_TLS13_CIPHERS`.
+    pub ciphers: Option<String>,
+    pub tls13_ciphers: Option<String>,
+    /// `CURLOPT_SSL_EC_CURVES`.
+    pub curves: Option<String>,
+    /// `CURLOPT_SSL_SESSIONID_CACHE`.
+    pub session_cache: bool,
+    /// `CURLOPT_SSL_ENABLE_ALPN`.
+    pub alpn: bool,
+    /// `CURLOPT_SSL_VERIFYSTATUS` (`--cert-status`).
+    pub verify_status: bool,
+    /// `CURLOPT_CRLFILE`.
+    pub crlfile: Option<String>,
+}
+
+impl Default for TlsOptions {
+    fn default() -> TlsOptions {
+        TlsOptions {
+            verify_peer: true,
+            verify_host: true,
+            cafile: None,
+            capath: None,
+            ca_native: false,
+            min_version: TlsVersion::Default,
+            max_version: TlsVersion::Default,
+            cert: None,
+            cert_type: None,
+            key: None,
+            key_type: None,
+            key_passwd: None,
+            pinned_pubkey: None,
+            ciphers: None,
+            tls13_ciphers: None,
+            curves: None,
+            session_cache: true,
+            alpn: true,
+            verify_status: false,
+            crlfile: None,
+        }
+    }
+}
+
+impl TlsOptions {
+    /// The CA file curl reports and loads.
+    pub fn effective_cafile(&self) -> &str {
+        self.cafile.as_deref().unwrap_or(DEFAULT_CAFILE)
+    }
+    /// The CA directory curl reports.
+    pub fn effective_capath(&self) -> &str {
+        self.capath.as_deref().unwrap_or(DEFAULT_CAPATH)
+    }
+}
+
+/// Built client configurations, one per distinct set of options, kept by the multi so that
+/// roots are parsed once and TLS sessions are resumed across transfers.
+#[derive(Default)]
+pub struct TlsCache {
+    configs: Vec<(TlsOptions, Vec<Vec<u8>>, Arc<rustls::ClientConfig>)>,
+}
+
+impl std::fmt::Debug for TlsCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsCache")
+            .field("configs", &self.configs.len())
+            .finish()
+    }
+}
+
+impl TlsCache {
+    /// The configuration for these options and ALPN protocols, built on first use.
+    pub fn config(
+        &mut self,
+        opts: &TlsOptions,
+        alpn: &[&[u8]],
+    ) -> Result<Arc<rustls::ClientConfig>, Error> {
+        if let Some((_, _, c)) = self
+            .configs
+            .iter()
+            .find(|(o, a, _)| o == opts && a.iter().map(Vec::as_slice).eq(alpn.iter().copied()))
+        {
+            return Ok(c.clone());
+        }
+        let c = rustls_backend::build_config(opts, alpn)?;
+        if self.configs.len() >= 8 {
+            self.configs.remove(0);
+        }
+        self.configs.push((
+            opts.clone(),
+            alpn.iter().map(|a| a.to_vec()).collect(),
+            c.clone(),
+        ));
+        Ok(c)
+    }
+}
+
+/// What a handshake step left to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handshake {
+    /// Waiting for the socket to become readable.
+    WantRead,
+    /// Waiting for the socket to become writable.
+    WantWrite,
+    Done,
+}
+
+/// Adapters so the backend can read and write the socket.
+pub(crate) struct SockIo<'a>(pub &'a mut Stream);
+
+impl io::Read for SockIo<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl io::Write for SockIo<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An I/O error carrying the curl error a TLS failure maps to.
+pub fn io_error(e: Error) -> io::Error {
+    io::Error::other(e)
+}
+
+/// The curl error inside an I/O error made by [`io_error`], if any.
+pub fn curl_error(e: &io::Error) -> Option<Error> {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<Error>())
+        .cloned()
+}
+
+/// The hint the tool prints after a verification failure (curl's `CURL_CA_CERT_ERRORMSG`).
+pub const CA_CERT_HELP: &str = "More details here: https://curl.se/docs/sslcerts.html\n\n\
+curl failed to verify the legitimacy of the server and therefore could not\n\
+establish a secure connection to it. To learn more about this situation and\n\
+how to fix it, please visit the webpage mentioned above.\n";
+
+pub(crate) fn connect_error(msg: impl Into<String>) -> Error {
+    Error::new(Code::SslConnectError, msg)
+}
