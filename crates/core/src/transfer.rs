@@ -819,7 +819,10 @@ impl Transfer {
             .as_ref()
             .and_then(|u| u.host_punycode().ok())
             .unwrap_or_default();
-        let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
         if let Some(leaf) = certs.first().and_then(|c| crate::tls::x509::Cert::parse(c)) {
             lines.push("Server certificate:".into());
             lines.push(format!(" subject: {}", leaf.subject()));

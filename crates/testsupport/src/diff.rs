@@ -27,7 +27,8 @@
 //! The working directory is `{tmp}`.
 //!
 //! Placeholders replaced in arguments, environment values and [`Case::file`] names:
-//! `{url}` (`http://127.0.0.1:PORT`), `{host}` (`127.0.0.1:PORT`), `{port}`, `{tmp}`,
+//! `{url}` (`http://127.0.0.1:PORT`, https with [`Case::tls`]), `{host}` (`127.0.0.1:PORT`),
+//! `{ca}` and `{pki}` (the test CA file and certificate directory), `{port}`, `{tmp}`,
 //! `{home}`.
 
 use std::collections::BTreeMap;
@@ -115,6 +116,7 @@ pub struct Case {
     request_normalisers: Vec<Normaliser>,
     timeout: Duration,
     ipv6: bool,
+    tls: Option<crate::tls::TlsServerOptions>,
     reference: Option<PathBuf>,
 }
 
@@ -217,6 +219,7 @@ impl Case {
             request_normalisers: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
             ipv6: false,
+            tls: None,
             reference: None,
         }
     }
@@ -376,7 +379,9 @@ impl Case {
     /// Like [`Case::run`] but returns the mismatch instead of panicking.
     pub fn try_run(&self, oxcurl: impl AsRef<Path>) -> Result<CaseResult, Box<Mismatch>> {
         let reference = self.reference.clone().unwrap_or_else(reference_curl);
-        let server = if self.ipv6 {
+        let server = if let Some(t) = &self.tls {
+            ScriptedServer::start_tls(t)
+        } else if self.ipv6 {
             ScriptedServer::start_v6().expect("bind [::1]:0")
         } else {
             ScriptedServer::start()
@@ -408,6 +413,15 @@ impl Case {
             .replace("{port}", &server.port().to_string())
             .replace("{tmp}", &tmp.to_string_lossy())
             .replace("{home}", &home.to_string_lossy())
+            .replace("{ca}", &crate::tls::pki().ca().to_string_lossy())
+            .replace("{pki}", &crate::tls::pki().dir.to_string_lossy())
+    }
+
+    /// Serves HTTPS with these settings: `{url}` becomes `https://127.0.0.1:PORT`; `{ca}` is
+    /// the test CA file and `{pki}` the directory of the test certificates.
+    pub fn tls(mut self, opts: crate::tls::TlsServerOptions) -> Case {
+        self.tls = Some(opts);
+        self
     }
 
     fn run_one(&self, program: &Path, server: &ScriptedServer, scratch: &TempDir) -> RunRecord {

@@ -508,6 +508,7 @@ struct State {
 
 struct Shared {
     stop: AtomicBool,
+    tls: Option<Arc<rustls::ServerConfig>>,
     state: Mutex<State>,
     idle: Condvar,
 }
@@ -563,10 +564,26 @@ impl ScriptedServer {
 
     /// Starts a server on an explicit address (use port 0 for an ephemeral port).
     pub fn bind(addr: impl ToSocketAddrs) -> io::Result<ScriptedServer> {
+        ScriptedServer::bind_with(addr, None)
+    }
+
+    /// Starts an HTTPS server on `127.0.0.1` (see [`crate::tls`]); requests and recorded
+    /// bytes are the decrypted ones.
+    pub fn start_tls(opts: &crate::tls::TlsServerOptions) -> ScriptedServer {
+        ScriptedServer::bind_with("127.0.0.1:0", Some(crate::tls::server_config(opts)))
+            .expect("bind 127.0.0.1:0")
+    }
+
+    /// Starts a server on `addr`, speaking TLS with `tls` when given.
+    pub fn bind_with(
+        addr: impl ToSocketAddrs,
+        tls: Option<Arc<rustls::ServerConfig>>,
+    ) -> io::Result<ScriptedServer> {
         let listener = TcpListener::bind(addr)?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             stop: AtomicBool::new(false),
+            tls,
             state: Mutex::new(State {
                 gen: 0,
                 requests: Vec::new(),
@@ -613,9 +630,15 @@ impl ScriptedServer {
         self.addr.to_string()
     }
 
-    /// `http://127.0.0.1:PORT` (or `http://[::1]:PORT`), without a trailing slash.
+    /// `http://127.0.0.1:PORT` (or `http://[::1]:PORT`, `https://` for a TLS server),
+    /// without a trailing slash.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.shared.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}", self.addr)
     }
 
     /// Replaces the sequential reply script and rewinds it.
@@ -804,6 +827,13 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
             }
             (id, st.gen, st.raw.clone())
         };
+        let stream = match &shared.tls {
+            Some(cfg) => match rustls::ServerConnection::new(cfg.clone()) {
+                Ok(c) => ServerStream::Tls(Box::new(rustls::StreamOwned::new(c, stream))),
+                Err(_) => continue,
+            },
+            None => ServerStream::Plain(stream),
+        };
         let conn = Conn {
             shared: shared.clone(),
             stream,
@@ -826,9 +856,60 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     }
 }
 
+/// A server-side connection: plain TCP or TLS over it.
+enum ServerStream {
+    Plain(TcpStream),
+    Tls(Box<rustls::StreamOwned<rustls::ServerConnection, TcpStream>>),
+}
+
+impl ServerStream {
+    fn tcp(&self) -> &TcpStream {
+        match self {
+            ServerStream::Plain(s) => s,
+            ServerStream::Tls(t) => &t.sock,
+        }
+    }
+    fn shutdown(&mut self, how: Shutdown) -> io::Result<()> {
+        if let ServerStream::Tls(t) = self {
+            if how != Shutdown::Read {
+                t.conn.send_close_notify();
+                let _ = t.conn.complete_io(&mut t.sock);
+            }
+        }
+        self.tcp().shutdown(how)
+    }
+    fn set_read_timeout(&self, d: Option<Duration>) -> io::Result<()> {
+        self.tcp().set_read_timeout(d)
+    }
+}
+
+impl Read for ServerStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            ServerStream::Plain(s) => s.read(buf),
+            ServerStream::Tls(t) => t.read(buf),
+        }
+    }
+}
+
+impl Write for ServerStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            ServerStream::Plain(s) => s.write(buf),
+            ServerStream::Tls(t) => t.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            ServerStream::Plain(s) => s.flush(),
+            ServerStream::Tls(t) => t.flush(),
+        }
+    }
+}
+
 struct Conn {
     shared: Arc<Shared>,
-    stream: TcpStream,
+    stream: ServerStream,
     id: usize,
     gen: u64,
     buf: Vec<u8>,
@@ -1329,7 +1410,7 @@ impl RawConn {
     /// The underlying stream (for timeouts, `peer_addr`, `shutdown`...). Reading from
     /// it directly bypasses recording.
     pub fn stream(&self) -> &TcpStream {
-        &self.conn.stream
+        self.conn.stream.tcp()
     }
 
     /// Reads one full request (head and body), records it and returns it; None at end

@@ -9,9 +9,9 @@
 //!   observable (request bytes, stdout, exit code, optionally stderr, written files).
 //! * [`nginx`]: start Debian's nginx on an ephemeral port serving a directory.
 //! * [`fs`]: temporary directories and sparse files.
+//! * [`tls`]: a local test PKI and TLS server configurations.
 //!
-//! Everything here uses only the standard library; servers listen on loopback only and
-//! bind ephemeral ports.
+//! Servers listen on loopback only and bind ephemeral ports.
 #![forbid(unsafe_code)]
 
 pub mod diff;
@@ -19,9 +19,11 @@ pub mod fs;
 pub mod http;
 pub mod nginx;
 pub mod process;
+pub mod tls;
 
 pub use diff::{Case, CaseResult, Mismatch, RunRecord};
 pub use fs::{sparse_file, TempDir};
 pub use http::{Action, ContinueMode, Exhausted, RawConn, Reply, Request, ScriptedServer};
 pub use nginx::Nginx;
 pub use process::{reference_curl, Exec, Output};
+pub use tls::{pki, ServerCert, TlsServerOptions};

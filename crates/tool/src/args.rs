@@ -380,14 +380,7 @@ opts![
         "Interval time for keepalive probes",
         "connection"
     ),
-    (
-        "key",
-        None,
-        Arg,
-        "<key>",
-        "Private key filename",
-        "tls ssh"
-    ),
+    ("key", None, Arg, "<key>", "Private key filename", "tls ssh"),
     (
         "key-type",
         None,
@@ -686,22 +679,8 @@ opts![
         "Disable cert revocation checks (Schannel)",
         "tls"
     ),
-    (
-        "sslv2",
-        Some('2'),
-        Bool,
-        "",
-        "SSLv2",
-        "deprecated"
-    ),
-    (
-        "sslv3",
-        Some('3'),
-        Bool,
-        "",
-        "SSLv3",
-        "deprecated"
-    ),
+    ("sslv2", Some('2'), Bool, "", "SSLv2", "deprecated"),
+    ("sslv3", Some('3'), Bool, "", "SSLv3", "deprecated"),
     (
         "stderr",
         None,
@@ -742,46 +721,11 @@ opts![
         "TLS 1.3 cipher suites to use",
         "tls"
     ),
-    (
-        "tlsv1",
-        Some('1'),
-        Bool,
-        "",
-        "TLSv1.0 or greater",
-        "tls"
-    ),
-    (
-        "tlsv1.0",
-        None,
-        Bool,
-        "",
-        "TLSv1.0 or greater",
-        "tls"
-    ),
-    (
-        "tlsv1.1",
-        None,
-        Bool,
-        "",
-        "TLSv1.1 or greater",
-        "tls"
-    ),
-    (
-        "tlsv1.2",
-        None,
-        Bool,
-        "",
-        "TLSv1.2 or greater",
-        "tls"
-    ),
-    (
-        "tlsv1.3",
-        None,
-        Bool,
-        "",
-        "TLSv1.3 or greater",
-        "tls"
-    ),
+    ("tlsv1", Some('1'), Bool, "", "TLSv1.0 or greater", "tls"),
+    ("tlsv1.0", None, Bool, "", "TLSv1.0 or greater", "tls"),
+    ("tlsv1.1", None, Bool, "", "TLSv1.1 or greater", "tls"),
+    ("tlsv1.2", None, Bool, "", "TLSv1.2 or greater", "tls"),
+    ("tlsv1.3", None, Bool, "", "TLSv1.3 or greater", "tls"),
     (
         "trace",
         None,
@@ -1251,9 +1195,8 @@ impl Parser {
             "tlsv1.3" => self.op().tls.min_version = TlsVersion::V1_3,
             "tls-max" => {
                 let v = a();
-                self.op().tls.max_version =
-                    TlsVersion::parse_max(&v)
-                        .ok_or_else(|| perr(format!("option --{name}: is badly used here")))?;
+                self.op().tls.max_version = TlsVersion::parse_max(&v)
+                    .ok_or_else(|| perr(format!("option --{name}: is badly used here")))?;
             }
             "no-keepalive" => self.op().keepalive = false,
             "keepalive-time" => {

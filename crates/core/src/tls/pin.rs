@@ -73,7 +73,10 @@ mod tests {
     fn sha256_pins() {
         let spki = b"not really a key";
         let d = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, spki);
-        let pin = format!("sha256//AAAA;sha256//{}", crate::transfer::base64(d.as_ref()));
+        let pin = format!(
+            "sha256//AAAA;sha256//{}",
+            crate::transfer::base64(d.as_ref())
+        );
         assert!(matches(&pin, spki));
         assert!(!matches("sha256//AAAA", spki));
         assert!(!matches(&pin, b""));

@@ -216,8 +216,7 @@ pub fn san_match(cert: &Cert<'_>, host: &str) -> Option<String> {
     let sans = cert.alt_names();
     if let Ok(ip) = host.parse::<std::net::IpAddr>() {
         return sans
-            .iter()
-            .any(|a| *a == AltName::Ip(ip))
+            .contains(&AltName::Ip(ip))
             .then(|| format!("host \"{host}\" matched cert's IP address!"));
     }
     let dns: Vec<&str> = sans
@@ -332,7 +331,11 @@ fn oid_dotted(oid: &[u8]) -> String {
         v = (v << 7) | u64::from(b & 0x7f);
         if b & 0x80 == 0 {
             if out.is_empty() && i < oid.len() {
-                let (a, b) = if v < 80 { (v / 40, v % 40) } else { (2, v - 80) };
+                let (a, b) = if v < 80 {
+                    (v / 40, v % 40)
+                } else {
+                    (2, v - 80)
+                };
                 out.push_str(&format!("{a}.{b}"));
             } else {
                 out.push_str(&format!(".{v}"));
@@ -455,13 +458,12 @@ mod tests {
     fn names_print_like_openssl() {
         // SEQUENCE { SET { SEQ { CN, "a" } }, SET { SEQ { O, "b" }, SEQ { OU, "c" } } }
         let der = [
-            0x30, 0x1f, 0x31, 0x0a, 0x30, 0x08, 0x06, 0x03, 0x55, 0x04, 0x03, 0x0c, 0x01, b'a',
+            0x30, 0x1e, 0x31, 0x0a, 0x30, 0x08, 0x06, 0x03, 0x55, 0x04, 0x03, 0x0c, 0x01, b'a',
             0x31, 0x11, 0x30, 0x07, 0x06, 0x03, 0x55, 0x04, 0x0a, 0x0c, 0x01, 0x30, 0x06, 0x06,
             0x03, 0x55, 0x04, 0x0b,
         ];
         // Deliberately malformed tail: the printer stops where the encoding does.
-        let s = name_oneline(&der);
-        assert!(s.starts_with("CN=a"), "{s}");
+        assert_eq!(name_oneline(&der), "CN=a");
         let good = [
             0x30, 0x1a, 0x31, 0x0a, 0x30, 0x08, 0x06, 0x03, 0x55, 0x04, 0x03, 0x0c, 0x01, b'a',
             0x31, 0x0c, 0x30, 0x0a, 0x06, 0x03, 0x55, 0x04, 0x0a, 0x0c, 0x03, b'b', 0xc3, 0xa9,
@@ -499,7 +501,10 @@ mod tests {
 
     #[test]
     fn oids() {
-        assert_eq!(oid_dotted(&[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d]), "1.2.840.113549");
+        assert_eq!(
+            oid_dotted(&[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d]),
+            "1.2.840.113549"
+        );
         assert_eq!(oid_dotted(&[0x55, 0x04, 0x03]), "2.5.4.3");
     }
 
