@@ -11,13 +11,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use rcgen::{
-    BasicConstraints, CertificateParams, DistinguishedName, DnType, IsCa, KeyPair, SanType,
+    BasicConstraints, CertificateParams, CertificateRevocationListParams, DistinguishedName,
+    DnType, IsCa, KeyIdMethod, KeyPair, KeyUsagePurpose, RevocationReason, RevokedCertParams,
+    SanType, SerialNumber,
 };
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 /// Bump when the set of generated files changes.
-const PKI_VERSION: u32 = 1;
+const PKI_VERSION: u32 = 2;
 
 /// Paths of the generated PEM files.
 #[derive(Debug, Clone)]
@@ -51,6 +53,8 @@ pub enum ServerCert {
     WrongName,
     /// Self-signed for localhost.
     SelfSigned,
+    /// Signed by the test CA and listed in its CRL (`ca.crl`).
+    Revoked,
 }
 
 impl ServerCert {
@@ -62,6 +66,7 @@ impl ServerCert {
             ServerCert::NotYetValid => ("future.pem", "future.key"),
             ServerCert::WrongName => ("wrongname.pem", "wrongname.key"),
             ServerCert::SelfSigned => ("selfsigned.pem", "selfsigned.key"),
+            ServerCert::Revoked => ("revoked.pem", "revoked.key"),
         }
     }
     /// Certificate chain and key file of this server certificate.
@@ -127,6 +132,11 @@ fn leaf_params(cn: &str, sans: Vec<SanType>, from: i32, to: i32) -> CertificateP
 fn ca_params(cn: &str) -> CertificateParams {
     let mut p = leaf_params(cn, Vec::new(), 2020, 2099);
     p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    p.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
     p
 }
 
@@ -191,6 +201,26 @@ fn generate(dir: &Path) {
         leaf_params("oxcurl client", Vec::new(), 2020, 2099),
         Some((&ca, &ca_key)),
     );
+    // A revoked leaf and the CA's CRL listing it.
+    let mut revoked = leaf_params("localhost", local_sans(), 2020, 2099);
+    revoked.serial_number = Some(SerialNumber::from(0x5eed_u64));
+    issue("revoked", revoked, Some((&ca, &ca_key)));
+    let crl = CertificateRevocationListParams {
+        this_update: rcgen::date_time_ymd(2024, 1, 1),
+        next_update: rcgen::date_time_ymd(2099, 1, 1),
+        crl_number: SerialNumber::from(1u64),
+        issuing_distribution_point: None,
+        revoked_certs: vec![RevokedCertParams {
+            serial_number: SerialNumber::from(0x5eed_u64),
+            revocation_time: rcgen::date_time_ymd(2024, 1, 1),
+            reason_code: Some(RevocationReason::KeyCompromise),
+            invalidity_date: None,
+        }],
+        key_identifier_method: KeyIdMethod::Sha256,
+    }
+    .signed_by(&ca, &ca_key)
+    .expect("crl");
+    w("ca.crl", crl.pem().expect("crl pem"));
     // An intermediate CA and a leaf under it; the chain file holds both.
     let int_key = KeyPair::generate().expect("key");
     let int = ca_params("oxcurl intermediate CA")

@@ -354,6 +354,75 @@ fn insecure_accepts_expired() {
 }
 
 #[test]
+fn crlfile_with_revoked_server_is_60() {
+    failing(
+        "crlfile_with_revoked_server_is_60",
+        ServerCert::Revoked,
+        &[
+            "-sS",
+            "--cacert",
+            "{ca}",
+            "--crlfile",
+            "{pki}/ca.crl",
+            "{url}/x",
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn crlfile_with_good_server() {
+    case(
+        "crlfile_with_good_server",
+        &[
+            "-s",
+            "--cacert",
+            "{ca}",
+            "--crlfile",
+            "{pki}/ca.crl",
+            "{url}/x",
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn revoked_server_without_crlfile_is_accepted() {
+    case(
+        "revoked_server_without_crlfile_is_accepted",
+        &["-s", "--cacert", "{ca}", "{url}/x"],
+    )
+    .tls(tls(ServerCert::Revoked))
+    .run(OXCURL);
+}
+
+#[test]
+fn missing_crlfile_is_82() {
+    failing(
+        "missing_crlfile_is_82",
+        ServerCert::Good,
+        &[
+            "-sS",
+            "--cacert",
+            "{ca}",
+            "--crlfile",
+            "/nonexistent.crl",
+            "{url}/x",
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn ca_native_with_cacert() {
+    case(
+        "ca_native_with_cacert",
+        &["-s", "--ca-native", "--cacert", "{ca}", "{url}/x"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
 fn missing_cacert_file_is_77() {
     failing(
         "missing_cacert_file_is_77",

@@ -223,6 +223,16 @@ fn load_roots(opts: &TlsOptions) -> Result<RootCertStore, Error> {
         return Err(bad_file());
     }
     roots.add_parsable_certificates(certs);
+    if opts.ca_native {
+        // The operating system's store: on Linux the system bundle (or SSL_CERT_FILE).
+        let native =
+            std::env::var("SSL_CERT_FILE").unwrap_or_else(|_| super::DEFAULT_CAFILE.into());
+        if let Ok(d) = std::fs::read(native) {
+            roots.add_parsable_certificates(
+                CertificateDer::pem_slice_iter(&d).filter_map(|c| c.ok()),
+            );
+        }
+    }
     // The directory holds the system roots under hashed names; with the default bundle it
     // repeats it, so it is only read when either was chosen by the user.
     if opts.cafile.is_some() || opts.capath.is_some() {
@@ -245,6 +255,27 @@ fn load_roots(opts: &TlsOptions) -> Result<RootCertStore, Error> {
         }
     }
     Ok(roots)
+}
+
+fn load_crls(
+    file: &str,
+) -> Result<Vec<rustls::pki_types::CertificateRevocationListDer<'static>>, Error> {
+    use rustls::pki_types::CertificateRevocationListDer as Crl;
+    let bad = || {
+        Error::new(
+            Code::SslCrlBadfile,
+            format!("error loading CRL file: {file}"),
+        )
+    };
+    let data = std::fs::read(file).map_err(|_| bad())?;
+    let mut crls: Vec<Crl<'static>> = Crl::pem_slice_iter(&data).filter_map(|c| c.ok()).collect();
+    if crls.is_empty() && data.first() == Some(&0x30) {
+        crls.push(Crl::from(data));
+    }
+    if crls.is_empty() {
+        return Err(bad());
+    }
+    Ok(crls)
 }
 
 fn provider_for(opts: &TlsOptions) -> Result<CryptoProvider, Error> {
@@ -390,9 +421,15 @@ pub(super) fn build_config(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<Clie
     let provider = Arc::new(provider_for(opts)?);
     let inner = if opts.verify_peer {
         let roots = load_roots(opts)?;
+        let mut b = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone());
+        if let Some(f) = &opts.crlfile {
+            // As OpenSSL with X509_V_FLAG_CRL_CHECK: the leaf's issuer must have a CRL.
+            b = b
+                .with_crls(load_crls(f)?)
+                .only_check_end_entity_revocation();
+        }
         Some(
-            WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
-                .build()
+            b.build()
                 .map_err(|e| Error::new(Code::SslCacertBadfile, format!("{e}")))?,
         )
     } else {
@@ -531,6 +568,7 @@ impl Session {
                 "certificate is not yet valid".into()
             }
             CertificateError::Revoked => "certificate revoked".into(),
+            CertificateError::UnknownRevocationStatus => "unable to get certificate CRL".into(),
             CertificateError::BadSignature => "certificate signature failure".into(),
             CertificateError::Other(o) => o.to_string(),
             other => format!("{other:?}"),
