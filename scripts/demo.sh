@@ -2,6 +2,8 @@
 # Builds oxcurl and fetches this README from a local HTTP server it starts on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/build-deps.sh
+source scripts/build-deps.sh
 cargo build --release -q -p oxcurl-tool
 port=${PORT:-8765}
 python3 -m http.server "$port" --bind 127.0.0.1 --directory . >/dev/null 2>&1 &

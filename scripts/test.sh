@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ -z ${OXCURL_NO_INSTALL:-} ]]; then
+  # shellcheck source=scripts/build-deps.sh
+  source scripts/build-deps.sh
   need=()
   command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || need+=(nginx-light)
   command -v gzip >/dev/null || need+=(gzip)

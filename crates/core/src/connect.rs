@@ -38,6 +38,13 @@ impl Stream {
             Stream::Unix(s) => s.write(buf),
         }
     }
+    /// A second handle to the same socket.
+    pub fn try_clone(&self) -> io::Result<Stream> {
+        Ok(match self {
+            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
+            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+        })
+    }
     /// Is an idle connection still usable? (Not closed, nothing unexpected waiting.)
     pub fn is_alive(&self) -> bool {
         let mut b = [0u8; 1];

@@ -741,7 +741,12 @@ impl Transfer {
         let host = url.host_punycode().unwrap_or_default();
         let sni = host.trim_start_matches('[').trim_end_matches(']');
         let sni = sni.split('%').next().unwrap_or(sni).to_string();
-        let session = crate::tls::Session::new(config, &sni)?;
+        let session = crate::tls::Session::new(
+            &config,
+            &sni,
+            &self.conn.as_ref().expect("conn").stream,
+            &self.opts.tls,
+        )?;
         if self.opts.verbose {
             if !alpn.is_empty() {
                 let offer: Vec<&str> = alpn
@@ -788,10 +793,7 @@ impl Transfer {
     fn tls_established(&mut self) -> Result<()> {
         let conn = self.conn.as_ref().expect("conn");
         let tls = conn.tls.as_ref().expect("tls");
-        let certs: Vec<Vec<u8>> = tls
-            .peer_certificates()
-            .map(|c| c.iter().map(|c| c.to_vec()).collect())
-            .unwrap_or_default();
+        let certs = tls.chain_der();
         if let Some(pin) = self.opts.tls.pinned_pubkey.clone() {
             let spki = certs
                 .first()

@@ -6,647 +6,669 @@ use oxcurl_testsupport::{pki, Case, Exec, Reply, ScriptedServer, ServerCert, Tls
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 
-fn tls(cert: ServerCert) -> TlsServerOptions {
-    TlsServerOptions {
-        cert,
-        ..TlsServerOptions::default()
-    }
+macro_rules! suite {
+    ($module:ident, $backend:literal) => {
+        mod $module {
+            use super::*;
+
+            /// The `CURL_SSL_BACKEND` oxcurl runs with (the reference curl has only OpenSSL).
+            const BACKEND: &str = $backend;
+
+        fn tls(cert: ServerCert) -> TlsServerOptions {
+            TlsServerOptions {
+                cert,
+                ..TlsServerOptions::default()
+            }
+        }
+
+        fn case(name: &str, args: &[&str]) -> Case {
+            Case::new(name)
+                .env("CURL_SSL_BACKEND", BACKEND)
+                .tls(TlsServerOptions::default())
+                .args(args)
+                .reply(Reply::ok("hello over tls\n"))
+        }
+
+        // ---- verification succeeds ------------------------------------------------------------
+
+        #[test]
+        fn get_with_cacert() {
+            case("get_with_cacert", &["-s", "--cacert", "{ca}", "{url}/path"]).run(OXCURL);
+        }
+
+        #[test]
+        fn get_with_capath_style_cacert_and_headers() {
+            case(
+                "get_with_capath_style_cacert_and_headers",
+                &["-s", "-i", "--cacert", "{ca}", "-H", "X-Test: 1", "{url}/h"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn chain_through_intermediate() {
+            case(
+                "chain_through_intermediate",
+                &["-s", "--cacert", "{ca}", "{url}/chain"],
+            )
+            .tls(tls(ServerCert::Chain))
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn localhost_name_matches() {
+            case(
+                "localhost_name_matches",
+                &["-s", "--cacert", "{ca}", "https://localhost:{port}/name"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn post_over_tls() {
+            case(
+                "post_over_tls",
+                &["-s", "--cacert", "{ca}", "-d", "a=1&b=2", "{url}/post"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn upload_over_tls() {
+            let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+            case(
+                "upload_over_tls",
+                &["-s", "--cacert", "{ca}", "-T", "{tmp}/up.bin", "{url}/up"],
+            )
+            .file("up.bin", data)
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn chunked_upload_from_stdin_over_tls() {
+            case(
+                "chunked_upload_from_stdin_over_tls",
+                &["-s", "--cacert", "{ca}", "-T", "-", "{url}/stdin"],
+            )
+            .stdin(b"from stdin\n".repeat(1000))
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn big_download_over_tls() {
+            Case::new("big_download_over_tls")
+                .env("CURL_SSL_BACKEND", BACKEND)
+                .tls(TlsServerOptions::default())
+                .args(&["-s", "--cacert", "{ca}", "{url}/big"])
+                .reply(Reply::big(3 * 1024 * 1024 + 17))
+                .run(OXCURL);
+        }
+
+        #[test]
+        fn chunked_response_over_tls() {
+            Case::new("chunked_response_over_tls")
+                .env("CURL_SSL_BACKEND", BACKEND)
+                .tls(TlsServerOptions::default())
+                .args(&["-s", "--cacert", "{ca}", "{url}/c"])
+                .reply(Reply::chunked(&["one ", "two ", "three\n"]))
+                .run(OXCURL);
+        }
+
+        #[test]
+        fn two_urls_reuse_the_tls_connection() {
+            case(
+                "two_urls_reuse_the_tls_connection",
+                &["-s", "--cacert", "{ca}", "{url}/1", "{url}/2"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn redirect_followed_over_tls() {
+            Case::new("redirect_followed_over_tls")
+                .env("CURL_SSL_BACKEND", BACKEND)
+                .tls(TlsServerOptions::default())
+                .args(&["-sL", "--cacert", "{ca}", "{url}/from"])
+                .replies(vec![Reply::redirect(302, "/to"), Reply::ok("arrived\n")])
+                .run(OXCURL);
+        }
+
+        #[test]
+        fn write_out_scheme_and_code() {
+            case(
+                "write_out_scheme_and_code",
+                &[
+                    "-s",
+                    "-o",
+                    "/dev/null",
+                    "--cacert",
+                    "{ca}",
+                    "-w",
+                    "%{http_code} %{scheme} %{ssl_verify_result}\\n",
+                    "{url}/w",
+                ],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn no_alpn_still_works() {
+            case(
+                "no_alpn_still_works",
+                &["-s", "--no-alpn", "--cacert", "{ca}", "{url}/a"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn tls12_only_server() {
+            case("tls12_only_server", &["-s", "--cacert", "{ca}", "{url}/12"])
+                .tls(TlsServerOptions {
+                    tls12_only: true,
+                    ..TlsServerOptions::default()
+                })
+                .run(OXCURL);
+        }
+
+        #[test]
+        fn tls_max_1_2() {
+            case(
+                "tls_max_1_2",
+                &["-s", "--tls-max", "1.2", "--cacert", "{ca}", "{url}/m"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn tlsv1_2_minimum() {
+            case(
+                "tlsv1_2_minimum",
+                &["-s", "--tlsv1.2", "--cacert", "{ca}", "{url}/m"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn ignored_tls_switches_are_accepted() {
+            case(
+                "ignored_tls_switches_are_accepted",
+                &[
+                    "-s",
+                    "--false-start",
+                    "--ssl-no-revoke",
+                    "--no-sessionid",
+                    "--cacert",
+                    "{ca}",
+                    "{url}/x",
+                ],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn sslv2_and_sslv3_warn() {
+            case(
+                "sslv2_and_sslv3_warn",
+                &["-2", "-3", "-s", "--cacert", "{ca}", "{url}/x"],
+            )
+            .compare_stderr(true)
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn client_certificate_accepted() {
+            case(
+                "client_certificate_accepted",
+                &[
+                    "-s",
+                    "--cacert",
+                    "{ca}",
+                    "--cert",
+                    "{pki}/client.pem",
+                    "--key",
+                    "{pki}/client.key",
+                    "{url}/mtls",
+                ],
+            )
+            .tls(TlsServerOptions {
+                client_auth: true,
+                ..TlsServerOptions::default()
+            })
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn pinned_public_key_file_matches() {
+            case(
+                "pinned_public_key_file_matches",
+                &[
+                    "-s",
+                    "--cacert",
+                    "{ca}",
+                    "--pinnedpubkey",
+                    "{pki}/server.pub.pem",
+                    "{url}/pin",
+                ],
+            )
+            .run(OXCURL);
+        }
+
+        // ---- verification fails ---------------------------------------------------------------
+
+        fn failing(name: &str, cert: ServerCert, args: &[&str]) -> Case {
+            case(name, args).tls(tls(cert)).compare_stderr(true)
+        }
+
+        #[test]
+        fn unknown_ca_is_60() {
+            failing("unknown_ca_is_60", ServerCert::Good, &["-sS", "{url}/x"]).run(OXCURL);
+        }
+
+        #[test]
+        fn unknown_ca_message_without_show_error() {
+            failing(
+                "unknown_ca_message_without_show_error",
+                ServerCert::Good,
+                &["--no-progress-meter", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn other_ca_is_60() {
+            failing(
+                "other_ca_is_60",
+                ServerCert::Good,
+                &["-sS", "--cacert", "{pki}/other-ca.pem", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn expired_is_60() {
+            failing(
+                "expired_is_60",
+                ServerCert::Expired,
+                &["-sS", "--cacert", "{ca}", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn not_yet_valid_is_60() {
+            failing(
+                "not_yet_valid_is_60",
+                ServerCert::NotYetValid,
+                &["-sS", "--cacert", "{ca}", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn self_signed_is_60() {
+            failing(
+                "self_signed_is_60",
+                ServerCert::SelfSigned,
+                &["-sS", "--cacert", "{ca}", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn wrong_name_for_ip_is_60() {
+            failing(
+                "wrong_name_for_ip_is_60",
+                ServerCert::WrongName,
+                &["-sS", "--cacert", "{ca}", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn wrong_name_for_host_is_60() {
+            failing(
+                "wrong_name_for_host_is_60",
+                ServerCert::Good,
+                &[
+                    "-sS",
+                    "--cacert",
+                    "{ca}",
+                    "--resolve",
+                    "other.test:{port}:127.0.0.1",
+                    "https://other.test:{port}/x",
+                ],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn insecure_skips_verification() {
+            case("insecure_skips_verification", &["-sk", "{url}/k"])
+                .tls(tls(ServerCert::SelfSigned))
+                .run(OXCURL);
+        }
+
+        #[test]
+        fn insecure_skips_name_check() {
+            case(
+                "insecure_skips_name_check",
+                &["-s", "--insecure", "{url}/k"],
+            )
+            .tls(tls(ServerCert::WrongName))
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn insecure_accepts_expired() {
+            case("insecure_accepts_expired", &["-sk", "{url}/k"])
+                .tls(tls(ServerCert::Expired))
+                .run(OXCURL);
+        }
+
+        #[test]
+        fn crlfile_with_revoked_server_is_60() {
+            failing(
+                "crlfile_with_revoked_server_is_60",
+                ServerCert::Revoked,
+                &[
+                    "-sS",
+                    "--cacert",
+                    "{ca}",
+                    "--crlfile",
+                    "{pki}/ca.crl",
+                    "{url}/x",
+                ],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn crlfile_with_good_server() {
+            case(
+                "crlfile_with_good_server",
+                &[
+                    "-s",
+                    "--cacert",
+                    "{ca}",
+                    "--crlfile",
+                    "{pki}/ca.crl",
+                    "{url}/x",
+                ],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn revoked_server_without_crlfile_is_accepted() {
+            case(
+                "revoked_server_without_crlfile_is_accepted",
+                &["-s", "--cacert", "{ca}", "{url}/x"],
+            )
+            .tls(tls(ServerCert::Revoked))
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn missing_crlfile_is_82() {
+            failing(
+                "missing_crlfile_is_82",
+                ServerCert::Good,
+                &[
+                    "-sS",
+                    "--cacert",
+                    "{ca}",
+                    "--crlfile",
+                    "/nonexistent.crl",
+                    "{url}/x",
+                ],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn ca_native_with_cacert() {
+            case(
+                "ca_native_with_cacert",
+                &["-s", "--ca-native", "--cacert", "{ca}", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn missing_cacert_file_is_77() {
+            failing(
+                "missing_cacert_file_is_77",
+                ServerCert::Good,
+                &["-sS", "--cacert", "/nonexistent/ca.pem", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn pinned_public_key_mismatch_is_90() {
+            failing(
+                "pinned_public_key_mismatch_is_90",
+                ServerCert::Good,
+                &[
+                    "-sS",
+                    "--cacert",
+                    "{ca}",
+                    "--pinnedpubkey",
+                    "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+                    "{url}/x",
+                ],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn pinned_public_key_other_file_is_90() {
+            failing(
+                "pinned_public_key_other_file_is_90",
+                ServerCert::Good,
+                &[
+                    "-sS",
+                    "--cacert",
+                    "{ca}",
+                    "--pinnedpubkey",
+                    "{pki}/expired.pub.pem",
+                    "{url}/x",
+                ],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn cert_status_without_staple_is_91() {
+            failing(
+                "cert_status_without_staple_is_91",
+                ServerCert::Good,
+                &["-sS", "--cacert", "{ca}", "--cert-status", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn min_above_max_is_35() {
+            failing(
+                "min_above_max_is_35",
+                ServerCert::Good,
+                &[
+                    "-sS",
+                    "--tlsv1.3",
+                    "--tls-max",
+                    "1.2",
+                    "--cacert",
+                    "{ca}",
+                    "{url}/x",
+                ],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn tls_max_bad_value_is_2() {
+            failing(
+                "tls_max_bad_value_is_2",
+                ServerCert::Good,
+                &["-sS", "--tls-max", "1.5", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn unknown_cipher_is_59() {
+            failing(
+                "unknown_cipher_is_59",
+                ServerCert::Good,
+                &["-sS", "--ciphers", "BOGUS", "--cacert", "{ca}", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn unknown_curve_is_59() {
+            failing(
+                "unknown_curve_is_59",
+                ServerCert::Good,
+                &["-sS", "--curves", "bogus", "--cacert", "{ca}", "{url}/x"],
+            )
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn tls13_required_against_tls12_server_is_35() {
+            case(
+                "tls13_required_against_tls12_server_is_35",
+                &["-sS", "--tlsv1.3", "--cacert", "{ca}", "{url}/x"],
+            )
+            .tls(TlsServerOptions {
+                tls12_only: true,
+                ..TlsServerOptions::default()
+            })
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn missing_client_certificate_fails() {
+            case(
+                "missing_client_certificate_fails",
+                &["-sS", "--cacert", "{ca}", "{url}/mtls"],
+            )
+            .tls(TlsServerOptions {
+                client_auth: true,
+                ..TlsServerOptions::default()
+            })
+            .run(OXCURL);
+        }
+
+        #[test]
+        fn https_url_to_plain_http_server_is_35() {
+            Case::new("https_url_to_plain_http_server_is_35")
+                .env("CURL_SSL_BACKEND", BACKEND)
+                .args(&["-sS", "https://{host}/x"])
+                .reply(Reply::ok("plain").without_reading_request())
+                // The server receives each TLS library's own ClientHello.
+                .compare_requests(false)
+                .run(OXCURL);
+        }
+
+        #[test]
+        fn server_closing_during_handshake_is_35() {
+            Case::new("server_closing_during_handshake_is_35")
+                .env("CURL_SSL_BACKEND", BACKEND)
+                .args(&["-sS", "https://{host}/x"])
+                .reply(Reply::close_at_once())
+                .compare_requests(false)
+                .run(OXCURL);
+        }
+
+        // ---- oxcurl only ------------------------------------------------------------------------
+
+        /// `-v` reports the handshake the way curl does: ALPN offer and answer, the connection
+        /// summary, the certificate and the verification result, then "Connected to".
+        #[test]
+        fn verbose_shows_handshake_summary() {
+            let server = ScriptedServer::start_tls(&TlsServerOptions::default());
+            server.set_replies(vec![Reply::ok("v\n")]);
+            let ca = pki().ca();
+            let out = Exec::new(OXCURL)
+                .args([
+                    "-v",
+                    "--cacert",
+                    ca.to_str().unwrap(),
+                    &format!("{}/v", server.url()),
+                ])
+                .run();
+            assert_eq!(
+                out.code,
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let err = String::from_utf8_lossy(&out.stderr);
+            let want = [
+                "* ALPN: curl offers http/1.1\n",
+                &format!("*  CAfile: {}\n", ca.display()),
+                "* SSL connection using TLSv1.3 / TLS_",
+                "* ALPN: server accepted http/1.1\n",
+                "* Server certificate:\n",
+                "*  subject: CN=localhost\n",
+                "*  start date: Jan  1 00:00:00 2020 GMT\n",
+                "*  expire date: Jan  1 00:00:00 2099 GMT\n",
+                "*  subjectAltName: host \"127.0.0.1\" matched cert's IP address!\n",
+                "*  issuer: CN=oxcurl test CA\n",
+                "*  SSL certificate verify ok.\n",
+                "*   Certificate level 0: Public key type EC/prime256v1 (256/128 Bits/secBits), signed using ecdsa-with-SHA256\n",
+                "* Connected to 127.0.0.1 (127.0.0.1) port",
+            ];
+            let mut at = 0;
+            for w in want {
+                let pos = err[at..]
+                    .find(w)
+                    .unwrap_or_else(|| panic!("missing {w:?} after offset {at} in:\n{err}"));
+                at += pos + w.len();
+            }
+        }
+
+        /// SSLKEYLOGFILE gets the session's secrets in NSS key log format.
+        #[test]
+        fn sslkeylogfile_is_written() {
+            let server = ScriptedServer::start_tls(&TlsServerOptions::default());
+            server.set_replies(vec![Reply::ok("k\n")]);
+            let dir = oxcurl_testsupport::TempDir::new("keylog");
+            let log = dir.join("keys.log");
+            let out = Exec::new(OXCURL)
+                .args([
+                    "-s",
+                    "--cacert",
+                    pki().ca().to_str().unwrap(),
+                    &format!("{}/k", server.url()),
+                ])
+                .env("SSLKEYLOGFILE", &log)
+                .env("CURL_SSL_BACKEND", BACKEND)
+                .run();
+            assert_eq!(out.code, Some(0));
+            assert_eq!(out.stdout, b"k\n");
+            let text = std::fs::read_to_string(&log).expect("key log written");
+            for label in [
+                "CLIENT_HANDSHAKE_TRAFFIC_SECRET ",
+                "SERVER_HANDSHAKE_TRAFFIC_SECRET ",
+                "CLIENT_TRAFFIC_SECRET_0 ",
+                "SERVER_TRAFFIC_SECRET_0 ",
+            ] {
+                assert!(text.contains(label), "{label} missing from {text}");
+            }
+            for line in text.lines() {
+                let f: Vec<&str> = line.split(' ').collect();
+                assert_eq!(f.len(), 3, "{line}");
+                assert_eq!(f[1].len(), 64, "client random in {line}");
+            }
+        }
+
+        }
+    };
 }
 
-fn case(name: &str, args: &[&str]) -> Case {
-    Case::new(name)
-        .tls(TlsServerOptions::default())
-        .args(args)
-        .reply(Reply::ok("hello over tls\n"))
-}
-
-// ---- verification succeeds ------------------------------------------------------------
-
-#[test]
-fn get_with_cacert() {
-    case("get_with_cacert", &["-s", "--cacert", "{ca}", "{url}/path"]).run(OXCURL);
-}
-
-#[test]
-fn get_with_capath_style_cacert_and_headers() {
-    case(
-        "get_with_capath_style_cacert_and_headers",
-        &["-s", "-i", "--cacert", "{ca}", "-H", "X-Test: 1", "{url}/h"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn chain_through_intermediate() {
-    case(
-        "chain_through_intermediate",
-        &["-s", "--cacert", "{ca}", "{url}/chain"],
-    )
-    .tls(tls(ServerCert::Chain))
-    .run(OXCURL);
-}
-
-#[test]
-fn localhost_name_matches() {
-    case(
-        "localhost_name_matches",
-        &["-s", "--cacert", "{ca}", "https://localhost:{port}/name"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn post_over_tls() {
-    case(
-        "post_over_tls",
-        &["-s", "--cacert", "{ca}", "-d", "a=1&b=2", "{url}/post"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn upload_over_tls() {
-    let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
-    case(
-        "upload_over_tls",
-        &["-s", "--cacert", "{ca}", "-T", "{tmp}/up.bin", "{url}/up"],
-    )
-    .file("up.bin", data)
-    .run(OXCURL);
-}
-
-#[test]
-fn chunked_upload_from_stdin_over_tls() {
-    case(
-        "chunked_upload_from_stdin_over_tls",
-        &["-s", "--cacert", "{ca}", "-T", "-", "{url}/stdin"],
-    )
-    .stdin(b"from stdin\n".repeat(1000))
-    .run(OXCURL);
-}
-
-#[test]
-fn big_download_over_tls() {
-    Case::new("big_download_over_tls")
-        .tls(TlsServerOptions::default())
-        .args(&["-s", "--cacert", "{ca}", "{url}/big"])
-        .reply(Reply::big(3 * 1024 * 1024 + 17))
-        .run(OXCURL);
-}
-
-#[test]
-fn chunked_response_over_tls() {
-    Case::new("chunked_response_over_tls")
-        .tls(TlsServerOptions::default())
-        .args(&["-s", "--cacert", "{ca}", "{url}/c"])
-        .reply(Reply::chunked(&["one ", "two ", "three\n"]))
-        .run(OXCURL);
-}
-
-#[test]
-fn two_urls_reuse_the_tls_connection() {
-    case(
-        "two_urls_reuse_the_tls_connection",
-        &["-s", "--cacert", "{ca}", "{url}/1", "{url}/2"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn redirect_followed_over_tls() {
-    Case::new("redirect_followed_over_tls")
-        .tls(TlsServerOptions::default())
-        .args(&["-sL", "--cacert", "{ca}", "{url}/from"])
-        .replies(vec![Reply::redirect(302, "/to"), Reply::ok("arrived\n")])
-        .run(OXCURL);
-}
-
-#[test]
-fn write_out_scheme_and_code() {
-    case(
-        "write_out_scheme_and_code",
-        &[
-            "-s",
-            "-o",
-            "/dev/null",
-            "--cacert",
-            "{ca}",
-            "-w",
-            "%{http_code} %{scheme} %{ssl_verify_result}\\n",
-            "{url}/w",
-        ],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn no_alpn_still_works() {
-    case(
-        "no_alpn_still_works",
-        &["-s", "--no-alpn", "--cacert", "{ca}", "{url}/a"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn tls12_only_server() {
-    case("tls12_only_server", &["-s", "--cacert", "{ca}", "{url}/12"])
-        .tls(TlsServerOptions {
-            tls12_only: true,
-            ..TlsServerOptions::default()
-        })
-        .run(OXCURL);
-}
-
-#[test]
-fn tls_max_1_2() {
-    case(
-        "tls_max_1_2",
-        &["-s", "--tls-max", "1.2", "--cacert", "{ca}", "{url}/m"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn tlsv1_2_minimum() {
-    case(
-        "tlsv1_2_minimum",
-        &["-s", "--tlsv1.2", "--cacert", "{ca}", "{url}/m"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn ignored_tls_switches_are_accepted() {
-    case(
-        "ignored_tls_switches_are_accepted",
-        &[
-            "-s",
-            "--false-start",
-            "--ssl-no-revoke",
-            "--no-sessionid",
-            "--cacert",
-            "{ca}",
-            "{url}/x",
-        ],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn sslv2_and_sslv3_warn() {
-    case(
-        "sslv2_and_sslv3_warn",
-        &["-2", "-3", "-s", "--cacert", "{ca}", "{url}/x"],
-    )
-    .compare_stderr(true)
-    .run(OXCURL);
-}
-
-#[test]
-fn client_certificate_accepted() {
-    case(
-        "client_certificate_accepted",
-        &[
-            "-s",
-            "--cacert",
-            "{ca}",
-            "--cert",
-            "{pki}/client.pem",
-            "--key",
-            "{pki}/client.key",
-            "{url}/mtls",
-        ],
-    )
-    .tls(TlsServerOptions {
-        client_auth: true,
-        ..TlsServerOptions::default()
-    })
-    .run(OXCURL);
-}
-
-#[test]
-fn pinned_public_key_file_matches() {
-    case(
-        "pinned_public_key_file_matches",
-        &[
-            "-s",
-            "--cacert",
-            "{ca}",
-            "--pinnedpubkey",
-            "{pki}/server.pub.pem",
-            "{url}/pin",
-        ],
-    )
-    .run(OXCURL);
-}
-
-// ---- verification fails ---------------------------------------------------------------
-
-fn failing(name: &str, cert: ServerCert, args: &[&str]) -> Case {
-    case(name, args).tls(tls(cert)).compare_stderr(true)
-}
-
-#[test]
-fn unknown_ca_is_60() {
-    failing("unknown_ca_is_60", ServerCert::Good, &["-sS", "{url}/x"]).run(OXCURL);
-}
-
-#[test]
-fn unknown_ca_message_without_show_error() {
-    failing(
-        "unknown_ca_message_without_show_error",
-        ServerCert::Good,
-        &["--no-progress-meter", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn other_ca_is_60() {
-    failing(
-        "other_ca_is_60",
-        ServerCert::Good,
-        &["-sS", "--cacert", "{pki}/other-ca.pem", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn expired_is_60() {
-    failing(
-        "expired_is_60",
-        ServerCert::Expired,
-        &["-sS", "--cacert", "{ca}", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn not_yet_valid_is_60() {
-    failing(
-        "not_yet_valid_is_60",
-        ServerCert::NotYetValid,
-        &["-sS", "--cacert", "{ca}", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn self_signed_is_60() {
-    failing(
-        "self_signed_is_60",
-        ServerCert::SelfSigned,
-        &["-sS", "--cacert", "{ca}", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn wrong_name_for_ip_is_60() {
-    failing(
-        "wrong_name_for_ip_is_60",
-        ServerCert::WrongName,
-        &["-sS", "--cacert", "{ca}", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn wrong_name_for_host_is_60() {
-    failing(
-        "wrong_name_for_host_is_60",
-        ServerCert::Good,
-        &[
-            "-sS",
-            "--cacert",
-            "{ca}",
-            "--resolve",
-            "other.test:{port}:127.0.0.1",
-            "https://other.test:{port}/x",
-        ],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn insecure_skips_verification() {
-    case("insecure_skips_verification", &["-sk", "{url}/k"])
-        .tls(tls(ServerCert::SelfSigned))
-        .run(OXCURL);
-}
-
-#[test]
-fn insecure_skips_name_check() {
-    case(
-        "insecure_skips_name_check",
-        &["-s", "--insecure", "{url}/k"],
-    )
-    .tls(tls(ServerCert::WrongName))
-    .run(OXCURL);
-}
-
-#[test]
-fn insecure_accepts_expired() {
-    case("insecure_accepts_expired", &["-sk", "{url}/k"])
-        .tls(tls(ServerCert::Expired))
-        .run(OXCURL);
-}
-
-#[test]
-fn crlfile_with_revoked_server_is_60() {
-    failing(
-        "crlfile_with_revoked_server_is_60",
-        ServerCert::Revoked,
-        &[
-            "-sS",
-            "--cacert",
-            "{ca}",
-            "--crlfile",
-            "{pki}/ca.crl",
-            "{url}/x",
-        ],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn crlfile_with_good_server() {
-    case(
-        "crlfile_with_good_server",
-        &[
-            "-s",
-            "--cacert",
-            "{ca}",
-            "--crlfile",
-            "{pki}/ca.crl",
-            "{url}/x",
-        ],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn revoked_server_without_crlfile_is_accepted() {
-    case(
-        "revoked_server_without_crlfile_is_accepted",
-        &["-s", "--cacert", "{ca}", "{url}/x"],
-    )
-    .tls(tls(ServerCert::Revoked))
-    .run(OXCURL);
-}
-
-#[test]
-fn missing_crlfile_is_82() {
-    failing(
-        "missing_crlfile_is_82",
-        ServerCert::Good,
-        &[
-            "-sS",
-            "--cacert",
-            "{ca}",
-            "--crlfile",
-            "/nonexistent.crl",
-            "{url}/x",
-        ],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn ca_native_with_cacert() {
-    case(
-        "ca_native_with_cacert",
-        &["-s", "--ca-native", "--cacert", "{ca}", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn missing_cacert_file_is_77() {
-    failing(
-        "missing_cacert_file_is_77",
-        ServerCert::Good,
-        &["-sS", "--cacert", "/nonexistent/ca.pem", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn pinned_public_key_mismatch_is_90() {
-    failing(
-        "pinned_public_key_mismatch_is_90",
-        ServerCert::Good,
-        &[
-            "-sS",
-            "--cacert",
-            "{ca}",
-            "--pinnedpubkey",
-            "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
-            "{url}/x",
-        ],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn pinned_public_key_other_file_is_90() {
-    failing(
-        "pinned_public_key_other_file_is_90",
-        ServerCert::Good,
-        &[
-            "-sS",
-            "--cacert",
-            "{ca}",
-            "--pinnedpubkey",
-            "{pki}/expired.pub.pem",
-            "{url}/x",
-        ],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn cert_status_without_staple_is_91() {
-    failing(
-        "cert_status_without_staple_is_91",
-        ServerCert::Good,
-        &["-sS", "--cacert", "{ca}", "--cert-status", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn min_above_max_is_35() {
-    failing(
-        "min_above_max_is_35",
-        ServerCert::Good,
-        &[
-            "-sS",
-            "--tlsv1.3",
-            "--tls-max",
-            "1.2",
-            "--cacert",
-            "{ca}",
-            "{url}/x",
-        ],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn tls_max_bad_value_is_2() {
-    failing(
-        "tls_max_bad_value_is_2",
-        ServerCert::Good,
-        &["-sS", "--tls-max", "1.5", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn unknown_cipher_is_59() {
-    failing(
-        "unknown_cipher_is_59",
-        ServerCert::Good,
-        &["-sS", "--ciphers", "BOGUS", "--cacert", "{ca}", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn unknown_curve_is_59() {
-    failing(
-        "unknown_curve_is_59",
-        ServerCert::Good,
-        &["-sS", "--curves", "bogus", "--cacert", "{ca}", "{url}/x"],
-    )
-    .run(OXCURL);
-}
-
-#[test]
-fn tls13_required_against_tls12_server_is_35() {
-    case(
-        "tls13_required_against_tls12_server_is_35",
-        &["-sS", "--tlsv1.3", "--cacert", "{ca}", "{url}/x"],
-    )
-    .tls(TlsServerOptions {
-        tls12_only: true,
-        ..TlsServerOptions::default()
-    })
-    .run(OXCURL);
-}
-
-#[test]
-fn missing_client_certificate_fails() {
-    case(
-        "missing_client_certificate_fails",
-        &["-sS", "--cacert", "{ca}", "{url}/mtls"],
-    )
-    .tls(TlsServerOptions {
-        client_auth: true,
-        ..TlsServerOptions::default()
-    })
-    .run(OXCURL);
-}
-
-#[test]
-fn https_url_to_plain_http_server_is_35() {
-    Case::new("https_url_to_plain_http_server_is_35")
-        .args(&["-sS", "https://{host}/x"])
-        .reply(Reply::ok("plain").without_reading_request())
-        // The server receives each TLS library's own ClientHello.
-        .compare_requests(false)
-        .run(OXCURL);
-}
-
-#[test]
-fn server_closing_during_handshake_is_35() {
-    Case::new("server_closing_during_handshake_is_35")
-        .args(&["-sS", "https://{host}/x"])
-        .reply(Reply::close_at_once())
-        .compare_requests(false)
-        .run(OXCURL);
-}
-
-// ---- oxcurl only ------------------------------------------------------------------------
-
-/// `-v` reports the handshake the way curl does: ALPN offer and answer, the connection
-/// summary, the certificate and the verification result, then "Connected to".
-#[test]
-fn verbose_shows_handshake_summary() {
-    let server = ScriptedServer::start_tls(&TlsServerOptions::default());
-    server.set_replies(vec![Reply::ok("v\n")]);
-    let ca = pki().ca();
-    let out = Exec::new(OXCURL)
-        .args([
-            "-v",
-            "--cacert",
-            ca.to_str().unwrap(),
-            &format!("{}/v", server.url()),
-        ])
-        .run();
-    assert_eq!(
-        out.code,
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    let want = [
-        "* ALPN: curl offers http/1.1\n",
-        &format!("*  CAfile: {}\n", ca.display()),
-        "* SSL connection using TLSv1.3 / TLS_",
-        "* ALPN: server accepted http/1.1\n",
-        "* Server certificate:\n",
-        "*  subject: CN=localhost\n",
-        "*  start date: Jan  1 00:00:00 2020 GMT\n",
-        "*  expire date: Jan  1 00:00:00 2099 GMT\n",
-        "*  subjectAltName: host \"127.0.0.1\" matched cert's IP address!\n",
-        "*  issuer: CN=oxcurl test CA\n",
-        "*  SSL certificate verify ok.\n",
-        "*   Certificate level 0: Public key type EC/prime256v1 (256/128 Bits/secBits), signed using ecdsa-with-SHA256\n",
-        "* Connected to 127.0.0.1 (127.0.0.1) port",
-    ];
-    let mut at = 0;
-    for w in want {
-        let pos = err[at..]
-            .find(w)
-            .unwrap_or_else(|| panic!("missing {w:?} after offset {at} in:\n{err}"));
-        at += pos + w.len();
-    }
-}
-
-/// SSLKEYLOGFILE gets the session's secrets in NSS key log format.
-#[test]
-fn sslkeylogfile_is_written() {
-    let server = ScriptedServer::start_tls(&TlsServerOptions::default());
-    server.set_replies(vec![Reply::ok("k\n")]);
-    let dir = oxcurl_testsupport::TempDir::new("keylog");
-    let log = dir.join("keys.log");
-    let out = Exec::new(OXCURL)
-        .args([
-            "-s",
-            "--cacert",
-            pki().ca().to_str().unwrap(),
-            &format!("{}/k", server.url()),
-        ])
-        .env("SSLKEYLOGFILE", &log)
-        .run();
-    assert_eq!(out.code, Some(0));
-    assert_eq!(out.stdout, b"k\n");
-    let text = std::fs::read_to_string(&log).expect("key log written");
-    for label in [
-        "CLIENT_HANDSHAKE_TRAFFIC_SECRET ",
-        "SERVER_HANDSHAKE_TRAFFIC_SECRET ",
-        "CLIENT_TRAFFIC_SECRET_0 ",
-        "SERVER_TRAFFIC_SECRET_0 ",
-    ] {
-        assert!(text.contains(label), "{label} missing from {text}");
-    }
-    for line in text.lines() {
-        let f: Vec<&str> = line.split(' ').collect();
-        assert_eq!(f.len(), 3, "{line}");
-        assert_eq!(f[1].len(), 64, "client random in {line}");
-    }
-}
+suite!(rustls, "rustls");
+suite!(openssl, "openssl");

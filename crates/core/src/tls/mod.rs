@@ -3,20 +3,81 @@
 //! CA roots and the session cache live there, so later connections resume sessions), and
 //! the session that sits between the socket and the protocol.
 //!
-//! The backend is rustls with the aws-lc-rs provider. The session is driven sans-IO style:
-//! the caller hands it the socket for each step and it never blocks.
+//! Two backends, picked once per process as curl's MultiSSL builds do (`CURL_SSL_BACKEND`,
+//! or `curl_global_sslset` for the library): rustls with the aws-lc-rs provider (the
+//! default) and OpenSSL. Sessions never block: the caller hands them the socket for each
+//! step.
 
+mod openssl_backend;
 pub mod pin;
 mod rustls_backend;
 pub mod x509;
 
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::connect::Stream;
 use crate::error::{Code, Error};
 
-pub use rustls_backend::Session;
+/// A TLS library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Rustls,
+    OpenSsl,
+}
+
+impl Backend {
+    /// curl's backend names (`CURL_SSL_BACKEND` values, case-insensitive).
+    pub fn from_name(name: &str) -> Option<Backend> {
+        match name.to_ascii_lowercase().as_str() {
+            "rustls" => Some(Backend::Rustls),
+            "openssl" => Some(Backend::OpenSsl),
+            _ => None,
+        }
+    }
+    /// `rustls/0.23` or `OpenSSL/3.0.19`, as `curl -V` names the library.
+    pub fn version_name(self) -> String {
+        match self {
+            Backend::Rustls => "rustls/0.23".into(),
+            Backend::OpenSsl => openssl_backend::version_name(),
+        }
+    }
+}
+
+static BACKEND: OnceLock<Backend> = OnceLock::new();
+
+/// Choose the backend for this process (`curl_global_sslset`); false once one is in use.
+pub fn select_backend(b: Backend) -> bool {
+    BACKEND.set(b).is_ok() || BACKEND.get() == Some(&b)
+}
+
+/// The backend in use: the one selected, else `CURL_SSL_BACKEND`, else rustls.
+pub fn backend() -> Backend {
+    *BACKEND.get_or_init(|| {
+        std::env::var("CURL_SSL_BACKEND")
+            .ok()
+            .and_then(|n| Backend::from_name(&n))
+            .unwrap_or(Backend::Rustls)
+    })
+}
+
+/// `curl -V`'s TLS part for a build with several backends: the one in use first, the others
+/// in parentheses.
+pub fn version_string() -> String {
+    let cur = backend();
+    let other = match cur {
+        Backend::Rustls => Backend::OpenSsl,
+        Backend::OpenSsl => Backend::Rustls,
+    };
+    format!("{} ({})", cur.version_name(), other.version_name())
+}
+
+/// A built client configuration of the backend in use.
+#[derive(Clone)]
+pub enum Config {
+    Rustls(Arc<rustls::ClientConfig>),
+    OpenSsl(openssl::ssl::SslContext),
+}
 
 /// Debian's CA bundle and directory, the defaults its curl is built with.
 pub const DEFAULT_CAFILE: &str = "/etc/ssl/certs/ca-certificates.crt";
@@ -130,7 +191,7 @@ impl TlsOptions {
 /// roots are parsed once and TLS sessions are resumed across transfers.
 #[derive(Default)]
 pub struct TlsCache {
-    configs: Vec<(TlsOptions, Vec<Vec<u8>>, Arc<rustls::ClientConfig>)>,
+    configs: Vec<(TlsOptions, Vec<Vec<u8>>, Config)>,
 }
 
 impl std::fmt::Debug for TlsCache {
@@ -143,11 +204,7 @@ impl std::fmt::Debug for TlsCache {
 
 impl TlsCache {
     /// The configuration for these options and ALPN protocols, built on first use.
-    pub fn config(
-        &mut self,
-        opts: &TlsOptions,
-        alpn: &[&[u8]],
-    ) -> Result<Arc<rustls::ClientConfig>, Error> {
+    pub fn config(&mut self, opts: &TlsOptions, alpn: &[&[u8]]) -> Result<Config, Error> {
         if let Some((_, _, c)) = self
             .configs
             .iter()
@@ -155,7 +212,10 @@ impl TlsCache {
         {
             return Ok(c.clone());
         }
-        let c = rustls_backend::build_config(opts, alpn)?;
+        let c = match backend() {
+            Backend::Rustls => Config::Rustls(rustls_backend::build_config(opts, alpn)?),
+            Backend::OpenSsl => Config::OpenSsl(openssl_backend::build_context(opts, alpn)?),
+        };
         if self.configs.len() >= 8 {
             self.configs.remove(0);
         }
@@ -176,6 +236,105 @@ pub enum Handshake {
     /// Waiting for the socket to become writable.
     WantWrite,
     Done,
+}
+
+/// A TLS session over a connection's socket. Connections hold it boxed, so the size
+/// difference between the backends costs nothing per connection.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum Session {
+    Rustls(rustls_backend::Session),
+    OpenSsl(openssl_backend::Session),
+}
+
+impl Session {
+    /// Start a session to `host` (a name or an IP literal, no brackets); no SNI for IPs.
+    pub fn new(
+        config: &Config,
+        host: &str,
+        sock: &Stream,
+        opts: &TlsOptions,
+    ) -> Result<Session, Error> {
+        Ok(match config {
+            Config::Rustls(c) => Session::Rustls(rustls_backend::Session::new(c.clone(), host)?),
+            Config::OpenSsl(c) => {
+                Session::OpenSsl(openssl_backend::Session::new(c, host, sock, opts)?)
+            }
+        })
+    }
+    /// Advance the handshake as far as the socket allows.
+    pub fn handshake(&mut self, sock: &mut Stream) -> Result<Handshake, Error> {
+        match self {
+            Session::Rustls(s) => s.handshake(sock),
+            Session::OpenSsl(s) => s.handshake(),
+        }
+    }
+    /// Decrypted bytes; Ok(0) at the peer's close_notify.
+    pub fn recv(&mut self, sock: &mut Stream, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Session::Rustls(s) => s.recv(sock, buf),
+            Session::OpenSsl(s) => s.recv(buf),
+        }
+    }
+    /// Encrypt and send; how many plaintext bytes were taken.
+    pub fn send(&mut self, sock: &mut Stream, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Session::Rustls(s) => s.send(sock, buf),
+            Session::OpenSsl(s) => s.send(buf),
+        }
+    }
+    /// Write out queued records; WouldBlock while some remain.
+    pub fn flush(&mut self, sock: &mut Stream) -> io::Result<()> {
+        match self {
+            Session::Rustls(s) => s.flush(sock),
+            Session::OpenSsl(_) => Ok(()),
+        }
+    }
+    /// Are records waiting for the socket to become writable?
+    pub fn wants_write(&self) -> bool {
+        match self {
+            Session::Rustls(s) => s.wants_write(),
+            Session::OpenSsl(_) => false,
+        }
+    }
+    /// Is an idle pooled connection still usable?
+    pub fn is_alive(&mut self, sock: &mut Stream) -> bool {
+        match self {
+            Session::Rustls(s) => s.is_alive(sock),
+            Session::OpenSsl(s) => s.is_alive(sock),
+        }
+    }
+    /// Send close_notify, best effort.
+    pub fn close(&mut self, sock: &mut Stream) {
+        match self {
+            Session::Rustls(s) => s.close(sock),
+            Session::OpenSsl(s) => s.close(),
+        }
+    }
+    /// The negotiated ALPN protocol.
+    pub fn alpn(&self) -> Option<&[u8]> {
+        match self {
+            Session::Rustls(s) => s.alpn(),
+            Session::OpenSsl(s) => s.alpn(),
+        }
+    }
+    /// The server's certificates, leaf first (with OpenSSL: the verified chain to the root).
+    pub fn chain_der(&self) -> Vec<Vec<u8>> {
+        match self {
+            Session::Rustls(s) => s
+                .peer_certificates()
+                .map(|c| c.iter().map(|c| c.to_vec()).collect())
+                .unwrap_or_default(),
+            Session::OpenSsl(s) => s.chain_der(),
+        }
+    }
+    /// curl's `SSL connection using ...` line.
+    pub fn connection_summary(&self) -> String {
+        match self {
+            Session::Rustls(s) => s.connection_summary(),
+            Session::OpenSsl(s) => s.connection_summary(),
+        }
+    }
 }
 
 /// Adapters so the backend can read and write the socket.

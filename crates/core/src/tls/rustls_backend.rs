@@ -576,34 +576,11 @@ impl Session {
         format!("SSL certificate problem: {problem}")
     }
 
-    /// OpenSSL-backend wording: the certificate has subjectAltNames and none matched, or it
-    /// has none and the subject CN did not match.
+    /// OpenSSL-backend wording of a name mismatch.
     fn name_mismatch(&self) -> String {
-        let kind = match self.host.parse::<std::net::IpAddr>() {
-            Ok(std::net::IpAddr::V4(_)) => "ipv4 address",
-            Ok(std::net::IpAddr::V6(_)) => "ipv6 address",
-            Err(_) => "hostname",
-        };
-        if let Some(certs) = self.conn.peer_certificates() {
-            if let Some(c) = certs.first().and_then(|c| Cert::parse(c)) {
-                if c.alt_names().is_empty() {
-                    let subject = c.subject();
-                    let cn = subject
-                        .split("; ")
-                        .find_map(|p| p.strip_prefix("CN="))
-                        .unwrap_or("")
-                        .to_string();
-                    return format!(
-                        "SSL: certificate subject name '{cn}' does not match target hostname '{}'",
-                        self.host
-                    );
-                }
-            }
-        }
-        format!(
-            "SSL: no alternative certificate subject name matches target {kind} '{}'",
-            self.host
-        )
+        let leaf = self.conn.peer_certificates().and_then(|c| c.first());
+        let cert = leaf.and_then(|c| Cert::parse(c));
+        super::x509::mismatch_message(cert.as_ref(), &self.host)
     }
 
     /// Write out queued TLS records; WouldBlock while some remain.

@@ -236,6 +236,28 @@ pub fn san_match(cert: &Cert<'_>, host: &str) -> Option<String> {
         .map(|p| format!("host \"{host}\" matched cert's \"{p}\""))
 }
 
+/// curl's (OpenSSL backend) message for a certificate that does not name `host`: the
+/// certificate has subjectAltNames and none matched, or it has none and the subject CN
+/// did not match.
+pub fn mismatch_message(cert: Option<&Cert<'_>>, host: &str) -> String {
+    let kind = match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(_)) => "ipv4 address",
+        Ok(std::net::IpAddr::V6(_)) => "ipv6 address",
+        Err(_) => "hostname",
+    };
+    if let Some(cert) = cert.filter(|c| c.alt_names().is_empty()) {
+        let subject = cert.subject();
+        let cn = subject
+            .split("; ")
+            .find_map(|p| p.strip_prefix("CN="))
+            .unwrap_or("");
+        return format!(
+            "SSL: certificate subject name '{cn}' does not match target hostname '{host}'"
+        );
+    }
+    format!("SSL: no alternative certificate subject name matches target {kind} '{host}'")
+}
+
 /// curl's host name pattern match: case-insensitive, a leading `*.` wildcard covers exactly
 /// one label and never a bare top-level domain.
 pub fn host_matches(pattern: &str, host: &str) -> bool {

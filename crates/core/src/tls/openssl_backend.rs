@@ -1,0 +1,549 @@
+//! The OpenSSL backend (the `openssl` crate over the system's libssl), chosen at run time
+//! with `CURL_SSL_BACKEND=openssl`. It covers what rustls lacks (TLS 1.0/1.1, PKCS#12 client
+//! certificates, OCSP stapling checks, lazy `--capath` lookups) and reports errors with the
+//! same texts curl's OpenSSL backend uses.
+
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+use openssl::error::ErrorStack;
+use openssl::pkcs12::Pkcs12;
+use openssl::ssl::{
+    ErrorCode, HandshakeError, MidHandshakeSslStream, Ssl, SslContext, SslContextBuilder,
+    SslFiletype, SslMethod, SslMode, SslOptions, SslStream, SslVerifyMode, SslVersion, StatusType,
+};
+use openssl::x509::store::X509Lookup;
+use openssl::x509::verify::X509VerifyFlags;
+use openssl::x509::X509VerifyResult;
+
+use super::x509::Cert;
+use super::{connect_error, Handshake, TlsOptions, TlsVersion};
+use crate::connect::Stream;
+use crate::error::{Code, Error};
+
+/// `OpenSSL/3.0.19`, as curl names the library in messages and `-V`.
+pub fn version_name() -> String {
+    // "OpenSSL 3.0.19 27 Jan 2026" -> "OpenSSL/3.0.19"
+    let v = openssl::version::version();
+    let mut it = v.split(' ');
+    match (it.next(), it.next()) {
+        (Some(n), Some(ver)) => format!("{n}/{ver}"),
+        _ => v.to_string(),
+    }
+}
+
+/// OpenSSL's one-line text of the first queued error, as curl prints it.
+fn err_text(e: &ErrorStack) -> String {
+    match e.errors().first() {
+        Some(x) => format!(
+            "error:{:08X}:{}:{}:{}",
+            x.code(),
+            x.library().unwrap_or(""),
+            x.function().unwrap_or(""),
+            x.reason().unwrap_or("")
+        ),
+        None => "unknown error".into(),
+    }
+}
+
+fn cipher_error(what: &str, list: &str) -> Error {
+    Error::new(Code::SslCipher, format!("failed setting {what}: {list}"))
+}
+
+/// Build a context for `opts`, offering `alpn`.
+pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslContext, Error> {
+    use TlsVersion as V;
+    let mut b = SslContextBuilder::new(SslMethod::tls_client())
+        .map_err(|e| connect_error(format!("TLS connect error: {}", err_text(&e))))?;
+    if opts.max_version != V::Default && opts.min_version > opts.max_version {
+        return Err(connect_error(
+            "CURL_SSLVERSION_MAX incompatible with CURL_SSLVERSION",
+        ));
+    }
+    let ver = |v: TlsVersion| match v {
+        V::V1_0 => Some(SslVersion::TLS1),
+        V::V1_1 => Some(SslVersion::TLS1_1),
+        V::V1_3 => Some(SslVersion::TLS1_3),
+        V::Default | V::V1_2 => Some(SslVersion::TLS1_2),
+    };
+    let min = ver(opts.min_version);
+    let _ = b.set_min_proto_version(min);
+    if opts.max_version != V::Default {
+        let _ = b.set_max_proto_version(ver(opts.max_version));
+    }
+    if matches!(opts.min_version, V::V1_0 | V::V1_1) {
+        // Old versions need the weaker security level, as curl sets for them.
+        b.set_security_level(0);
+    }
+    b.set_mode(SslMode::ENABLE_PARTIAL_WRITE | SslMode::ACCEPT_MOVING_WRITE_BUFFER);
+    b.set_options(SslOptions::NO_COMPRESSION);
+    if let Some(c) = &opts.ciphers {
+        b.set_cipher_list(c)
+            .map_err(|_| cipher_error("cipher list", c))?;
+    }
+    if let Some(c) = &opts.tls13_ciphers {
+        b.set_ciphersuites(c)
+            .map_err(|_| cipher_error("TLS 1.3 cipher suite", c))?;
+    }
+    if let Some(c) = &opts.curves {
+        b.set_groups_list(c).map_err(|_| {
+            Error::new(
+                Code::SslCipher,
+                format!("failed setting curves list: '{c}'"),
+            )
+        })?;
+    }
+    if opts.verify_peer {
+        let cafile = opts.effective_cafile();
+        b.load_verify_locations(Some(Path::new(cafile)), None)
+            .map_err(|_| {
+                Error::new(
+                    Code::SslCacertBadfile,
+                    format!("error setting certificate file: {cafile}"),
+                )
+            })?;
+        let capath = opts.effective_capath();
+        if Path::new(capath).is_dir() {
+            let _ = b.load_verify_locations(None, Some(Path::new(capath)));
+        }
+        if opts.ca_native {
+            let _ = b.set_default_verify_paths();
+        }
+        if let Some(f) = &opts.crlfile {
+            let bad = || Error::new(Code::SslCrlBadfile, format!("error loading CRL file: {f}"));
+            if !Path::new(f).is_file() {
+                return Err(bad());
+            }
+            let lookup = b
+                .cert_store_mut()
+                .add_lookup(X509Lookup::file())
+                .map_err(|_| bad())?;
+            lookup
+                .load_crl_file(f, SslFiletype::PEM)
+                .or_else(|_| lookup.load_crl_file(f, SslFiletype::ASN1))
+                .map_err(|_| bad())?;
+            let _ = b.verify_param_mut().set_flags(X509VerifyFlags::CRL_CHECK);
+        }
+        b.set_verify(SslVerifyMode::PEER);
+    } else {
+        b.set_verify(SslVerifyMode::NONE);
+    }
+    if let Some(cert) = &opts.cert {
+        load_client_cert(&mut b, opts, cert)?;
+    }
+    if !alpn.is_empty() {
+        let mut wire = Vec::new();
+        for p in alpn {
+            wire.push(p.len() as u8);
+            wire.extend_from_slice(p);
+        }
+        let _ = b.set_alpn_protos(&wire);
+    }
+    if let Some(path) = std::env::var_os("SSLKEYLOGFILE") {
+        b.set_keylog_callback(move |_, line| {
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+            {
+                let _ = writeln!(f, "{line}");
+            }
+        });
+    }
+    Ok(b.build())
+}
+
+fn load_client_cert(b: &mut SslContextBuilder, opts: &TlsOptions, cert: &str) -> Result<(), Error> {
+    let problem = |m: String| Error::new(Code::SslCertproblem, m);
+    let ctype = opts
+        .cert_type
+        .as_deref()
+        .unwrap_or("PEM")
+        .to_ascii_uppercase();
+    match ctype.as_str() {
+        "PEM" => b.set_certificate_chain_file(cert).map_err(|_| {
+            problem(format!(
+                "could not load PEM client certificate from {cert}, OpenSSL error {}",
+                openssl_last()
+            ))
+        })?,
+        "DER" => b
+            .set_certificate_file(cert, SslFiletype::ASN1)
+            .map_err(|_| {
+                problem(format!(
+                    "could not load ASN1 client certificate from {cert}"
+                ))
+            })?,
+        "P12" => {
+            let data = std::fs::read(cert)
+                .map_err(|_| problem(format!("could not open PKCS12 file '{cert}'")))?;
+            let p12 = Pkcs12::from_der(&data)
+                .map_err(|_| problem(format!("error reading PKCS12 file '{cert}'")))?;
+            let parsed = p12
+                .parse2(opts.key_passwd.as_deref().unwrap_or(""))
+                .map_err(|_| {
+                    problem(format!(
+                        "could not parse PKCS12 file, check password, OpenSSL error {}",
+                        openssl_last()
+                    ))
+                })?;
+            if let Some(c) = parsed.cert {
+                b.set_certificate(&c)
+                    .map_err(|_| problem("could not load PKCS12 client certificate".into()))?;
+            }
+            if let Some(k) = parsed.pkey {
+                b.set_private_key(&k)
+                    .map_err(|_| problem("unable to use private key from PKCS12 file".into()))?;
+            }
+            if let Some(chain) = parsed.ca {
+                for c in chain {
+                    let _ = b.add_extra_chain_cert(c);
+                }
+            }
+            return Ok(());
+        }
+        other => {
+            return Err(problem(format!(
+                "not supported file type '{other}' for certificate"
+            )))
+        }
+    }
+    let key = opts.key.as_deref().unwrap_or(cert);
+    let ktype = opts
+        .key_type
+        .as_deref()
+        .unwrap_or("PEM")
+        .to_ascii_uppercase();
+    let der = ktype == "DER";
+    let data = std::fs::read(key).map_err(|_| {
+        problem(format!(
+            "unable to set private key file: '{key}' type {ktype}"
+        ))
+    })?;
+    let pkey = match (der, &opts.key_passwd) {
+        (false, Some(p)) => {
+            openssl::pkey::PKey::private_key_from_pem_passphrase(&data, p.as_bytes())
+        }
+        (false, None) => openssl::pkey::PKey::private_key_from_pem(&data),
+        (true, _) => openssl::pkey::PKey::private_key_from_der(&data),
+    }
+    .map_err(|_| {
+        problem(format!(
+            "unable to set private key file: '{key}' type {ktype}"
+        ))
+    })?;
+    b.set_private_key(&pkey).map_err(|_| {
+        problem(format!(
+            "unable to set private key file: '{key}' type {ktype}"
+        ))
+    })?;
+    b.check_private_key()
+        .map_err(|_| problem("Private key does not match the certificate public key".into()))?;
+    Ok(())
+}
+
+fn openssl_last() -> String {
+    err_text(&ErrorStack::get())
+}
+
+/// The socket as OpenSSL's BIO sees it: a duplicate descriptor of the connection's socket,
+/// so the connection keeps its own for polling.
+#[derive(Debug)]
+pub struct Dup(Stream);
+
+impl Read for Dup {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl Write for Dup {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+enum State {
+    Start(Ssl),
+    Mid(MidHandshakeSslStream<Dup>),
+    Done(SslStream<Dup>),
+    Failed,
+}
+
+/// A TLS session over the connection's socket.
+pub struct Session {
+    state: State,
+    dup: Option<Dup>,
+    host: String,
+    verify_peer: bool,
+    verify_host: bool,
+    verify_status: bool,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenSslSession")
+            .field("host", &self.host)
+            .finish()
+    }
+}
+
+impl Session {
+    pub fn new(
+        ctx: &SslContext,
+        host: &str,
+        sock: &Stream,
+        opts: &TlsOptions,
+    ) -> Result<Session, Error> {
+        let dup = sock
+            .try_clone()
+            .map_err(|e| connect_error(format!("TLS connect error: {e}")))?;
+        let mut ssl = Ssl::new(ctx)
+            .map_err(|e| connect_error(format!("TLS connect error: {}", err_text(&e))))?;
+        if host.parse::<std::net::IpAddr>().is_err() {
+            let _ = ssl.set_hostname(host);
+        }
+        if opts.verify_status {
+            let _ = ssl.set_status_type(StatusType::OCSP);
+        }
+        Ok(Session {
+            state: State::Start(ssl),
+            dup: Some(Dup(dup)),
+            host: host.to_string(),
+            verify_peer: opts.verify_peer,
+            verify_host: opts.verify_host,
+            verify_status: opts.verify_status,
+        })
+    }
+
+    pub fn handshake(&mut self) -> Result<Handshake, Error> {
+        let r = match std::mem::replace(&mut self.state, State::Failed) {
+            State::Start(ssl) => ssl.connect(self.dup.take().expect("socket")),
+            State::Mid(m) => m.handshake(),
+            s @ State::Done(_) => {
+                self.state = s;
+                return Ok(Handshake::Done);
+            }
+            State::Failed => return Err(connect_error("TLS connect error: handshake failed")),
+        };
+        match r {
+            Ok(s) => {
+                self.state = State::Done(s);
+                self.after_handshake()?;
+                Ok(Handshake::Done)
+            }
+            Err(HandshakeError::WouldBlock(m)) => {
+                let want = if m.error().code() == ErrorCode::WANT_WRITE {
+                    Handshake::WantWrite
+                } else {
+                    Handshake::WantRead
+                };
+                self.state = State::Mid(m);
+                Ok(want)
+            }
+            Err(HandshakeError::Failure(m)) => {
+                let verify = m.ssl().verify_result();
+                if self.verify_peer && verify != X509VerifyResult::OK {
+                    return Err(Error::new(
+                        Code::PeerFailedVerification,
+                        format!("SSL certificate problem: {}", verify.error_string()),
+                    ));
+                }
+                let text = match m.error().ssl_error() {
+                    Some(stack) => err_text(stack),
+                    None => match m.error().io_error() {
+                        Some(e) => e.to_string(),
+                        None => {
+                            "error:0A000126:SSL routines::unexpected eof while reading".to_string()
+                        }
+                    },
+                };
+                Err(connect_error(format!("TLS connect error: {text}")))
+            }
+            Err(HandshakeError::SetupFailure(e)) => Err(connect_error(format!(
+                "TLS connect error: {}",
+                err_text(&e)
+            ))),
+        }
+    }
+
+    /// curl's own checks after the handshake: the host name, the OCSP staple.
+    fn after_handshake(&mut self) -> Result<(), Error> {
+        let State::Done(s) = &self.state else {
+            return Ok(());
+        };
+        if self.verify_host {
+            let leaf = s.ssl().peer_certificate().and_then(|c| c.to_der().ok());
+            if let Some(der) = leaf {
+                if let Some(c) = Cert::parse(&der) {
+                    if super::x509::san_match(&c, &self.host).is_none() {
+                        return Err(Error::new(
+                            Code::PeerFailedVerification,
+                            super::x509::mismatch_message(Some(&c), &self.host),
+                        ));
+                    }
+                }
+            }
+        }
+        if self.verify_status && s.ssl().ocsp_status().is_none() {
+            return Err(Error::new(
+                Code::SslInvalidcertstatus,
+                "No OCSP response received",
+            ));
+        }
+        Ok(())
+    }
+
+    fn stream(&mut self) -> io::Result<&mut SslStream<Dup>> {
+        match &mut self.state {
+            State::Done(s) => Ok(s),
+            _ => Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                "handshake not done",
+            )),
+        }
+    }
+
+    pub fn recv(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let s = self.stream()?;
+        match s.ssl_read(buf) {
+            Ok(n) => Ok(n),
+            Err(e) => match e.code() {
+                ErrorCode::ZERO_RETURN => Ok(0),
+                ErrorCode::WANT_READ | ErrorCode::WANT_WRITE => {
+                    Err(io::ErrorKind::WouldBlock.into())
+                }
+                ErrorCode::SYSCALL if e.io_error().is_some() => {
+                    let io = e
+                        .into_io_error()
+                        .unwrap_or_else(|e| io::Error::other(e.to_string()));
+                    if io.kind() == io::ErrorKind::WouldBlock {
+                        Err(io)
+                    } else {
+                        let errno = io.raw_os_error().unwrap_or(0);
+                        Err(super::io_error(Error::new(
+                            Code::RecvError,
+                            format!("OpenSSL SSL_read: {}, errno {errno}", io),
+                        )))
+                    }
+                }
+                _ => {
+                    let text = match e.ssl_error() {
+                        Some(st) => err_text(st),
+                        None => "error:0A000126:SSL routines::unexpected eof while reading".into(),
+                    };
+                    Err(super::io_error(Error::new(
+                        Code::RecvError,
+                        format!("OpenSSL SSL_read: {}: {text}, errno 0", version_name()),
+                    )))
+                }
+            },
+        }
+    }
+
+    pub fn send(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let s = self.stream()?;
+        match s.ssl_write(buf) {
+            Ok(n) => Ok(n),
+            Err(e) => match e.code() {
+                ErrorCode::WANT_READ | ErrorCode::WANT_WRITE => {
+                    Err(io::ErrorKind::WouldBlock.into())
+                }
+                _ => {
+                    let text = match e.ssl_error() {
+                        Some(st) => err_text(st),
+                        None => e.to_string(),
+                    };
+                    Err(super::io_error(Error::new(
+                        Code::SendError,
+                        format!("SSL_write() returned SYSCALL, errno = 0: {text}"),
+                    )))
+                }
+            },
+        }
+    }
+
+    pub fn is_alive(&mut self, sock: &mut Stream) -> bool {
+        if sock.is_alive() {
+            return true;
+        }
+        // Something arrived while idle: a session ticket is fine, data or a close is not.
+        let Ok(s) = self.stream() else {
+            return false;
+        };
+        let mut b = [0u8; 1];
+        matches!(s.ssl_read(&mut b), Err(ref e) if e.code() == ErrorCode::WANT_READ)
+    }
+
+    pub fn close(&mut self) {
+        if let State::Done(s) = &mut self.state {
+            let _ = s.shutdown();
+        }
+    }
+
+    pub fn alpn(&self) -> Option<&[u8]> {
+        match &self.state {
+            State::Done(s) => s.ssl().selected_alpn_protocol(),
+            _ => None,
+        }
+    }
+
+    /// The verified chain (leaf first, up to the trusted root) or else what the server sent.
+    pub fn chain_der(&self) -> Vec<Vec<u8>> {
+        let State::Done(s) = &self.state else {
+            return Vec::new();
+        };
+        let ssl = s.ssl();
+        let chain = ssl.verified_chain().or_else(|| ssl.peer_cert_chain());
+        chain
+            .map(|c| c.iter().filter_map(|x| x.to_der().ok()).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn connection_summary(&self) -> String {
+        let State::Done(s) = &self.state else {
+            return String::new();
+        };
+        let ssl = s.ssl();
+        let cipher = ssl.current_cipher().map(|c| c.name()).unwrap_or("");
+        let group = ssl
+            .peer_tmp_key()
+            .ok()
+            .map(|k| match k.id() {
+                openssl::pkey::Id::X25519 => "X25519".to_string(),
+                openssl::pkey::Id::X448 => "X448".to_string(),
+                openssl::pkey::Id::EC => k
+                    .ec_key()
+                    .ok()
+                    .and_then(|e| e.group().curve_name())
+                    .and_then(|n| n.short_name().ok())
+                    .unwrap_or("EC")
+                    .to_string(),
+                _ => "unknown".to_string(),
+            })
+            .unwrap_or_else(|| "unknown".into());
+        let key = ssl
+            .peer_certificate()
+            .and_then(|c| c.public_key().ok())
+            .map(|k| match k.id() {
+                openssl::pkey::Id::EC => "id-ecPublicKey",
+                openssl::pkey::Id::RSA => {
+                    if ssl.version_str() == "TLSv1.3" {
+                        "RSASSA-PSS"
+                    } else {
+                        "rsaEncryption"
+                    }
+                }
+                openssl::pkey::Id::ED25519 => "ED25519",
+                _ => "unknown",
+            })
+            .unwrap_or("unknown");
+        format!(
+            "SSL connection using {} / {cipher} / {group} / {key}",
+            ssl.version_str()
+        )
+    }
+}
