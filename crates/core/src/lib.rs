@@ -10,6 +10,7 @@ pub mod content_encoding;
 pub mod dns;
 pub mod easy;
 pub mod error;
+pub mod hsts;
 pub mod info;
 pub mod multi;
 pub mod options;

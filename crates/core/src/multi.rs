@@ -53,6 +53,7 @@ pub struct Multi {
     pool: Pool,
     bufs: BufPool,
     tls: crate::tls::TlsCache,
+    hsts: crate::hsts::Hsts,
     resolver: Resolver,
     resolver_registered: bool,
     msgs: std::collections::VecDeque<Message>,
@@ -80,6 +81,7 @@ impl Multi {
             pool: Pool::default(),
             bufs: BufPool::default(),
             tls: crate::tls::TlsCache::default(),
+            hsts: crate::hsts::Hsts::default(),
             resolver: Resolver::new()?,
             resolver_registered: false,
             msgs: Default::default(),
@@ -158,12 +160,19 @@ impl Multi {
                 bufs: &mut self.bufs,
                 next_conn_id: &mut self.next_conn_id,
                 tls: &mut self.tls,
+                hsts: &mut self.hsts,
             };
             t.abort(&mut cx);
         }
         self.free.push(id.slot);
         let info = std::mem::take(&mut t.info);
         Some((Easy::from_parts(t.opts, t.handler), info))
+    }
+
+    /// Write the HSTS cache back to the files it was loaded from (curl does this when the
+    /// handle is cleaned up).
+    pub fn save_hsts(&self) -> io::Result<()> {
+        self.hsts.save_all()
     }
 
     /// Number of transfers not yet done.
@@ -218,6 +227,7 @@ impl Multi {
             bufs: &mut self.bufs,
             next_conn_id: &mut self.next_conn_id,
             tls: &mut self.tls,
+            hsts: &mut self.hsts,
         };
         t.drive(&mut cx);
         let done = t.is_done();

@@ -160,6 +160,8 @@ pub struct Options {
     pub redir_protocols: Option<Vec<String>>,
     /// TLS settings for https.
     pub tls: crate::tls::TlsOptions,
+    /// `CURLOPT_HSTS`: the HSTS cache file; HSTS is on when set.
+    pub hsts_file: Option<String>,
 }
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).
@@ -227,6 +229,7 @@ impl Default for Options {
             no_progress: true,
             redir_protocols: None,
             tls: crate::tls::TlsOptions::default(),
+            hsts_file: None,
         }
     }
 }

@@ -35,6 +35,7 @@ pub(crate) struct Cx<'a> {
     pub bufs: &'a mut BufPool,
     pub next_conn_id: &'a mut i64,
     pub tls: &'a mut crate::tls::TlsCache,
+    pub hsts: &'a mut crate::hsts::Hsts,
 }
 
 /// A socket a transfer waits on.
@@ -174,6 +175,8 @@ pub(crate) struct Transfer {
     last_progress: (u64, u64),
     /// The pool key of the connection being made (set while resolving/connecting).
     pending_key: Option<String>,
+    /// A `Strict-Transport-Security` value for the multi's HSTS cache.
+    pending_sts: Option<String>,
 }
 
 impl Transfer {
@@ -204,6 +207,7 @@ impl Transfer {
             retried: false,
             last_progress: (u64::MAX, u64::MAX),
             pending_key: None,
+            pending_sts: None,
         }
     }
 
@@ -426,7 +430,26 @@ impl Transfer {
                 }
             }
         }
-        let url = self.url.clone().expect("url set");
+        let mut url = self.url.clone().expect("url set");
+        if let Some(f) = &self.opts.hsts_file {
+            let now = crate::hsts::unix_now();
+            cx.hsts.load(f, now);
+            if url.scheme() == "http" {
+                let host = url.host_punycode().unwrap_or_default();
+                if cx.hsts.is_sts_host(&host, now)
+                    && url
+                        .set(Part::Scheme, Some("https"), Flags::default())
+                        .is_ok()
+                {
+                    self.url = Some(url.clone());
+                    let msg = format!(
+                        "Switched from HTTP to HTTPS due to HSTS => {}",
+                        url.to_url_string()
+                    );
+                    self.verbose(&msg);
+                }
+            }
+        }
         let scheme = url.scheme().to_string();
         if scheme != "http" && scheme != "https" {
             return Err(Error::new(
@@ -1247,6 +1270,14 @@ impl Transfer {
                     if let Some(line) = line {
                         let line = line.to_vec();
                         self.on_header_line(&line)?;
+                        if let Some(v) = self.pending_sts.take() {
+                            let host = self
+                                .url
+                                .as_ref()
+                                .and_then(|u| u.host_punycode().ok())
+                                .unwrap_or_default();
+                            cx.hsts.on_header(&host, &v, crate::hsts::unix_now());
+                        }
                     }
                 }
                 Phase::Body => {
@@ -1325,6 +1356,10 @@ impl Transfer {
             self.resp.content_encoding = Some(value.to_vec());
         } else if name.eq_ignore_ascii_case("Location") {
             self.resp.location = Some(String::from_utf8_lossy(value).into_owned());
+        } else if name.eq_ignore_ascii_case("Strict-Transport-Security") {
+            if self.opts.hsts_file.is_some() && self.info.scheme == "https" {
+                self.pending_sts = Some(String::from_utf8_lossy(value).into_owned());
+            }
         } else if name.eq_ignore_ascii_case("Content-Type") {
             self.info.content_type = Some(String::from_utf8_lossy(value).into_owned());
         } else if name.eq_ignore_ascii_case("Connection") {

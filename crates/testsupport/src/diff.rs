@@ -484,7 +484,11 @@ impl Case {
             output,
             requests: server.requests(),
             connections,
-            files: snapshot_dir(&tmp).unwrap_or_default(),
+            files: snapshot_dir(&tmp)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, v)| (k, norm(&v)))
+                .collect(),
             server_idle,
         }
     }

@@ -307,6 +307,14 @@ opts![
         "important curl"
     ),
     (
+        "hsts",
+        None,
+        Arg,
+        "<filename>",
+        "Enable HSTS with this cache file",
+        "http"
+    ),
+    (
         "http0.9",
         None,
         Bool,
@@ -841,6 +849,7 @@ pub enum DataKind {
 #[derive(Clone, Debug, Default)]
 pub struct Operation {
     pub tls: TlsOptions,
+    pub hsts: Option<String>,
     pub urls: Vec<UrlSpec>,
     pub data: Vec<(DataKind, String)>,
     pub json: bool,
@@ -1158,6 +1167,7 @@ impl Parser {
                 self.op().tls.verify_host = !on;
             }
             "cacert" => self.op().tls.cafile = Some(a()),
+            "hsts" => self.op().hsts = Some(a()),
             "capath" => self.op().tls.capath = Some(a()),
             "ca-native" => self.op().tls.ca_native = on,
             "cert" => {

@@ -405,6 +405,7 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             }
         }
     }
+    let _ = multi.save_hsts();
     if let Ok(mut o) = stdout.lock() {
         let _ = o.flush();
     }
@@ -841,6 +842,7 @@ fn configure(
     o.interface = op.interface.clone();
     o.tcp_nodelay = op.tcp_nodelay;
     o.tls = op.tls.clone();
+    o.hsts_file = op.hsts.clone();
     o.tcp_keepalive = op.keepalive || op.keepalive_time.is_some();
     if let Some(t) = op.keepalive_time {
         o.tcp_keepidle = t;

@@ -6,6 +6,162 @@ use oxcurl_testsupport::{pki, Case, Exec, Reply, ScriptedServer, ServerCert, Tls
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 
+// ---- HSTS ------------------------------------------------------------------------------
+
+fn hsts_case(name: &str, sts: Option<&str>, args: &[&str]) -> Case {
+    let reply = match sts {
+        Some(v) => Reply::status(200, &[("Strict-Transport-Security", v)], "hsts\n"),
+        None => Reply::ok("hsts\n"),
+    };
+    Case::new(name)
+        .tls(TlsServerOptions::default())
+        .args(args)
+        .reply(reply)
+        // Expiry times depend on the clock.
+        .normalise_with(oxcurl_testsupport::diff::mask_digits)
+}
+
+#[test]
+fn hsts_header_is_saved() {
+    hsts_case(
+        "hsts_header_is_saved",
+        Some("max-age=31536000; includeSubDomains"),
+        &[
+            "-s",
+            "--cacert",
+            "{ca}",
+            "--hsts",
+            "{tmp}/hsts.txt",
+            "https://localhost:{port}/",
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn hsts_quoted_max_age_without_subdomains() {
+    hsts_case(
+        "hsts_quoted_max_age_without_subdomains",
+        Some("max-age=\"1000\"; preload"),
+        &[
+            "-s",
+            "--cacert",
+            "{ca}",
+            "--hsts",
+            "{tmp}/hsts.txt",
+            "https://localhost:{port}/",
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn hsts_upgrades_http_url() {
+    hsts_case(
+        "hsts_upgrades_http_url",
+        None,
+        &[
+            "-s",
+            "--cacert",
+            "{ca}",
+            "--hsts",
+            "{tmp}/hsts.txt",
+            "http://localhost:{port}/up",
+        ],
+    )
+    .file("hsts.txt", "localhost \"unlimited\"\n")
+    .run(OXCURL);
+}
+
+#[test]
+fn hsts_upgrades_subdomain_with_resolve() {
+    hsts_case(
+        "hsts_upgrades_subdomain_with_resolve",
+        None,
+        &[
+            "-s",
+            "-k",
+            "--hsts",
+            "{tmp}/hsts.txt",
+            "--resolve",
+            "www.hsts.test:{port}:127.0.0.1",
+            "http://www.hsts.test:{port}/sub",
+        ],
+    )
+    .file(
+        "hsts.txt",
+        "# comment\n.hsts.test \"20991231 23:59:59\"\nexpired.test \"20200101 00:00:00\"\n",
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn hsts_max_age_zero_removes_entry() {
+    hsts_case(
+        "hsts_max_age_zero_removes_entry",
+        Some("max-age=0"),
+        &[
+            "-s",
+            "--cacert",
+            "{ca}",
+            "--hsts",
+            "{tmp}/hsts.txt",
+            "https://localhost:{port}/",
+        ],
+    )
+    .file(
+        "hsts.txt",
+        "localhost \"20991231 23:59:59\"\nother.test \"unlimited\"\n",
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn hsts_ignores_ip_hosts() {
+    hsts_case(
+        "hsts_ignores_ip_hosts",
+        Some("max-age=100"),
+        &[
+            "-s",
+            "--cacert",
+            "{ca}",
+            "--hsts",
+            "{tmp}/hsts.txt",
+            "{url}/",
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn hsts_ignores_header_over_plain_http() {
+    Case::new("hsts_ignores_header_over_plain_http")
+        .args(&["-s", "--hsts", "{tmp}/hsts.txt", "http://localhost:{port}/"])
+        .reply(Reply::status(
+            200,
+            &[("Strict-Transport-Security", "max-age=100")],
+            "plain\n",
+        ))
+        .run(OXCURL);
+}
+
+#[test]
+fn hsts_malformed_headers_ignored() {
+    hsts_case(
+        "hsts_malformed_headers_ignored",
+        Some("max-age=10; max-age=20"),
+        &[
+            "-s",
+            "--cacert",
+            "{ca}",
+            "--hsts",
+            "{tmp}/hsts.txt",
+            "https://localhost:{port}/",
+        ],
+    )
+    .run(OXCURL);
+}
+
 macro_rules! suite {
     ($module:ident, $backend:literal) => {
         mod $module {

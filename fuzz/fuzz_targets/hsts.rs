@@ -1,0 +1,26 @@
+//! Fuzz the HSTS cache: arbitrary header values and file lines never panic, and a saved cache
+//! reads back to the same text.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use oxcurl_core::hsts::Hsts;
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let mut h = Hsts::default();
+    let now = 1_795_000_000;
+    for (i, line) in text.lines().enumerate() {
+        let host = format!("h{}.example", i % 7);
+        h.on_header(&host, line, now);
+        h.add_file_line(line, now);
+        let _ = h.is_sts_host(&host, now);
+    }
+    let saved = h.to_file_text();
+    let mut again = Hsts::default();
+    for line in saved.lines() {
+        if !line.starts_with('#') {
+            again.add_file_line(line, now);
+        }
+    }
+    assert_eq!(again.to_file_text(), saved);
+});
