@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use oxcurl_core::options::{HttpVersionPref, IpResolve};
 use oxcurl_core::{Body, Code, Easy, Error, Handler, Info, InfoType, Multi, Options, ReadResult};
 
-use crate::args::{Config, ContinueAt, DataKind, Global, Operation, UrlSpec};
+use crate::args::{Config, ContinueAt, DataKind, Global, Operation};
+use crate::plan::{Plan, Step, Target};
 use crate::progress::Meter;
 use crate::writeout::{self, WriteoutContext};
 
@@ -326,16 +327,7 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         io::stdout(),
     )));
     let g = cfg.global.clone();
-    let mut jobs = Vec::new();
-    let mut urlnum = 0;
-    for (opi, op) in cfg.ops.iter().enumerate() {
-        for spec in &op.urls {
-            let job = build_job(&g, op, opi, spec, urlnum, &stdout, &errout);
-            urlnum += 1;
-            jobs.push(job);
-        }
-    }
-    if jobs.is_empty() {
+    if cfg.ops.iter().all(|op| op.urls.is_empty()) {
         errout_write(&errout, b"curl: (2) no URL specified\n");
         errout_write(
             &errout,
@@ -348,12 +340,45 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         Err(_) => return Code::FailedInit as i32,
     };
     let mut last = 0;
+    // An error that ends the run once the running transfers are done (a bad glob).
+    let mut stop: Option<i32> = None;
     let par = if g.parallel { g.parallel_max.max(1) } else { 1 };
-    let mut queue = jobs.into_iter();
+    // Transfers are set up one at a time, when there is room, as curl does.
+    let mut plan = Plan::new(&cfg);
     let mut running: Vec<(oxcurl_core::TransferId, JobMeta)> = Vec::new();
     loop {
-        while running.len() < par {
-            let Some(job) = queue.next() else { break };
+        while running.len() < par && stop.is_none() {
+            let Some(step) = plan.next() else { break };
+            let target = match step {
+                Step::Transfer(t) => t,
+                Step::GlobError(text) => {
+                    if !g.silent || g.show_error {
+                        errout_write(&errout, &text);
+                    }
+                    stop = Some(Code::UrlMalformat as i32);
+                    break;
+                }
+                Step::EmptyOutput(t) => {
+                    if !g.silent {
+                        errout_write(&errout, b"Warning: output glob produces empty string\n");
+                    }
+                    let op = &cfg.ops[t.op];
+                    let meta = job_meta(op, &t, None);
+                    let e = Error::new(Code::WriteError, "");
+                    stop = Some(conclude(
+                        &g,
+                        op,
+                        &meta,
+                        &Info::default(),
+                        Err(e),
+                        &stdout,
+                        &errout,
+                    ));
+                    break;
+                }
+            };
+            let op = &cfg.ops[target.op];
+            let job = build_job(&g, op, &target, &stdout, &errout);
             let easy = match job.easy {
                 Ok(easy) => easy,
                 Err(e) => {
@@ -392,8 +417,9 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 &errout,
             );
         }
-        if running.is_empty() && queue.len() == 0 {
-            break;
+        if running.is_empty() {
+            // Room for the next transfer: go and set it up.
+            continue;
         }
         if multi.running() > 0 {
             if let Err(e) = multi.poll(Duration::from_secs(1)) {
@@ -408,7 +434,7 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
     if let Ok(mut o) = stdout.lock() {
         let _ = o.flush();
     }
-    last
+    stop.unwrap_or(last)
 }
 
 /// What `-w` and the error report need of a URL after its transfer.
@@ -488,6 +514,20 @@ fn finish_job(
             format!("The requested URL returned error: {}", info.response_code),
         ));
     }
+    conclude(g, op, &meta, &info, result, stdout, errout)
+}
+
+/// The end of a transfer, run or not: `-w` output, then the error message; returns the
+/// exit code.
+fn conclude(
+    g: &Global,
+    op: &Operation,
+    meta: &JobMeta,
+    info: &Info,
+    result: Result<(), Error>,
+    stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
+    errout: &ErrOut,
+) -> i32 {
     let code = match &result {
         Ok(()) => 0,
         Err(e) => e.code as i32,
@@ -503,7 +543,7 @@ fn finish_job(
         let part = |u: &str, p: &str| url_part(u, p);
         let num_headers = info.last_headers().count();
         let ctx = WriteoutContext {
-            info: &info,
+            info,
             exitcode: code,
             errormsg: &errmsg,
             filename_effective: meta.filename.as_deref(),
@@ -667,36 +707,38 @@ fn remote_name(url: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_string())
 }
 
+fn job_meta(op: &Operation, t: &Target, filename: Option<String>) -> JobMeta {
+    JobMeta {
+        url: t.url.clone(),
+        urlnum: t.urlnum,
+        op: t.op,
+        filename,
+        fail_with_body: op.fail_with_body,
+    }
+}
+
 fn build_job(
     g: &Global,
     op: &Operation,
-    opi: usize,
-    spec: &UrlSpec,
-    urlnum: usize,
+    target: &Target,
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
 ) -> Job {
     let mut filename = None;
-    let easy = configure(g, op, spec, stdout, errout).map(|(easy, f)| {
+    let easy = configure(g, op, target, stdout, errout).map(|(easy, f)| {
         filename = f;
         easy
     });
     Job {
         easy,
-        meta: JobMeta {
-            url: spec.url.clone(),
-            urlnum,
-            op: opi,
-            filename,
-            fail_with_body: op.fail_with_body,
-        },
+        meta: job_meta(op, target, filename),
     }
 }
 
 fn configure(
     g: &Global,
     op: &Operation,
-    spec: &UrlSpec,
+    spec: &Target,
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
 ) -> Result<(Easy, Option<String>), Error> {
@@ -709,7 +751,7 @@ fn configure(
     let mut url = spec.url.clone();
     let data = build_data(op)?;
     let mut upload: Option<Upload> = None;
-    if let Some(up) = op.upload.first() {
+    if let Some(up) = &spec.upload {
         if up == "-" || up == "." {
             upload = Some((Box::new(io::stdin()), None, None));
         } else {
