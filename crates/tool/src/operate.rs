@@ -691,20 +691,72 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
     Ok(Some(out))
 }
 
-/// The file name `-O` uses: the last path segment of the URL.
+/// The file name `-O` uses, curl's `get_url_file_name`: the last segment of the URL's
+/// path as written (`/` or `\\` ends a segment); for a path ending in a slash, the segment
+/// before it. None when the path has no slash left: curl then uses `curl_response`.
 fn remote_name(url: &str) -> Option<String> {
-    let no_frag = url.split('#').next().unwrap_or(url);
-    let no_query = no_frag.split('?').next().unwrap_or(no_frag);
-    let after_scheme = match no_query.find("://") {
-        Some(i) => &no_query[i + 3..],
-        None => no_query,
+    let flags = oxcurl_urlapi::Flags {
+        guess_scheme: true,
+        ..Default::default()
     };
-    let path = match after_scheme.find('/') {
-        Some(i) => &after_scheme[i..],
-        None => "",
+    let parsed = oxcurl_urlapi::Url::parse(url, flags).ok()?;
+    let mut path = parsed.path();
+    for first in [true, false] {
+        let slash = path.rfind('/');
+        let after = slash.map_or(0, |i| i + 1);
+        let cut = path[after..].rfind('\\').map(|i| after + i).or(slash);
+        match cut {
+            Some(i) if first && i + 1 == path.len() => path = &path[..i],
+            Some(i) => return Some(path[i + 1..].to_string()),
+            None => return None,
+        }
+    }
+    None
+}
+
+/// curl's `add_file_name_to_url` for `-T`: a URL whose path ends in a slash (or has no
+/// path) and has no query gets the upload file's name, URL-encoded, appended; the URL is
+/// then written out again by the URL parser.
+fn add_file_name_to_url(url: &str, file: &str) -> String {
+    use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
+    let flags = Flags {
+        guess_scheme: true,
+        non_support_scheme: true,
+        ..Default::default()
     };
-    let name = path.rsplit('/').next().unwrap_or("");
-    (!name.is_empty()).then(|| name.to_string())
+    let Ok(mut u) = Url::parse(url, flags) else {
+        return url.to_string();
+    };
+    if u.query().is_some_and(|q| !q.is_empty()) {
+        return url.to_string();
+    }
+    let path = u.path().to_string();
+    let slash = path.rfind('/');
+    if slash.is_some_and(|i| i + 1 < path.len()) {
+        return url.to_string();
+    }
+    // The part of the local name right of the last slash or backslash.
+    let after = file.rfind('/').map_or(0, |i| i + 1);
+    let name = match file[after..].rfind('\\') {
+        Some(i) => &file[after + i + 1..],
+        None => &file[after..],
+    };
+    let mut newpath = path;
+    if slash.is_none() {
+        newpath.push('/');
+    }
+    for &b in name.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            newpath.push(b as char);
+        } else {
+            newpath.push_str(&format!("%{b:02x}"));
+        }
+    }
+    if u.set(Part::Path, Some(&newpath), Flags::default()).is_err() {
+        return url.to_string();
+    }
+    u.get(Part::Url, GetFlags::default())
+        .unwrap_or_else(|_| url.to_string())
 }
 
 fn job_meta(op: &Operation, t: &Target, filename: Option<String>) -> JobMeta {
@@ -759,22 +811,7 @@ fn configure(
                 .map_err(|_| Error::new(Code::ReadError, Code::ReadError.strerror()))?;
             let len = f.metadata().ok().map(|m| m.len());
             upload = Some((Box::new(f), len, Some(PathBuf::from(up))));
-            // A URL ending in a slash gets the file's name appended.
-            let path_part = url.split(['?', '#']).next().unwrap_or(&url);
-            let has_path = path_part
-                .find("://")
-                .map(|i| &path_part[i + 3..])
-                .unwrap_or(path_part)
-                .contains('/');
-            let fname = Path::new(up)
-                .file_name()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if path_part.ends_with('/') {
-                url = format!("{path_part}{fname}{}", &url[path_part.len()..]);
-            } else if !has_path {
-                url = format!("{path_part}/{fname}{}", &url[path_part.len()..]);
-            }
+            url = add_file_name_to_url(&url, up);
         }
     }
     if op.get {
@@ -906,8 +943,16 @@ fn configure(
             path = Some(PathBuf::from(out));
         }
     } else if remote {
-        let name = remote_name(&url)
-            .ok_or_else(|| Error::new(Code::WriteError, "Remote filename has no length"))?;
+        // The name comes from the URL as globbed, before -T or -G change it.
+        let name = remote_name(&spec.url).unwrap_or_else(|| {
+            if !g.silent {
+                errout_write(
+                    errout,
+                    b"Warning: No remote file name, uses \"curl_response\"\n",
+                );
+            }
+            "curl_response".to_string()
+        });
         path = Some(PathBuf::from(name));
     }
     if let (Some(p), Some(dir)) = (&path, &op.output_dir) {
@@ -1023,8 +1068,25 @@ mod tests {
             remote_name("http://h/a/b.txt?x#y").as_deref(),
             Some("b.txt")
         );
-        assert_eq!(remote_name("http://h/a/"), None);
+        assert_eq!(remote_name("http://h/a/").as_deref(), Some("a"));
+        assert_eq!(remote_name("http://h/a/b//").as_deref(), Some(""));
+        assert_eq!(remote_name("http://h/a\\b").as_deref(), Some("b"));
+        assert_eq!(remote_name("http://h/a\\").as_deref(), Some("a"));
+        assert_eq!(remote_name("http://h/%41b?x=1/2").as_deref(), Some("%41b"));
+        assert_eq!(remote_name("h/x/a%2F").as_deref(), Some("a%2F"));
+        assert_eq!(remote_name("http://h/"), None);
         assert_eq!(remote_name("http://h"), None);
+    }
+
+    #[test]
+    fn upload_names_appended() {
+        assert_eq!(
+            add_file_name_to_url("127.0.0.1:9/up/", "d/{a} b.txt"),
+            "http://127.0.0.1:9/up/%7ba%7d%20b.txt"
+        );
+        assert_eq!(add_file_name_to_url("http://h", "x\\y"), "http://h/y");
+        assert_eq!(add_file_name_to_url("http://h/up", "a"), "http://h/up");
+        assert_eq!(add_file_name_to_url("h/up/?q", "a"), "h/up/?q");
     }
 
     #[test]
