@@ -3,8 +3,8 @@
 //! ranges, `#N` output names, `-g`, `-O`, `-T` globs, several URLs, `--next` and the
 //! glob error messages.
 
-use oxcurl_testsupport::diff::mask_digits;
-use oxcurl_testsupport::{Case, Reply};
+use oxcurl_testsupport::diff::{mask_digits, show_diff};
+use oxcurl_testsupport::{reference_curl, Case, Exec, Reply, ScriptedServer};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 
@@ -475,4 +475,93 @@ fn parallel_glob_error() {
         .compare_stderr(true)
         .normalise_with(meter_shape)
         .run(OXCURL);
+}
+
+// ---- random globs ---------------------------------------------------------------------
+
+/// Pieces that make valid and broken globs alike.
+const PIECES: &[&str] = &[
+    "x",
+    "{a,b}",
+    "[1-3]",
+    "[a-c]",
+    "[08-10]",
+    "[1-9:4]",
+    "{,z}",
+    "[Z-b]",
+    "\\{",
+    "\\]",
+    "[]",
+    "[::1]",
+    "{p\\,q,r}",
+    "#",
+    "%41",
+    "[A-C:2]",
+    "\\x",
+    "[5-5]",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "-",
+    ":",
+    "1",
+    "a",
+    "[1-",
+    "{c}",
+    "[0-2:0]",
+];
+
+/// Strings of up to four pieces (so at most a few dozen URLs each), from a fixed seed:
+/// every one must give the same URLs, or the same error message, as curl.
+#[test]
+fn random_globs_match_curl() {
+    let server = ScriptedServer::start();
+    server.set_handler(|_| Reply::ok(""));
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut expanded, mut refused) = (0, 0);
+    for _ in 0..120 {
+        let n = 1 + next() % 4;
+        let tail: String = (0..n)
+            .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+            .collect();
+        let url = format!("{}/{tail}", server.url());
+        let run = |program: &std::path::Path| {
+            Exec::new(program)
+                .args(["-q", "-sS", "-o", "/dev/null", "-w", "%{url}\\n", &url])
+                .env_clear()
+                .env("LC_ALL", "C")
+                .run()
+        };
+        let (a, b) = (run(&reference_curl()), run(std::path::Path::new(OXCURL)));
+        let what = format!("glob {tail:?}");
+        assert_eq!(a.code, b.code, "exit code for {what}");
+        assert!(
+            a.stdout == b.stdout,
+            "{}",
+            show_diff(&what, &a.stdout, &b.stdout)
+        );
+        assert!(
+            a.stderr == b.stderr,
+            "{}",
+            show_diff(&what, &a.stderr, &b.stderr)
+        );
+        match a.code {
+            Some(0) => expanded += 1,
+            Some(3) => refused += 1,
+            _ => {}
+        }
+    }
+    // Both outcomes must be well represented for the check to mean something.
+    assert!(
+        expanded > 20 && refused > 20,
+        "{expanded} expanded, {refused} refused"
+    );
 }
