@@ -989,9 +989,19 @@ fn configure(
         sink: if d == "-" {
             Sink::Stdout
         } else {
+            // One header file for all URLs of an operation: the first transfer empties
+            // it, and every transfer appends (curl's way).
+            if spec.first_in_op {
+                if op.create_dirs {
+                    if let Some(parent) = Path::new(d).parent() {
+                        let _ = std::fs::create_dir_all(parent);
+                    }
+                }
+                let _ = File::create(d);
+            }
             Sink::File {
                 path: PathBuf::from(d),
-                append: false,
+                append: true,
                 file: None,
                 create_dirs: op.create_dirs,
             }

@@ -27,6 +27,8 @@ pub struct Target {
     pub remote_name: bool,
     /// The file to upload (`-T`), one of its glob's names.
     pub upload: Option<String>,
+    /// The first transfer of its operation: `-D` starts its file afresh, later ones append.
+    pub first_in_op: bool,
 }
 
 /// What comes next.
@@ -56,6 +58,8 @@ struct State {
     urlcount: i64,
     /// Which URL of the glob.
     li: i64,
+    /// A transfer of this operation was handed out.
+    started: bool,
 }
 
 impl State {
@@ -184,7 +188,9 @@ impl Iterator for Plan<'_> {
                 output,
                 remote_name: spec.remote_name,
                 upload,
+                first_in_op: !st.started,
             };
+            st.started = true;
             if empty {
                 self.done = true;
                 return Some(Step::EmptyOutput(t));
@@ -285,6 +291,22 @@ mod tests {
             plan(&["h/{a,}", "-o", "#1", "h/z"]),
             ["0 h/a a", "empty h/"]
         );
+    }
+
+    #[test]
+    fn first_transfer_of_each_operation_is_marked() {
+        let argv: Vec<String> = ["-q", "h/{a,b}", "h/c", "--next", "h/d"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let cfg = crate::args::parse(&argv).unwrap();
+        let firsts: Vec<bool> = Plan::new(&cfg)
+            .map(|s| match s {
+                Step::Transfer(t) => t.first_in_op,
+                _ => panic!("{s:?}"),
+            })
+            .collect();
+        assert_eq!(firsts, [true, false, false, true]);
     }
 
     #[test]

@@ -274,6 +274,57 @@ fn empty_output_name_silent() {
     .run(OXCURL);
 }
 
+#[test]
+fn filename_effective_per_globbed_url() {
+    case(
+        "filename_effective_per_globbed_url",
+        &[
+            "-s",
+            "-w",
+            "%{filename_effective}\\n",
+            "{url}/{a,b}[1-2]",
+            "-o",
+            "#2#1",
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn get_data_on_every_globbed_url() {
+    case(
+        "get_data_on_every_globbed_url",
+        &["-s", "-G", "-d", "q=1", "{url}/{a,b}"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn dump_header_collects_every_globbed_transfer() {
+    case(
+        "dump_header_collects_every_globbed_transfer",
+        &["-s", "-D", "h.txt", "-o", "/dev/null", "{url}/[1-3]"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn fail_on_one_globbed_url_goes_on() {
+    Case::new("fail_on_one_globbed_url_goes_on")
+        .args(&["-sf", "-w", "%{url} %{http_code}\\n", "{url}/{a,b,c}"])
+        .server(|s| {
+            s.set_handler(|r| {
+                if r.path() == "/b" {
+                    Reply::status(404, &[], "no\n")
+                } else {
+                    Reply::ok("yes\n")
+                }
+            })
+        })
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
 // ---- uploads ----------------------------------------------------------------------------
 
 #[test]
