@@ -956,8 +956,9 @@ fn configure(
         path = Some(PathBuf::from(name));
     }
     if let (Some(p), Some(dir)) = (&path, &op.output_dir) {
-        if p.is_relative() {
-            path = Some(Path::new(dir).join(p));
+        // curl joins with a slash whatever the name is, absolute names too.
+        if !dir.is_empty() {
+            path = Some(PathBuf::from(format!("{dir}/{}", p.display())));
         }
     }
     let mut append = false;

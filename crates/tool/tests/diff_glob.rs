@@ -210,6 +210,25 @@ fn output_dir_and_create_dirs() {
 }
 
 #[test]
+fn output_dir_prefixes_absolute_names() {
+    case(
+        "output_dir_prefixes_absolute_names",
+        &[
+            "-s",
+            "--create-dirs",
+            "--output-dir",
+            "od",
+            "-o",
+            "{tmp}/abs#1.txt",
+            "-w",
+            "%{filename_effective}\\n",
+            "{url}/{a,b}",
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
 fn remote_name_per_globbed_url() {
     case(
         "remote_name_per_globbed_url",
