@@ -340,14 +340,21 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         Err(_) => return Code::FailedInit as i32,
     };
     let mut last = 0;
-    // An error that ends the run once the running transfers are done (a bad glob).
-    let mut stop: Option<i32> = None;
+    // An error in setting up a transfer (a bad glob, an empty output name) ends the run
+    // once the running transfers are done, with its code.
+    let mut stop: Option<Code> = None;
+    let mut performed = false;
     let par = if g.parallel { g.parallel_max.max(1) } else { 1 };
-    // Transfers are set up one at a time, when there is room, as curl does.
+    // Transfers are set up one at a time as curl does: in serial mode once the previous
+    // one is done, with -Z one ahead of those running.
+    let ahead = usize::from(g.parallel);
     let mut plan = Plan::new(&cfg);
     let mut running: Vec<(oxcurl_core::TransferId, JobMeta)> = Vec::new();
+    let mut pending: std::collections::VecDeque<(Easy, JobMeta)> = Default::default();
+    // Set up but never run: reported failed with the stop code at the end.
+    let mut leftovers: Vec<JobMeta> = Vec::new();
     loop {
-        while running.len() < par && stop.is_none() {
+        while stop.is_none() && running.len() + pending.len() < par + ahead {
             let Some(step) = plan.next() else { break };
             let target = match step {
                 Step::Transfer(t) => t,
@@ -355,44 +362,50 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                     if !g.silent || g.show_error {
                         errout_write(&errout, &text);
                     }
-                    stop = Some(Code::UrlMalformat as i32);
+                    stop = Some(Code::UrlMalformat);
                     break;
                 }
                 Step::EmptyOutput(t) => {
                     if !g.silent {
                         errout_write(&errout, b"Warning: output glob produces empty string\n");
                     }
-                    let op = &cfg.ops[t.op];
-                    let meta = job_meta(op, &t, None);
-                    let e = Error::new(Code::WriteError, "");
-                    stop = Some(conclude(
-                        &g,
-                        op,
-                        &meta,
-                        &Info::default(),
-                        Err(e),
-                        &stdout,
-                        &errout,
-                    ));
+                    leftovers.push(job_meta(&cfg.ops[t.op], &t, None));
+                    stop = Some(Code::WriteError);
                     break;
                 }
             };
             let op = &cfg.ops[target.op];
             let job = build_job(&g, op, &target, &stdout, &errout);
-            let easy = match job.easy {
-                Ok(easy) => easy,
-                Err(e) => {
-                    last = report(&g, &errout, &e);
-                    continue;
+            match job.easy {
+                Ok(easy) => pending.push_back((easy, job.meta)),
+                Err(e) => last = report(&g, &errout, &e),
+            }
+        }
+        if stop.is_some() {
+            // What is set up but not running never runs; curl -Z, giving up before it ran
+            // anything, fails the transfers it had added too. In setup order.
+            let mut never = Vec::new();
+            if g.parallel && !performed {
+                for (id, meta) in running.drain(..) {
+                    let _ = multi.remove(id);
+                    never.push(meta);
                 }
+            }
+            never.extend(pending.drain(..).map(|(_, m)| m));
+            never.append(&mut leftovers);
+            leftovers = never;
+        }
+        while running.len() < par && stop.is_none() {
+            let Some((easy, meta)) = pending.pop_front() else {
+                break;
             };
-            let meta = job.meta;
             let id = multi.add(easy);
             running.push((id, meta));
         }
         if running.is_empty() {
             break;
         }
+        performed = true;
         if let Err(e) = multi.perform() {
             errout_write(
                 &errout,
@@ -431,10 +444,17 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             }
         }
     }
+    if let Some(code) = stop {
+        for meta in leftovers {
+            let op = &cfg.ops[meta.op];
+            let e = Error::new(code, "");
+            conclude(&g, op, &meta, &Info::default(), Err(e), &stdout, &errout);
+        }
+    }
     if let Ok(mut o) = stdout.lock() {
         let _ = o.flush();
     }
-    stop.unwrap_or(last)
+    stop.map_or(last, |c| c as i32)
 }
 
 /// What `-w` and the error report need of a URL after its transfer.
