@@ -779,6 +779,19 @@ fn add_file_name_to_url(url: &str, file: &str) -> String {
         .unwrap_or_else(|_| url.to_string())
 }
 
+/// curl's `append2query` for `-G`: the data joins the query through the URL parser, which
+/// also writes the URL out again (as `%{url}` shows it).
+fn append_query(url: &str, q: &str) -> Option<String> {
+    use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
+    let flags = Flags {
+        guess_scheme: true,
+        ..Default::default()
+    };
+    let mut u = Url::parse(url, flags).ok()?;
+    u.append_query(q, false).ok()?;
+    u.get(Part::Url, GetFlags::default()).ok()
+}
+
 fn job_meta(op: &Operation, t: &Target, filename: Option<String>) -> JobMeta {
     JobMeta {
         url: t.url.clone(),
@@ -796,15 +809,14 @@ fn build_job(
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
 ) -> Job {
-    let mut filename = None;
-    let easy = configure(g, op, target, stdout, errout).map(|(easy, f)| {
-        filename = f;
+    let mut meta = job_meta(op, target, None);
+    let easy = configure(g, op, target, stdout, errout).map(|(easy, filename, url)| {
+        // %{url} shows the URL as -T and -G left it.
+        meta.filename = filename;
+        meta.url = url;
         easy
     });
-    Job {
-        easy,
-        meta: job_meta(op, target, filename),
-    }
+    Job { easy, meta }
 }
 
 fn configure(
@@ -813,7 +825,7 @@ fn configure(
     spec: &Target,
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
-) -> Result<(Easy, Option<String>), Error> {
+) -> Result<(Easy, Option<String>, String), Error> {
     let mut o = Options {
         useragent: Some(format!("curl/{}", oxcurl_core::LIBCURL_VERSION)),
         buffer_size: TOOL_BUFFER_SIZE,
@@ -837,12 +849,14 @@ fn configure(
     if op.get {
         if let Some(d) = &data {
             let q = String::from_utf8_lossy(d);
-            let (base, frag) = match url.find('#') {
-                Some(i) => (url[..i].to_string(), url[i..].to_string()),
-                None => (url.clone(), String::new()),
-            };
-            let sep = if base.contains('?') { '&' } else { '?' };
-            url = format!("{base}{sep}{q}{frag}");
+            url = append_query(&url, &q).unwrap_or_else(|| {
+                let (base, frag) = match url.find('#') {
+                    Some(i) => (url[..i].to_string(), url[i..].to_string()),
+                    None => (url.clone(), String::new()),
+                };
+                let sep = if base.contains('?') { '&' } else { '?' };
+                format!("{base}{sep}{q}{frag}")
+            });
         }
     } else if let Some(d) = data {
         o.body = Body::Fields(d);
@@ -1086,7 +1100,7 @@ fn configure(
         meter,
         wrote: 0,
     };
-    Ok((Easy::new(o, Box::new(handler)), filename))
+    Ok((Easy::new(o, Box::new(handler)), filename, url))
 }
 
 #[cfg(test)]
