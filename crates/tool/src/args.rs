@@ -283,6 +283,14 @@ opts![
         "http"
     ),
     (
+        "globoff",
+        Some('g'),
+        Bool,
+        "",
+        "Disable URL globbing with {} and []",
+        "curl"
+    ),
+    (
         "head",
         Some('I'),
         Bool,
@@ -862,7 +870,8 @@ pub struct Operation {
     pub request_target: Option<String>,
     pub get: bool,
     pub head: bool,
-    pub upload: Vec<String>,
+    /// `-g`: URLs and `-T` names are taken as they are, without `{}` and `[]` globs.
+    pub globoff: bool,
     pub range: Option<String>,
     pub continue_at: Option<ContinueAt>,
     pub location: bool,
@@ -902,12 +911,15 @@ pub struct Operation {
     pub cookie: Vec<String>,
 }
 
-/// A URL with its own output settings (`-o`/`-O` pair with URLs in order).
+/// A URL with its own output and upload settings (`-o`/`-O` and `-T` each pair with URLs
+/// in order, independently of each other, as curl's URL nodes do).
 #[derive(Clone, Debug, Default)]
 pub struct UrlSpec {
     pub url: String,
     pub output: Option<String>,
     pub remote_name: bool,
+    /// `-T FILE` (a glob unless `-g`); `Some("")` for `-T ""`, which uploads nothing.
+    pub upload: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -977,8 +989,7 @@ impl Parser {
         } else {
             self.op().urls.push(UrlSpec {
                 url: u,
-                output: None,
-                remote_name: false,
+                ..UrlSpec::default()
             });
         }
     }
@@ -998,6 +1009,20 @@ impl Parser {
                 url: String::new(),
                 output,
                 remote_name: remote,
+                upload: None,
+            });
+        }
+    }
+
+    fn add_upload(&mut self, file: String) {
+        // Like outputs: the first URL without an upload file, else one still to come.
+        let op = self.op();
+        if let Some(s) = op.urls.iter_mut().find(|s| s.upload.is_none()) {
+            s.upload = Some(file);
+        } else {
+            op.urls.push(UrlSpec {
+                upload: Some(file),
+                ..UrlSpec::default()
             });
         }
     }
@@ -1085,10 +1110,8 @@ impl Parser {
             "request-target" => self.op().request_target = Some(a()),
             "get" => self.op().get = on,
             "head" => self.op().head = on,
-            "upload-file" => {
-                let v = a();
-                self.op().upload.push(v);
-            }
+            "upload-file" => self.add_upload(a()),
+            "globoff" => self.op().globoff = on,
             "range" => self.op().range = Some(a()),
             "continue-at" => {
                 let v = a();

@@ -2,8 +2,10 @@
 //! engine. It reaches the engine only through `Options` and the `Handler` callbacks.
 
 mod args;
+mod glob;
 mod help;
 mod operate;
+mod plan;
 #[allow(dead_code)] // the -# bar and the -Z meter are wired in with parallel output
 mod progress;
 mod writeout;

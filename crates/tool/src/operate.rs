@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use oxcurl_core::options::{HttpVersionPref, IpResolve};
 use oxcurl_core::{Body, Code, Easy, Error, Handler, Info, InfoType, Multi, Options, ReadResult};
 
-use crate::args::{Config, ContinueAt, DataKind, Global, Operation, UrlSpec};
+use crate::args::{Config, ContinueAt, DataKind, Global, Operation};
+use crate::plan::{Plan, Step, Target};
 use crate::progress::Meter;
 use crate::writeout::{self, WriteoutContext};
 
@@ -326,16 +327,7 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         io::stdout(),
     )));
     let g = cfg.global.clone();
-    let mut jobs = Vec::new();
-    let mut urlnum = 0;
-    for (opi, op) in cfg.ops.iter().enumerate() {
-        for spec in &op.urls {
-            let job = build_job(&g, op, opi, spec, urlnum, &stdout, &errout);
-            urlnum += 1;
-            jobs.push(job);
-        }
-    }
-    if jobs.is_empty() {
+    if cfg.ops.iter().all(|op| op.urls.is_empty()) {
         errout_write(&errout, b"curl: (2) no URL specified\n");
         errout_write(
             &errout,
@@ -348,26 +340,72 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         Err(_) => return Code::FailedInit as i32,
     };
     let mut last = 0;
+    // An error in setting up a transfer (a bad glob, an empty output name) ends the run
+    // once the running transfers are done, with its code.
+    let mut stop: Option<Code> = None;
+    let mut performed = false;
     let par = if g.parallel { g.parallel_max.max(1) } else { 1 };
-    let mut queue = jobs.into_iter();
+    // Transfers are set up one at a time as curl does: in serial mode once the previous
+    // one is done, with -Z one ahead of those running.
+    let ahead = usize::from(g.parallel);
+    let mut plan = Plan::new(&cfg);
     let mut running: Vec<(oxcurl_core::TransferId, JobMeta)> = Vec::new();
+    let mut pending: std::collections::VecDeque<(Easy, JobMeta)> = Default::default();
+    // Set up but never run: reported failed with the stop code at the end.
+    let mut leftovers: Vec<JobMeta> = Vec::new();
     loop {
-        while running.len() < par {
-            let Some(job) = queue.next() else { break };
-            let easy = match job.easy {
-                Ok(easy) => easy,
-                Err(e) => {
-                    last = report(&g, &errout, &e);
-                    continue;
+        while stop.is_none() && running.len() + pending.len() < par + ahead {
+            let Some(step) = plan.next() else { break };
+            let target = match step {
+                Step::Transfer(t) => t,
+                Step::GlobError(text) => {
+                    if !g.silent || g.show_error {
+                        errout_write(&errout, &text);
+                    }
+                    stop = Some(Code::UrlMalformat);
+                    break;
+                }
+                Step::EmptyOutput(t) => {
+                    if !g.silent {
+                        errout_write(&errout, b"Warning: output glob produces empty string\n");
+                    }
+                    leftovers.push(job_meta(&cfg.ops[t.op], &t, None));
+                    stop = Some(Code::WriteError);
+                    break;
                 }
             };
-            let meta = job.meta;
+            let op = &cfg.ops[target.op];
+            let job = build_job(&g, op, &target, &stdout, &errout);
+            match job.easy {
+                Ok(easy) => pending.push_back((easy, job.meta)),
+                Err(e) => last = report(&g, &errout, &e),
+            }
+        }
+        if stop.is_some() {
+            // What is set up but not running never runs; curl -Z, giving up before it ran
+            // anything, fails the transfers it had added too. In setup order.
+            let mut never = Vec::new();
+            if g.parallel && !performed {
+                for (id, meta) in running.drain(..) {
+                    let _ = multi.remove(id);
+                    never.push(meta);
+                }
+            }
+            never.extend(pending.drain(..).map(|(_, m)| m));
+            never.append(&mut leftovers);
+            leftovers = never;
+        }
+        while running.len() < par && stop.is_none() {
+            let Some((easy, meta)) = pending.pop_front() else {
+                break;
+            };
             let id = multi.add(easy);
             running.push((id, meta));
         }
         if running.is_empty() {
             break;
         }
+        performed = true;
         if let Err(e) = multi.perform() {
             errout_write(
                 &errout,
@@ -392,8 +430,9 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 &errout,
             );
         }
-        if running.is_empty() && queue.len() == 0 {
-            break;
+        if running.is_empty() {
+            // Room for the next transfer: go and set it up.
+            continue;
         }
         if multi.running() > 0 {
             if let Err(e) = multi.poll(Duration::from_secs(1)) {
@@ -406,10 +445,17 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         }
     }
     let _ = multi.save_hsts();
+    if let Some(code) = stop {
+        for meta in leftovers {
+            let op = &cfg.ops[meta.op];
+            let e = Error::new(code, "");
+            conclude(&g, op, &meta, &Info::default(), Err(e), &stdout, &errout);
+        }
+    }
     if let Ok(mut o) = stdout.lock() {
         let _ = o.flush();
     }
-    last
+    stop.map_or(last, |c| c as i32)
 }
 
 /// What `-w` and the error report need of a URL after its transfer.
@@ -492,6 +538,20 @@ fn finish_job(
             format!("The requested URL returned error: {}", info.response_code),
         ));
     }
+    conclude(g, op, &meta, &info, result, stdout, errout)
+}
+
+/// The end of a transfer, run or not: `-w` output, then the error message; returns the
+/// exit code.
+fn conclude(
+    g: &Global,
+    op: &Operation,
+    meta: &JobMeta,
+    info: &Info,
+    result: Result<(), Error>,
+    stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
+    errout: &ErrOut,
+) -> i32 {
     let code = match &result {
         Ok(()) => 0,
         Err(e) => e.code as i32,
@@ -507,7 +567,7 @@ fn finish_job(
         let part = |u: &str, p: &str| url_part(u, p);
         let num_headers = info.last_headers().count();
         let ctx = WriteoutContext {
-            info: &info,
+            info,
             exitcode: code,
             errormsg: &errmsg,
             filename_effective: meta.filename.as_deref(),
@@ -655,55 +715,121 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
     Ok(Some(out))
 }
 
-/// The file name `-O` uses: the last path segment of the URL.
+/// The file name `-O` uses, curl's `get_url_file_name`: the last segment of the URL's
+/// path as written (`/` or `\\` ends a segment); for a path ending in a slash, the segment
+/// before it. None when the path has no slash left: curl then uses `curl_response`.
 fn remote_name(url: &str) -> Option<String> {
-    let no_frag = url.split('#').next().unwrap_or(url);
-    let no_query = no_frag.split('?').next().unwrap_or(no_frag);
-    let after_scheme = match no_query.find("://") {
-        Some(i) => &no_query[i + 3..],
-        None => no_query,
+    let flags = oxcurl_urlapi::Flags {
+        guess_scheme: true,
+        ..Default::default()
     };
-    let path = match after_scheme.find('/') {
-        Some(i) => &after_scheme[i..],
-        None => "",
+    let parsed = oxcurl_urlapi::Url::parse(url, flags).ok()?;
+    let mut path = parsed.path();
+    for first in [true, false] {
+        let slash = path.rfind('/');
+        let after = slash.map_or(0, |i| i + 1);
+        let cut = path[after..].rfind('\\').map(|i| after + i).or(slash);
+        match cut {
+            Some(i) if first && i + 1 == path.len() => path = &path[..i],
+            Some(i) => return Some(path[i + 1..].to_string()),
+            None => return None,
+        }
+    }
+    None
+}
+
+/// curl's `add_file_name_to_url` for `-T`: a URL whose path ends in a slash (or has no
+/// path) and has no query gets the upload file's name, URL-encoded, appended; the URL is
+/// then written out again by the URL parser.
+fn add_file_name_to_url(url: &str, file: &str) -> String {
+    use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
+    let flags = Flags {
+        guess_scheme: true,
+        non_support_scheme: true,
+        ..Default::default()
     };
-    let name = path.rsplit('/').next().unwrap_or("");
-    (!name.is_empty()).then(|| name.to_string())
+    let Ok(mut u) = Url::parse(url, flags) else {
+        return url.to_string();
+    };
+    if u.query().is_some_and(|q| !q.is_empty()) {
+        return url.to_string();
+    }
+    let path = u.path().to_string();
+    let slash = path.rfind('/');
+    if slash.is_some_and(|i| i + 1 < path.len()) {
+        return url.to_string();
+    }
+    // The part of the local name right of the last slash or backslash.
+    let after = file.rfind('/').map_or(0, |i| i + 1);
+    let name = match file[after..].rfind('\\') {
+        Some(i) => &file[after + i + 1..],
+        None => &file[after..],
+    };
+    let mut newpath = path;
+    if slash.is_none() {
+        newpath.push('/');
+    }
+    for &b in name.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            newpath.push(b as char);
+        } else {
+            newpath.push_str(&format!("%{b:02x}"));
+        }
+    }
+    if u.set(Part::Path, Some(&newpath), Flags::default()).is_err() {
+        return url.to_string();
+    }
+    u.get(Part::Url, GetFlags::default())
+        .unwrap_or_else(|_| url.to_string())
+}
+
+/// curl's `append2query` for `-G`: the data joins the query through the URL parser, which
+/// also writes the URL out again (as `%{url}` shows it).
+fn append_query(url: &str, q: &str) -> Option<String> {
+    use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
+    let flags = Flags {
+        guess_scheme: true,
+        ..Default::default()
+    };
+    let mut u = Url::parse(url, flags).ok()?;
+    u.append_query(q, false).ok()?;
+    u.get(Part::Url, GetFlags::default()).ok()
+}
+
+fn job_meta(op: &Operation, t: &Target, filename: Option<String>) -> JobMeta {
+    JobMeta {
+        url: t.url.clone(),
+        urlnum: t.urlnum,
+        op: t.op,
+        filename,
+        fail_with_body: op.fail_with_body,
+    }
 }
 
 fn build_job(
     g: &Global,
     op: &Operation,
-    opi: usize,
-    spec: &UrlSpec,
-    urlnum: usize,
+    target: &Target,
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
 ) -> Job {
-    let mut filename = None;
-    let easy = configure(g, op, spec, stdout, errout).map(|(easy, f)| {
-        filename = f;
+    let mut meta = job_meta(op, target, None);
+    let easy = configure(g, op, target, stdout, errout).map(|(easy, filename, url)| {
+        // %{url} shows the URL as -T and -G left it.
+        meta.filename = filename;
+        meta.url = url;
         easy
     });
-    Job {
-        easy,
-        meta: JobMeta {
-            url: spec.url.clone(),
-            urlnum,
-            op: opi,
-            filename,
-            fail_with_body: op.fail_with_body,
-        },
-    }
+    Job { easy, meta }
 }
 
 fn configure(
     g: &Global,
     op: &Operation,
-    spec: &UrlSpec,
+    spec: &Target,
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
-) -> Result<(Easy, Option<String>), Error> {
+) -> Result<(Easy, Option<String>, String), Error> {
     let mut o = Options {
         useragent: Some(format!("curl/{}", oxcurl_core::LIBCURL_VERSION)),
         buffer_size: TOOL_BUFFER_SIZE,
@@ -713,7 +839,7 @@ fn configure(
     let mut url = spec.url.clone();
     let data = build_data(op)?;
     let mut upload: Option<Upload> = None;
-    if let Some(up) = op.upload.first() {
+    if let Some(up) = &spec.upload {
         if up == "-" || up == "." {
             upload = Some((Box::new(io::stdin()), None, None));
         } else {
@@ -721,33 +847,20 @@ fn configure(
                 .map_err(|_| Error::new(Code::ReadError, Code::ReadError.strerror()))?;
             let len = f.metadata().ok().map(|m| m.len());
             upload = Some((Box::new(f), len, Some(PathBuf::from(up))));
-            // A URL ending in a slash gets the file's name appended.
-            let path_part = url.split(['?', '#']).next().unwrap_or(&url);
-            let has_path = path_part
-                .find("://")
-                .map(|i| &path_part[i + 3..])
-                .unwrap_or(path_part)
-                .contains('/');
-            let fname = Path::new(up)
-                .file_name()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            if path_part.ends_with('/') {
-                url = format!("{path_part}{fname}{}", &url[path_part.len()..]);
-            } else if !has_path {
-                url = format!("{path_part}/{fname}{}", &url[path_part.len()..]);
-            }
+            url = add_file_name_to_url(&url, up);
         }
     }
     if op.get {
         if let Some(d) = &data {
             let q = String::from_utf8_lossy(d);
-            let (base, frag) = match url.find('#') {
-                Some(i) => (url[..i].to_string(), url[i..].to_string()),
-                None => (url.clone(), String::new()),
-            };
-            let sep = if base.contains('?') { '&' } else { '?' };
-            url = format!("{base}{sep}{q}{frag}");
+            url = append_query(&url, &q).unwrap_or_else(|| {
+                let (base, frag) = match url.find('#') {
+                    Some(i) => (url[..i].to_string(), url[i..].to_string()),
+                    None => (url.clone(), String::new()),
+                };
+                let sep = if base.contains('?') { '&' } else { '?' };
+                format!("{base}{sep}{q}{frag}")
+            });
         }
     } else if let Some(d) = data {
         o.body = Body::Fields(d);
@@ -870,13 +983,22 @@ fn configure(
             path = Some(PathBuf::from(out));
         }
     } else if remote {
-        let name = remote_name(&url)
-            .ok_or_else(|| Error::new(Code::WriteError, "Remote filename has no length"))?;
+        // The name comes from the URL as globbed, before -T or -G change it.
+        let name = remote_name(&spec.url).unwrap_or_else(|| {
+            if !g.silent {
+                errout_write(
+                    errout,
+                    b"Warning: No remote file name, uses \"curl_response\"\n",
+                );
+            }
+            "curl_response".to_string()
+        });
         path = Some(PathBuf::from(name));
     }
     if let (Some(p), Some(dir)) = (&path, &op.output_dir) {
-        if p.is_relative() {
-            path = Some(Path::new(dir).join(p));
+        // curl joins with a slash whatever the name is, absolute names too.
+        if !dir.is_empty() {
+            path = Some(PathBuf::from(format!("{dir}/{}", p.display())));
         }
     }
     let mut append = false;
@@ -908,9 +1030,19 @@ fn configure(
         sink: if d == "-" {
             Sink::Stdout
         } else {
+            // One header file for all URLs of an operation: the first transfer empties
+            // it, and every transfer appends (curl's way).
+            if spec.first_in_op {
+                if op.create_dirs {
+                    if let Some(parent) = Path::new(d).parent() {
+                        let _ = std::fs::create_dir_all(parent);
+                    }
+                }
+                let _ = File::create(d);
+            }
             Sink::File {
                 path: PathBuf::from(d),
-                append: false,
+                append: true,
                 file: None,
                 create_dirs: op.create_dirs,
             }
@@ -974,7 +1106,7 @@ fn configure(
         meter,
         wrote: 0,
     };
-    Ok((Easy::new(o, Box::new(handler)), filename))
+    Ok((Easy::new(o, Box::new(handler)), filename, url))
 }
 
 #[cfg(test)]
@@ -987,8 +1119,25 @@ mod tests {
             remote_name("http://h/a/b.txt?x#y").as_deref(),
             Some("b.txt")
         );
-        assert_eq!(remote_name("http://h/a/"), None);
+        assert_eq!(remote_name("http://h/a/").as_deref(), Some("a"));
+        assert_eq!(remote_name("http://h/a/b//").as_deref(), Some(""));
+        assert_eq!(remote_name("http://h/a\\b").as_deref(), Some("b"));
+        assert_eq!(remote_name("http://h/a\\").as_deref(), Some("a"));
+        assert_eq!(remote_name("http://h/%41b?x=1/2").as_deref(), Some("%41b"));
+        assert_eq!(remote_name("h/x/a%2F").as_deref(), Some("a%2F"));
+        assert_eq!(remote_name("http://h/"), None);
         assert_eq!(remote_name("http://h"), None);
+    }
+
+    #[test]
+    fn upload_names_appended() {
+        assert_eq!(
+            add_file_name_to_url("127.0.0.1:9/up/", "d/{a} b.txt"),
+            "http://127.0.0.1:9/up/%7ba%7d%20b.txt"
+        );
+        assert_eq!(add_file_name_to_url("http://h", "x\\y"), "http://h/y");
+        assert_eq!(add_file_name_to_url("http://h/up", "a"), "http://h/up");
+        assert_eq!(add_file_name_to_url("h/up/?q", "a"), "h/up/?q");
     }
 
     #[test]

@@ -68,19 +68,16 @@ fn get_path_as_is_keeps_dot_segments() {
 }
 
 #[test]
-#[ignore = "issue 2: -g is rejected as an unknown option (exit 2)"]
 fn get_globbing_off_brackets() {
     case("get_globbing_off_brackets", &["-s", "-g", "{url}/x[1]{a}"]).run(OXCURL);
 }
 
 #[test]
-#[ignore = "issue 2: URL globbing [1-3] not expanded (one request for the literal brackets)"]
 fn get_url_glob_range() {
     case("get_url_glob_range", &["-s", "{url}/f[1-3]"]).run(OXCURL);
 }
 
 #[test]
-#[ignore = "issue 2: URL globbing {a,b} not expanded (one request for the literal braces)"]
 fn get_url_glob_list() {
     case("get_url_glob_list", &["-s", "{url}/{one,two}"]).run(OXCURL);
 }
@@ -896,7 +893,6 @@ fn two_urls_reuse_connection() {
 }
 
 #[test]
-#[ignore = "issue 2: URL globbing [1-3] not expanded"]
 fn three_urls_glob_reuse_connection() {
     case("three_urls_glob_reuse_connection", &["-s", "{url}/n[1-3]"]).run(OXCURL);
 }

@@ -641,7 +641,20 @@ fn writeout_url_effective() {
 
 #[test]
 fn writeout_url_and_urlnum() {
-    wcase("writeout_url_and_urlnum", "%{url} %{urlnum}\n").run(OXCURL);
+    // From a file: the harness would replace `{url}` in an argument.
+    Case::new("writeout_url_and_urlnum")
+        .args(&[
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "@wfmt",
+            "{url}/w?x=1",
+            "{url}/v",
+        ])
+        .file("wfmt", "%{url} %{urlnum}\\n")
+        .reply(Reply::ok("12345"))
+        .run(OXCURL);
 }
 
 #[test]
