@@ -1304,17 +1304,28 @@ impl Transfer {
 
     fn apply_header(&mut self, name: &str, value: &[u8]) -> Result<()> {
         if name.eq_ignore_ascii_case("Content-Length") {
-            let n = head::parse_content_length(value)
-                .map_err(|_| Error::new(Code::WeirdServerReply, "Invalid Content-Length: value"))?;
-            if let Some(prev) = self.resp.content_length {
-                if prev != n {
+            // curl takes each Content-Length as it comes: the last valid one wins.
+            match head::parse_content_length(value) {
+                Ok(n) => self.resp.content_length = Some(n),
+                Err(head::ContentLengthError::Overflow) => {
+                    if self.opts.max_filesize.is_some() {
+                        return Err(Error::new(
+                            Code::FilesizeExceeded,
+                            "Maximum file size exceeded",
+                        ));
+                    }
+                    self.resp.keepalive = false;
+                    let v = String::from_utf8_lossy(value).into_owned();
+                    self.verbose(&format!("Overflow Content-Length: {v}"));
+                }
+                // curl's message names no value here, literally.
+                Err(head::ContentLengthError::Invalid) => {
                     return Err(Error::new(
                         Code::WeirdServerReply,
-                        "Conflicting Content-Length values",
-                    ));
+                        "Invalid Content-Length: value",
+                    ))
                 }
             }
-            self.resp.content_length = Some(n);
         } else if name.eq_ignore_ascii_case("Transfer-Encoding") {
             for c in head::codings(value) {
                 self.resp.chunked_te = c.eq_ignore_ascii_case(b"chunked");

@@ -268,7 +268,6 @@ fn http09_rejected() {
 }
 
 #[test]
-#[ignore = "issue 2: conflicting Content-Length gives exit 8 'Conflicting Content-Length values'; curl uses the last (exit 18, body 'ok')"]
 fn duplicate_content_length_conflict() {
     err_case("duplicate_content_length_conflict", &["-sS", "{url}/"])
         .reply(
