@@ -1439,12 +1439,11 @@ impl Transfer {
         let no_body = self.method == "HEAD" || code == 204 || code == 304;
         self.resp.framing = if no_body {
             Framing::None
-        } else if self.resp.chunked_te && self.opts.http_transfer_decoding {
+        } else if self.resp.chunked_te {
+            // Without transfer decoding (--raw) the chunks are still tracked to find the end
+            // of the body; only the delivery differs.
             self.resp.chunked = Some(ChunkedDecoder::new());
             Framing::Chunked
-        } else if self.resp.chunked_te {
-            self.resp.keepalive = false;
-            Framing::Close
         } else if let Some(n) = self.resp.content_length {
             Framing::Length(n)
         } else {
@@ -1504,6 +1503,12 @@ impl Transfer {
                 Ok(0)
             }
             Framing::Chunked => {
+                // Raw mode passes on what arrived, framing and all, before parsing it (curl
+                // does the same, so even bytes after the last chunk are written).
+                let raw = !self.opts.http_transfer_decoding;
+                if raw {
+                    self.deliver_body(data)?;
+                }
                 let mut dec = self.resp.chunked.take().expect("chunked decoder");
                 let mut used = 0;
                 let r = (|| {
@@ -1517,9 +1522,11 @@ impl Transfer {
                         used += n;
                         match ev {
                             Some(ChunkEvent::Data(d)) => {
-                                self.deliver_body(d)?;
+                                if !raw {
+                                    self.deliver_body(d)?;
+                                }
                             }
-                            Some(ChunkEvent::Trailer(t)) => {
+                            Some(ChunkEvent::Trailer(t)) if !raw => {
                                 let mut line = t.to_vec();
                                 line.extend_from_slice(b"\r\n");
                                 self.deliver_header(&line)?;
@@ -1528,7 +1535,7 @@ impl Transfer {
                                 self.resp.phase = Phase::Complete;
                                 break;
                             }
-                            None => {}
+                            Some(ChunkEvent::Trailer(_)) | None => {}
                         }
                     }
                     Ok(())

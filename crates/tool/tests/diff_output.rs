@@ -319,7 +319,6 @@ fn chunked_with_extensions() {
 }
 
 #[test]
-#[ignore = "issue 2: --raw with a chunked reply hangs until killed (20 s)"]
 fn raw_keeps_chunked_framing() {
     Case::new("raw_keeps_chunked_framing")
         .args(&["-s", "--raw", "{url}/"])
@@ -328,7 +327,6 @@ fn raw_keeps_chunked_framing() {
 }
 
 #[test]
-#[ignore = "issue 2: --raw -i with a chunked reply hangs until killed (20 s)"]
 fn raw_with_include() {
     Case::new("raw_with_include")
         .args(&["-s", "--raw", "-i", "{url}/"])
