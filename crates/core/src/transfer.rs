@@ -1554,15 +1554,29 @@ impl Transfer {
         if self.redirect_to.is_some() {
             return Ok(());
         }
-        self.info.size_download += data.len() as u64;
         if let Some(max) = self.opts.max_filesize {
-            if self.info.size_download > max {
+            // curl writes up to the limit, then fails naming the limit and the bytes written.
+            let room = max.saturating_sub(self.info.size_download);
+            if data.len() as u64 > room {
+                self.deliver_body_bytes(&data[..room as usize])?;
                 return Err(Error::new(
                     Code::FilesizeExceeded,
-                    "Maximum file size exceeded",
+                    format!(
+                        "Exceeded the maximum allowed file size ({max}) with {} bytes",
+                        self.info.size_download
+                    ),
                 ));
             }
         }
+        self.deliver_body_bytes(data)
+    }
+
+    /// Count, trace, decode and write body bytes that are within the limits.
+    fn deliver_body_bytes(&mut self, data: &[u8]) -> Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.info.size_download += data.len() as u64;
         if self.opts.verbose {
             self.handler.debug(InfoType::DataIn, data);
         }

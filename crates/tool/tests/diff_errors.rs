@@ -143,7 +143,6 @@ fn max_filesize_not_exceeded() {
 }
 
 #[test]
-#[ignore = "issue 2: exit 63 text differs ('Maximum file size exceeded' vs 'Exceeded the maximum allowed file size (5) with 5 bytes') and no partial output file"]
 fn max_filesize_chunked_without_length() {
     err_case(
         "max_filesize_chunked_without_length",
