@@ -953,6 +953,7 @@ impl Transfer {
                 basic_auth: basic.as_deref(),
                 referer: referer.as_deref(),
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
+                sensitive_ok: same_origin || self.opts.unrestricted_auth,
             },
         );
         self.info.request_size += self.req.len() as u64;

@@ -403,7 +403,6 @@ fn follow_same_host_keeps_credentials() {
 }
 
 #[test]
-#[ignore = "issue 2: a user-supplied Cookie header is still sent after a redirect to another host"]
 fn follow_other_host_drops_custom_cookie_header() {
     Case::new("follow_other_host_drops_custom_cookie_header")
         .args(&[
