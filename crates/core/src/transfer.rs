@@ -1395,24 +1395,13 @@ impl Transfer {
             && matches!(code, 301 | 302 | 303 | 307 | 308)
             && self.resp.location.is_some();
         if let Some(loc) = &self.resp.location {
-            if (300..400).contains(&code) {
+            if follow {
+                // Resolved against the current URL when followed, after the body.
+                self.redirect_to = Some(loc.clone());
+            } else if (300..400).contains(&code) {
                 let base = self.url.clone().expect("url");
-                match base.join(loc, self.url_flags()) {
-                    Ok(u) => {
-                        let s = u.to_url_string();
-                        if follow {
-                            self.redirect_to = Some(s);
-                        } else {
-                            self.info.redirect_url = Some(s);
-                        }
-                    }
-                    Err(_) if follow => {
-                        return Err(Error::new(
-                            Code::UrlMalformat,
-                            "The redirect target URL could not be parsed",
-                        ))
-                    }
-                    Err(_) => {}
+                if let Ok(u) = base.join(loc, self.url_flags()) {
+                    self.info.redirect_url = Some(u.to_url_string());
                 }
             }
         }
@@ -1674,31 +1663,49 @@ impl Transfer {
         }
         self.info.redirect_count += 1;
         let code = self.resp.code;
-        self.verbose(&format!("Issue another request to this URL: '{next}'"));
         let cur = self.url.clone().expect("url");
+        // curl resolves the Location without accepting unknown schemes, so a redirect to one
+        // fails here rather than when connecting.
+        let flags = Flags {
+            url_encode: true,
+            allow_space: true,
+            path_as_is: self.opts.path_as_is,
+            ..Flags::default()
+        };
+        let new = cur.join(&next, flags).map_err(|e| {
+            let code = match e {
+                oxcurl_urlapi::UrlError::UnsupportedScheme => Code::UnsupportedProtocol,
+                _ => Code::UrlMalformat,
+            };
+            Error::new(
+                code,
+                format!(
+                    "The redirect target URL could not be parsed: {}",
+                    e.message()
+                ),
+            )
+        })?;
+        self.verbose(&format!(
+            "Issue another request to this URL: '{}'",
+            new.to_url_string()
+        ));
         if self.opts.autoreferer {
             self.referer = Some(referer_for(&cur));
         }
-        let new = Url::parse(&next, self.url_flags()).map_err(|e| {
-            Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message()))
-        })?;
-        // curl's method rules (lib/http.c, Curl_follow).
-        let is_post = self.method == "POST" && self.opts.custom_request.is_none();
+        // curl's method rules (lib/http.c, Curl_follow): they look at the kind of request (a
+        // POST is one with a request body from -d and friends), not at a -X method, which is
+        // kept; switching to GET drops the body.
+        let is_post = matches!(self.body, Body::Fields(_) | Body::PostRead(_));
+        let is_get = matches!(self.body, Body::None) && !self.opts.nobody;
         let switch_to_get = match code {
             301 => is_post && !self.opts.post301,
             302 => is_post && !self.opts.post302,
-            303 => self.method != "HEAD" && !(is_post && self.opts.post303),
+            // --post303 keeps a POST; anything but a GET becomes one.
+            303 => !(is_get || is_post && self.opts.post303),
             _ => false,
         };
         if switch_to_get {
             self.body = Body::None;
-            if !self.opts.nobody {
-                self.method = "GET".into();
-            }
-            if code == 303 && self.opts.custom_request.is_some() {
-                self.opts.custom_request = None;
-                self.method = "GET".into();
-            }
         } else if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && !self.handler.rewind()
         {
             return Err(Error::new(

@@ -128,7 +128,6 @@ fn follow_302_post_with_post301_only() {
 }
 
 #[test]
-#[ignore = "issue 2: -L following a redirect on the reused connection hangs until killed (20 s; intermittent)"]
 fn follow_302_custom_post_method_kept() {
     redirect_case(
         "follow_302_custom_post_method_kept",
@@ -465,7 +464,6 @@ fn follow_redirect_with_connection_close() {
 }
 
 #[test]
-#[ignore = "issue 2: stderr says 'Protocol 'nope' not supported' instead of 'The redirect target URL could not be parsed: Unsupported URL scheme'"]
 fn follow_redirect_to_unsupported_scheme() {
     Case::new("follow_redirect_to_unsupported_scheme")
         .args(&["-sS", "-L", "{url}/start"])
