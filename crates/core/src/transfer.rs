@@ -89,6 +89,8 @@ struct Resp {
     phase: Phase,
     lines: LineBuf,
     first_line: bool,
+    /// A header line followed the status line (the next one may be a continuation).
+    seen_header: bool,
     http09: bool,
     code: u32,
     version: HttpVersion,
@@ -113,6 +115,7 @@ impl Resp {
             phase: Phase::Head,
             lines: LineBuf::new(MAX_HEAD),
             first_line: true,
+            seen_header: false,
             http09: false,
             code: 0,
             version: HttpVersion::None,
@@ -1285,15 +1288,38 @@ impl Transfer {
             self.deliver_header(line)?;
             return Ok(());
         }
-        if trimmed.is_empty() {
+        if head::is_head_end(line) {
             self.deliver_header(line)?;
             return self.end_of_head();
         }
+        let first_header = !self.resp.seen_header;
+        head::check_header_line(trimmed, first_header)
+            .map_err(|e| Error::new(Code::WeirdServerReply, e.to_string()))?;
         self.deliver_header(line)?;
-        if let Some((name, value)) = head::split_header(trimmed) {
+        self.resp.seen_header = true;
+        if !first_header {
+            if let Some(more) = head::continuation(trimmed) {
+                // obs-fold: the header callback got the raw line; the header API sees the
+                // previous value continued. HTTP semantics ignore the line, as in curl.
+                let no = self.resp.request_no;
+                if let Some(h) = self.info.headers.last_mut().filter(|h| h.request == no) {
+                    h.value.push_str(&String::from_utf8_lossy(more));
+                }
+                return Ok(());
+            }
+        }
+        // A first header line that starts with blanks cannot continue anything: curl stores
+        // it without them, but does not act on it.
+        let blanks = trimmed
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        if let Some((name, value)) = head::split_header(&trimmed[blanks..]) {
             let n = String::from_utf8_lossy(name).into_owned();
             let v = String::from_utf8_lossy(value).into_owned();
-            self.apply_header(&n, value)?;
+            if blanks == 0 {
+                self.apply_header(&n, value)?;
+            }
             self.info.headers.push(Header {
                 name: n,
                 value: v,
