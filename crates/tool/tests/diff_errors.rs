@@ -232,7 +232,6 @@ fn chunked_cut_short() {
 }
 
 #[test]
-#[ignore = "issue 2: exit 56 message ends 'BadHex' instead of the offending byte '0x7a'"]
 fn chunked_bad_hex() {
     err_case("chunked_bad_hex", &["-sS", "{url}/"])
         .reply(
@@ -252,7 +251,6 @@ fn headers_cut_short() {
 }
 
 #[test]
-#[ignore = "issue 2: non-numeric status gives exit 8 'Invalid status line'; curl gives exit 1 'Unsupported HTTP/1 subversion in response'"]
 fn garbage_status_line() {
     err_case("garbage_status_line", &["-sS", "{url}/"])
         .reply(Reply::raw("HTTP/1.1 abc Weird\r\nContent-Length: 2\r\n\r\nok").close())

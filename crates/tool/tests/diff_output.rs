@@ -285,7 +285,6 @@ fn chunked_with_trailers() {
 }
 
 #[test]
-#[ignore = "issue 2: trailers are not shown with -i"]
 fn chunked_with_trailers_include() {
     Case::new("chunked_with_trailers_include")
         .args(&["-s", "-i", "{url}/"])
@@ -297,7 +296,6 @@ fn chunked_with_trailers_include() {
 }
 
 #[test]
-#[ignore = "issue 2: trailers are not written to the -D file"]
 fn chunked_with_trailers_dump_header() {
     Case::new("chunked_with_trailers_dump_header")
         .args(&["-s", "-D", "{tmp}/h", "{url}/"])
