@@ -90,6 +90,8 @@ struct Resp {
     phase: Phase,
     lines: LineBuf,
     first_line: bool,
+    /// A header line followed the status line (the next one may be a continuation).
+    seen_header: bool,
     http09: bool,
     code: u32,
     version: HttpVersion,
@@ -114,6 +116,7 @@ impl Resp {
             phase: Phase::Head,
             lines: LineBuf::new(MAX_HEAD),
             first_line: true,
+            seen_header: false,
             http09: false,
             code: 0,
             version: HttpVersion::None,
@@ -978,6 +981,7 @@ impl Transfer {
                 basic_auth: basic.as_deref(),
                 referer: referer.as_deref(),
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
+                sensitive_ok: same_origin || self.opts.unrestricted_auth,
             },
         );
         self.info.request_size += self.req.len() as u64;
@@ -1317,15 +1321,38 @@ impl Transfer {
             self.deliver_header(line)?;
             return Ok(());
         }
-        if trimmed.is_empty() {
+        if head::is_head_end(line) {
             self.deliver_header(line)?;
             return self.end_of_head();
         }
+        let first_header = !self.resp.seen_header;
+        head::check_header_line(trimmed, first_header)
+            .map_err(|e| Error::new(Code::WeirdServerReply, e.to_string()))?;
         self.deliver_header(line)?;
-        if let Some((name, value)) = head::split_header(trimmed) {
+        self.resp.seen_header = true;
+        if !first_header {
+            if let Some(more) = head::continuation(trimmed) {
+                // obs-fold: the header callback got the raw line; the header API sees the
+                // previous value continued. HTTP semantics ignore the line, as in curl.
+                let no = self.resp.request_no;
+                if let Some(h) = self.info.headers.last_mut().filter(|h| h.request == no) {
+                    h.value.push_str(&String::from_utf8_lossy(more));
+                }
+                return Ok(());
+            }
+        }
+        // A first header line that starts with blanks cannot continue anything: curl stores
+        // it without them, but does not act on it.
+        let blanks = trimmed
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        if let Some((name, value)) = head::split_header(&trimmed[blanks..]) {
             let n = String::from_utf8_lossy(name).into_owned();
             let v = String::from_utf8_lossy(value).into_owned();
-            self.apply_header(&n, value)?;
+            if blanks == 0 {
+                self.apply_header(&n, value)?;
+            }
             self.info.headers.push(Header {
                 name: n,
                 value: v,
@@ -1337,17 +1364,28 @@ impl Transfer {
 
     fn apply_header(&mut self, name: &str, value: &[u8]) -> Result<()> {
         if name.eq_ignore_ascii_case("Content-Length") {
-            let n = head::parse_content_length(value)
-                .map_err(|_| Error::new(Code::WeirdServerReply, "Invalid Content-Length: value"))?;
-            if let Some(prev) = self.resp.content_length {
-                if prev != n {
+            // curl takes each Content-Length as it comes: the last valid one wins.
+            match head::parse_content_length(value) {
+                Ok(n) => self.resp.content_length = Some(n),
+                Err(head::ContentLengthError::Overflow) => {
+                    if self.opts.max_filesize.is_some() {
+                        return Err(Error::new(
+                            Code::FilesizeExceeded,
+                            "Maximum file size exceeded",
+                        ));
+                    }
+                    self.resp.keepalive = false;
+                    let v = String::from_utf8_lossy(value).into_owned();
+                    self.verbose(&format!("Overflow Content-Length: {v}"));
+                }
+                // curl's message names no value here, literally.
+                Err(head::ContentLengthError::Invalid) => {
                     return Err(Error::new(
                         Code::WeirdServerReply,
-                        "Conflicting Content-Length values",
-                    ));
+                        "Invalid Content-Length: value",
+                    ))
                 }
             }
-            self.resp.content_length = Some(n);
         } else if name.eq_ignore_ascii_case("Transfer-Encoding") {
             for c in head::codings(value) {
                 self.resp.chunked_te = c.eq_ignore_ascii_case(b"chunked");
@@ -1420,24 +1458,13 @@ impl Transfer {
             && matches!(code, 301 | 302 | 303 | 307 | 308)
             && self.resp.location.is_some();
         if let Some(loc) = &self.resp.location {
-            if (300..400).contains(&code) {
+            if follow {
+                // Resolved against the current URL when followed, after the body.
+                self.redirect_to = Some(loc.clone());
+            } else if (300..400).contains(&code) {
                 let base = self.url.clone().expect("url");
-                match base.join(loc, self.url_flags()) {
-                    Ok(u) => {
-                        let s = u.to_url_string();
-                        if follow {
-                            self.redirect_to = Some(s);
-                        } else {
-                            self.info.redirect_url = Some(s);
-                        }
-                    }
-                    Err(_) if follow => {
-                        return Err(Error::new(
-                            Code::UrlMalformat,
-                            "The redirect target URL could not be parsed",
-                        ))
-                    }
-                    Err(_) => {}
+                if let Ok(u) = base.join(loc, self.url_flags()) {
+                    self.info.redirect_url = Some(u.to_url_string());
                 }
             }
         }
@@ -1465,12 +1492,11 @@ impl Transfer {
         let no_body = self.method == "HEAD" || code == 204 || code == 304;
         self.resp.framing = if no_body {
             Framing::None
-        } else if self.resp.chunked_te && self.opts.http_transfer_decoding {
+        } else if self.resp.chunked_te {
+            // Without transfer decoding (--raw) the chunks are still tracked to find the end
+            // of the body; only the delivery differs.
             self.resp.chunked = Some(ChunkedDecoder::new());
             Framing::Chunked
-        } else if self.resp.chunked_te {
-            self.resp.keepalive = false;
-            Framing::Close
         } else if let Some(n) = self.resp.content_length {
             Framing::Length(n)
         } else {
@@ -1530,6 +1556,12 @@ impl Transfer {
                 Ok(0)
             }
             Framing::Chunked => {
+                // Raw mode passes on what arrived, framing and all, before parsing it (curl
+                // does the same, so even bytes after the last chunk are written).
+                let raw = !self.opts.http_transfer_decoding;
+                if raw {
+                    self.deliver_body(data)?;
+                }
                 let mut dec = self.resp.chunked.take().expect("chunked decoder");
                 let mut used = 0;
                 let r = (|| {
@@ -1543,9 +1575,11 @@ impl Transfer {
                         used += n;
                         match ev {
                             Some(ChunkEvent::Data(d)) => {
-                                self.deliver_body(d)?;
+                                if !raw {
+                                    self.deliver_body(d)?;
+                                }
                             }
-                            Some(ChunkEvent::Trailer(t)) => {
+                            Some(ChunkEvent::Trailer(t)) if !raw => {
                                 let mut line = t.to_vec();
                                 line.extend_from_slice(b"\r\n");
                                 self.deliver_header(&line)?;
@@ -1554,7 +1588,7 @@ impl Transfer {
                                 self.resp.phase = Phase::Complete;
                                 break;
                             }
-                            None => {}
+                            Some(ChunkEvent::Trailer(_)) | None => {}
                         }
                     }
                     Ok(())
@@ -1573,15 +1607,29 @@ impl Transfer {
         if self.redirect_to.is_some() {
             return Ok(());
         }
-        self.info.size_download += data.len() as u64;
         if let Some(max) = self.opts.max_filesize {
-            if self.info.size_download > max {
+            // curl writes up to the limit, then fails naming the limit and the bytes written.
+            let room = max.saturating_sub(self.info.size_download);
+            if data.len() as u64 > room {
+                self.deliver_body_bytes(&data[..room as usize])?;
                 return Err(Error::new(
                     Code::FilesizeExceeded,
-                    "Maximum file size exceeded",
+                    format!(
+                        "Exceeded the maximum allowed file size ({max}) with {} bytes",
+                        self.info.size_download
+                    ),
                 ));
             }
         }
+        self.deliver_body_bytes(data)
+    }
+
+    /// Count, trace, decode and write body bytes that are within the limits.
+    fn deliver_body_bytes(&mut self, data: &[u8]) -> Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.info.size_download += data.len() as u64;
         if self.opts.verbose {
             self.handler.debug(InfoType::DataIn, data);
         }
@@ -1678,31 +1726,49 @@ impl Transfer {
         }
         self.info.redirect_count += 1;
         let code = self.resp.code;
-        self.verbose(&format!("Issue another request to this URL: '{next}'"));
         let cur = self.url.clone().expect("url");
+        // curl resolves the Location without accepting unknown schemes, so a redirect to one
+        // fails here rather than when connecting.
+        let flags = Flags {
+            url_encode: true,
+            allow_space: true,
+            path_as_is: self.opts.path_as_is,
+            ..Flags::default()
+        };
+        let new = cur.join(&next, flags).map_err(|e| {
+            let code = match e {
+                oxcurl_urlapi::UrlError::UnsupportedScheme => Code::UnsupportedProtocol,
+                _ => Code::UrlMalformat,
+            };
+            Error::new(
+                code,
+                format!(
+                    "The redirect target URL could not be parsed: {}",
+                    e.message()
+                ),
+            )
+        })?;
+        self.verbose(&format!(
+            "Issue another request to this URL: '{}'",
+            new.to_url_string()
+        ));
         if self.opts.autoreferer {
             self.referer = Some(referer_for(&cur));
         }
-        let new = Url::parse(&next, self.url_flags()).map_err(|e| {
-            Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message()))
-        })?;
-        // curl's method rules (lib/http.c, Curl_follow).
-        let is_post = self.method == "POST" && self.opts.custom_request.is_none();
+        // curl's method rules (lib/http.c, Curl_follow): they look at the kind of request (a
+        // POST is one with a request body from -d and friends), not at a -X method, which is
+        // kept; switching to GET drops the body.
+        let is_post = matches!(self.body, Body::Fields(_) | Body::PostRead(_));
+        let is_get = matches!(self.body, Body::None) && !self.opts.nobody;
         let switch_to_get = match code {
             301 => is_post && !self.opts.post301,
             302 => is_post && !self.opts.post302,
-            303 => self.method != "HEAD" && !(is_post && self.opts.post303),
+            // --post303 keeps a POST; anything but a GET becomes one.
+            303 => !(is_get || is_post && self.opts.post303),
             _ => false,
         };
         if switch_to_get {
             self.body = Body::None;
-            if !self.opts.nobody {
-                self.method = "GET".into();
-            }
-            if code == 303 && self.opts.custom_request.is_some() {
-                self.opts.custom_request = None;
-                self.method = "GET".into();
-            }
         } else if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && !self.handler.rewind()
         {
             return Err(Error::new(

@@ -143,7 +143,6 @@ fn max_filesize_not_exceeded() {
 }
 
 #[test]
-#[ignore = "issue 2: exit 63 text differs ('Maximum file size exceeded' vs 'Exceeded the maximum allowed file size (5) with 5 bytes') and no partial output file"]
 fn max_filesize_chunked_without_length() {
     err_case(
         "max_filesize_chunked_without_length",
@@ -233,7 +232,6 @@ fn chunked_cut_short() {
 }
 
 #[test]
-#[ignore = "issue 2: exit 56 message ends 'BadHex' instead of the offending byte '0x7a'"]
 fn chunked_bad_hex() {
     err_case("chunked_bad_hex", &["-sS", "{url}/"])
         .reply(
@@ -253,7 +251,6 @@ fn headers_cut_short() {
 }
 
 #[test]
-#[ignore = "issue 2: non-numeric status gives exit 8 'Invalid status line'; curl gives exit 1 'Unsupported HTTP/1 subversion in response'"]
 fn garbage_status_line() {
     err_case("garbage_status_line", &["-sS", "{url}/"])
         .reply(Reply::raw("HTTP/1.1 abc Weird\r\nContent-Length: 2\r\n\r\nok").close())
@@ -268,7 +265,6 @@ fn http09_rejected() {
 }
 
 #[test]
-#[ignore = "issue 2: conflicting Content-Length gives exit 8 'Conflicting Content-Length values'; curl uses the last (exit 18, body 'ok')"]
 fn duplicate_content_length_conflict() {
     err_case("duplicate_content_length_conflict", &["-sS", "{url}/"])
         .reply(

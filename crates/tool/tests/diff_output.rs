@@ -285,7 +285,6 @@ fn chunked_with_trailers() {
 }
 
 #[test]
-#[ignore = "issue 2: trailers are not shown with -i"]
 fn chunked_with_trailers_include() {
     Case::new("chunked_with_trailers_include")
         .args(&["-s", "-i", "{url}/"])
@@ -297,7 +296,6 @@ fn chunked_with_trailers_include() {
 }
 
 #[test]
-#[ignore = "issue 2: trailers are not written to the -D file"]
 fn chunked_with_trailers_dump_header() {
     Case::new("chunked_with_trailers_dump_header")
         .args(&["-s", "-D", "{tmp}/h", "{url}/"])
@@ -319,7 +317,6 @@ fn chunked_with_extensions() {
 }
 
 #[test]
-#[ignore = "issue 2: --raw with a chunked reply hangs until killed (20 s)"]
 fn raw_keeps_chunked_framing() {
     Case::new("raw_keeps_chunked_framing")
         .args(&["-s", "--raw", "{url}/"])
@@ -328,7 +325,6 @@ fn raw_keeps_chunked_framing() {
 }
 
 #[test]
-#[ignore = "issue 2: --raw -i with a chunked reply hangs until killed (20 s)"]
 fn raw_with_include() {
     Case::new("raw_with_include")
         .args(&["-s", "--raw", "-i", "{url}/"])

@@ -128,7 +128,6 @@ fn follow_302_post_with_post301_only() {
 }
 
 #[test]
-#[ignore = "issue 2: -L following a redirect on the reused connection hangs until killed (20 s; intermittent)"]
 fn follow_302_custom_post_method_kept() {
     redirect_case(
         "follow_302_custom_post_method_kept",
@@ -403,7 +402,6 @@ fn follow_same_host_keeps_credentials() {
 }
 
 #[test]
-#[ignore = "issue 2: a user-supplied Cookie header is still sent after a redirect to another host"]
 fn follow_other_host_drops_custom_cookie_header() {
     Case::new("follow_other_host_drops_custom_cookie_header")
         .args(&[
@@ -466,7 +464,6 @@ fn follow_redirect_with_connection_close() {
 }
 
 #[test]
-#[ignore = "issue 2: stderr says 'Protocol 'nope' not supported' instead of 'The redirect target URL could not be parsed: Unsupported URL scheme'"]
 fn follow_redirect_to_unsupported_scheme() {
     Case::new("follow_redirect_to_unsupported_scheme")
         .args(&["-sS", "-L", "{url}/start"])

@@ -585,6 +585,12 @@ pub(crate) mod tests {
         assert_eq!(continuation(b"   b  \r\n"), Some(&b" b"[..]));
         assert_eq!(continuation(b"\tb\r\n"), Some(&b"\tb"[..]));
         assert_eq!(continuation(b"b\r\n"), None);
+        // curl 8.14.1 shows "X-F: a\r\n   b  \r\n\tc\r\n" as the value "a b\tc".
+        let mut v = split_header(b"X-F: a\r\n").unwrap().1.to_vec();
+        v.extend_from_slice(continuation(b"   b  \r\n").unwrap());
+        v.extend_from_slice(continuation(b"\tc\r\n").unwrap());
+        assert_eq!(v, b"a b\tc");
+        assert_eq!(continuation(b" \r\n"), Some(&b""[..]));
         assert_eq!(
             check_header_line(b" folded\r\n", true),
             Err(HeaderLineError::NoColon)

@@ -28,6 +28,9 @@ pub struct RequestParts<'a> {
     pub basic_auth: Option<&'a str>,
     pub referer: Option<&'a str>,
     pub expect_100: bool,
+    /// Custom `Authorization:` and `Cookie:` headers may go to this host: the first one of a
+    /// redirect chain, the same origin again, or any with `--location-trusted`.
+    pub sensitive_ok: bool,
 }
 
 /// Does the custom header list set (or remove) header `name`?
@@ -106,7 +109,9 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         }
     }
     for line in h {
-        add_custom(out, line);
+        if p.sensitive_ok || !is_sensitive(line) {
+            add_custom(out, line);
+        }
     }
     if let BodyFraming::Length { len, form } = p.framing {
         if !custom_has(h, "Content-Length") {
@@ -123,6 +128,15 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         out.extend_from_slice(b"Expect: 100-continue\r\n");
     }
     out.extend_from_slice(b"\r\n");
+}
+
+/// curl's test for custom headers it keeps from other hosts after a redirect: the line starts
+/// with `Authorization:` or `Cookie:` (case-insensitively, no blank before the colon).
+fn is_sensitive(line: &str) -> bool {
+    let b = line.as_bytes();
+    ["Authorization:", "Cookie:"]
+        .iter()
+        .any(|p| b.len() >= p.len() && b[..p.len()].eq_ignore_ascii_case(p.as_bytes()))
 }
 
 fn range_value(opts: &Options) -> Option<String> {
@@ -178,6 +192,10 @@ mod tests {
     use super::*;
 
     fn req(opts: &Options, framing: BodyFraming) -> String {
+        req_to(opts, framing, true)
+    }
+
+    fn req_to(opts: &Options, framing: BodyFraming, sensitive_ok: bool) -> String {
         let mut v = Vec::new();
         build(
             &mut v,
@@ -190,6 +208,7 @@ mod tests {
                 basic_auth: None,
                 referer: None,
                 expect_100: false,
+                sensitive_ok,
             },
         );
         String::from_utf8(v).unwrap()
@@ -233,5 +252,23 @@ mod tests {
             req(&o, BodyFraming::Length { len: 3, form: true }),
             "GET / HTTP/1.1\r\nHost: h:1\r\nAccept: */*\r\nContent-Length: 3\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\n"
         );
+    }
+
+    #[test]
+    fn sensitive_custom_headers_only_where_allowed() {
+        let o = Options {
+            headers: vec![
+                "cookie: c=1".into(),
+                "X-Keep: 1".into(),
+                "Authorization: Bearer t".into(),
+                "Cookie : spaced".into(),
+            ],
+            ..Options::default()
+        };
+        assert_eq!(
+            req_to(&o, BodyFraming::None, false),
+            "GET / HTTP/1.1\r\nHost: h:1\r\nAccept: */*\r\nX-Keep: 1\r\nCookie : spaced\r\n\r\n"
+        );
+        assert!(req_to(&o, BodyFraming::None, true).contains("cookie: c=1\r\n"));
     }
 }
