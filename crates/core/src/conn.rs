@@ -24,6 +24,8 @@ pub struct Conn {
     pub local: Option<SocketAddr>,
     /// Requests served so far.
     pub uses: u32,
+    /// The last response on this connection was HTTP/1.0 (later requests use 1.0 too).
+    pub http10: bool,
     pub idle_since: Instant,
 }
 

@@ -722,6 +722,7 @@ impl Transfer {
             remote,
             local,
             uses: 1,
+            http10: false,
             idle_since: cx.now,
         });
         if self.info.scheme == "https" {
@@ -978,6 +979,7 @@ impl Transfer {
                 target: &target,
                 host_header: &host_header,
                 framing,
+                http10: self.conn.as_ref().is_some_and(|c| c.http10),
                 basic_auth: basic.as_deref(),
                 referer: referer.as_deref(),
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
@@ -1702,6 +1704,8 @@ impl Transfer {
             // Idle pooled connections are not watched.
             let _ = cx.poller.delete(c.stream.fd());
             if reusable {
+                let mut c = c;
+                c.http10 = self.resp.version == HttpVersion::V1_0;
                 let msg = format!("Connection #{} to host {} left intact", c.id, c.host);
                 self.verbose(&msg);
                 if let Some(old) = cx.pool.put(c, cx.now) {

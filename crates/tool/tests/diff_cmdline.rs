@@ -159,7 +159,6 @@ fn config_file_basic() {
 }
 
 #[test]
-#[ignore = "issue 2: a header given as 'X-Short:1' gets a space inserted after the colon"]
 fn config_file_dash_prefixed_options() {
     case(
         "config_file_dash_prefixed_options",

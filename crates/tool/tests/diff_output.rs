@@ -361,7 +361,6 @@ fn http10_response_close_delimited() {
 }
 
 #[test]
-#[ignore = "issue 2: after an HTTP/1.0 keep-alive reply the next request is sent as HTTP/1.1 (curl sends HTTP/1.0)"]
 fn http10_keep_alive_response() {
     Case::new("http10_keep_alive_response")
         .args(&["-s", "{url}/a", "{url}/b"])

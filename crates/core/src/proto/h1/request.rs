@@ -24,6 +24,8 @@ pub struct RequestParts<'a> {
     /// `host[:port]` for the Host header.
     pub host_header: &'a str,
     pub framing: BodyFraming,
+    /// The connection last answered with HTTP/1.0: curl talks 1.0 on it from then on.
+    pub http10: bool,
     /// Send `Authorization: Basic` (credentials allowed for this host).
     pub basic_auth: Option<&'a str>,
     pub referer: Option<&'a str>,
@@ -58,6 +60,7 @@ pub fn custom_value<'a>(headers: &'a [String], name: &str) -> Option<&'a str> {
 pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     let ver = match opts.http_version {
         HttpVersionPref::V1_0 => "1.0",
+        _ if p.http10 => "1.0",
         _ => "1.1",
     };
     let h = &opts.headers;
@@ -205,6 +208,7 @@ mod tests {
                 target: "/",
                 host_header: "h:1",
                 framing,
+                http10: false,
                 basic_auth: None,
                 referer: None,
                 expect_100: false,
