@@ -130,12 +130,26 @@ fn run(c: &Case) -> Option<String> {
         response.extend_from_slice(b"\r\n");
     }
     response.extend_from_slice(b"Content-Length: 0\r\n\r\n");
-    let server = ScriptedServer::with_replies(vec![Reply::raw(&response)]);
+    let v6 = c.host.contains(':');
+    let server = if v6 {
+        match ScriptedServer::start_v6() {
+            Ok(s) => s,
+            // No IPv6 loopback here: nothing to compare.
+            Err(_) => return None,
+        }
+    } else {
+        ScriptedServer::start()
+    };
+    server.set_replies(vec![Reply::raw(&response)]);
     let port = server.port();
     let dir = TempDir::new("cookie-ref");
     let jar_in = dir.join("in.txt");
     let jar_out = dir.join("out.txt");
-    let url = format!("http://{}:{port}{}", c.host, c.path);
+    let url = if v6 {
+        format!("http://[{}]:{port}{}", c.host, c.path)
+    } else {
+        format!("http://{}:{port}{}", c.host, c.path)
+    };
     let mut exec = Exec::new(reference_curl())
         .args(["-q", "-s", "-o", "/dev/null"])
         .timeout(Duration::from_secs(20));
@@ -264,6 +278,12 @@ fn set_cookie_parsing_matches_curl() {
             "b=1; domain=0.0.1",
             "c=1",
         ]),
+        case("ipv6 host").host("::1").set(&[
+            "a=1; Secure",
+            "b=1; domain=::1",
+            "c=1; domain=[::1]",
+            "__Host-d=1; Secure; Path=/",
+        ]),
         case("trailing dot host").host("www.example.com.").set(&[
             "a=1; domain=www.example.com",
             "b=1; domain=example.com.",
@@ -359,6 +379,10 @@ fn cookie_files_and_sending_match_curl() {
             .host("example.org")
             .path("/")
             .jar(SEND_FILE),
+        case("ipv6 host sends")
+            .host("::1")
+            .path("/")
+            .jar("::1\tFALSE\t/\tTRUE\t0\ts\t1\n.::1\tTRUE\t/\tFALSE\t0\tt\t1\n"),
         case("junk session cookies").path("/").jar(SEND_FILE).junk(),
         case("secure over a secure context")
             .host("127.0.0.1")
