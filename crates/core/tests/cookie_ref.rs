@@ -341,6 +341,19 @@ fn set_cookie_parsing_matches_curl() {
             &format!("{}={}", "p".repeat(2048), "v".repeat(2049)),
             &format!("q=1; path=/{}", "p".repeat(4093)),
         ]),
+        // curl counts the space after the colon and the CRLF towards its 5000 bytes.
+        case("header line limit").set(&[
+            &format!(
+                "a=1; x={}; y={}",
+                "x".repeat(2400),
+                "y".repeat(4997 - 2400 - 11)
+            ),
+            &format!(
+                "b=1; x={}; y={}",
+                "x".repeat(2400),
+                "y".repeat(4998 - 2400 - 11)
+            ),
+        ]),
         case("default path from the root").path("/").set(&["a=1"]),
         case("default path without slash")
             .path("/file")

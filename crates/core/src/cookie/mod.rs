@@ -535,9 +535,9 @@ impl CookieJar {
     /// Stores the cookie from a `Set-Cookie:` header received from `host` for a request to
     /// `path` (curl's `Curl_cookie_add` for a live header).
     ///
-    /// `value` is what follows `Set-Cookie:` on the header line, as received: leading spaces are
-    /// fine, a leading TAB makes the cookie invalid (as in curl), and the line ending may be
-    /// included. `host` is the host name the cookie is for (the `Host:` header's name if the
+    /// `value` is what follows `Set-Cookie:` on the header line, as received, with the blank
+    /// after the colon and the line ending: curl counts both towards [`MAX_COOKIE_LINE`]. (A
+    /// leading TAB makes the cookie invalid, as in curl.) `host` is the host name the cookie is for (the `Host:` header's name if the
     /// user set one, else the URL's host, IPv6 without brackets). `path` is the request's URL
     /// path without the query. `secure_origin` is [`secure_context`].
     pub fn add_set_cookie(
