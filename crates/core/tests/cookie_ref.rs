@@ -8,7 +8,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use oxcurl_core::cookie::{secure_context, CookieJar};
+use oxcurl_core::cookie::{secure_context, CookieArg, CookieJar};
 use oxcurl_testsupport::{reference_curl, Exec, Reply, ScriptedServer, TempDir};
 
 #[derive(Default)]
@@ -22,8 +22,8 @@ struct Case {
     jar_in: Option<Vec<u8>>,
     /// `Set-Cookie:` header values in the response.
     set: Vec<Vec<u8>>,
-    /// `-b name=value`.
-    user: Option<&'static str>,
+    /// `-b name=value` arguments.
+    user: Vec<&'static str>,
     /// `-j`.
     junk_session: bool,
 }
@@ -60,7 +60,7 @@ impl Case {
         self
     }
     fn user(mut self, s: &'static str) -> Case {
-        self.user = Some(s);
+        self.user.push(s);
         self
     }
     fn junk(mut self) -> Case {
@@ -160,7 +160,7 @@ fn run(c: &Case) -> Option<String> {
         std::fs::write(&jar_in, text).expect("write jar");
         exec = exec.arg("-b").arg(&jar_in);
     }
-    if let Some(u) = c.user {
+    for u in &c.user {
         exec = exec.args(["-b", u]);
     }
     if c.junk_session {
@@ -186,8 +186,15 @@ fn run(c: &Case) -> Option<String> {
         jar.load_netscape(text, now);
     }
     jar.new_request();
+    let user = CookieArg::join_data(&c.user);
     let ours_sent = jar
-        .cookie_header_full(c.host, c.path, secure, c.user.map(str::as_bytes), now)
+        .cookie_header_full(
+            c.host,
+            c.path,
+            secure,
+            user.as_deref().map(str::as_bytes),
+            now,
+        )
         .value;
     for h in &c.set {
         let value = [b" ", h.as_slice(), b"\r\n"].concat();
@@ -405,7 +412,8 @@ fn cookie_files_and_sending_match_curl() {
             .host("127.0.0.1")
             .path("/")
             .jar("127.0.0.1\tFALSE\t/\tFALSE\t0\ta\t1\n")
-            .user("x=y; z=w"),
+            .user("x=y; z=w")
+            .user("@v=1"),
         case("user string alone")
             .path("/")
             .jar("127.0.0.1\tFALSE\t/\tFALSE\t0\ta\t1\n")

@@ -277,22 +277,26 @@ pub struct CookieHeader {
 /// How the tool reads a `-b`/`--cookie` argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CookieArg<'a> {
-    /// Cookies to send as they are (the argument contains `=`).
+    /// Cookies to send as they are (the argument contains `=`; a leading `@` is not special).
     Data(&'a str),
-    /// A cookie file to read (no `=`, or a leading `@` which is dropped).
+    /// A cookie file to read (no `=`; `-` is stdin).
     File(&'a str),
 }
 
 impl<'a> CookieArg<'a> {
-    /// curl's rule: `@file` is a file, otherwise anything with a `=` is data.
+    /// curl's rule: anything with a `=` is data, anything else names a file.
     pub fn classify(arg: &'a str) -> CookieArg<'a> {
-        if let Some(file) = arg.strip_prefix('@') {
-            CookieArg::File(file)
-        } else if arg.contains('=') {
+        if arg.contains('=') {
             CookieArg::Data(arg)
         } else {
             CookieArg::File(arg)
         }
+    }
+
+    /// The `CURLOPT_COOKIE` string for several `-b name=value` arguments: joined with `;`
+    /// and no space, as the tool does.
+    pub fn join_data(data: &[&str]) -> Option<String> {
+        (!data.is_empty()).then(|| data.join(";"))
     }
 }
 

@@ -1365,7 +1365,10 @@ fn cookie_arguments() {
     assert_eq!(CookieArg::classify("a=b"), CookieArg::Data("a=b"));
     assert_eq!(CookieArg::classify("a=b; c=d"), CookieArg::Data("a=b; c=d"));
     assert_eq!(CookieArg::classify("jar.txt"), CookieArg::File("jar.txt"));
-    assert_eq!(CookieArg::classify("@a=b"), CookieArg::File("a=b"));
+    assert_eq!(CookieArg::classify("@a=b"), CookieArg::Data("@a=b"));
+    assert_eq!(CookieArg::classify("@jar.txt"), CookieArg::File("@jar.txt"));
+    assert_eq!(CookieArg::join_data(&["x=1", "y=2"]).unwrap(), "x=1;y=2");
+    assert_eq!(CookieArg::join_data(&[]), None);
     assert_eq!(CookieArg::classify(""), CookieArg::File(""));
     assert_eq!(CookieArg::classify("-"), CookieArg::File("-"));
 }
