@@ -501,6 +501,21 @@ fn cookie_files_and_sending_match_curl() {
                 ]
                 .concat(),
             ),
+        case("set-cookie lines in files, junked")
+            .host("127.0.0.1")
+            .path("/")
+            .jar(
+                "Set-Cookie: a=1; domain=127.0.0.1; max-age=100\n\
+                 Set-Cookie: b=1; domain=127.0.0.1\n\
+                 Set-Cookie: c=1; domain=127.0.0.1; expires=Thu, 01 Jan 2090 00:00:00 GMT\n",
+            )
+            .junk(),
+        case("same name on several paths").path("/a/b/c").jar(
+            "www.example.com\tFALSE\t/\tFALSE\t0\tn\troot\n\
+             www.example.com\tFALSE\t/a/b\tFALSE\t0\tn\tab\n\
+             .example.com\tTRUE\t/a\tFALSE\t0\tn\ta\n\
+             www.example.com\tFALSE\t/a/b/c/d\tFALSE\t0\tn\tabcd\n",
+        ),
         case("no newline at the end")
             .host("127.0.0.1")
             .path("/")
