@@ -1361,6 +1361,14 @@ fn save_load_save_reverses_twice() {
 }
 
 #[test]
+fn domains_starting_with_a_hash_are_lost_on_reload() {
+    // ".#x" loads as "#x", which is saved as a line that reads as a comment.
+    let once = load(".#x\tFALSE\t/\tFALSE\t0\tn\tv\n").save_netscape(NOW);
+    assert!(once.ends_with(b"\n#x\tFALSE\t/\tFALSE\t0\tn\tv\n"));
+    assert!(load(std::str::from_utf8(&once).unwrap()).is_empty());
+}
+
+#[test]
 fn cookie_arguments() {
     assert_eq!(CookieArg::classify("a=b"), CookieArg::Data("a=b"));
     assert_eq!(CookieArg::classify("a=b; c=d"), CookieArg::Data("a=b; c=d"));
