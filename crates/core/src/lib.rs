@@ -7,6 +7,7 @@
 pub mod conn;
 pub mod connect;
 pub mod content_encoding;
+pub mod cookie;
 pub mod dns;
 pub mod easy;
 pub mod error;
