@@ -23,6 +23,15 @@ pub struct TransferId {
     gen: u64,
 }
 
+/// The cookie engine shared by the multi's transfers (as the tool shares it through a share
+/// handle): the jar, the files read into it, the files to write it to.
+#[derive(Debug, Default)]
+pub(crate) struct CookieStore {
+    pub jar: Option<crate::cookie::CookieJar>,
+    pub loaded: Vec<String>,
+    pub save_to: Vec<String>,
+}
+
 /// A finished transfer (`curl_multi_info_read`'s `CURLMSG_DONE`).
 #[derive(Debug)]
 pub struct Message {
@@ -54,6 +63,7 @@ pub struct Multi {
     bufs: BufPool,
     tls: crate::tls::TlsCache,
     hsts: crate::hsts::Hsts,
+    cookies: CookieStore,
     resolver: Resolver,
     resolver_registered: bool,
     msgs: std::collections::VecDeque<Message>,
@@ -82,6 +92,7 @@ impl Multi {
             bufs: BufPool::default(),
             tls: crate::tls::TlsCache::default(),
             hsts: crate::hsts::Hsts::default(),
+            cookies: CookieStore::default(),
             resolver: Resolver::new()?,
             resolver_registered: false,
             msgs: Default::default(),
@@ -161,6 +172,7 @@ impl Multi {
                 next_conn_id: &mut self.next_conn_id,
                 tls: &mut self.tls,
                 hsts: &mut self.hsts,
+                cookies: &mut self.cookies,
             };
             t.abort(&mut cx);
         }
@@ -173,6 +185,26 @@ impl Multi {
     /// handle is cleaned up).
     pub fn save_hsts(&self) -> io::Result<()> {
         self.hsts.save_all()
+    }
+
+    /// Write the cookie jar to the `CURLOPT_COOKIEJAR` files the transfers named (`-` is
+    /// stdout), as curl does when the handle is cleaned up.
+    pub fn save_cookies(&mut self) -> io::Result<()> {
+        let Some(jar) = self.cookies.jar.as_mut() else {
+            return Ok(());
+        };
+        let text = jar.save_netscape(crate::hsts::unix_now());
+        for path in &self.cookies.save_to {
+            if path == "-" {
+                use std::io::Write;
+                let mut out = io::stdout().lock();
+                out.write_all(&text)?;
+                out.flush()?;
+            } else {
+                std::fs::write(path, &text)?;
+            }
+        }
+        Ok(())
     }
 
     /// Number of transfers not yet done.
@@ -228,6 +260,7 @@ impl Multi {
             next_conn_id: &mut self.next_conn_id,
             tls: &mut self.tls,
             hsts: &mut self.hsts,
+            cookies: &mut self.cookies,
         };
         t.drive(&mut cx);
         let done = t.is_done();

@@ -162,6 +162,13 @@ pub struct Options {
     pub tls: crate::tls::TlsOptions,
     /// `CURLOPT_HSTS`: the HSTS cache file; HSTS is on when set.
     pub hsts_file: Option<String>,
+    /// `CURLOPT_COOKIEFILE`: cookie files to read (`-` is stdin); any entry, even an empty
+    /// name, turns the cookie engine on.
+    pub cookie_files: Vec<String>,
+    /// `CURLOPT_COOKIEJAR`: where the cookies are written at the end (`-` is stdout).
+    pub cookie_jar: Option<String>,
+    /// `CURLOPT_COOKIESESSION`: ignore session cookies when reading files.
+    pub cookie_session: bool,
 }
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).
@@ -230,6 +237,9 @@ impl Default for Options {
             redir_protocols: None,
             tls: crate::tls::TlsOptions::default(),
             hsts_file: None,
+            cookie_files: Vec::new(),
+            cookie_jar: None,
+            cookie_session: false,
         }
     }
 }

@@ -36,6 +36,7 @@ pub(crate) struct Cx<'a> {
     pub next_conn_id: &'a mut i64,
     pub tls: &'a mut crate::tls::TlsCache,
     pub hsts: &'a mut crate::hsts::Hsts,
+    pub cookies: &'a mut crate::multi::CookieStore,
 }
 
 /// A socket a transfer waits on.
@@ -180,6 +181,8 @@ pub(crate) struct Transfer {
     pending_key: Option<String>,
     /// A `Strict-Transport-Security` value for the multi's HSTS cache.
     pending_sts: Option<String>,
+    /// `Set-Cookie:` values (as received, line ending included) for the multi's jar.
+    pending_cookies: Vec<Vec<u8>>,
 }
 
 impl Transfer {
@@ -211,6 +214,7 @@ impl Transfer {
             last_progress: (u64::MAX, u64::MAX),
             pending_key: None,
             pending_sts: None,
+            pending_cookies: Vec::new(),
         }
     }
 
@@ -433,6 +437,7 @@ impl Transfer {
                 }
             }
         }
+        self.start_cookies(cx);
         let mut url = self.url.clone().expect("url set");
         if let Some(f) = &self.opts.hsts_file {
             let now = crate::hsts::unix_now();
@@ -509,7 +514,7 @@ impl Transfer {
                 );
                 self.conn = Some(c);
                 self.verbose(&msg);
-                self.start_request(cx.now);
+                self.start_request(cx);
                 return Ok(true);
             }
         }
@@ -728,12 +733,12 @@ impl Transfer {
         if self.info.scheme == "https" {
             return self.start_tls(cx);
         }
-        self.established(cx.now);
+        self.established(cx);
         Ok(())
     }
 
     /// The connection is ready for requests (after TLS for https).
-    fn established(&mut self, now: Instant) {
+    fn established(&mut self, cx: &mut Cx<'_>) {
         if self.opts.verbose {
             let c = self.conn.as_ref().expect("conn");
             let ip = c
@@ -747,7 +752,88 @@ impl Transfer {
             self.verbose(&msg);
             self.verbose("using HTTP/1.x");
         }
-        self.start_request(now);
+        self.start_request(cx);
+    }
+
+    /// Is the cookie engine on for this transfer (`CURLOPT_COOKIEFILE` or `COOKIEJAR` set)?
+    fn cookie_engine(&self) -> bool {
+        !self.opts.cookie_files.is_empty() || self.opts.cookie_jar.is_some()
+    }
+
+    /// Turn the multi's cookie engine on and read the files this transfer names that were
+    /// not read yet.
+    fn start_cookies(&mut self, cx: &mut Cx<'_>) {
+        if !self.cookie_engine() {
+            return;
+        }
+        let now = crate::hsts::unix_now();
+        let jar = cx
+            .cookies
+            .jar
+            .get_or_insert_with(crate::cookie::CookieJar::new);
+        jar.set_new_session(self.opts.cookie_session);
+        for f in &self.opts.cookie_files {
+            if f.is_empty() || cx.cookies.loaded.contains(f) {
+                continue;
+            }
+            cx.cookies.loaded.push(f.clone());
+            let data = if f == "-" {
+                let mut v = Vec::new();
+                let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut v);
+                v
+            } else {
+                std::fs::read(f).unwrap_or_default()
+            };
+            jar.load_netscape(&data, now);
+        }
+        if let Some(j) = &self.opts.cookie_jar {
+            if !cx.cookies.save_to.contains(j) {
+                cx.cookies.save_to.push(j.clone());
+            }
+        }
+    }
+
+    /// Host, path and secure-context of the current request, as cookies see them.
+    fn cookie_target(&self) -> (String, String, bool) {
+        let url = self.url.as_ref().expect("url");
+        let host = match request::custom_value(&self.opts.headers, "Host") {
+            Some(h) => {
+                // The name part of a custom Host header.
+                let h = h.trim();
+                if let Some(rest) = h.strip_prefix('[') {
+                    rest.split(']').next().unwrap_or("").to_string()
+                } else {
+                    h.split(':').next().unwrap_or("").to_string()
+                }
+            }
+            None => {
+                let h = url.host_punycode().unwrap_or_default();
+                h.trim_start_matches('[').trim_end_matches(']').to_string()
+            }
+        };
+        let secure = crate::cookie::secure_context(url.scheme() == "https", &host);
+        (host, url.path().to_string(), secure)
+    }
+
+    /// Hand the `Set-Cookie:` headers of the response to the jar.
+    fn store_cookies(&mut self, cx: &mut Cx<'_>) {
+        let values = std::mem::take(&mut self.pending_cookies);
+        let Some(jar) = cx.cookies.jar.as_mut() else {
+            return;
+        };
+        let (host, path, secure) = self.cookie_target();
+        let now = crate::hsts::unix_now();
+        let mut notes = Vec::new();
+        for v in &values {
+            let info = match jar.add_set_cookie(v, &host, &path, secure, now) {
+                Ok(stored) => stored.info,
+                Err(rej) => rej.info(),
+            };
+            notes.extend(info);
+        }
+        for n in notes {
+            self.verbose(&n);
+        }
     }
 
     /// The ALPN protocols offered, in curl's order.
@@ -812,7 +898,7 @@ impl Transfer {
         }
         self.info.time_appconnect = cx.now.duration_since(self.started);
         self.tls_established()?;
-        self.established(cx.now);
+        self.established(cx);
         Ok(true)
     }
 
@@ -898,7 +984,8 @@ impl Transfer {
     }
 
     /// Build the request head for the current URL and connection.
-    fn start_request(&mut self, now: Instant) {
+    fn start_request(&mut self, cx: &mut Cx<'_>) {
+        let now = cx.now;
         let url = self.url.clone().expect("url");
         self.info.time_pretransfer = now.duration_since(self.started);
         self.info.effective_method = self.method.clone();
@@ -971,6 +1058,25 @@ impl Transfer {
             };
         self.req.clear();
         let referer = self.referer.clone();
+        // A custom Cookie header replaces the user's cookie string, not the jar's cookies.
+        let user = self
+            .opts
+            .cookie
+            .as_deref()
+            .filter(|_| !request::custom_has(&self.opts.headers, "Cookie"))
+            .map(str::as_bytes);
+        let cookie: Option<Vec<u8>> = match cx.cookies.jar.as_mut() {
+            Some(jar) if self.cookie_engine() => {
+                jar.new_request();
+                let (host, path, secure) = self.cookie_target();
+                let h = jar.cookie_header_full(&host, &path, secure, user, crate::hsts::unix_now());
+                for n in &h.info {
+                    self.verbose(n);
+                }
+                h.value
+            }
+            _ => user.map(<[u8]>::to_vec),
+        };
         request::build(
             &mut self.req,
             &self.opts,
@@ -980,6 +1086,7 @@ impl Transfer {
                 host_header: &host_header,
                 framing,
                 http10: self.conn.as_ref().is_some_and(|c| c.http10),
+                cookie: cookie.as_deref(),
                 basic_auth: basic.as_deref(),
                 referer: referer.as_deref(),
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
@@ -1276,6 +1383,9 @@ impl Transfer {
                     if let Some(line) = line {
                         let line = line.to_vec();
                         self.on_header_line(&line)?;
+                        if !self.pending_cookies.is_empty() {
+                            self.store_cookies(cx);
+                        }
                         if let Some(v) = self.pending_sts.take() {
                             let host = self
                                 .url
@@ -1350,6 +1460,11 @@ impl Transfer {
             .take_while(|&&b| b == b' ' || b == b'\t')
             .count();
         if let Some((name, value)) = head::split_header(&trimmed[blanks..]) {
+            if blanks == 0 && name.eq_ignore_ascii_case(b"Set-Cookie") && self.cookie_engine() {
+                if let Some(colon) = line.iter().position(|&b| b == b':') {
+                    self.pending_cookies.push(line[colon + 1..].to_vec());
+                }
+            }
             let n = String::from_utf8_lossy(name).into_owned();
             let v = String::from_utf8_lossy(value).into_owned();
             if blanks == 0 {

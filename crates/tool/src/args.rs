@@ -170,6 +170,14 @@ opts![
         "http"
     ),
     (
+        "cookie-jar",
+        Some('c'),
+        Arg,
+        "<filename>",
+        "Save cookies to <filename> after operation",
+        "http"
+    ),
+    (
         "create-dirs",
         None,
         Bool,
@@ -379,6 +387,14 @@ opts![
         "<data>",
         "HTTP POST JSON",
         "http post upload"
+    ),
+    (
+        "junk-session-cookies",
+        Some('j'),
+        Bool,
+        "",
+        "Ignore session cookies read from file",
+        "http"
     ),
     (
         "keepalive",
@@ -909,6 +925,8 @@ pub struct Operation {
     pub path_as_is: bool,
     pub proto_default: Option<String>,
     pub cookie: Vec<String>,
+    pub cookie_jar: Option<String>,
+    pub junk_session_cookies: bool,
 }
 
 /// A URL with its own output and upload settings (`-o`/`-O` and `-T` each pair with URLs
@@ -1239,6 +1257,8 @@ impl Parser {
             "path-as-is" => self.op().path_as_is = on,
             "proto-default" => self.op().proto_default = Some(a()),
             "cookie" => self.op().cookie.push(a()),
+            "cookie-jar" => self.op().cookie_jar = Some(a()),
+            "junk-session-cookies" => self.op().junk_session_cookies = on,
             "config" => {
                 let f = a();
                 self.config_file(&f)?;
@@ -1300,8 +1320,8 @@ impl Parser {
                 let c = chars[k];
                 k += 1;
                 let Some(o) = find_short(c) else {
-                    let shown = if k == 1 { arg.clone() } else { format!("-{c}") };
-                    return Err(perr(format!("option {shown}: is unknown")));
+                    // curl names the whole argument, wherever the unknown letter is.
+                    return Err(perr(format!("option {arg}: is unknown")));
                 };
                 if o.kind == Kind::Arg {
                     let rest: String = chars[k..].iter().collect();

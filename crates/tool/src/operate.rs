@@ -445,6 +445,7 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         }
     }
     let _ = multi.save_hsts();
+    let _ = multi.save_cookies();
     if let Some(code) = stop {
         for meta in leftovers {
             let op = &cfg.ops[meta.op];
@@ -963,15 +964,17 @@ fn configure(
     }
     o.path_as_is = op.path_as_is;
     o.default_protocol = op.proto_default.clone();
-    let cookies: Vec<&str> = op
-        .cookie
-        .iter()
-        .filter(|c| c.contains('='))
-        .map(|s| s.as_str())
-        .collect();
-    if !cookies.is_empty() {
-        o.cookie = Some(cookies.join("; "));
+    // -b: strings with '=' are cookies to send, anything else a file to read.
+    let mut data: Vec<&str> = Vec::new();
+    for c in &op.cookie {
+        match oxcurl_core::cookie::CookieArg::classify(c) {
+            oxcurl_core::cookie::CookieArg::Data(d) => data.push(d),
+            oxcurl_core::cookie::CookieArg::File(f) => o.cookie_files.push(f.to_string()),
+        }
     }
+    o.cookie = oxcurl_core::cookie::CookieArg::join_data(&data);
+    o.cookie_jar = op.cookie_jar.clone();
+    o.cookie_session = op.junk_session_cookies;
     o.verbose = g.verbose > 0 || g.trace.is_some();
 
     // Output.

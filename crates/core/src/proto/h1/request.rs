@@ -26,6 +26,8 @@ pub struct RequestParts<'a> {
     pub framing: BodyFraming,
     /// The connection last answered with HTTP/1.0: curl talks 1.0 on it from then on.
     pub http10: bool,
+    /// The `Cookie:` value: the jar's matching cookies and the user's string.
+    pub cookie: Option<&'a [u8]>,
     /// Send `Authorization: Basic` (credentials allowed for this host).
     pub basic_auth: Option<&'a str>,
     pub referer: Option<&'a str>,
@@ -106,10 +108,12 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     if p.framing == BodyFraming::Chunked && !custom_has(h, "Transfer-Encoding") {
         out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
     }
-    if let Some(c) = &opts.cookie {
-        if !custom_has(h, "Cookie") {
-            push(out, &["Cookie: ", c, "\r\n"]);
-        }
+    // The caller leaves out the user's cookie string when a custom Cookie header is given;
+    // the jar's cookies are sent anyway, as curl does.
+    if let Some(c) = p.cookie {
+        out.extend_from_slice(b"Cookie: ");
+        out.extend_from_slice(c);
+        out.extend_from_slice(b"\r\n");
     }
     for line in h {
         if p.sensitive_ok || !is_sensitive(line) {
@@ -209,6 +213,11 @@ mod tests {
                 host_header: "h:1",
                 framing,
                 http10: false,
+                cookie: opts
+                    .cookie
+                    .as_deref()
+                    .filter(|_| !custom_has(&opts.headers, "Cookie"))
+                    .map(str::as_bytes),
                 basic_auth: None,
                 referer: None,
                 expect_100: false,
