@@ -1494,7 +1494,79 @@ pub fn parse(args: &[String]) -> Result<Config, ParseError> {
     for op in p.cfg.ops.iter_mut() {
         op.urls.retain(|u| !u.url.is_empty());
     }
+    for op in &p.cfg.ops {
+        if let Some(msg) = method_conflict(op) {
+            if !p.cfg.global.silent {
+                eprint!("{}", warning_text(&msg));
+            }
+            return Err(ParseError {
+                msg: String::new(),
+                code: 2,
+            });
+        }
+    }
     Ok(p.cfg)
+}
+
+/// curl's one-method rule (`SetHTTPrequest`): -I is set while parsing, then the data
+/// options (POST, unless -G) and -T (PUT) are applied; a second, different method is an
+/// error with a warning naming both.
+fn method_conflict(op: &Operation) -> Option<String> {
+    const HEAD: &str = "HEAD (-I, --head)";
+    const POST: &str = "POST (-d, --data)";
+    const PUT: &str = "PUT (-T, --upload-file)";
+    let mut stored: Option<&str> = op.head.then_some(HEAD);
+    let mut set = |req: &'static str| -> Option<String> {
+        match stored {
+            None => {
+                stored = Some(req);
+                None
+            }
+            Some(s) if s == req => None,
+            Some(s) => Some(format!(
+                "You can only select one HTTP request method! You asked for both {req} and {s}."
+            )),
+        }
+    };
+    if (!op.data.is_empty() || op.json) && !op.get {
+        if let Some(m) = set(POST) {
+            return Some(m);
+        }
+    }
+    if op.urls.iter().any(|u| u.upload.is_some()) {
+        if let Some(m) = set(PUT) {
+            return Some(m);
+        }
+    }
+    None
+}
+
+/// A warning as curl's `warnf` prints it: `Warning: ` before each line, the text cut at the
+/// last blank within 70 columns.
+pub fn warning_text(msg: &str) -> String {
+    const WIDTH: usize = 79 - 9;
+    let mut out = String::new();
+    let mut rest = msg;
+    while !rest.is_empty() {
+        out.push_str("Warning: ");
+        if rest.len() > WIDTH {
+            let cut = rest.as_bytes()[..WIDTH]
+                .iter()
+                .rposition(|&b| b == b' ' || b == b'\t')
+                .map(|i| i + 1)
+                .unwrap_or(WIDTH);
+            let cut = (cut..=rest.len())
+                .find(|&i| rest.is_char_boundary(i))
+                .unwrap_or(rest.len());
+            out.push_str(&rest[..cut]);
+            rest = &rest[cut..];
+        } else {
+            out.push_str(rest);
+            rest = "";
+        }
+        out.push('\n');
+    }
+    out
 }
 
 fn curlrc_path() -> Option<PathBuf> {

@@ -56,6 +56,8 @@ fn main() {
 fn run(argv: Vec<String>) -> i32 {
     let cfg = match args::parse(&argv) {
         Ok(c) => c,
+        // An empty message: the warnings already said it all.
+        Err(e) if e.msg.is_empty() => return e.code,
         Err(e) => {
             let mut err = std::io::stderr();
             let _ = writeln!(err, "curl: {}", e.msg);

@@ -492,13 +492,45 @@ fn bad_range_option() {
 }
 
 #[test]
-#[ignore = "issue 2: -I with -d is not rejected (curl: exit 2 with the 'only select one HTTP request method' warning)"]
 fn conflicting_data_and_head() {
     err_case("conflicting_data_and_head", &["-I", "-d", "x", "{url}/"]).run(OXCURL);
 }
 
 #[test]
-#[ignore = "issue 2: -T with -d is not rejected (curl: exit 2 with the 'only select one HTTP request method' warning)"]
+fn conflicting_head_and_upload_either_order() {
+    err_case(
+        "conflicting_head_and_upload_either_order",
+        &["-T", "{tmp}/f", "-I", "{url}/"],
+    )
+    .file("f", "x")
+    .run(OXCURL);
+    err_case(
+        "conflicting_head_and_upload_either_order2",
+        &["-I", "-T", "{tmp}/f", "{url}/"],
+    )
+    .file("f", "x")
+    .run(OXCURL);
+}
+
+#[test]
+fn conflicting_methods_silent() {
+    err_case(
+        "conflicting_methods_silent",
+        &["-s", "-I", "-d", "x", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn get_with_head_and_data_is_no_conflict() {
+    err_case(
+        "get_with_head_and_data_is_no_conflict",
+        &["-G", "-I", "-d", "x", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
 fn conflicting_upload_and_data() {
     err_case(
         "conflicting_upload_and_data",
