@@ -113,6 +113,8 @@ pub struct Options {
     pub referer: Option<String>,
     pub autoreferer: bool,
     pub userpwd: Option<(String, String)>,
+    /// `CURLOPT_XOAUTH2_BEARER` (sent as `Authorization: Bearer`).
+    pub bearer: Option<String>,
     pub range: Option<String>,
     pub resume_from: u64,
     pub follow_location: bool,
@@ -193,6 +195,7 @@ impl Default for Options {
             referer: None,
             autoreferer: false,
             userpwd: None,
+            bearer: None,
             range: None,
             resume_from: 0,
             follow_location: false,

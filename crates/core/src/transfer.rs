@@ -1088,6 +1088,11 @@ impl Transfer {
                 http10: self.conn.as_ref().is_some_and(|c| c.http10),
                 cookie: cookie.as_deref(),
                 basic_auth: basic.as_deref(),
+                bearer: self
+                    .opts
+                    .bearer
+                    .as_deref()
+                    .filter(|_| same_origin || self.opts.unrestricted_auth),
                 referer: referer.as_deref(),
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
                 sensitive_ok: same_origin || self.opts.unrestricted_auth,

@@ -57,6 +57,7 @@ opts![
         "Enable the ALPN TLS extension",
         "tls http"
     ),
+    ("basic", None, Bool, "", "HTTP Basic Authentication", "auth"),
     (
         "buffer",
         None,
@@ -265,6 +266,14 @@ opts![
         "",
         "Fail fast with no output on HTTP errors",
         "important http"
+    ),
+    (
+        "fail-early",
+        None,
+        Bool,
+        "",
+        "Fail on first transfer error",
+        "curl important"
     ),
     (
         "fail-with-body",
@@ -509,6 +518,14 @@ opts![
         "",
         "Disable SSL session-ID reusing",
         "tls"
+    ),
+    (
+        "oauth2-bearer",
+        None,
+        Arg,
+        "<token>",
+        "OAuth 2 Bearer Token",
+        "auth imap pop3 smtp ldap"
     ),
     (
         "output",
@@ -926,6 +943,7 @@ pub struct Operation {
     pub proto_default: Option<String>,
     pub cookie: Vec<String>,
     pub cookie_jar: Option<String>,
+    pub bearer: Option<String>,
     pub junk_session_cookies: bool,
 }
 
@@ -960,6 +978,7 @@ pub struct Global {
     pub parallel: bool,
     pub parallel_max: usize,
     pub no_buffer: bool,
+    pub fail_early: bool,
 }
 
 /// Everything parsed from the command line.
@@ -1166,7 +1185,7 @@ impl Parser {
                 let fmt = if let Some(f) = v.strip_prefix('@') {
                     let b = read_arg_file(f)
                         .map_err(|_| perr(format!("option -w: error reading {f}")))?;
-                    String::from_utf8_lossy(&b).into_owned()
+                    String::from_utf8_lossy(&file_to_string(&b)).into_owned()
                 } else {
                     v
                 };
@@ -1258,6 +1277,10 @@ impl Parser {
             "proto-default" => self.op().proto_default = Some(a()),
             "cookie" => self.op().cookie.push(a()),
             "cookie-jar" => self.op().cookie_jar = Some(a()),
+            // Basic is the default (and only) scheme for -u so far.
+            "basic" => {}
+            "oauth2-bearer" => self.op().bearer = Some(a()),
+            "fail-early" => self.cfg.global.fail_early = on,
             "junk-session-cookies" => self.op().junk_session_cookies = on,
             "config" => {
                 let f = a();
@@ -1418,6 +1441,14 @@ fn config_value(rest: &str) -> String {
 }
 
 /// Read `@file` arguments; `-` is standard input.
+/// curl's `file2string` for `-w @file`: the file's text with every CR and LF removed.
+pub fn file_to_string(data: &[u8]) -> Vec<u8> {
+    data.iter()
+        .copied()
+        .filter(|&b| b != b'\r' && b != b'\n')
+        .collect()
+}
+
 pub fn read_arg_file(f: &str) -> std::io::Result<Vec<u8>> {
     if f == "-" {
         let mut v = Vec::new();

@@ -429,6 +429,13 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 &stdout,
                 &errout,
             );
+            if g.fail_early && last != 0 {
+                break;
+            }
+        }
+        if g.fail_early && last != 0 {
+            // --fail-early: nothing more starts, what runs is dropped.
+            break;
         }
         if running.is_empty() {
             // Room for the next transfer: go and set it up.
@@ -974,6 +981,7 @@ fn configure(
     }
     o.cookie = oxcurl_core::cookie::CookieArg::join_data(&data);
     o.cookie_jar = op.cookie_jar.clone();
+    o.bearer = op.bearer.clone();
     o.cookie_session = op.junk_session_cookies;
     o.verbose = g.verbose > 0 || g.trace.is_some();
 

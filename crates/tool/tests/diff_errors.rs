@@ -109,7 +109,6 @@ fn fail_second_url_continues() {
 }
 
 #[test]
-#[ignore = "issue 2: --fail-early is rejected as an unknown option (exit 2)"]
 fn fail_early_stops_after_first_failure() {
     err_case(
         "fail_early_stops_after_first_failure",

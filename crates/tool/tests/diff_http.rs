@@ -406,7 +406,6 @@ fn basic_auth_option_overrides_url() {
 }
 
 #[test]
-#[ignore = "issue 2: --basic is rejected as an unknown option (exit 2)"]
 fn basic_auth_explicit_flag() {
     case(
         "basic_auth_explicit_flag",
@@ -416,7 +415,24 @@ fn basic_auth_explicit_flag() {
 }
 
 #[test]
-#[ignore = "issue 2: --oauth2-bearer is rejected as an unknown option (exit 2)"]
+fn oauth2_bearer_not_sent_to_other_host_on_redirect() {
+    Case::new("oauth2_bearer_not_sent_to_other_host_on_redirect")
+        .args(&[
+            "-sL",
+            "--oauth2-bearer",
+            "tok",
+            "http://localhost:{port}/from",
+        ])
+        .server(|s| {
+            s.set_replies(vec![
+                Reply::redirect(302, &format!("http://127.0.0.1:{}/to", s.port())),
+                Reply::ok("x"),
+            ])
+        })
+        .run(OXCURL);
+}
+
+#[test]
 fn oauth2_bearer() {
     case(
         "oauth2_bearer",

@@ -739,7 +739,14 @@ fn writeout_escapes_and_percent() {
 }
 
 #[test]
-#[ignore = "issue 2: -w @file keeps newlines of the file (curl drops them)"]
+fn writeout_from_file_with_cr_and_long_line() {
+    let long = "x".repeat(300);
+    wcase("writeout_from_file_with_cr_and_long_line", "@{tmp}/fmt")
+        .file("fmt", format!("a%{{http_code}}\r dropped\n{long}\nend\n"))
+        .run(OXCURL);
+}
+
+#[test]
 fn writeout_from_file() {
     wcase("writeout_from_file", "@{tmp}/fmt")
         .file("fmt", "code=%{http_code}\nsize=%{size_download}\n")

@@ -30,6 +30,8 @@ pub struct RequestParts<'a> {
     pub cookie: Option<&'a [u8]>,
     /// Send `Authorization: Basic` (credentials allowed for this host).
     pub basic_auth: Option<&'a str>,
+    /// Send `Authorization: Bearer` with this token.
+    pub bearer: Option<&'a str>,
     pub referer: Option<&'a str>,
     pub expect_100: bool,
     /// Custom `Authorization:` and `Cookie:` headers may go to this host: the first one of a
@@ -75,6 +77,10 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     if let Some(b) = p.basic_auth {
         if !custom_has(h, "Authorization") {
             push(out, &["Authorization: Basic ", b, "\r\n"]);
+        }
+    } else if let Some(t) = p.bearer {
+        if !custom_has(h, "Authorization") {
+            push(out, &["Authorization: Bearer ", t, "\r\n"]);
         }
     }
     if let Some(r) = range_value(opts) {
@@ -219,6 +225,7 @@ mod tests {
                     .filter(|_| !custom_has(&opts.headers, "Cookie"))
                     .map(str::as_bytes),
                 basic_auth: None,
+                bearer: None,
                 referer: None,
                 expect_100: false,
                 sensitive_ok,
