@@ -7,7 +7,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oxcurl_core::cookie::{parsedate, CookieJar};
+use oxcurl_core::cookie::CookieJar;
+use oxcurl_core::parsedate;
 
 const NOW: i64 = 1_790_000_000;
 const HOSTS: [&str; 8] = [

@@ -36,9 +36,10 @@ pub struct Hsts {
     loaded: Vec<String>,
 }
 
+/// `Curl_host_is_ipnum`, as the cookie engine has it; brackets of an IPv6 URL host ignored.
 fn is_ip(host: &str) -> bool {
     let h = host.trim_start_matches('[').trim_end_matches(']');
-    h.parse::<std::net::IpAddr>().is_ok()
+    crate::cookie::domain::is_ipnum(h.as_bytes())
 }
 
 impl Hsts {
@@ -76,13 +77,12 @@ impl Hsts {
         if !date.1.trim().is_empty() {
             return;
         }
+        // Dates go through curl's date parser, as curl's file reader does; one it cannot
+        // read is -1, so the line is dropped as expired.
         let expires = if date.0 == "unlimited" {
             UNLIMITED
         } else {
-            match parse_stamp(date.0) {
-                Some(t) => t,
-                None => return,
-            }
+            crate::parsedate::getdate_capped(date.0.as_bytes())
         };
         if expires <= now {
             return;
@@ -287,34 +287,6 @@ fn parse_header(v: &str) -> Option<(i64, bool)> {
     max_age.map(|m| (m, subdomains))
 }
 
-/// `YYYYMMDD HH:MM:SS` (UTC) to Unix seconds.
-fn parse_stamp(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() != 17 || b[8] != b' ' || b[11] != b':' || b[14] != b':' {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        std::str::from_utf8(&b[r]).ok()?.parse::<i64>().ok()
-    };
-    let (y, mo, d) = (num(0..4)?, num(4..6)?, num(6..8)?);
-    let (h, mi, se) = (num(9..11)?, num(12..14)?, num(15..17)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
-        return None;
-    }
-    Some(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
 /// Unix seconds to (year, month, day, hour, minute, second), UTC.
 fn civil(t: i64) -> (i64, i64, i64, i64, i64, i64) {
     let days = t.div_euclid(86400);
@@ -329,14 +301,6 @@ fn civil(t: i64) -> (i64, i64, i64, i64, i64, i64) {
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
     (y, m, d, secs / 3600, secs % 3600 / 60, secs % 60)
-}
-
-/// Now, in Unix seconds.
-pub fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -412,7 +376,7 @@ mod tests {
         for t in [0, 951782400, 1_795_000_000, 4_102_444_800] {
             let (y, mo, d, h, mi, s) = civil(t);
             let text = format!("{y}{mo:02}{d:02} {h:02}:{mi:02}:{s:02}");
-            assert_eq!(parse_stamp(&text), Some(t), "{text}");
+            assert_eq!(crate::parsedate::getdate(text.as_bytes()), t, "{text}");
         }
         assert_eq!(civil(951782400), (2000, 2, 29, 0, 0, 0));
     }

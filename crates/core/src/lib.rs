@@ -15,6 +15,7 @@ pub mod hsts;
 pub mod info;
 pub mod multi;
 pub mod options;
+pub mod parsedate;
 pub mod proto {
     //! Protocol code, sans-IO where hot or byte-subtle.
     pub mod h1;

@@ -193,7 +193,7 @@ impl Multi {
         let Some(jar) = self.cookies.jar.as_mut() else {
             return Ok(());
         };
-        let text = jar.save_netscape(crate::hsts::unix_now());
+        let text = jar.save_netscape(crate::parsedate::unix_now());
         for path in &self.cookies.save_to {
             if path == "-" {
                 use std::io::Write;

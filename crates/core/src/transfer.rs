@@ -440,7 +440,7 @@ impl Transfer {
         self.start_cookies(cx);
         let mut url = self.url.clone().expect("url set");
         if let Some(f) = &self.opts.hsts_file {
-            let now = crate::hsts::unix_now();
+            let now = crate::parsedate::unix_now();
             cx.hsts.load(f, now);
             if url.scheme() == "http" {
                 let host = url.host_punycode().unwrap_or_default();
@@ -766,7 +766,7 @@ impl Transfer {
         if !self.cookie_engine() {
             return;
         }
-        let now = crate::hsts::unix_now();
+        let now = crate::parsedate::unix_now();
         let jar = cx
             .cookies
             .jar
@@ -822,7 +822,7 @@ impl Transfer {
             return;
         };
         let (host, path, secure) = self.cookie_target();
-        let now = crate::hsts::unix_now();
+        let now = crate::parsedate::unix_now();
         let mut notes = Vec::new();
         for v in &values {
             let info = match jar.add_set_cookie(v, &host, &path, secure, now) {
@@ -1069,7 +1069,13 @@ impl Transfer {
             Some(jar) if self.cookie_engine() => {
                 jar.new_request();
                 let (host, path, secure) = self.cookie_target();
-                let h = jar.cookie_header_full(&host, &path, secure, user, crate::hsts::unix_now());
+                let h = jar.cookie_header_full(
+                    &host,
+                    &path,
+                    secure,
+                    user,
+                    crate::parsedate::unix_now(),
+                );
                 for n in &h.info {
                     self.verbose(n);
                 }
@@ -1397,7 +1403,7 @@ impl Transfer {
                                 .as_ref()
                                 .and_then(|u| u.host_punycode().ok())
                                 .unwrap_or_default();
-                            cx.hsts.on_header(&host, &v, crate::hsts::unix_now());
+                            cx.hsts.on_header(&host, &v, crate::parsedate::unix_now());
                         }
                     }
                 }

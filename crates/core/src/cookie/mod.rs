@@ -22,8 +22,7 @@
 //!   rule, with the list compiled into the `psl` crate);
 //! * names and values are bytes, not text: anything but control bytes is kept as is.
 
-mod domain;
-pub mod parsedate;
+pub(crate) mod domain;
 #[cfg(test)]
 mod tests;
 
@@ -974,7 +973,7 @@ impl CookieJar {
             {
                 // A date that cannot be parsed makes a session cookie; the epoch itself
                 // becomes 1 so that it is not one. An earlier Max-Age or Expires wins.
-                let expires = match parsedate::getdate_capped(value) {
+                let expires = match crate::parsedate::getdate_capped(value) {
                     0 => 1,
                     d if d < 0 => 0,
                     d => d,

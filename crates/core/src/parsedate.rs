@@ -1,8 +1,9 @@
 //! curl's date parser (`lib/parsedate.c`, `curl_getdate`), as curl 8.14.1 has it.
 //!
 //! Pure: a byte string in, seconds since the epoch (UTC) out. It does no I/O and never looks at
-//! the clock or the local time zone. The cookie engine uses it for `Expires`; the same parser
-//! serves `-z`/`--time-cond` and `CURLOPT_TIMEVALUE` style callers.
+//! the clock or the local time zone (except [`unix_now`], the clock the cookie and HSTS caches
+//! compare expiry times with). The cookie engine uses it for `Expires`, the HSTS cache for its
+//! file's dates; the same parser serves `-z`/`--time-cond` and `CURLOPT_TIMEVALUE` style callers.
 //!
 //! The parser is deliberately lenient, like curl's. It reads at most six "parts" (words or
 //! numbers) separated by any run of bytes that are not ASCII letters or digits, and accepts them
@@ -374,6 +375,14 @@ pub fn parsedate(date: &[u8]) -> Result<i64, DateError> {
     let tzoff = if w.tzoff == -1 { 0 } else { w.tzoff };
     // A year has at most eight digits, so this cannot overflow an i64.
     Ok(t + i64::from(tzoff))
+}
+
+/// Now, in seconds since the epoch.
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
 }
 
 /// `curl_getdate()`: seconds since the epoch, or -1 when the date cannot be parsed. A date that
