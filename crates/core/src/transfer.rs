@@ -806,10 +806,7 @@ impl Transfer {
                     h.split(':').next().unwrap_or("").to_string()
                 }
             }
-            None => {
-                let h = url.host_punycode().unwrap_or_default();
-                h.trim_start_matches('[').trim_end_matches(']').to_string()
-            }
+            None => self.url_host(),
         };
         let secure = crate::cookie::secure_context(url.scheme() == "https", &host);
         (host, url.path().to_string(), secure)
@@ -836,6 +833,17 @@ impl Transfer {
         }
     }
 
+    /// The URL's host in punycode, an IPv6 address without its brackets: the name TLS and
+    /// cookies use.
+    fn url_host(&self) -> String {
+        let h = self
+            .url
+            .as_ref()
+            .and_then(|u| u.host_punycode().ok())
+            .unwrap_or_default();
+        h.trim_start_matches('[').trim_end_matches(']').to_string()
+    }
+
     /// The ALPN protocols offered, in curl's order.
     fn alpn_offer(&self) -> &'static [&'static [u8]] {
         if !self.opts.tls.alpn {
@@ -850,10 +858,8 @@ impl Transfer {
     fn start_tls(&mut self, cx: &mut Cx<'_>) -> Result<()> {
         let alpn = self.alpn_offer();
         let config = cx.tls.config(&self.opts.tls, alpn)?;
-        let url = self.url.as_ref().expect("url");
-        let host = url.host_punycode().unwrap_or_default();
-        let sni = host.trim_start_matches('[').trim_end_matches(']');
-        let sni = sni.split('%').next().unwrap_or(sni).to_string();
+        let host = self.url_host();
+        let sni = host.split('%').next().unwrap_or(&host).to_string();
         let session = crate::tls::Session::new(
             &config,
             &sni,
@@ -929,15 +935,7 @@ impl Transfer {
                 None => "ALPN: server did not agree on a protocol. Uses default.".into(),
             });
         }
-        let host = self
-            .url
-            .as_ref()
-            .and_then(|u| u.host_punycode().ok())
-            .unwrap_or_default();
-        let host = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_string();
+        let host = self.url_host();
         if let Some(leaf) = certs.first().and_then(|c| crate::tls::x509::Cert::parse(c)) {
             lines.push("Server certificate:".into());
             lines.push(format!(" subject: {}", leaf.subject()));
@@ -1398,11 +1396,7 @@ impl Transfer {
                             self.store_cookies(cx);
                         }
                         if let Some(v) = self.pending_sts.take() {
-                            let host = self
-                                .url
-                                .as_ref()
-                                .and_then(|u| u.host_punycode().ok())
-                                .unwrap_or_default();
+                            let host = self.url_host();
                             cx.hsts.on_header(&host, &v, crate::parsedate::unix_now());
                         }
                     }
