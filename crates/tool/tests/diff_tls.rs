@@ -767,6 +767,7 @@ macro_rules! suite {
                 "* ALPN: curl offers http/1.1\n",
                 &format!("*  CAfile: {}\n", ca.display()),
                 "* SSL connection using TLSv1.3 / TLS_",
+                " / id-ecPublicKey\n",
                 "* ALPN: server accepted http/1.1\n",
                 "* Server certificate:\n",
                 "*  subject: CN=localhost\n",

@@ -525,21 +525,11 @@ impl Session {
                 _ => "unknown".to_string(),
             })
             .unwrap_or_else(|| "unknown".into());
-        let key = ssl
-            .peer_certificate()
-            .and_then(|c| c.public_key().ok())
-            .map(|k| match k.id() {
-                openssl::pkey::Id::EC => "id-ecPublicKey",
-                openssl::pkey::Id::RSA => {
-                    if ssl.version_str() == "TLSv1.3" {
-                        "RSASSA-PSS"
-                    } else {
-                        "rsaEncryption"
-                    }
-                }
-                openssl::pkey::Id::ED25519 => "ED25519",
-                _ => "unknown",
-            })
+        let leaf = ssl.peer_certificate().and_then(|c| c.to_der().ok());
+        let key = leaf
+            .as_deref()
+            .and_then(Cert::parse)
+            .map(|c| c.signature_type(ssl.version_str() == "TLSv1.3"))
             .unwrap_or("unknown");
         format!(
             "SSL connection using {} / {cipher} / {group} / {key}",

@@ -702,24 +702,11 @@ impl Session {
             .negotiated_key_exchange_group()
             .and_then(|g| group_names(g).first().copied())
             .unwrap_or("unknown");
-        let key = self
+        let sig = self
             .peer_certificates()
             .and_then(|c| c.first())
-            .and_then(|c| Cert::parse(c).map(|c| c.key_summary()))
-            .unwrap_or_default();
-        let sig = if key.starts_with("EC/") {
-            "id-ecPublicKey"
-        } else if key.starts_with("RSA") {
-            if version == "TLSv1.3" {
-                "RSASSA-PSS"
-            } else {
-                "rsaEncryption"
-            }
-        } else if key.starts_with("ED25519") {
-            "ED25519"
-        } else {
-            "unknown"
-        };
+            .and_then(|c| Cert::parse(c).map(|c| c.signature_type(version == "TLSv1.3")))
+            .unwrap_or("unknown");
         format!("SSL connection using {version} / {suite} / {group} / {sig}")
     }
 }

@@ -162,22 +162,36 @@ impl<'a> Cert<'a> {
         }
         out
     }
+    /// The public key's algorithm OID and its parameters.
+    fn key_algorithm(&self) -> (&'a [u8], Option<Tlv<'a>>) {
+        let alg = children(self.spki.body).next();
+        let mut a = alg.map(|alg| children(alg.body)).into_iter().flatten();
+        let oid = a.next().map(|t| t.body).unwrap_or_default();
+        (oid, a.next())
+    }
+
+    /// The last part of curl's `SSL connection using ...` line: the server's signature type
+    /// as OpenSSL names it (RSA signs with PSS in TLS 1.3).
+    pub fn signature_type(&self, tls13: bool) -> &'static str {
+        match self.key_algorithm().0 {
+            RSA_OID if tls13 => "RSASSA-PSS",
+            RSA_OID => "rsaEncryption",
+            EC_OID => "id-ecPublicKey",
+            [0x2b, 0x65, 0x70] => "ED25519",
+            _ => "unknown",
+        }
+    }
+
     /// curl's `Public key type EC/prime256v1 (256/128 Bits/secBits)` part.
     pub fn key_summary(&self) -> String {
-        let mut it = children(self.spki.body);
-        let Some(alg) = it.next() else {
-            return "unknown".into();
-        };
-        let key = it.next();
-        let mut a = children(alg.body);
-        let oid = a.next().map(|t| t.body).unwrap_or_default();
-        let param = a.next();
+        let (oid, param) = self.key_algorithm();
+        let key = children(self.spki.body).nth(1);
         match oid {
-            [0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01] => {
+            RSA_OID => {
                 let bits = key.and_then(rsa_bits).unwrap_or(0);
                 format!("RSA ({bits}/{} Bits/secBits)", rsa_sec_bits(bits))
             }
-            [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01] => {
+            EC_OID => {
                 let curve = param.map(|p| p.body).unwrap_or_default();
                 let (name, bits) = match curve {
                     [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07] => ("prime256v1", 256),
@@ -274,6 +288,9 @@ pub fn host_matches(pattern: &str, host: &str) -> bool {
     }
     pattern.eq_ignore_ascii_case(host)
 }
+
+const RSA_OID: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+const EC_OID: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
 
 /// A subjectAltName entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
