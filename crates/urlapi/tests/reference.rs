@@ -58,19 +58,8 @@ pub fn get_flags(bits: u32) -> GetFlags {
     }
 }
 
-const PARTS: [Part; 11] = [
-    Part::Scheme,
-    Part::User,
-    Part::Password,
-    Part::Options,
-    Part::Host,
-    Part::ZoneId,
-    Part::Port,
-    Part::Path,
-    Part::Query,
-    Part::Fragment,
-    Part::Url,
-];
+mod common;
+use common::PARTS;
 
 fn code(r: &Result<(), UrlError>) -> u32 {
     match r {

@@ -10,21 +10,10 @@
 //! turns into a byte the parser refuses), and IMAP/POP3/SMTP userinfo
 //! with both options and a ';' in the password.
 
-use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
+use oxcurl_urlapi::{Flags, GetFlags, Url};
 
-const PARTS: [Part; 11] = [
-    Part::Scheme,
-    Part::User,
-    Part::Password,
-    Part::Options,
-    Part::Host,
-    Part::ZoneId,
-    Part::Port,
-    Part::Path,
-    Part::Query,
-    Part::Fragment,
-    Part::Url,
-];
+mod common;
+use common::PARTS;
 
 fn check(input: &str, flags: Flags) -> Result<(), String> {
     let Ok(u) = Url::parse(input, flags) else {
