@@ -336,6 +336,17 @@ fn find_host_sep(url: &[u8]) -> usize {
 /// `urlencode_str`: escape spaces (`%20`, or `+` in a query), control
 /// bytes and bytes from 0x7f up. Before the host separator nothing is
 /// touched unless `relative`.
+/// A query or fragment as stored: percent-encoded with `CURLU_URLENCODE`, else as given.
+fn encoded_if(url_encode: bool, part: &[u8], query: bool) -> String {
+    if url_encode {
+        let mut enc = Vec::new();
+        urlencode_str(&mut enc, part, true, query);
+        to_string(enc)
+    } else {
+        to_string(part.to_vec())
+    }
+}
+
 fn urlencode_str(out: &mut Vec<u8>, url: &[u8], relative: bool, query: bool) {
     let mut left = !query;
     let host_sep = if relative { 0 } else { find_host_sep(url) };
@@ -819,26 +830,14 @@ fn parse_url(url: &str, flags: Flags) -> Result<Url, UrlError> {
         u.fragment_present = true;
         let frag = &rest[fp + 1..];
         if !frag.is_empty() {
-            if flags.url_encode {
-                let mut enc = Vec::new();
-                urlencode_str(&mut enc, frag, true, false);
-                u.fragment = Some(to_string(enc));
-            } else {
-                u.fragment = Some(to_string(frag.to_vec()));
-            }
+            u.fragment = Some(encoded_if(flags.url_encode, frag, false));
         }
         pathlen = fp;
     }
     if let Some(qp) = rest[..pathlen].iter().position(|&c| c == b'?') {
         let q = &rest[qp + 1..pathlen];
         u.query_present = true;
-        if flags.url_encode {
-            let mut enc = Vec::new();
-            urlencode_str(&mut enc, q, true, true);
-            u.query = Some(to_string(enc));
-        } else {
-            u.query = Some(to_string(q.to_vec()));
-        }
+        u.query = Some(encoded_if(flags.url_encode, q, true));
         pathlen = qp;
     }
     let mut path: Vec<u8> = rest[..pathlen].to_vec();
