@@ -1256,7 +1256,12 @@ impl Parser {
             "false-start" | "ssl-no-revoke" | "tls-earlydata" => {}
             "sslv2" | "sslv3" => {
                 if !self.cfg.global.silent {
-                    eprintln!("Warning: --{name} is deprecated and has no function anymore");
+                    eprint!(
+                        "{}",
+                        warning_text(&format!(
+                            "--{name} is deprecated and has no function anymore"
+                        ))
+                    );
                 }
             }
             "tlsv1" | "tlsv1.0" => self.op().tls.min_version = TlsVersion::V1_0,

@@ -367,7 +367,8 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 }
                 Step::EmptyOutput(t) => {
                     if !g.silent {
-                        errout_write(&errout, b"Warning: output glob produces empty string\n");
+                        let w = crate::args::warning_text("output glob produces empty string");
+                        errout_write(&errout, w.as_bytes());
                     }
                     leftovers.push(job_meta(&cfg.ops[t.op], &t, None));
                     stop = Some(Code::WriteError);
@@ -997,10 +998,8 @@ fn configure(
         // The name comes from the URL as globbed, before -T or -G change it.
         let name = remote_name(&spec.url).unwrap_or_else(|| {
             if !g.silent {
-                errout_write(
-                    errout,
-                    b"Warning: No remote file name, uses \"curl_response\"\n",
-                );
+                let w = crate::args::warning_text("No remote file name, uses \"curl_response\"");
+                errout_write(errout, w.as_bytes());
             }
             "curl_response".to_string()
         });
