@@ -12,6 +12,17 @@ pub enum HttpVersionPref {
     V1_1,
 }
 
+/// How `.netrc` is used (`CURLOPT_NETRC`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NetrcMode {
+    #[default]
+    Ignored,
+    /// Use it when the URL has no password (`--netrc-optional`).
+    Optional,
+    /// Use it, ignoring a password in the URL (`--netrc`, `--netrc-file`).
+    Required,
+}
+
 /// Address families to use (`CURLOPT_IPRESOLVE`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum IpResolve {
@@ -113,8 +124,14 @@ pub struct Options {
     pub referer: Option<String>,
     pub autoreferer: bool,
     pub userpwd: Option<(String, String)>,
-    /// `CURLOPT_XOAUTH2_BEARER` (sent as `Authorization: Bearer`).
+    /// `CURLOPT_XOAUTH2_BEARER` (sent as `Authorization: Bearer` when `httpauth` allows it).
     pub bearer: Option<String>,
+    /// `CURLOPT_HTTPAUTH`: the `crate::auth` scheme bits the user allows.
+    pub httpauth: u32,
+    /// `CURLOPT_NETRC`.
+    pub netrc: NetrcMode,
+    /// `CURLOPT_NETRC_FILE`; None is `$HOME/.netrc`.
+    pub netrc_file: Option<String>,
     pub range: Option<String>,
     pub resume_from: u64,
     pub follow_location: bool,
@@ -196,6 +213,9 @@ impl Default for Options {
             autoreferer: false,
             userpwd: None,
             bearer: None,
+            httpauth: crate::auth::BASIC,
+            netrc: NetrcMode::Ignored,
+            netrc_file: None,
             range: None,
             resume_from: 0,
             follow_location: false,

@@ -9,13 +9,16 @@ use std::time::{Duration, Instant};
 
 use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
 
+use crate::auth::{self, netrc, HostAuth};
 use crate::conn::{BufPool, Conn, Pool};
 use crate::connect::{self, ConnectPoll, HappyEyeballs, Stream};
 use crate::content_encoding::Decoder;
 use crate::dns::{self, Resolver};
 use crate::error::{Code, Error, Result};
 use crate::info::{Header, HttpVersion, Info};
-use crate::options::{Body, Handler, HttpVersionPref, InfoType, IpResolve, Options, ReadResult};
+use crate::options::{
+    Body, Handler, HttpVersionPref, InfoType, IpResolve, NetrcMode, Options, ReadResult,
+};
 use crate::proto::h1::chunked::{ChunkEvent, ChunkedDecoder};
 use crate::proto::h1::head::{self, LineBuf, Tri, Version};
 use crate::proto::h1::request::{self, BodyFraming, RequestParts};
@@ -172,6 +175,14 @@ pub(crate) struct Transfer {
     first_origin: Option<(String, String, u16)>,
     referer: Option<String>,
     redirect_to: Option<String>,
+    /// Authentication state for the origin (curl's `authhost` and Digest state).
+    auth: HostAuth,
+    /// The same URL is requested again to answer an authentication challenge.
+    auth_retry: bool,
+    /// User and password for the current URL: `-u`, the URL's userinfo or `.netrc`.
+    creds: Option<(String, String)>,
+    /// The credentials came from `.netrc` for this host: they may go there on redirects.
+    creds_netrc: bool,
     notes: Vec<String>,
     /// Stop receiving the body and close (an error was decided).
     pub result: Option<Result<()>>,
@@ -189,6 +200,7 @@ impl Transfer {
     pub fn new(opts: Options, handler: Box<dyn Handler>, now: Instant) -> Transfer {
         let body = opts.body.clone();
         let referer = opts.referer.clone();
+        let auth = HostAuth::new(opts.httpauth);
         Transfer {
             opts,
             handler,
@@ -208,6 +220,10 @@ impl Transfer {
             first_origin: None,
             referer,
             redirect_to: None,
+            auth,
+            auth_retry: false,
+            creds: None,
+            creds_netrc: false,
             notes: Vec::new(),
             result: None,
             retried: false,
@@ -475,6 +491,7 @@ impl Transfer {
         self.info.effective_url = url.to_url_string();
         self.info.scheme = scheme.clone();
         self.method = self.request_method();
+        self.find_credentials(&url)?;
 
         let (conn_host, conn_port) = self.connect_to(&host, port);
         let route = match &self.opts.unix_socket_path {
@@ -564,6 +581,65 @@ impl Transfer {
             port: conn_port,
         };
         Ok(false)
+    }
+
+    /// curl's `override_login`: the credentials for this URL from `-u`, the URL or `.netrc`.
+    fn find_credentials(&mut self, url: &Url) -> Result<()> {
+        self.creds_netrc = false;
+        if let Some((u, p)) = &self.opts.userpwd {
+            self.creds = Some((u.clone(), p.clone()));
+            return Ok(());
+        }
+        let mut user = url.user().map(|_| decoded(url, Part::User));
+        let mut pass = url.password().map(|_| decoded(url, Part::Password));
+        if self.opts.netrc != NetrcMode::Ignored {
+            if self.opts.netrc == NetrcMode::Required {
+                pass = None;
+            }
+            if pass.is_none() {
+                let host = self.url_host();
+                let file = self.opts.netrc_file.clone().or_else(|| {
+                    std::env::var_os("HOME")
+                        .map(|h| format!("{}/.netrc", std::path::Path::new(&h).display()))
+                });
+                let found = match file.as_deref().map(std::fs::read) {
+                    Some(Ok(contents)) => {
+                        netrc::lookup(&contents, &host, user.as_deref().filter(|u| !u.is_empty()))
+                    }
+                    _ => Err(netrc::NetrcError::FileMissing),
+                };
+                match found {
+                    Ok((l, p)) => {
+                        if user.as_deref().is_none_or(str::is_empty) {
+                            user = Some(l);
+                        }
+                        pass = Some(p);
+                        self.creds_netrc = true;
+                    }
+                    Err(e)
+                        if e == netrc::NetrcError::NoMatch
+                            || self.opts.netrc == NetrcMode::Optional =>
+                    {
+                        let name = self.opts.netrc_file.as_deref().unwrap_or(".netrc");
+                        let msg =
+                            format!("Couldn't find host {host} in the {name} file; using defaults");
+                        self.verbose(&msg);
+                    }
+                    Err(e) => {
+                        self.verbose("closing connection #-1");
+                        return Err(Error::new(
+                            Code::ReadError,
+                            format!(".netrc error: {}", e.message()),
+                        ));
+                    }
+                }
+            }
+            if user.is_none() && pass.is_some() {
+                user = Some(String::new());
+            }
+        }
+        self.creds = user.map(|u| (u, pass.unwrap_or_default()));
+        Ok(())
     }
 
     fn resolved_notes(&mut self, host: &str, port: u16, addrs: &[SocketAddr]) {
@@ -1008,20 +1084,36 @@ impl Transfer {
         let same_origin = self.first_origin.as_ref().is_some_and(|(s, h, p)| {
             s == url.scheme() && h.eq_ignore_ascii_case(&host) && *p == port
         });
-        let creds = if let Some((u, p)) = &self.opts.userpwd {
-            Some((u.clone(), p.clone()))
-        } else {
-            url.user()
-                .map(|_| (decoded(&url, Part::User), decoded(&url, Part::Password)))
-        };
-        let basic = match creds {
-            Some((u, p)) if same_origin || self.opts.unrestricted_auth => {
-                Some(base64(format!("{u}:{p}").as_bytes()))
-            }
-            _ => None,
-        };
+        let mut auth_path = url.path().to_string();
+        if let Some(q) = url.query() {
+            auth_path.push('?');
+            auth_path.push_str(q);
+        }
+        let get_or_head = matches!(self.body, Body::None);
+        let auth_out = self.auth.output(
+            &auth::Request {
+                method: &self.method,
+                path: &auth_path,
+                get_or_head,
+                creds: self.creds.as_ref().map(|(u, p)| (u.as_str(), p.as_str())),
+                bearer: self.opts.bearer.as_deref(),
+                allowed: same_origin || self.opts.unrestricted_auth || self.creds_netrc,
+                custom_header: request::custom_has(&self.opts.headers, "Authorization"),
+            },
+            random12,
+        );
+        if let Some(n) = &auth_out.note {
+            self.verbose(n);
+        }
         let framing = match &self.body {
             Body::None => BodyFraming::None,
+            // Negotiating authentication: a probe without the body.
+            Body::Fields(_) | Body::Upload(_) | Body::PostRead(_) if self.auth.authneg => {
+                BodyFraming::Length {
+                    len: 0,
+                    form: !matches!(self.body, Body::Upload(_)),
+                }
+            }
             Body::Fields(f) => {
                 if self.method == "POST" || self.opts.custom_request.is_some() {
                     BodyFraming::Length {
@@ -1091,12 +1183,7 @@ impl Transfer {
                 framing,
                 http10: self.conn.as_ref().is_some_and(|c| c.http10),
                 cookie: cookie.as_deref(),
-                basic_auth: basic.as_deref(),
-                bearer: self
-                    .opts
-                    .bearer
-                    .as_deref()
-                    .filter(|_| same_origin || self.opts.unrestricted_auth),
+                authorization: auth_out.header.as_deref(),
                 referer: referer.as_deref(),
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
                 sensitive_ok: same_origin || self.opts.unrestricted_auth,
@@ -1112,10 +1199,12 @@ impl Transfer {
         self.up = Upload {
             chunked: framing == BodyFraming::Chunked,
             await_continue: expect_100,
-            body_done: framing == BodyFraming::None,
+            body_done: framing == BodyFraming::None || self.auth.authneg,
             ..Upload::default()
         };
-        if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && framing != BodyFraming::None
+        if matches!(self.body, Body::Upload(_) | Body::PostRead(_))
+            && framing != BodyFraming::None
+            && !self.auth.authneg
         {
             self.up.buf = vec![0u8; self.opts.upload_buffer_size + 32];
         }
@@ -1439,12 +1528,27 @@ impl Transfer {
             return Ok(());
         }
         if head::is_head_end(line) {
+            if self.resp.code >= 200 {
+                self.auth_act()?;
+            }
             self.deliver_header(line)?;
             return self.end_of_head();
         }
         let first_header = !self.resp.seen_header;
         head::check_header_line(trimmed, first_header)
             .map_err(|e| Error::new(Code::WeirdServerReply, e.to_string()))?;
+        if self.resp.code == 401 {
+            // curl reads a challenge before it shows the header line.
+            if let Some((name, value)) = head::split_header(trimmed) {
+                if name.eq_ignore_ascii_case(b"WWW-Authenticate") {
+                    let mut notes = Vec::new();
+                    self.auth.input(value, &mut notes);
+                    for n in notes {
+                        self.verbose(n);
+                    }
+                }
+            }
+        }
         self.deliver_header(line)?;
         self.resp.seen_header = true;
         if !first_header {
@@ -1548,6 +1652,29 @@ impl Transfer {
         Ok(())
     }
 
+    /// curl's `Curl_http_auth_act` at the end of a final response head: decide whether the
+    /// URL is asked again with (other) credentials, and then ignore this body.
+    fn auth_act(&mut self) -> Result<()> {
+        let code = self.resp.code as u16;
+        let retry = self.auth.act(
+            code,
+            self.creds.is_some(),
+            self.opts.bearer.is_some(),
+            matches!(self.body, Body::None),
+        );
+        if !retry {
+            return Ok(());
+        }
+        self.auth_retry = true;
+        if self.resp.keepalive {
+            self.verbose("Ignoring the response-body");
+            if self.resp.content_length.is_some() {
+                self.verbose("setting size while ignoring");
+            }
+        }
+        Ok(())
+    }
+
     fn end_of_head(&mut self) -> Result<()> {
         let code = self.resp.code;
         if (100..200).contains(&code) {
@@ -1569,7 +1696,10 @@ impl Transfer {
             self.timers.clear(TimerId::Expect100);
             self.resp.keepalive = false;
         }
-        if self.opts.fail_on_error && code >= 400 {
+        if self.opts.fail_on_error
+            && code >= 400
+            && (code != 401 || self.auth.fail_401(self.creds.is_some()))
+        {
             self.resp.keepalive = false;
             return Err(Error::new(
                 Code::HttpReturnedError,
@@ -1726,7 +1856,7 @@ impl Transfer {
             return Ok(());
         }
         self.resp.body_bytes += data.len() as u64;
-        if self.redirect_to.is_some() {
+        if self.redirect_to.is_some() || self.auth_retry {
             return Ok(());
         }
         if let Some(max) = self.opts.max_filesize {
@@ -1810,6 +1940,12 @@ impl Transfer {
         }
         self.resp.phase = Phase::Complete;
         let reusable = self.resp.keepalive && self.up.body_done && !self.opts.forbid_reuse;
+        if self.auth_retry {
+            self.auth_retry = false;
+            self.redirect_to = None;
+            self.release_conn(cx, reusable);
+            return self.retry_for_auth(cx).map(|_| true);
+        }
         if let Some(next) = self.redirect_to.take() {
             self.release_conn(cx, reusable);
             return self.follow(cx, next).map(|_| true);
@@ -1906,6 +2042,37 @@ impl Transfer {
         Ok(())
     }
 
+    /// Request the same URL again to answer an authentication challenge (curl's
+    /// `FOLLOW_RETRY`): no redirect is counted.
+    fn retry_for_auth(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        // curl counts the retry as a followed redirect, against --max-redirs too.
+        let max = self.opts.max_redirs;
+        if max >= 0 && self.info.redirect_count as i64 >= max {
+            return Err(Error::new(
+                Code::TooManyRedirects,
+                format!("Maximum ({max}) redirects followed"),
+            ));
+        }
+        self.info.redirect_count += 1;
+        let url = self.url.clone().expect("url");
+        self.verbose(&format!(
+            "Issue another request to this URL: '{}'",
+            url.to_url_string()
+        ));
+        if matches!(self.body, Body::Upload(_) | Body::PostRead(_))
+            && self.info.size_upload > 0
+            && !self.handler.rewind()
+        {
+            return Err(Error::new(
+                Code::SendFailRewind,
+                "necessary data rewind was not possible",
+            ));
+        }
+        let _ = cx;
+        self.state = State::Init;
+        Ok(())
+    }
+
     fn finish(&mut self, cx: &mut Cx<'_>, r: Result<()>) {
         if r.is_err() {
             self.conn = None;
@@ -1974,6 +2141,14 @@ fn write_error(passed: usize, returned: usize) -> Error {
         Code::WriteError,
         format!("Failure writing output to destination, passed {passed} returned {returned}"),
     )
+}
+
+/// 12 random bytes, for a Digest client nonce.
+fn random12() -> [u8; 12] {
+    let mut b = [0u8; 12];
+    // The system RNG does not fail on Linux; a zero nonce would still be a valid one.
+    let _ = aws_lc_rs::rand::fill(&mut b);
+    b
 }
 
 fn trim_eol(line: &[u8]) -> &[u8] {

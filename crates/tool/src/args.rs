@@ -57,6 +57,14 @@ opts![
         "Enable the ALPN TLS extension",
         "tls http"
     ),
+    (
+        "anyauth",
+        None,
+        Bool,
+        "",
+        "Pick any authentication method",
+        "http proxy auth"
+    ),
     ("basic", None, Bool, "", "HTTP Basic Authentication", "auth"),
     (
         "buffer",
@@ -241,6 +249,14 @@ opts![
         "<data>",
         "HTTP POST data URL encoded",
         "http post upload"
+    ),
+    (
+        "digest",
+        None,
+        Bool,
+        "",
+        "HTTP Digest Authentication",
+        "proxy auth http"
     ),
     ("disable", Some('q'), Bool, "", "Disable .curlrc", "curl"),
     (
@@ -470,6 +486,30 @@ opts![
         "<seconds>",
         "Maximum time allowed for transfer",
         "connection timeout"
+    ),
+    (
+        "netrc",
+        Some('n'),
+        Bool,
+        "",
+        "Must read .netrc for username and password",
+        "auth"
+    ),
+    (
+        "netrc-file",
+        None,
+        Arg,
+        "<filename>",
+        "Specify FILE for netrc",
+        "auth"
+    ),
+    (
+        "netrc-optional",
+        None,
+        Bool,
+        "",
+        "Use either .netrc or URL",
+        "auth"
     ),
     (
         "next",
@@ -944,6 +984,11 @@ pub struct Operation {
     pub cookie: Vec<String>,
     pub cookie_jar: Option<String>,
     pub bearer: Option<String>,
+    /// `CURLAUTH_*` bits from --basic, --digest, --anyauth, --oauth2-bearer; 0 = default.
+    pub authtype: u32,
+    pub netrc: bool,
+    pub netrc_optional: bool,
+    pub netrc_file: Option<String>,
     pub junk_session_cookies: bool,
 }
 
@@ -1017,6 +1062,15 @@ struct Parser {
 impl Parser {
     fn op(&mut self) -> &mut Operation {
         self.cfg.ops.last_mut().expect("one operation")
+    }
+
+    /// `--basic`, `--digest`: add or remove one authentication scheme.
+    fn auth_bit(&mut self, bit: u32, on: bool) {
+        if on {
+            self.op().authtype |= bit;
+        } else {
+            self.op().authtype &= !bit;
+        }
     }
 
     fn add_url(&mut self, u: String) {
@@ -1282,9 +1336,21 @@ impl Parser {
             "proto-default" => self.op().proto_default = Some(a()),
             "cookie" => self.op().cookie.push(a()),
             "cookie-jar" => self.op().cookie_jar = Some(a()),
-            // Basic is the default (and only) scheme for -u so far.
-            "basic" => {}
-            "oauth2-bearer" => self.op().bearer = Some(a()),
+            "basic" => self.auth_bit(oxcurl_core::auth::BASIC, on),
+            "digest" => self.auth_bit(oxcurl_core::auth::DIGEST, on),
+            // --no-anyauth leaves the schemes alone, as in curl.
+            "anyauth" => {
+                if on {
+                    self.op().authtype = oxcurl_core::auth::ANY;
+                }
+            }
+            "oauth2-bearer" => {
+                self.op().bearer = Some(a());
+                self.op().authtype |= oxcurl_core::auth::BEARER;
+            }
+            "netrc" => self.op().netrc = on,
+            "netrc-optional" => self.op().netrc_optional = on,
+            "netrc-file" => self.op().netrc_file = Some(a()),
             "fail-early" => self.cfg.global.fail_early = on,
             "junk-session-cookies" => self.op().junk_session_cookies = on,
             "config" => {

@@ -983,6 +983,18 @@ fn configure(
     o.cookie = oxcurl_core::cookie::CookieArg::join_data(&data);
     o.cookie_jar = op.cookie_jar.clone();
     o.bearer = op.bearer.clone();
+    if op.authtype != 0 {
+        o.httpauth = op.authtype;
+    }
+    // curl: --netrc-optional wins; --netrc or --netrc-file make .netrc required.
+    o.netrc = if op.netrc_optional {
+        oxcurl_core::options::NetrcMode::Optional
+    } else if op.netrc || op.netrc_file.is_some() {
+        oxcurl_core::options::NetrcMode::Required
+    } else {
+        oxcurl_core::options::NetrcMode::Ignored
+    };
+    o.netrc_file = op.netrc_file.clone();
     o.cookie_session = op.junk_session_cookies;
     o.verbose = g.verbose > 0 || g.trace.is_some();
 

@@ -28,10 +28,8 @@ pub struct RequestParts<'a> {
     pub http10: bool,
     /// The `Cookie:` value: the jar's matching cookies and the user's string.
     pub cookie: Option<&'a [u8]>,
-    /// Send `Authorization: Basic` (credentials allowed for this host).
-    pub basic_auth: Option<&'a str>,
-    /// Send `Authorization: Bearer` with this token.
-    pub bearer: Option<&'a str>,
+    /// The `Authorization:` value (`Basic ...`, `Digest ...`, `Bearer ...`), if any.
+    pub authorization: Option<&'a [u8]>,
     pub referer: Option<&'a str>,
     pub expect_100: bool,
     /// Custom `Authorization:` and `Cookie:` headers may go to this host: the first one of a
@@ -74,14 +72,10 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         None if custom_has(h, "Host") => {}
         None => push(out, &["Host: ", p.host_header, "\r\n"]),
     }
-    if let Some(b) = p.basic_auth {
-        if !custom_has(h, "Authorization") {
-            push(out, &["Authorization: Basic ", b, "\r\n"]);
-        }
-    } else if let Some(t) = p.bearer {
-        if !custom_has(h, "Authorization") {
-            push(out, &["Authorization: Bearer ", t, "\r\n"]);
-        }
+    if let Some(a) = p.authorization {
+        out.extend_from_slice(b"Authorization: ");
+        out.extend_from_slice(a);
+        out.extend_from_slice(b"\r\n");
     }
     if let Some(r) = range_value(opts) {
         if !custom_has(h, "Range") {
@@ -224,8 +218,7 @@ mod tests {
                     .as_deref()
                     .filter(|_| !custom_has(&opts.headers, "Cookie"))
                     .map(str::as_bytes),
-                basic_auth: None,
-                bearer: None,
+                authorization: None,
                 referer: None,
                 expect_100: false,
                 sensitive_ok,

@@ -1,0 +1,740 @@
+//! Differential tests for HTTP authentication (`-u` with `--basic`, `--digest`, `--anyauth`,
+//! `--oauth2-bearer`) and `.netrc` (`-n`, `--netrc-file`, `--netrc-optional`): the requests
+//! oxcurl and curl 8.14.1 send through a 401 negotiation, their output and exit codes.
+//!
+//! Digest client nonces are random, so the `cnonce` and `response` values are masked when
+//! comparing; each run's response is then checked against RFC 7616 with that run's cnonce.
+
+use md5::{Digest as _, Md5};
+use oxcurl_testsupport::{Case, CaseResult, Reply};
+use sha2::Sha256;
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+fn challenge(value: &str) -> Reply {
+    Reply::status(
+        401,
+        &[("WWW-Authenticate", value), ("Content-Type", "text/plain")],
+        "denied\n",
+    )
+}
+
+/// Mask `cnonce="..."` and `response="..."` values (random per run).
+fn mask_digest(data: &[u8]) -> Vec<u8> {
+    let s = String::from_utf8_lossy(data);
+    let mut out = String::with_capacity(s.len());
+    let mut rest: &str = &s;
+    loop {
+        let next = ["cnonce=\"", "response=\""]
+            .iter()
+            .filter_map(|k| rest.find(k).map(|i| (i, k.len())))
+            .min();
+        match next {
+            Some((i, klen)) => {
+                out.push_str(&rest[..i + klen]);
+                rest = &rest[i + klen..];
+                let end = rest.find('"').unwrap_or(rest.len());
+                out.push_str("MASKED");
+                rest = &rest[end..];
+            }
+            None => {
+                out.push_str(rest);
+                break;
+            }
+        }
+    }
+    out.into_bytes()
+}
+
+/// The verbose lines about authentication and the header lines.
+fn auth_lines(d: &[u8]) -> Vec<u8> {
+    let s = String::from_utf8_lossy(&mask_digest(d)).into_owned();
+    s.lines()
+        .filter(|l| {
+            l.starts_with("> ")
+                || l.starts_with("< ")
+                || l.contains(" auth ")
+                || l.contains("Authentication")
+                || l.contains("Ignoring")
+                || l.contains("Issue another")
+                || l.contains("setting size")
+                || l.contains("netrc")
+                || l.contains("Couldn't find host")
+        })
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+fn digest_case(name: &str, args: &[&str]) -> Case {
+    Case::new(name)
+        .args(args)
+        .normalise_requests_with(mask_digest)
+        .normalise_with(mask_digest)
+}
+
+/// Recompute each Digest `Authorization` a run sent (RFC 7616, qop=auth or none) and
+/// compare it with the `response` it carried.
+fn check_digest(r: &CaseResult, user: &str, pass: &str) {
+    for run in [&r.reference, &r.oxcurl] {
+        let mut seen = 0;
+        for req in &run.requests {
+            let Some(auth) = req.header("Authorization") else {
+                continue;
+            };
+            let Some(fields) = auth.strip_prefix("Digest ") else {
+                continue;
+            };
+            seen += 1;
+            let get = |k: &str| -> Option<String> {
+                let pat = format!("{k}=");
+                let mut s = fields;
+                loop {
+                    let i = s.find(&pat)?;
+                    if i == 0 || s.as_bytes()[i - 1] == b' ' {
+                        let v = &s[i + pat.len()..];
+                        return Some(if let Some(q) = v.strip_prefix('"') {
+                            q[..q.find('"').unwrap()].to_string()
+                        } else {
+                            v.split(',').next().unwrap().to_string()
+                        });
+                    }
+                    s = &s[i + pat.len()..];
+                }
+            };
+            let algo = get("algorithm").unwrap_or_else(|| "MD5".into());
+            let h = |d: &str| -> String {
+                let bytes: Vec<u8> = if algo.eq_ignore_ascii_case("SHA-256") {
+                    Sha256::digest(d.as_bytes()).to_vec()
+                } else {
+                    Md5::digest(d.as_bytes()).to_vec()
+                };
+                bytes.iter().map(|b| format!("{b:02x}")).collect()
+            };
+            let realm = get("realm").unwrap();
+            let nonce = get("nonce").unwrap();
+            let uri = get("uri").unwrap();
+            let ha1 = h(&format!("{user}:{realm}:{pass}"));
+            let ha2 = h(&format!("{}:{uri}", req.method));
+            let want = match get("qop") {
+                Some(qop) => h(&format!(
+                    "{ha1}:{nonce}:{}:{}:{qop}:{ha2}",
+                    get("nc").unwrap(),
+                    get("cnonce").unwrap()
+                )),
+                None => h(&format!("{ha1}:{nonce}:{ha2}")),
+            };
+            assert_eq!(
+                get("response").unwrap(),
+                want,
+                "{}: {} sent a wrong digest: {auth}",
+                r.name,
+                run.program.display()
+            );
+        }
+        assert!(
+            seen > 0,
+            "{}: {} sent no Digest",
+            r.name,
+            run.program.display()
+        );
+    }
+}
+
+#[test]
+fn basic_is_default_for_user() {
+    Case::new("basic_is_default_for_user")
+        .args(&["-s", "-u", "alice:secret", "{url}/"])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn basic_verbose_names_scheme_and_user() {
+    Case::new("basic_verbose_names_scheme_and_user")
+        .args(&["-s", "-v", "--basic", "-u", "alice:secret", "{url}/"])
+        .reply(Reply::ok("x"))
+        .compare_stderr(true)
+        .normalise_with(auth_lines)
+        .run(OXCURL);
+}
+
+#[test]
+fn basic_refused_shows_the_401() {
+    Case::new("basic_refused_shows_the_401")
+        .args(&["-s", "-v", "-u", "alice:wrong", "{url}/"])
+        .reply(challenge("Basic realm=\"r\""))
+        .compare_stderr(true)
+        .normalise_with(auth_lines)
+        .run(OXCURL);
+}
+
+#[test]
+fn basic_refused_with_fail() {
+    Case::new("basic_refused_with_fail")
+        .args(&["-sS", "-f", "-u", "alice:wrong", "{url}/"])
+        .reply(challenge("Basic realm=\"r\""))
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn digest_get_md5_qop_auth() {
+    let r = digest_case(
+        "digest_get_md5_qop_auth",
+        &["-s", "--digest", "-u", "alice:secret", "{url}/dir/file?x=1"],
+    )
+    .replies(vec![
+        challenge(
+            "Digest realm=\"testrealm\", nonce=\"1053604145\", qop=\"auth\", algorithm=MD5, opaque=\"5ccc069c403ebaf9f0171e9517f40e41\"",
+        ),
+        Reply::ok("secret data\n"),
+    ])
+    .run(OXCURL);
+    check_digest(&r, "alice", "secret");
+}
+
+#[test]
+fn digest_verbose_lines() {
+    digest_case(
+        "digest_verbose_lines",
+        &["-s", "-v", "--digest", "-u", "alice:secret", "{url}/"],
+    )
+    .replies(vec![
+        challenge("Digest realm=\"r\", nonce=\"abc\", qop=\"auth\""),
+        Reply::ok("ok\n"),
+    ])
+    .compare_stderr(true)
+    .normalise_with(auth_lines)
+    .run(OXCURL);
+}
+
+#[test]
+fn digest_without_qop() {
+    let r = digest_case(
+        "digest_without_qop",
+        &["-s", "--digest", "-u", "testuser:testpass", "{url}/64"],
+    )
+    .replies(vec![
+        challenge("Digest realm=\"testrealm\", nonce=\"1053604145\""),
+        Reply::ok("ok\n"),
+    ])
+    .run(OXCURL);
+    check_digest(&r, "testuser", "testpass");
+}
+
+#[test]
+fn digest_sha256() {
+    let r = digest_case(
+        "digest_sha256",
+        &["-s", "--digest", "-u", "Mufasa:Circle of Life", "{url}/dir/index.html"],
+    )
+    .replies(vec![
+        challenge(
+            "Digest realm=\"http-auth@example.org\", qop=\"auth, auth-int\", algorithm=SHA-256, nonce=\"7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v\", opaque=\"FQhe/qaU925kfnzjCev0ciny7QMkPqMAFRtzCUYo5tdS\"",
+        ),
+        Reply::ok("ok\n"),
+    ])
+    .run(OXCURL);
+    check_digest(&r, "Mufasa", "Circle of Life");
+}
+
+#[test]
+fn digest_userhash_and_sha512_256() {
+    digest_case(
+        "digest_userhash_and_sha512_256",
+        &["-s", "--digest", "-u", "J\u{e4}s\u{f8}n Doe:Secret", "{url}/doe.json"],
+    )
+    .replies(vec![
+        challenge(
+            "Digest realm=\"api@example.org\", qop=\"auth\", algorithm=SHA-512-256, nonce=\"5TsQWLVdgBdmrQ0XsxbDODV+57QdFR34I9HAbC/RVvkK\", opaque=\"HRPCssKJSGjCrkzDg8OhwpzCiGPChXYjwrI2QmXDnsOS\", charset=UTF-8, userhash=true",
+        ),
+        Reply::ok("ok\n"),
+    ])
+    .run(OXCURL);
+}
+
+#[test]
+fn digest_post_probes_without_body() {
+    let r = digest_case(
+        "digest_post_probes_without_body",
+        &[
+            "-s",
+            "--digest",
+            "-u",
+            "alice:secret",
+            "-d",
+            "hello=world",
+            "{url}/form",
+        ],
+    )
+    .replies(vec![
+        challenge("Digest realm=\"r\", nonce=\"n1\", qop=\"auth\""),
+        Reply::ok("posted\n"),
+    ])
+    .run(OXCURL);
+    check_digest(&r, "alice", "secret");
+    assert_eq!(r.oxcurl.requests[0].header("Content-Length"), Some("0"));
+    assert_eq!(r.oxcurl.requests[1].body, b"hello=world");
+}
+
+#[test]
+fn digest_post_probe_answered_with_200() {
+    // The server lets the probe through: curl sends the real request once more.
+    digest_case(
+        "digest_post_probe_answered_with_200",
+        &[
+            "-s",
+            "--digest",
+            "-u",
+            "alice:secret",
+            "-d",
+            "a=b",
+            "{url}/form",
+        ],
+    )
+    .replies(vec![Reply::ok("probe ok\n"), Reply::ok("real\n")])
+    .run(OXCURL);
+}
+
+#[test]
+fn digest_wrong_password_stops() {
+    digest_case(
+        "digest_wrong_password_stops",
+        &["-s", "-v", "--digest", "-u", "alice:wrong", "{url}/"],
+    )
+    .replies(vec![
+        challenge("Digest realm=\"r\", nonce=\"n1\""),
+        challenge("Digest realm=\"r\", nonce=\"n2\""),
+    ])
+    .compare_stderr(true)
+    .normalise_with(auth_lines)
+    .run(OXCURL);
+}
+
+#[test]
+fn digest_stale_nonce_retries() {
+    digest_case(
+        "digest_stale_nonce_retries",
+        &["-s", "--digest", "-u", "alice:secret", "{url}/"],
+    )
+    .replies(vec![
+        challenge("Digest realm=\"r\", nonce=\"n1\", qop=\"auth\""),
+        challenge("Digest realm=\"r\", nonce=\"n2\", qop=\"auth\", stale=true"),
+        Reply::ok("fresh\n"),
+    ])
+    .run(OXCURL);
+}
+
+#[test]
+fn digest_with_fail_and_wrong_password() {
+    digest_case(
+        "digest_with_fail_and_wrong_password",
+        &["-sS", "-f", "--digest", "-u", "alice:wrong", "{url}/"],
+    )
+    .replies(vec![
+        challenge("Digest realm=\"r\", nonce=\"n1\""),
+        challenge("Digest realm=\"r\", nonce=\"n2\""),
+    ])
+    .compare_stderr(true)
+    .run(OXCURL);
+}
+
+#[test]
+fn digest_bad_challenge_is_ignored() {
+    digest_case(
+        "digest_bad_challenge_is_ignored",
+        &["-s", "-v", "--digest", "-u", "alice:secret", "{url}/"],
+    )
+    .reply(challenge(
+        "Digest realm=\"r\", algorithm=SHA-1, nonce=\"n\"",
+    ))
+    .compare_stderr(true)
+    .normalise_with(auth_lines)
+    .run(OXCURL);
+}
+
+#[test]
+fn digest_challenge_with_connection_close() {
+    digest_case(
+        "digest_challenge_with_connection_close",
+        &["-s", "--digest", "-u", "alice:secret", "{url}/"],
+    )
+    .replies(vec![
+        Reply::status(
+            401,
+            &[
+                ("WWW-Authenticate", "Digest realm=\"r\", nonce=\"n1\""),
+                ("Connection", "close"),
+            ],
+            "denied\n",
+        ),
+        Reply::ok("ok\n"),
+    ])
+    .unordered_connections()
+    .run(OXCURL);
+}
+
+#[test]
+fn anyauth_picks_digest() {
+    let r = digest_case(
+        "anyauth_picks_digest",
+        &["-s", "--anyauth", "-u", "alice:secret", "{url}/"],
+    )
+    .replies(vec![
+        Reply::status(
+            401,
+            &[
+                ("WWW-Authenticate", "Basic realm=\"r\""),
+                (
+                    "WWW-Authenticate",
+                    "Digest realm=\"r\", nonce=\"n\", qop=\"auth\"",
+                ),
+            ],
+            "denied\n",
+        ),
+        Reply::ok("ok\n"),
+    ])
+    .run(OXCURL);
+    check_digest(&r, "alice", "secret");
+}
+
+#[test]
+fn anyauth_picks_basic() {
+    Case::new("anyauth_picks_basic")
+        .args(&["-s", "-v", "--anyauth", "-u", "alice:secret", "{url}/"])
+        .replies(vec![challenge("Basic realm=\"r\""), Reply::ok("ok\n")])
+        .compare_stderr(true)
+        .normalise_with(auth_lines)
+        .run(OXCURL);
+}
+
+#[test]
+fn anyauth_post_sends_body_first() {
+    Case::new("anyauth_post_sends_body_first")
+        .args(&[
+            "-s",
+            "--anyauth",
+            "-u",
+            "alice:secret",
+            "-d",
+            "x=1",
+            "{url}/",
+        ])
+        .replies(vec![challenge("Basic realm=\"r\""), Reply::ok("ok\n")])
+        .run(OXCURL);
+}
+
+#[test]
+fn anyauth_without_known_scheme() {
+    Case::new("anyauth_without_known_scheme")
+        .args(&["-s", "--anyauth", "-u", "alice:secret", "{url}/"])
+        .reply(challenge("Weird realm=\"r\""))
+        .run(OXCURL);
+}
+
+#[test]
+fn digest_and_basic_together() {
+    digest_case(
+        "digest_and_basic_together",
+        &["-s", "--digest", "--basic", "-u", "alice:secret", "{url}/"],
+    )
+    .replies(vec![
+        challenge("Digest realm=\"r\", nonce=\"n\""),
+        Reply::ok("ok\n"),
+    ])
+    .run(OXCURL);
+}
+
+#[test]
+fn no_digest_turns_it_off() {
+    Case::new("no_digest_turns_it_off")
+        .args(&[
+            "-s",
+            "--digest",
+            "--no-digest",
+            "--basic",
+            "-u",
+            "a:b",
+            "{url}/",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn bearer_sent() {
+    Case::new("bearer_sent")
+        .args(&["-s", "-v", "--oauth2-bearer", "tok123", "{url}/"])
+        .reply(Reply::ok("ok\n"))
+        .compare_stderr(true)
+        .normalise_with(auth_lines)
+        .run(OXCURL);
+}
+
+#[test]
+fn bearer_refused() {
+    Case::new("bearer_refused")
+        .args(&["-s", "-v", "--oauth2-bearer", "tok123", "{url}/"])
+        .reply(challenge("Bearer realm=\"r\""))
+        .compare_stderr(true)
+        .normalise_with(auth_lines)
+        .run(OXCURL);
+}
+
+#[test]
+fn digest_not_sent_to_other_host_on_redirect() {
+    digest_case(
+        "digest_not_sent_to_other_host_on_redirect",
+        &[
+            "-s",
+            "-L",
+            "--digest",
+            "-u",
+            "alice:secret",
+            "http://127.0.0.1:{port}/a",
+        ],
+    )
+    .replies(vec![
+        challenge("Digest realm=\"r\", nonce=\"n\""),
+        Reply::status(302, &[("Location", "http://localhost:{port}/b")], ""),
+        Reply::ok("landed\n"),
+    ])
+    .run(OXCURL);
+}
+
+#[test]
+fn auth_headers_with_include() {
+    digest_case(
+        "auth_headers_with_include",
+        &["-s", "-i", "--digest", "-u", "alice:secret", "{url}/"],
+    )
+    .replies(vec![
+        challenge("Digest realm=\"r\", nonce=\"n\""),
+        Reply::ok("ok\n"),
+    ])
+    .run(OXCURL);
+}
+
+#[test]
+fn write_out_codes_after_auth() {
+    digest_case(
+        "write_out_codes_after_auth",
+        &[
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code} %{num_redirects} %{size_download}\\n",
+            "--digest",
+            "-u",
+            "alice:secret",
+            "{url}/",
+        ],
+    )
+    .replies(vec![
+        challenge("Digest realm=\"r\", nonce=\"n\""),
+        Reply::ok("ok\n"),
+    ])
+    .run(OXCURL);
+}
+
+const NETRC: &str = "machine 127.0.0.1 login alice password secret\n\
+                     machine localhost\n  login bob\n  password \"b o b\"\n";
+
+#[test]
+fn netrc_file_gives_credentials() {
+    Case::new("netrc_file_gives_credentials")
+        .file("netrc", NETRC)
+        .args(&[
+            "-s",
+            "--netrc-file",
+            "{tmp}/netrc",
+            "http://127.0.0.1:{port}/",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_quoted_password() {
+    Case::new("netrc_quoted_password")
+        .file("netrc", NETRC)
+        .args(&[
+            "-s",
+            "--netrc-file",
+            "{tmp}/netrc",
+            "http://localhost:{port}/",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_home_file_with_n() {
+    Case::new("netrc_home_file_with_n")
+        .file(".netrc", NETRC)
+        .env("HOME", "{tmp}")
+        .args(&["-s", "-n", "http://127.0.0.1:{port}/"])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_user_in_url_picks_its_password() {
+    Case::new("netrc_user_in_url_picks_its_password")
+        .file(
+            "netrc",
+            "machine 127.0.0.1 login alice password a1\nmachine 127.0.0.1 login bob password b2\n",
+        )
+        .args(&[
+            "-s",
+            "--netrc-file",
+            "{tmp}/netrc",
+            "http://bob@127.0.0.1:{port}/",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_required_ignores_url_password() {
+    Case::new("netrc_required_ignores_url_password")
+        .file("netrc", NETRC)
+        .args(&[
+            "-s",
+            "--netrc-file",
+            "{tmp}/netrc",
+            "http://alice:url@127.0.0.1:{port}/",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_optional_keeps_url_password() {
+    Case::new("netrc_optional_keeps_url_password")
+        .file("netrc", NETRC)
+        .args(&[
+            "-s",
+            "--netrc-optional",
+            "--netrc-file",
+            "{tmp}/netrc",
+            "http://alice:url@127.0.0.1:{port}/",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_user_option_wins() {
+    Case::new("netrc_user_option_wins")
+        .file("netrc", NETRC)
+        .args(&[
+            "-s",
+            "-n",
+            "--netrc-file",
+            "{tmp}/netrc",
+            "-u",
+            "x:y",
+            "http://127.0.0.1:{port}/",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_host_not_found() {
+    Case::new("netrc_host_not_found")
+        .file("netrc", "machine example.com login a password b\n")
+        .args(&[
+            "-s",
+            "-v",
+            "--netrc-file",
+            "{tmp}/netrc",
+            "http://127.0.0.1:{port}/",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .compare_stderr(true)
+        .normalise_with(auth_lines)
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_missing_file_is_error_26() {
+    Case::new("netrc_missing_file_is_error_26")
+        .args(&[
+            "-sS",
+            "--netrc-file",
+            "{tmp}/nope",
+            "http://127.0.0.1:{port}/",
+        ])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_optional_missing_file_is_fine() {
+    Case::new("netrc_optional_missing_file_is_fine")
+        .args(&[
+            "-s",
+            "--netrc-optional",
+            "--netrc-file",
+            "{tmp}/nope",
+            "http://127.0.0.1:{port}/",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_syntax_error() {
+    Case::new("netrc_syntax_error")
+        .file("netrc", "machine 127.0.0.1 login \"alice password x\n")
+        .args(&[
+            "-sS",
+            "--netrc-file",
+            "{tmp}/netrc",
+            "http://127.0.0.1:{port}/",
+        ])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_default_entry() {
+    Case::new("netrc_default_entry")
+        .file(
+            "netrc",
+            "machine example.com login a password b\ndefault login anon password guest\n",
+        )
+        .args(&[
+            "-s",
+            "--netrc-file",
+            "{tmp}/netrc",
+            "http://127.0.0.1:{port}/",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn netrc_with_digest() {
+    let r = digest_case(
+        "netrc_with_digest",
+        &[
+            "-s",
+            "--digest",
+            "--netrc-file",
+            "{tmp}/netrc",
+            "http://127.0.0.1:{port}/",
+        ],
+    )
+    .file("netrc", NETRC)
+    .replies(vec![
+        challenge("Digest realm=\"r\", nonce=\"n\", qop=\"auth\""),
+        Reply::ok("ok\n"),
+    ])
+    .run(OXCURL);
+    check_digest(&r, "alice", "secret");
+}
