@@ -28,6 +28,10 @@ fuzz_target!(|data: &[u8]| {
             assert!(!h.contains(&b'\n'));
         }
     }
+    let mut n = auth::ntlm::Ntlm::default();
+    if n.input(data).is_ok() {
+        let _ = n.type3("dom\\user", "pw", [4; 8], 0);
+    }
     let mut d = auth::digest::Digest::default();
     if d.input(data).is_ok() {
         let r = d.response(b"user", b"pw", "POST", b"/x", || [3; 12]);

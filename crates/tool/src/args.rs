@@ -560,6 +560,14 @@ opts![
         "tls"
     ),
     (
+        "ntlm",
+        None,
+        Bool,
+        "",
+        "HTTP NTLM authentication",
+        "auth http"
+    ),
+    (
         "oauth2-bearer",
         None,
         Arg,
@@ -1338,6 +1346,7 @@ impl Parser {
             "cookie-jar" => self.op().cookie_jar = Some(a()),
             "basic" => self.auth_bit(oxcurl_core::auth::BASIC, on),
             "digest" => self.auth_bit(oxcurl_core::auth::DIGEST, on),
+            "ntlm" => self.auth_bit(oxcurl_core::auth::NTLM, on),
             // --no-anyauth leaves the schemes alone, as in curl.
             "anyauth" => {
                 if on {

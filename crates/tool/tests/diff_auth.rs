@@ -738,3 +738,130 @@ fn netrc_with_digest() {
     .run(OXCURL);
     check_digest(&r, "alice", "secret");
 }
+
+/// A type-2 message without target info or NTLM2 key: curl answers with LM + NTLM v1,
+/// which carries no randomness, so the bytes compare exactly.
+const TYPE2_V1: &str = "NTLM TlRMTVNTUAACAAAAAgACADAAAACGggEAc51BlZCA7ZcAAAAAAAAAAG4AbgAyAAAAQ0MCAAQAQwBDAAEAEgBFAEwASQBTAEEAQgBFAFQASAAEABgAYwBjAC4AaQBjAGUAZABlAHYALgBuAHUAAwAsAGUAbABpAHMAYQBiAGUAdABoAC4AYwBjAC4AaQBjAGUAZABlAHYALgBuAHUAAAAAAA==";
+
+/// Mask the value of an NTLM type-3 message (random client nonce and time inside).
+fn mask_ntlm3(data: &[u8]) -> Vec<u8> {
+    let s = String::from_utf8_lossy(data);
+    s.split_inclusive('\n')
+        .map(|l| match l.find("NTLM TlRMTVNTUAAD") {
+            Some(i) => {
+                // Keep the fixed header (signature, type, first field) for comparison.
+                format!("{}NTLM-TYPE3-MASKED\r\n", &l[..i])
+            }
+            None => l.to_string(),
+        })
+        .collect::<String>()
+        .into_bytes()
+}
+
+#[test]
+fn ntlm_v1_handshake() {
+    Case::new("ntlm_v1_handshake")
+        .args(&["-s", "--ntlm", "-u", "dom\\user:pass", "{url}/"])
+        .replies(vec![challenge(TYPE2_V1), Reply::ok("ok\n")])
+        .run(OXCURL);
+}
+
+#[test]
+fn ntlm_unicode_user_without_domain() {
+    // Flags 0x00008201: unicode, NTLM, always sign.
+    Case::new("ntlm_unicode_user_without_domain")
+        .args(&["-s", "--ntlm", "-u", "testuser:testpass", "{url}/"])
+        .replies(vec![
+            challenge("NTLM TlRMTVNTUAACAAAAAAAAADAAAAABggAAU2VydmVyTm9uY2UAAAAAAAAAAAA="),
+            Reply::ok("ok\n"),
+        ])
+        .run(OXCURL);
+}
+
+#[test]
+fn ntlm_verbose_lines() {
+    Case::new("ntlm_verbose_lines")
+        .args(&["-s", "-v", "--ntlm", "-u", "dom\\user:pass", "{url}/"])
+        .replies(vec![
+            challenge("NTLM"),
+            challenge(TYPE2_V1),
+            Reply::ok("ok\n"),
+        ])
+        .compare_stderr(true)
+        .normalise_with(auth_lines)
+        .run(OXCURL);
+}
+
+#[test]
+fn ntlm_v2_with_target_info() {
+    // Flags 0x00888205 (unicode, NTLM, NTLM2 key, target info); the answer is NTLMv2 with a
+    // random client nonce and the time, so only its layout and the rest of the exchange
+    // compare.
+    let t2 = "NTLM TlRMTVNTUAACAAAAAAAAADAAAAAFgogAASNFZ4mrze8AAAAAAAAAABQAFAAwAAAAAgAMAEQATwBNAEEASQBOAAAAAAA=";
+    let r = Case::new("ntlm_v2_with_target_info")
+        .args(&["-s", "--ntlm", "-u", "user:pass", "{url}/"])
+        .replies(vec![challenge(t2), Reply::ok("ok\n")])
+        .normalise_requests_with(mask_ntlm3)
+        .run(OXCURL);
+    let auth = r.oxcurl.requests[1].header("Authorization").unwrap();
+    let v = auth.strip_prefix("NTLM ").unwrap();
+    let refv = r.reference.requests[1].header("Authorization").unwrap();
+    // Same layout: the header with the field lengths and offsets (LMv2 24, NTLMv2 16 + a
+    // blob carrying the target info) and the same total length.
+    assert_eq!(v.len(), refv.len() - 5, "{auth} vs {refv}");
+    assert_eq!(&v[..60], &refv[5..65], "{auth} vs {refv}");
+
+    // A target info flag without the NTLM2 key flag is answered with v1 (exact bytes).
+    Case::new("ntlm_target_info_without_ntlm2_key")
+        .args(&["-s", "--ntlm", "-u", "user:pass", "{url}/"])
+        .replies(vec![
+            challenge("NTLM TlRMTVNTUAACAAAADAAMADAAAAAFgoEAASNFZ4mrze8AAAAAAAAAACQAJAA8AAAARABPAE0AQQBJAE4AAgAMAEQATwBNAEEASQBOAAEADABTAEUAUgBWAEUAUgAAAAAA"),
+            Reply::ok("ok\n"),
+        ])
+        .run(OXCURL);
+}
+
+#[test]
+fn ntlm_rejected_after_type3() {
+    Case::new("ntlm_rejected_after_type3")
+        .args(&["-s", "-v", "--ntlm", "-u", "dom\\user:wrong", "{url}/"])
+        .replies(vec![challenge(TYPE2_V1), challenge("NTLM")])
+        .compare_stderr(true)
+        .normalise_with(auth_lines)
+        .run(OXCURL);
+}
+
+#[test]
+fn ntlm_post_probe() {
+    Case::new("ntlm_post_probe")
+        .args(&[
+            "-s",
+            "--ntlm",
+            "-u",
+            "dom\\user:pass",
+            "-d",
+            "data=1",
+            "{url}/",
+        ])
+        .replies(vec![challenge(TYPE2_V1), Reply::ok("ok\n")])
+        .run(OXCURL);
+}
+
+#[test]
+fn anyauth_picks_ntlm_over_basic() {
+    Case::new("anyauth_picks_ntlm_over_basic")
+        .args(&["-s", "--anyauth", "-u", "dom\\user:pass", "{url}/"])
+        .replies(vec![
+            Reply::status(
+                401,
+                &[
+                    ("WWW-Authenticate", "Basic realm=\"r\""),
+                    ("WWW-Authenticate", "NTLM"),
+                ],
+                "",
+            ),
+            challenge(TYPE2_V1),
+            Reply::ok("ok\n"),
+        ])
+        .run(OXCURL);
+}

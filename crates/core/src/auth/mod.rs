@@ -5,6 +5,7 @@
 
 pub mod digest;
 pub mod netrc;
+pub mod ntlm;
 
 /// `CURLAUTH_*` bits.
 pub const BASIC: u32 = 1 << 0;
@@ -20,7 +21,7 @@ pub const ANY: u32 = !DIGEST_IE;
 pub const ANYSAFE: u32 = !(BASIC | DIGEST_IE);
 
 /// The schemes this build can answer.
-const SUPPORTED: u32 = BASIC | DIGEST | BEARER;
+const SUPPORTED: u32 = BASIC | DIGEST | NTLM | BEARER;
 
 /// curl's `struct auth` plus the scheme states, for the origin host of one transfer.
 #[derive(Clone, Debug, Default)]
@@ -44,6 +45,7 @@ pub struct HostAuth {
     /// A probe was answered without a challenge: send the real request, unprobed.
     probe_passed: bool,
     pub digest: digest::Digest,
+    pub ntlm: ntlm::Ntlm,
 }
 
 /// What to put in the request.
@@ -104,7 +106,26 @@ impl HostAuth {
         let mut out = Output::default();
         let mut scheme = None;
         let (user, pass) = req.creds.unwrap_or(("", ""));
-        if self.picked == DIGEST {
+        if self.picked == NTLM {
+            scheme = Some("NTLM");
+            match self.ntlm.state {
+                ntlm::State::Type2 => {
+                    let r = random();
+                    let entropy = [r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]];
+                    let v = self.ntlm.type3(user, pass, entropy, filetime_now());
+                    out.header = Some(format!("NTLM {v}").into_bytes());
+                    self.done = true;
+                }
+                ntlm::State::Type3 | ntlm::State::Last => {
+                    // Authenticated: the connection carries it from now on.
+                    self.ntlm.state = ntlm::State::Last;
+                    self.done = true;
+                }
+                ntlm::State::None | ntlm::State::Type1 => {
+                    out.header = Some(format!("NTLM {}", ntlm::type1()).into_bytes());
+                }
+            }
+        } else if self.picked == DIGEST {
             scheme = Some("Digest");
             if self.digest.has_challenge() {
                 let mut path = req.path;
@@ -192,7 +213,30 @@ impl HostAuth {
                     notes.push("Bearer authentication problem, ignoring.");
                     self.problem = true;
                 }
-            } else if starts(b"NTLM") || starts(b"Negotiate") {
+            } else if starts(b"NTLM") {
+                self.avail |= NTLM;
+                self.avail_info |= NTLM;
+                if self.picked == NTLM {
+                    let rest = s[4..].trim_ascii_start();
+                    let rest = &rest[..rest.iter().position(|&c| c == b',').unwrap_or(rest.len())];
+                    match self.ntlm.input(rest.trim_ascii_end()) {
+                        Ok(()) => self.problem = false,
+                        Err(e) => {
+                            notes.push(match e {
+                                ntlm::NtlmError::Rejected => "NTLM handshake rejected",
+                                ntlm::NtlmError::Internal => {
+                                    "NTLM handshake failure (internal error)"
+                                }
+                                ntlm::NtlmError::BadType2 => {
+                                    "NTLM handshake failure (bad type-2 message)"
+                                }
+                            });
+                            notes.push("NTLM authentication problem, ignoring.");
+                            self.problem = true;
+                        }
+                    }
+                }
+            } else if starts(b"Negotiate") {
                 // Offered but not built in: never picked.
             }
             while let Some((&c, rest)) = s.split_first() {
@@ -249,6 +293,14 @@ impl HostAuth {
     pub fn fail_401(&self, has_user: bool) -> bool {
         !has_user || self.problem
     }
+}
+
+/// Now in Windows FILETIME units (100 ns since 1601), for NTLMv2.
+fn filetime_now() -> u64 {
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (unix.as_nanos() / 100) as u64 + 116_444_736_000_000_000
 }
 
 /// The name of one scheme bit, as curl prints it.
@@ -333,8 +385,8 @@ mod tests {
         a.picked = ANY;
         let mut notes = vec![];
         a.input(b"NTLM, Basic realm=\"a\"", &mut notes);
-        assert_eq!(a.avail_info, BASIC);
+        assert_eq!(a.avail_info, NTLM | BASIC);
         a.input(b"Digestive realm=\"a\"", &mut notes);
-        assert_eq!(a.avail_info, BASIC);
+        assert_eq!(a.avail_info, NTLM | BASIC);
     }
 }
