@@ -14,6 +14,7 @@ pub mod easy;
 pub mod error;
 pub mod hsts;
 pub mod info;
+pub mod mime;
 pub mod multi;
 pub mod options;
 pub mod parsedate;

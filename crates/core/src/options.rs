@@ -103,6 +103,8 @@ pub enum Body {
     Upload(Option<u64>),
     /// `CURLOPT_POST` with the read callback as source.
     PostRead(Option<u64>),
+    /// `CURLOPT_MIMEPOST`: a multipart form, streamed from its parts.
+    Mime(crate::mime::Mime),
 }
 
 /// Every setting of an easy handle.

@@ -153,6 +153,8 @@ struct Upload {
     /// Waiting for `100 Continue` before sending the body.
     await_continue: bool,
     body_done: bool,
+    /// `info.size_upload` when this request started.
+    upload_base: u64,
 }
 
 pub(crate) struct Transfer {
@@ -175,6 +177,9 @@ pub(crate) struct Transfer {
     first_origin: Option<(String, String, u16)>,
     referer: Option<String>,
     redirect_to: Option<String>,
+    /// The multipart body being sent, read from its parts (`Body::Mime`), and its size.
+    mime: Option<crate::mime::MimeReader>,
+    mime_size: Option<u64>,
     /// Authentication state for the origin (curl's `authhost` and Digest state).
     auth: HostAuth,
     /// The same URL is requested again to answer an authentication challenge.
@@ -220,6 +225,8 @@ impl Transfer {
             first_origin: None,
             referer,
             redirect_to: None,
+            mime: None,
+            mime_size: None,
             auth,
             auth_retry: false,
             creds: None,
@@ -362,6 +369,7 @@ impl Transfer {
         let ultotal = match self.body {
             Body::Fields(ref f) => f.len() as u64,
             Body::Upload(Some(n)) | Body::PostRead(Some(n)) => n,
+            Body::Mime(_) => self.mime_size.unwrap_or(0),
             _ => 0,
         };
         (self.resp.content_length.unwrap_or(0), ultotal)
@@ -492,6 +500,17 @@ impl Transfer {
         self.info.scheme = scheme.clone();
         self.method = self.request_method();
         self.find_credentials(&url)?;
+        if let Body::Mime(m) = &self.body {
+            // A fresh reader per request: redirects and auth retries send it again.
+            let (r, size) = m.reader().map_err(|_| {
+                Error::new(
+                    Code::ReadError,
+                    "Failed to open/read local data from file/application",
+                )
+            })?;
+            self.mime = Some(r);
+            self.mime_size = size;
+        }
 
         let (conn_host, conn_port) = self.connect_to(&host, port);
         let route = match &self.opts.unix_socket_path {
@@ -1050,7 +1069,7 @@ impl Transfer {
             "HEAD".into()
         } else {
             match self.body {
-                Body::Fields(_) | Body::PostRead(_) => "POST".into(),
+                Body::Fields(_) | Body::PostRead(_) | Body::Mime(_) => "POST".into(),
                 Body::Upload(_) => "PUT".into(),
                 Body::None => "GET".into(),
             }
@@ -1108,12 +1127,19 @@ impl Transfer {
         let framing = match &self.body {
             Body::None => BodyFraming::None,
             // Negotiating authentication: a probe without the body.
-            Body::Fields(_) | Body::Upload(_) | Body::PostRead(_) if self.auth.authneg => {
+            Body::Fields(_) | Body::Upload(_) | Body::PostRead(_) | Body::Mime(_)
+                if self.auth.authneg =>
+            {
                 BodyFraming::Length {
                     len: 0,
-                    form: !matches!(self.body, Body::Upload(_)),
+                    form: matches!(self.body, Body::Fields(_) | Body::PostRead(_)),
                 }
             }
+            Body::Mime(_) => match self.mime_size {
+                Some(len) => BodyFraming::Length { len, form: false },
+                None if self.opts.http_version == HttpVersionPref::V1_0 => BodyFraming::None,
+                None => BodyFraming::Chunked,
+            },
             Body::Fields(f) => {
                 if self.method == "POST" || self.opts.custom_request.is_some() {
                     BodyFraming::Length {
@@ -1148,6 +1174,10 @@ impl Transfer {
             };
         self.req.clear();
         let referer = self.referer.clone();
+        let mime_type = match &self.body {
+            Body::Mime(m) if !self.auth.authneg => Some(m.content_type()),
+            _ => None,
+        };
         // A custom Cookie header replaces the user's cookie string, not the jar's cookies.
         let user = self
             .opts
@@ -1183,6 +1213,7 @@ impl Transfer {
                 framing,
                 http10: self.conn.as_ref().is_some_and(|c| c.http10),
                 cookie: cookie.as_deref(),
+                content_type: mime_type.as_deref(),
                 authorization: auth_out.header.as_deref(),
                 referer: referer.as_deref(),
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
@@ -1200,10 +1231,13 @@ impl Transfer {
             chunked: framing == BodyFraming::Chunked,
             await_continue: expect_100,
             body_done: framing == BodyFraming::None || self.auth.authneg,
+            upload_base: self.info.size_upload,
             ..Upload::default()
         };
-        if matches!(self.body, Body::Upload(_) | Body::PostRead(_))
-            && framing != BodyFraming::None
+        if matches!(
+            self.body,
+            Body::Upload(_) | Body::PostRead(_) | Body::Mime(_)
+        ) && framing != BodyFraming::None
             && !self.auth.authneg
         {
             self.up.buf = vec![0u8; self.opts.upload_buffer_size + 32];
@@ -1241,7 +1275,12 @@ impl Transfer {
                 false => return Ok(false),
             }
         }
-        self.verbose("Request completely sent off");
+        let sent = self.info.size_upload - self.up.upload_base;
+        if sent > 0 {
+            self.verbose(&format!("upload completely sent off: {sent} bytes"));
+        } else {
+            self.verbose("Request completely sent off");
+        }
         self.info.time_posttransfer = cx.now.duration_since(self.started);
         self.state = State::Recv;
         Ok(true)
@@ -1271,7 +1310,7 @@ impl Transfer {
                     Err(e) => Err(send_error(&e)),
                 }
             }
-            Body::Upload(_) | Body::PostRead(_) => {
+            Body::Upload(_) | Body::PostRead(_) | Body::Mime(_) => {
                 if self.up.pos == self.up.len {
                     if self.up.eof {
                         self.up.body_done = true;
@@ -1305,7 +1344,19 @@ impl Transfer {
     fn fill_upload(&mut self) -> Result<()> {
         let cap = self.opts.upload_buffer_size;
         let (start, room) = if self.up.chunked { (18, cap) } else { (0, cap) };
-        let n = match self.handler.read(&mut self.up.buf[start..start + room]) {
+        let read = match self.mime.as_mut() {
+            Some(m) => match m.read(&mut self.up.buf[start..start + room]) {
+                Ok(n) => ReadResult::Data(n),
+                Err(_) => {
+                    return Err(Error::new(
+                        Code::ReadError,
+                        "Failed to open/read local data from file/application",
+                    ))
+                }
+            },
+            None => self.handler.read(&mut self.up.buf[start..start + room]),
+        };
+        let n = match read {
             ReadResult::Data(n) => n.min(room),
             ReadResult::Abort => {
                 return Err(Error::new(
@@ -2018,7 +2069,10 @@ impl Transfer {
         // curl's method rules (lib/http.c, Curl_follow): they look at the kind of request (a
         // POST is one with a request body from -d and friends), not at a -X method, which is
         // kept; switching to GET drops the body.
-        let is_post = matches!(self.body, Body::Fields(_) | Body::PostRead(_));
+        let is_post = matches!(
+            self.body,
+            Body::Fields(_) | Body::PostRead(_) | Body::Mime(_)
+        );
         let is_get = matches!(self.body, Body::None) && !self.opts.nobody;
         let switch_to_get = match code {
             301 => is_post && !self.opts.post301,

@@ -308,6 +308,30 @@ opts![
         "tls"
     ),
     (
+        "form",
+        Some('F'),
+        Arg,
+        "<name=content>",
+        "Specify multipart MIME data",
+        "http upload post imap smtp"
+    ),
+    (
+        "form-escape",
+        None,
+        Bool,
+        "",
+        "Escape form fields using backslash",
+        "http upload post"
+    ),
+    (
+        "form-string",
+        None,
+        Arg,
+        "<name=string>",
+        "Specify multipart MIME data",
+        "http upload post smtp imap"
+    ),
+    (
         "get",
         Some('G'),
         Bool,
@@ -998,6 +1022,11 @@ pub struct Operation {
     pub netrc_optional: bool,
     pub netrc_file: Option<String>,
     pub junk_session_cookies: bool,
+    /// `-F`/`--form-string` parts, parsed as given.
+    pub form: Vec<oxcurl_core::mime::MimePart>,
+    pub form_escape: bool,
+    /// A `-F` named an unknown encoder: the transfer fails as curl_mime_encoder does (43).
+    pub form_bad_encoder: bool,
 }
 
 /// A URL with its own output and upload settings (`-o`/`-O` and `-T` each pair with URLs
@@ -1065,6 +1094,8 @@ fn perr(msg: impl Into<String>) -> ParseError {
 
 struct Parser {
     cfg: Config,
+    /// The option as typed (`-F`, `--form`), for messages that name it so.
+    typed: String,
 }
 
 impl Parser {
@@ -1357,6 +1388,28 @@ impl Parser {
                 self.op().bearer = Some(a());
                 self.op().authtype |= oxcurl_core::auth::BEARER;
             }
+            "form" | "form-string" => {
+                let mut warnings = Vec::new();
+                let r = crate::formparse::parse(&a(), name == "form-string", &mut warnings);
+                if !self.cfg.global.silent {
+                    for w in &warnings {
+                        eprint!("{}", warning_text(w));
+                    }
+                }
+                match r {
+                    Ok((part, bad_encoder)) => {
+                        self.op().form.push(part);
+                        self.op().form_bad_encoder |= bad_encoder;
+                    }
+                    Err(e) => {
+                        if !self.cfg.global.silent {
+                            eprint!("{}", warning_text(&e));
+                        }
+                        return Err(perr(format!("option {}: is badly used here", self.typed)));
+                    }
+                }
+            }
+            "form-escape" => self.op().form_escape = on,
             "netrc" => self.op().netrc = on,
             "netrc-optional" => self.op().netrc_optional = on,
             "netrc-file" => self.op().netrc_file = Some(a()),
@@ -1413,6 +1466,7 @@ impl Parser {
                 } else {
                     None
                 };
+                self.typed = arg.split('=').next().unwrap_or(arg).to_string();
                 self.apply(o, negated, val)?;
                 continue;
             }
@@ -1439,9 +1493,11 @@ impl Parser {
                             None => return Err(perr(format!("option -{c}: requires parameter"))),
                         }
                     };
+                    self.typed = format!("-{c}");
                     self.apply(o, false, Some(val))?;
                     break;
                 }
+                self.typed = format!("-{c}");
                 self.apply(o, false, None)?;
             }
         }
@@ -1590,6 +1646,7 @@ pub fn parse(args: &[String]) -> Result<Config, ParseError> {
             }],
             action: None,
         },
+        typed: String::new(),
     };
     if args.first().map(|a| a.as_str()) != Some("-q")
         && args.first().map(|a| a.as_str()) != Some("--disable")
@@ -1641,6 +1698,11 @@ fn method_conflict(op: &Operation) -> Option<String> {
     };
     if (!op.data.is_empty() || op.json) && !op.get {
         if let Some(m) = set(POST) {
+            return Some(m);
+        }
+    }
+    if !op.form.is_empty() {
+        if let Some(m) = set("multipart formpost (-F, --form)") {
             return Some(m);
         }
     }

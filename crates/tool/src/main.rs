@@ -2,6 +2,7 @@
 //! engine. It reaches the engine only through `Options` and the `Handler` callbacks.
 
 mod args;
+mod formparse;
 mod glob;
 mod help;
 mod operate;

@@ -874,6 +874,20 @@ fn configure(
     } else if let Some(d) = data {
         o.body = Body::Fields(d);
     }
+    if op.form_bad_encoder {
+        return Err(Error::new(
+            Code::BadFunctionArgument,
+            Code::BadFunctionArgument.strerror(),
+        ));
+    }
+    if !op.form.is_empty() {
+        o.body = Body::Mime(oxcurl_core::mime::Mime {
+            subtype: "form-data",
+            boundary: oxcurl_core::mime::random_boundary(),
+            parts: op.form.clone(),
+            backslash_escape: op.form_escape,
+        });
+    }
     if let Some((_, len, _)) = &upload {
         o.body = Body::Upload(*len);
     }

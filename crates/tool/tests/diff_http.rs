@@ -690,7 +690,6 @@ fn json_option_user_accept() {
 }
 
 #[test]
-#[ignore = "issue 2: -F is rejected as an unknown option (exit 2)"]
 fn form_multipart_fields() {
     Case::new("form_multipart_fields")
         .args(&["-s", "-F", "a=1", "-F", "b=two", "{url}/form"])
@@ -700,7 +699,6 @@ fn form_multipart_fields() {
 }
 
 #[test]
-#[ignore = "issue 2: -F is rejected as an unknown option (exit 2)"]
 fn form_multipart_file() {
     Case::new("form_multipart_file")
         .args(&["-s", "-F", "f=@{tmp}/up.txt", "{url}/form"])
@@ -720,6 +718,10 @@ fn mask_boundary(data: &[u8]) -> Vec<u8> {
         if data[i..].starts_with(marker) {
             out.extend_from_slice(b"BOUNDARY");
             i += marker.len();
+            // A delimiter line has two more dashes in front of the boundary.
+            while i < data.len() && data[i] == b'-' {
+                i += 1;
+            }
             while i < data.len() && data[i].is_ascii_alphanumeric() {
                 i += 1;
             }

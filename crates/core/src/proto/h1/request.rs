@@ -31,6 +31,8 @@ pub struct RequestParts<'a> {
     /// The `Authorization:` value (`Basic ...`, `Digest ...`, `Bearer ...`), if any.
     pub authorization: Option<&'a [u8]>,
     pub referer: Option<&'a str>,
+    /// The body's own `Content-Type` (a multipart boundary), sent after its length.
+    pub content_type: Option<&'a str>,
     pub expect_100: bool,
     /// Custom `Authorization:` and `Cookie:` headers may go to this host: the first one of a
     /// redirect chain, the same origin again, or any with `--location-trusted`.
@@ -131,6 +133,11 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
             out.extend_from_slice(b"Content-Type: application/x-www-form-urlencoded\r\n");
         }
     }
+    if let Some(ct) = p.content_type {
+        if !custom_has(h, "Content-Type") {
+            push(out, &["Content-Type: ", ct, "\r\n"]);
+        }
+    }
     if p.expect_100 && !custom_has(h, "Expect") {
         out.extend_from_slice(b"Expect: 100-continue\r\n");
     }
@@ -219,6 +226,7 @@ mod tests {
                     .filter(|_| !custom_has(&opts.headers, "Cookie"))
                     .map(str::as_bytes),
                 authorization: None,
+                content_type: None,
                 referer: None,
                 expect_100: false,
                 sensitive_ok,

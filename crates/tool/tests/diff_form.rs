@@ -1,0 +1,355 @@
+//! Differential tests for multipart forms (`-F`, `--form-string`, `--form-escape`): the
+//! bodies oxcurl and curl 8.14.1 send, their framing and the errors, with the random
+//! boundaries masked. Chunked bodies are compared after removing the chunk framing, since
+//! where chunks end depends on read sizes.
+
+use oxcurl_testsupport::{Case, Reply};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+fn mask_boundary(data: &[u8]) -> Vec<u8> {
+    let marker = b"------------------------";
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        if data[i..].starts_with(marker) {
+            out.extend_from_slice(b"BOUNDARY");
+            i += marker.len();
+            // A delimiter line has two more dashes in front of the boundary.
+            while i < data.len() && data[i] == b'-' {
+                i += 1;
+            }
+            while i < data.len() && data[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+        } else {
+            out.push(data[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Undo chunked framing after the head of each request on the connection.
+fn dechunk(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut rest = data;
+    while let Some(h) = find(rest, b"\r\n\r\n") {
+        let head = &rest[..h + 4];
+        out.extend_from_slice(head);
+        rest = &rest[h + 4..];
+        let chunked = String::from_utf8_lossy(head)
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked");
+        if !chunked {
+            let len = String::from_utf8_lossy(head)
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length: ")
+                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                })
+                .unwrap_or(0)
+                .min(rest.len());
+            out.extend_from_slice(&rest[..len]);
+            rest = &rest[len..];
+            continue;
+        }
+        out.extend_from_slice(b"<dechunked>");
+        loop {
+            let Some(e) = find(rest, b"\r\n") else {
+                return out;
+            };
+            let n =
+                usize::from_str_radix(String::from_utf8_lossy(&rest[..e]).trim(), 16).unwrap_or(0);
+            rest = &rest[e + 2..];
+            if n == 0 {
+                rest = &rest[rest.len().min(2)..];
+                break;
+            }
+            out.extend_from_slice(&rest[..n.min(rest.len())]);
+            rest = &rest[(n + 2).min(rest.len())..];
+        }
+    }
+    out.extend_from_slice(rest);
+    out
+}
+
+fn find(h: &[u8], n: &[u8]) -> Option<usize> {
+    h.windows(n.len()).position(|w| w == n)
+}
+
+fn form_case(name: &str, args: &[&str]) -> Case {
+    Case::new(name)
+        .args(args)
+        .reply(Reply::ok("ok\n"))
+        .normalise_requests_with(|d| mask_boundary(&dechunk(d)))
+}
+
+#[test]
+fn fields_and_types() {
+    form_case(
+        "fields_and_types",
+        &[
+            "-s",
+            "-F",
+            "name=value",
+            "-F",
+            "q=\"quoted;x\";type=text/plain",
+            "-F",
+            "t=v;type=text/plain; charset=utf-8",
+            "{url}/",
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn file_parts() {
+    form_case(
+        "file_parts",
+        &[
+            "-s",
+            "-F",
+            "f=@{tmp}/up.txt",
+            "-F",
+            "g=@{tmp}/up.txt;type=text/x-foo;filename=renamed.bin",
+            "-F",
+            "p=@{tmp}/pic.png",
+            "-F",
+            "u=@{tmp}/data.unknownext",
+            "{url}/",
+        ],
+    )
+    .file("up.txt", "file content\n")
+    .file("pic.png", "\u{89}PNG")
+    .file("data.unknownext", "raw")
+    .run(OXCURL);
+}
+
+#[test]
+fn file_contents_as_value() {
+    form_case(
+        "file_contents_as_value",
+        &["-s", "-F", "h=<{tmp}/up.txt", "{url}/"],
+    )
+    .file("up.txt", "file content\n")
+    .run(OXCURL);
+}
+
+#[test]
+fn several_files_nest_a_multipart() {
+    form_case(
+        "several_files_nest_a_multipart",
+        &["-s", "-F", "m=@{tmp}/a.png,{tmp}/up.txt", "{url}/"],
+    )
+    .file("a.png", "abc")
+    .file("up.txt", "file content\n")
+    .run(OXCURL);
+}
+
+#[test]
+fn quotes_in_names_are_escaped() {
+    form_case(
+        "quotes_in_names_are_escaped",
+        &[
+            "-s",
+            "-F",
+            "we\"ird=1",
+            "-F",
+            "fn=@{tmp}/up.txt;filename=\"a\\\"b.txt\"",
+            "{url}/",
+        ],
+    )
+    .file("up.txt", "x")
+    .run(OXCURL);
+}
+
+#[test]
+fn form_escape_uses_backslashes() {
+    form_case(
+        "form_escape_uses_backslashes",
+        &["-s", "--form-escape", "-F", "we\"ird\\x=1", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn form_string_is_literal() {
+    form_case(
+        "form_string_is_literal",
+        &["-s", "--form-string", "a=@notafile;type=x", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn part_headers_inline_and_from_file() {
+    form_case(
+        "part_headers_inline_and_from_file",
+        &[
+            "-s",
+            "-F",
+            "n=v;headers=X-A: 1;headers=\"X-B: 2\"",
+            "-F",
+            "m=w;headers=@{tmp}/hdrs",
+            "{url}/",
+        ],
+    )
+    .file("hdrs", "# comment\nX-C: 3\nX-D: 4\n")
+    .run(OXCURL);
+}
+
+#[test]
+fn base64_encoder_has_a_length() {
+    form_case(
+        "base64_encoder_has_a_length",
+        &[
+            "-s",
+            "-F",
+            "n=value;encoder=base64",
+            "-F",
+            "f=@{tmp}/big.txt;encoder=base64",
+            "{url}/",
+        ],
+    )
+    .file("big.txt", "0123456789".repeat(20))
+    .run(OXCURL);
+}
+
+#[test]
+fn quoted_printable_is_chunked() {
+    form_case(
+        "quoted_printable_is_chunked",
+        &[
+            "-s",
+            "-F",
+            "e=caf\u{e9} = ok ;encoder=quoted-printable",
+            "{url}/",
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn stdin_file_part() {
+    form_case("stdin_file_part", &["-s", "-F", "f=@-", "{url}/"])
+        .stdin("from stdin\n")
+        .run(OXCURL);
+}
+
+#[test]
+fn stdin_value_part() {
+    form_case("stdin_value_part", &["-s", "-F", "f=<-", "{url}/"])
+        .stdin("from stdin\n")
+        .run(OXCURL);
+}
+
+#[test]
+fn unknown_attribute_warns() {
+    form_case("unknown_attribute_warns", &["-F", "a=b;c", "{url}/"])
+        .compare_stderr(true)
+        .normalise_with(|d| {
+            String::from_utf8_lossy(d)
+                .lines()
+                .filter(|l| l.starts_with("Warning"))
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+                .into_bytes()
+        })
+        .run(OXCURL);
+}
+
+#[test]
+fn illegal_field_is_exit_2() {
+    Case::new("illegal_field_is_exit_2")
+        .args(&["-F", "novalue", "{url}/"])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn unknown_encoder_is_exit_43() {
+    Case::new("unknown_encoder_is_exit_43")
+        .args(&["-sS", "-F", "a=b;encoder=rot13", "{url}/"])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn missing_file_is_exit_26() {
+    Case::new("missing_file_is_exit_26")
+        .args(&["-sS", "-F", "f=@{tmp}/nope", "{url}/"])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn form_and_data_conflict() {
+    Case::new("form_and_data_conflict")
+        .args(&["-s", "-d", "x", "-F", "a=b", "{url}/"])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn redirect_302_switches_to_get() {
+    form_case(
+        "redirect_302_switches_to_get",
+        &["-s", "-L", "-F", "a=b", "{url}/from"],
+    )
+    .replies(vec![
+        Reply::status(302, &[("Location", "/to")], ""),
+        Reply::ok("landed\n"),
+    ])
+    .run(OXCURL);
+}
+
+#[test]
+fn redirect_307_sends_the_form_again() {
+    form_case(
+        "redirect_307_sends_the_form_again",
+        &[
+            "-s",
+            "-L",
+            "-F",
+            "a=b",
+            "-F",
+            "f=@{tmp}/up.txt",
+            "{url}/from",
+        ],
+    )
+    .file("up.txt", "again\n")
+    .replies(vec![
+        Reply::status(307, &[("Location", "/to")], ""),
+        Reply::ok("landed\n"),
+    ])
+    .run(OXCURL);
+}
+
+#[test]
+fn custom_headers_and_form() {
+    form_case(
+        "custom_headers_and_form",
+        &["-s", "-H", "X-Custom: 1", "-F", "a=b", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn verbose_shows_form_body() {
+    form_case(
+        "verbose_shows_form_body",
+        &["-s", "-v", "-F", "a=b", "{url}/"],
+    )
+    .compare_stderr(true)
+    .normalise_with(|d| {
+        let s = String::from_utf8_lossy(&mask_boundary(d)).into_owned();
+        s.lines()
+            .filter(|l| l.starts_with("> ") || l.starts_with("} ") || l.contains("upload"))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            .into_bytes()
+    })
+    .run(OXCURL);
+}
