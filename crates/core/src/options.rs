@@ -179,6 +179,9 @@ pub struct Options {
     pub no_progress: bool,
     /// Allowed protocols for redirects (`CURLOPT_REDIR_PROTOCOLS_STR`); None = curl's default.
     pub redir_protocols: Option<Vec<String>>,
+    /// Allowed protocols for any transfer (`CURLOPT_PROTOCOLS_STR`, lowercase names);
+    /// None = all. A scheme left out fails with `Protocol "x" disabled`.
+    pub allowed_protocols: Option<Vec<String>>,
     /// TLS settings for https.
     pub tls: crate::tls::TlsOptions,
     /// `CURLOPT_HSTS`: the HSTS cache file; HSTS is on when set.
@@ -260,6 +263,7 @@ impl Default for Options {
             verbose: false,
             no_progress: true,
             redir_protocols: None,
+            allowed_protocols: None,
             tls: crate::tls::TlsOptions::default(),
             hsts_file: None,
             cookie_files: Vec::new(),

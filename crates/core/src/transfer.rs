@@ -434,6 +434,24 @@ impl Transfer {
         }
     }
 
+    /// curl's `findprotocol` check: `CURLOPT_PROTOCOLS_STR` always, and on a redirect also
+    /// `CURLOPT_REDIR_PROTOCOLS_STR` (default http, https, ftp, ftps).
+    fn protocol_allowed(&self, scheme: &str) -> bool {
+        let has = |l: &[String]| l.iter().any(|p| p.eq_ignore_ascii_case(scheme));
+        if let Some(l) = &self.opts.allowed_protocols {
+            if !has(l) {
+                return false;
+            }
+        }
+        if self.info.redirect_count > 0 {
+            return match &self.opts.redir_protocols {
+                Some(l) => has(l),
+                None => matches!(scheme, "http" | "https" | "ftp" | "ftps"),
+            };
+        }
+        true
+    }
+
     fn do_init(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         if self.url.is_none() {
             if let Some(t) = self.opts.timeout {
@@ -483,6 +501,17 @@ impl Transfer {
             }
         }
         let scheme = url.scheme().to_string();
+        if !self.protocol_allowed(&scheme) {
+            let tail = if self.info.redirect_count > 0 {
+                " (in redirect)"
+            } else {
+                ""
+            };
+            return Err(Error::new(
+                Code::UnsupportedProtocol,
+                format!("Protocol \"{scheme}\" disabled{tail}"),
+            ));
+        }
         if scheme != "http" && scheme != "https" {
             return Err(Error::new(
                 Code::UnsupportedProtocol,

@@ -131,6 +131,14 @@ opts![
         "tls"
     ),
     (
+        "clobber",
+        None,
+        Bool,
+        "",
+        "Overwrite files that already exist",
+        "output"
+    ),
+    (
         "compressed",
         None,
         Bool,
@@ -696,11 +704,27 @@ opts![
         "verbose"
     ),
     (
+        "proto",
+        None,
+        Arg,
+        "<protocols>",
+        "Enable/disable PROTOCOLS",
+        "connection curl"
+    ),
+    (
         "proto-default",
         None,
         Arg,
         "<protocol>",
         "Use PROTOCOL for any URL missing a scheme",
+        "connection curl"
+    ),
+    (
+        "proto-redir",
+        None,
+        Arg,
+        "<protocols>",
+        "Enable/disable PROTOCOLS on redirect",
         "connection curl"
     ),
     (
@@ -734,6 +758,22 @@ opts![
         Bool,
         "",
         "Use the remote filename for all URLs",
+        "output"
+    ),
+    (
+        "remote-time",
+        Some('R'),
+        Bool,
+        "",
+        "Set remote file's time on local output",
+        "output"
+    ),
+    (
+        "remove-on-error",
+        None,
+        Bool,
+        "",
+        "Remove output file on errors",
         "output"
     ),
     (
@@ -1013,6 +1053,13 @@ pub struct Operation {
     pub keepalive_time: Option<u32>,
     pub path_as_is: bool,
     pub proto_default: Option<String>,
+    /// `--proto` / `--proto-redir`: the protocol sets they leave (None: not given).
+    pub proto: Option<Vec<String>>,
+    pub proto_redir: Option<Vec<String>>,
+    /// `--no-clobber`.
+    pub no_clobber: bool,
+    pub remote_time: bool,
+    pub remove_on_error: bool,
     pub cookie: Vec<String>,
     pub cookie_jar: Option<String>,
     pub bearer: Option<String>,
@@ -1373,6 +1420,28 @@ impl Parser {
             }
             "path-as-is" => self.op().path_as_is = on,
             "proto-default" => self.op().proto_default = Some(a()),
+            "proto" | "proto-redir" => {
+                // Each use starts again from the defaults (curl's proto2num presets).
+                let start = if name == "proto" {
+                    crate::proto::all()
+                } else {
+                    ["ftp", "ftps", "http", "https"].map(String::from).to_vec()
+                };
+                let (set, unknown) = crate::proto::parse(&a(), &start);
+                if !self.cfg.global.silent {
+                    for u in unknown {
+                        eprint!("{}", warning_text(&format!("unrecognized protocol '{u}'")));
+                    }
+                }
+                if name == "proto" {
+                    self.op().proto = Some(set);
+                } else {
+                    self.op().proto_redir = Some(set);
+                }
+            }
+            "clobber" => self.op().no_clobber = !on,
+            "remote-time" => self.op().remote_time = on,
+            "remove-on-error" => self.op().remove_on_error = on,
             "cookie" => self.op().cookie.push(a()),
             "cookie-jar" => self.op().cookie_jar = Some(a()),
             "basic" => self.auth_bit(oxcurl_core::auth::BASIC, on),

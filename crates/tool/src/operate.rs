@@ -40,6 +40,8 @@ enum Sink {
         append: bool,
         file: Option<File>,
         create_dirs: bool,
+        /// `--no-clobber`: never overwrite; an existing name gets `.1` to `.99` added.
+        no_clobber: bool,
     },
 }
 
@@ -61,6 +63,7 @@ impl Out {
                 append,
                 file,
                 create_dirs,
+                no_clobber,
             } => {
                 if file.is_none() {
                     if *create_dirs {
@@ -70,6 +73,8 @@ impl Out {
                     }
                     let f = if *append {
                         OpenOptions::new().append(true).create(true).open(&*path)
+                    } else if *no_clobber {
+                        open_no_clobber(path)
                     } else {
                         File::create(&*path)
                     };
@@ -100,6 +105,54 @@ impl Out {
                 }
             }
         }
+    }
+}
+
+/// curl's `tool_create_output_file` with `--no-clobber`: create the file exclusively; while
+/// the name exists (or is a directory) try `NAME.1` up to `NAME.99`. `path` ends as the
+/// last name tried, which `%{filename_effective}` shows.
+fn open_no_clobber(path: &mut PathBuf) -> io::Result<File> {
+    let create = |p: &Path| OpenOptions::new().write(true).create_new(true).open(p);
+    let base = path.as_os_str().to_os_string();
+    let mut r = create(path);
+    let mut n = 1;
+    while n < 100 {
+        match &r {
+            Err(e)
+                if e.kind() == io::ErrorKind::AlreadyExists
+                    || e.kind() == io::ErrorKind::IsADirectory => {}
+            _ => break,
+        }
+        let mut name = base.clone();
+        name.push(format!(".{n}"));
+        *path = PathBuf::from(name);
+        r = create(path);
+        n += 1;
+    }
+    r
+}
+
+/// `-R`: the file's access and modification times become the response's Last-Modified.
+fn set_remote_time(path: &Path, info: &Info) {
+    let Some(lm) = info
+        .last_headers()
+        .find(|h| h.name.eq_ignore_ascii_case("Last-Modified"))
+    else {
+        return;
+    };
+    let Ok(t) = oxcurl_core::parsedate::parsedate(lm.value.trim().as_bytes()) else {
+        return;
+    };
+    let when = if t >= 0 {
+        std::time::UNIX_EPOCH + Duration::from_secs(t as u64)
+    } else {
+        std::time::UNIX_EPOCH - Duration::from_secs(t.unsigned_abs())
+    };
+    if let Ok(f) = OpenOptions::new().write(true).open(path) {
+        let times = std::fs::FileTimes::new()
+            .set_accessed(when)
+            .set_modified(when);
+        let _ = f.set_times(times);
     }
 }
 
@@ -494,13 +547,19 @@ fn report(g: &Global, errout: &ErrOut, e: &Error) -> i32 {
 fn finish_job(
     g: &Global,
     op: &Operation,
-    meta: JobMeta,
+    mut meta: JobMeta,
     mut easy: Easy,
     info: Info,
     mut result: Result<(), Error>,
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
 ) -> i32 {
+    if meta.fail_with_body && result.is_ok() && info.response_code >= 400 {
+        result = Err(Error::new(
+            Code::HttpReturnedError,
+            format!("The requested URL returned error: {}", info.response_code),
+        ));
+    }
     // Take the handler back out to close files and print the meter's last line.
     let mut handler = easy.take_handler();
     let th = handler
@@ -540,12 +599,27 @@ fn finish_job(
         if let Some(h) = &mut th.headers {
             let _ = h.finish();
         }
-    }
-    if meta.fail_with_body && result.is_ok() && info.response_code >= 400 {
-        result = Err(Error::new(
-            Code::HttpReturnedError,
-            format!("The requested URL returned error: {}", info.response_code),
-        ));
+        if let Sink::File { path, file, .. } = &mut th.out.sink {
+            let opened = file.take().is_some();
+            if meta.filename.is_some() {
+                // --no-clobber may have picked another name.
+                meta.filename = Some(path.to_string_lossy().into_owned());
+            }
+            if opened && result.is_err() && op.remove_on_error {
+                // curl's notef, shown only in verbose mode.
+                let removed = match std::fs::metadata(&*path) {
+                    Ok(m) if m.is_file() => std::fs::remove_file(&*path).is_ok(),
+                    _ => false,
+                };
+                if removed && g.verbose > 0 {
+                    let note = format!("Note: Removed output file: {}\n", path.display());
+                    errout_write(errout, note.as_bytes());
+                }
+            }
+            if opened && result.is_ok() && op.remote_time {
+                set_remote_time(path, &info);
+            }
+        }
     }
     conclude(g, op, &meta, &info, result, stdout, errout)
 }
@@ -986,6 +1060,8 @@ fn configure(
     }
     o.path_as_is = op.path_as_is;
     o.default_protocol = op.proto_default.clone();
+    o.allowed_protocols = op.proto.clone();
+    o.redir_protocols = op.proto_redir.clone();
     // -b: strings with '=' are cookies to send, anything else a file to read.
     let mut data: Vec<&str> = Vec::new();
     for c in &op.cookie {
@@ -1058,6 +1134,7 @@ fn configure(
             append,
             file: None,
             create_dirs: op.create_dirs,
+            no_clobber: op.no_clobber,
         },
         None => Sink::Stdout,
     };
@@ -1081,6 +1158,7 @@ fn configure(
                 append: true,
                 file: None,
                 create_dirs: op.create_dirs,
+                no_clobber: false,
             }
         },
         stdout: Arc::clone(stdout),

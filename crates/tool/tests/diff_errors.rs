@@ -357,7 +357,6 @@ fn url_empty_string() {
 }
 
 #[test]
-#[ignore = "issue 2: --proto is rejected as an unknown option (exit 2)"]
 fn proto_restriction() {
     err_case("proto_restriction", &["-sS", "--proto", "=https", "{url}/"]).run(OXCURL);
 }

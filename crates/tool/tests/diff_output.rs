@@ -222,7 +222,6 @@ fn output_file_overwrites_existing() {
 }
 
 #[test]
-#[ignore = "issue 2: --no-clobber is rejected as an unknown option (exit 2)"]
 fn no_clobber_keeps_existing() {
     Case::new("no_clobber_keeps_existing")
         .args(&["-s", "--no-clobber", "-o", "{tmp}/out", "{url}/"])

@@ -1,0 +1,281 @@
+//! Differential tests: how oxcurl writes its output files (`--no-clobber`,
+//! `--remove-on-error`, `-R`) and which protocols it allows (`--proto`, `--proto-redir`),
+//! against the reference curl 8.14.1.
+
+use std::path::Path;
+use std::process::Command;
+
+use oxcurl_testsupport::{reference_curl, Case, Reply, ScriptedServer, TempDir};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+// ---- --no-clobber ---------------------------------------------------------------
+
+#[test]
+fn no_clobber_numbers_the_name() {
+    Case::new("no_clobber_numbers_the_name")
+        .args(&[
+            "-s",
+            "--no-clobber",
+            "-o",
+            "{tmp}/out",
+            "-w",
+            "%{filename_effective}\n",
+            "{url}/",
+        ])
+        .file("out", "old\n")
+        .file("out.1", "old one\n")
+        .reply(Reply::ok("new\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn no_clobber_new_file_keeps_name() {
+    Case::new("no_clobber_new_file_keeps_name")
+        .args(&[
+            "-s",
+            "--no-clobber",
+            "-O",
+            "--output-dir",
+            "{tmp}",
+            "{url}/f.txt",
+        ])
+        .reply(Reply::ok("fresh\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn no_clobber_then_clobber_overwrites() {
+    Case::new("no_clobber_then_clobber_overwrites")
+        .args(&[
+            "-s",
+            "--no-clobber",
+            "--clobber",
+            "-o",
+            "{tmp}/out",
+            "{url}/",
+        ])
+        .file("out", "old old old\n")
+        .reply(Reply::ok("new\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn no_clobber_directory_in_the_way() {
+    Case::new("no_clobber_directory_in_the_way")
+        .args(&["-s", "--no-clobber", "-o", "{tmp}/d", "{url}/"])
+        .setup(|dir| std::fs::create_dir(dir.join("d")).unwrap())
+        .reply(Reply::ok("body\n"))
+        .run(OXCURL);
+}
+
+// ---- --remove-on-error ----------------------------------------------------------
+
+#[test]
+fn remove_on_error_after_partial_body() {
+    Case::new("remove_on_error_after_partial_body")
+        .args(&["-sS", "--remove-on-error", "-o", "{tmp}/part", "{url}/"])
+        .compare_stderr(true)
+        .reply(Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly some").close())
+        .run(OXCURL);
+}
+
+#[test]
+fn partial_body_kept_without_remove_on_error() {
+    Case::new("partial_body_kept_without_remove_on_error")
+        .args(&["-sS", "-o", "{tmp}/part", "{url}/"])
+        .compare_stderr(true)
+        .reply(Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly some").close())
+        .run(OXCURL);
+}
+
+#[test]
+fn remove_on_error_with_fail_with_body() {
+    Case::new("remove_on_error_with_fail_with_body")
+        .args(&[
+            "-sS",
+            "--fail-with-body",
+            "--remove-on-error",
+            "-o",
+            "{tmp}/err",
+            "{url}/",
+        ])
+        .compare_stderr(true)
+        .reply(Reply::status(500, &[], "server broke\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn remove_on_error_success_keeps_file() {
+    Case::new("remove_on_error_success_keeps_file")
+        .args(&["-sS", "--remove-on-error", "-o", "{tmp}/ok", "{url}/"])
+        .reply(Reply::ok("fine\n"))
+        .run(OXCURL);
+}
+
+// ---- -R / --remote-time ---------------------------------------------------------
+
+/// Download with `-R` and return the file's modification time (seconds since the epoch).
+fn mtime_after(program: &Path, reply: Reply, extra: &[&str]) -> Option<i64> {
+    let server = ScriptedServer::with_replies(vec![reply]);
+    let dir = TempDir::new("remote_time");
+    let out = dir.path().join("f");
+    let status = Command::new(program)
+        .args(["-s", "-o"])
+        .arg(&out)
+        .args(extra)
+        .arg(format!("{}/", server.url()))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let m = std::fs::metadata(&out).ok()?.modified().ok()?;
+    Some(
+        m.duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or_else(|e| -(e.duration().as_secs() as i64)),
+    )
+}
+
+#[test]
+fn remote_time_sets_mtime_from_last_modified() {
+    let reply = || {
+        Reply::status(
+            200,
+            &[("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT")],
+            "dated\n",
+        )
+    };
+    let ours = mtime_after(Path::new(OXCURL), reply(), &["-R"]);
+    let theirs = mtime_after(&reference_curl(), reply(), &["-R"]);
+    assert_eq!(ours, Some(1445412480));
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn remote_time_without_last_modified_leaves_mtime() {
+    let ours = mtime_after(Path::new(OXCURL), Reply::ok("x\n"), &["-R"]).unwrap();
+    let theirs = mtime_after(&reference_curl(), Reply::ok("x\n"), &["-R"]).unwrap();
+    let now = oxcurl_core_now();
+    assert!((now - ours).abs() < 60 && (now - theirs).abs() < 60);
+}
+
+#[test]
+fn no_remote_time_by_default() {
+    let reply = Reply::status(
+        200,
+        &[("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT")],
+        "dated\n",
+    );
+    let ours = mtime_after(Path::new(OXCURL), reply, &[]).unwrap();
+    assert!((oxcurl_core_now() - ours).abs() < 60);
+}
+
+fn oxcurl_core_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+// ---- --proto / --proto-redir ----------------------------------------------------
+
+fn proto_case(name: &str, args: &[&str]) -> Case {
+    Case::new(name).args(args).compare_stderr(true)
+}
+
+#[test]
+fn proto_only_https_refuses_http() {
+    proto_case(
+        "proto_only_https_refuses_http",
+        &["-sS", "--proto", "=https", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn proto_deny_http() {
+    proto_case("proto_deny_http", &["-sS", "--proto", "-http", "{url}/"]).run(OXCURL);
+}
+
+#[test]
+fn proto_all_then_add() {
+    proto_case(
+        "proto_all_then_add",
+        &["-sS", "--proto", "-all,+http", "{url}/"],
+    )
+    .reply(Reply::ok("allowed\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn proto_unknown_name_warns() {
+    proto_case(
+        "proto_unknown_name_warns",
+        &["--proto", "=foo,http", "{url}/"],
+    )
+    .args(&["--no-progress-meter"])
+    .reply(Reply::ok("allowed\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn proto_unknown_alone_disables_all() {
+    proto_case(
+        "proto_unknown_alone_disables_all",
+        &["--no-progress-meter", "--proto", "=nope", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn proto_warning_silenced_by_s() {
+    proto_case(
+        "proto_warning_silenced_by_s",
+        &["-s", "--proto", "bogus", "{url}/"],
+    )
+    .reply(Reply::ok("allowed\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn proto_last_one_wins() {
+    proto_case(
+        "proto_last_one_wins",
+        &["-sS", "--proto", "=https", "--proto", "http", "{url}/"],
+    )
+    .reply(Reply::ok("allowed\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn proto_redir_refuses_https_target() {
+    proto_case(
+        "proto_redir_refuses_https_target",
+        &["-sS", "-L", "--proto-redir", "=http", "{url}/start"],
+    )
+    .reply(Reply::redirect(302, "https://127.0.0.1:1/x"))
+    .run(OXCURL);
+}
+
+#[test]
+fn proto_redir_allows_http_target() {
+    proto_case(
+        "proto_redir_allows_http_target",
+        &["-sS", "-L", "--proto-redir", "-all,http", "{url}/start"],
+    )
+    .server(|s| {
+        s.route("/start", Reply::redirect(302, "/end"));
+        s.route("/end", Reply::ok("end\n"));
+    })
+    .run(OXCURL);
+}
+
+#[test]
+fn proto_restricts_redirects_too() {
+    proto_case(
+        "proto_restricts_redirects_too",
+        &["-sS", "-L", "--proto", "=http", "{url}/start"],
+    )
+    .reply(Reply::redirect(302, "https://127.0.0.1:1/x"))
+    .run(OXCURL);
+}
