@@ -18,8 +18,10 @@ pub mod mime;
 pub mod multi;
 pub mod options;
 pub mod parsedate;
+pub mod proxy;
 pub mod proto {
     //! Protocol code, sans-IO where hot or byte-subtle.
+    pub mod connect;
     pub mod h1;
 }
 pub mod timer;

@@ -193,6 +193,20 @@ pub struct Options {
     pub cookie_jar: Option<String>,
     /// `CURLOPT_COOKIESESSION`: ignore session cookies when reading files.
     pub cookie_session: bool,
+    /// `CURLOPT_PROXY`: None takes the environment's `*_proxy`; empty means no proxy.
+    pub proxy: Option<String>,
+    /// `CURLOPT_PROXYTYPE` for proxy strings without a scheme.
+    pub proxy_type: crate::proxy::ProxyKind,
+    /// `CURLOPT_PROXYUSERPWD`.
+    pub proxy_userpwd: Option<(String, String)>,
+    /// `CURLOPT_NOPROXY`: None takes the environment's `no_proxy`.
+    pub noproxy: Option<String>,
+    /// `CURLOPT_PROXYHEADER` (`CURLHEADER_SEPARATE`, curl's default).
+    pub proxy_headers: Vec<String>,
+    /// `CURLOPT_HTTPPROXYTUNNEL`: CONNECT for plain HTTP too.
+    pub http_proxy_tunnel: bool,
+    /// `CURLOPT_SUPPRESS_CONNECT_HEADERS`.
+    pub suppress_connect_headers: bool,
 }
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).
@@ -269,6 +283,13 @@ impl Default for Options {
             cookie_files: Vec::new(),
             cookie_jar: None,
             cookie_session: false,
+            proxy: None,
+            proxy_type: crate::proxy::ProxyKind::Http,
+            proxy_userpwd: None,
+            noproxy: None,
+            proxy_headers: Vec::new(),
+            http_proxy_tunnel: false,
+            suppress_connect_headers: false,
         }
     }
 }

@@ -69,6 +69,8 @@ enum State {
     TlsConnect {
         want_write: bool,
     },
+    /// CONNECT handshake with an HTTP proxy.
+    Tunnel,
     Send,
     Recv,
     Done,
@@ -199,6 +201,12 @@ pub(crate) struct Transfer {
     pending_sts: Option<String>,
     /// `Set-Cookie:` values (as received, line ending included) for the multi's jar.
     pending_cookies: Vec<Vec<u8>>,
+    /// The proxy of the current URL, if any.
+    proxy: Option<crate::proxy::Proxy>,
+    /// The connection goes through a CONNECT tunnel (https, or `--proxytunnel`).
+    tunnel_wanted: bool,
+    /// The CONNECT handshake in progress: reply parser, request bytes, bytes sent.
+    tunnel: Option<(crate::proto::connect::Tunnel, Vec<u8>, usize)>,
 }
 
 impl Transfer {
@@ -238,6 +246,9 @@ impl Transfer {
             pending_key: None,
             pending_sts: None,
             pending_cookies: Vec::new(),
+            proxy: None,
+            tunnel_wanted: false,
+            tunnel: None,
         }
     }
 
@@ -266,6 +277,17 @@ impl Transfer {
                         id: c.sock_id,
                         read: !*want_write,
                         write: *want_write,
+                    });
+                }
+            }
+            State::Tunnel => {
+                if let (Some(c), Some((_, req, sent))) = (&self.conn, &self.tunnel) {
+                    let write = *sent < req.len() || c.wants_write();
+                    out[0] = Some(Interest {
+                        fd: c.stream.fd(),
+                        id: c.sock_id,
+                        read: !write,
+                        write,
                     });
                 }
             }
@@ -329,6 +351,7 @@ impl Transfer {
                 State::Resolving { .. } => self.do_resolving(cx),
                 State::Connecting { .. } => self.do_connecting(cx),
                 State::TlsConnect { .. } => self.do_tls_connect(cx),
+                State::Tunnel => self.do_tunnel(cx),
                 State::Send => self.do_send(cx),
                 State::Recv => self.do_recv(cx),
                 State::Done => return,
@@ -383,7 +406,7 @@ impl Transfer {
         if self.timers.expired(TimerId::Timeout, now) {
             let connecting = matches!(
                 self.state,
-                State::Init | State::Resolving { .. } | State::Connecting { .. }
+                State::Init | State::Resolving { .. } | State::Connecting { .. } | State::Tunnel
             );
             let msg = match &self.state {
                 State::Resolving { .. } => format!("Resolving timed out after {ms} milliseconds"),
@@ -541,7 +564,11 @@ impl Transfer {
             self.mime_size = size;
         }
 
-        let (conn_host, conn_port) = self.connect_to(&host, port);
+        self.select_proxy(&scheme, &host)?;
+        let (conn_host, conn_port) = match &self.proxy {
+            Some(p) => (bracket(&p.host), p.port),
+            None => self.connect_to(&host, port),
+        };
         let route = match &self.opts.unix_socket_path {
             Some(p) => format!(
                 "unix:{}{}",
@@ -562,6 +589,17 @@ impl Transfer {
             format!("{scheme}://{host}:{port}/{route}/{:x}", h.finish())
         } else {
             format!("{scheme}://{host}:{port}/{route}")
+        };
+        // Absolute-form requests share one proxy connection across origins; a tunnel is
+        // bound to its origin. Neither ever serves a direct transfer.
+        let key = match &self.proxy {
+            Some(p) if !self.tunnel_wanted => format!("proxy:{}", p.key()),
+            Some(p) => format!("{key}|tunnel:{}", p.key()),
+            None => key,
+        };
+        let (host, port) = match &self.proxy {
+            Some(p) => (p.host.clone(), p.port),
+            None => (host, port),
         };
         if !self.opts.fresh_connect {
             if let Some(mut c) = cx.pool.take(&key) {
@@ -771,8 +809,13 @@ impl Transfer {
             return Ok(false);
         };
         let url = self.url.clone().expect("url");
-        let uport = url.port_or_default();
-        let uhost = url.host_punycode().unwrap_or_default();
+        let (uhost, uport) = match &self.proxy {
+            Some(p) => (p.host.clone(), p.port),
+            None => (
+                url.host_punycode().unwrap_or_default(),
+                url.port_or_default(),
+            ),
+        };
         match ans {
             Ok(addrs) if !addrs.is_empty() => {
                 self.info.time_namelookup = cx.now.duration_since(self.started);
@@ -782,6 +825,10 @@ impl Transfer {
                 self.start_connect(cx, &addrs, &uhost, uport, key);
                 Ok(true)
             }
+            _ if self.proxy.is_some() => Err(Error::new(
+                Code::CouldntResolveProxy,
+                format!("Could not resolve proxy: {host}"),
+            )),
             _ => Err(Error::new(
                 Code::CouldntResolveHost,
                 format!("Could not resolve host: {host}"),
@@ -854,6 +901,10 @@ impl Transfer {
             http10: false,
             idle_since: cx.now,
         });
+        if self.tunnel_wanted {
+            self.start_tunnel();
+            return Ok(());
+        }
         if self.info.scheme == "https" {
             return self.start_tls(cx);
         }
@@ -1090,6 +1141,174 @@ impl Transfer {
         Ok(())
     }
 
+    /// Decide the proxy for the current URL (options, then environment, minus `no_proxy`).
+    fn select_proxy(&mut self, scheme: &str, host: &str) -> Result<()> {
+        use crate::proxy::{self, ProxyKind};
+        self.proxy = None;
+        self.tunnel_wanted = false;
+        if self.opts.unix_socket_path.is_some() {
+            return Ok(());
+        }
+        let env = |k: &str| std::env::var(k).ok();
+        let Some(s) = proxy::select(
+            self.opts.proxy.as_deref(),
+            self.opts.noproxy.as_deref(),
+            scheme,
+            host,
+            &env,
+        ) else {
+            return Ok(());
+        };
+        let mut p = proxy::parse(&s, self.opts.proxy_type)?;
+        match p.kind {
+            ProxyKind::Http | ProxyKind::Http10 => {}
+            ProxyKind::Https => {
+                return Err(Error::new(
+                    Code::NotBuiltIn,
+                    format!(
+                        "Unsupported proxy '{s}', libcurl is built without the HTTPS-proxy support."
+                    ),
+                ))
+            }
+            _ => {
+                return Err(Error::new(
+                    Code::NotBuiltIn,
+                    format!("Unsupported proxy '{s}': SOCKS proxies are not built in."),
+                ))
+            }
+        }
+        if let Some(c) = &self.opts.proxy_userpwd {
+            p.creds = Some(c.clone());
+        }
+        self.tunnel_wanted = scheme == "https" || self.opts.http_proxy_tunnel;
+        self.proxy = Some(p);
+        Ok(())
+    }
+
+    /// The `Proxy-Authorization: Basic` value, with curl's verbose note.
+    fn proxy_basic(&mut self) -> Option<String> {
+        let (u, p) = self.proxy.as_ref()?.creds.clone()?;
+        self.verbose(&format!("Proxy auth using Basic with user '{u}'"));
+        Some(base64(format!("{u}:{p}").as_bytes()))
+    }
+
+    /// Send CONNECT for the URL's origin over the fresh proxy connection.
+    fn start_tunnel(&mut self) {
+        let url = self.url.clone().expect("url");
+        let host = url.host_punycode().unwrap_or_default();
+        let authority = format!("{host}:{}", url.port_or_default());
+        let http10 = self
+            .proxy
+            .as_ref()
+            .is_some_and(|p| p.kind == crate::proxy::ProxyKind::Http10);
+        if http10 {
+            self.verbose("CONNECT tunnel: HTTP/1.0 negotiated");
+        } else {
+            self.verbose("CONNECT tunnel: HTTP/1.1 negotiated");
+        }
+        self.verbose("allocate connect buffer");
+        let basic = self.proxy_basic();
+        self.verbose(&format!("Establish HTTP proxy tunnel to {authority}"));
+        let req = crate::proto::connect::request(&crate::proto::connect::ConnectRequest {
+            authority: &authority,
+            http10,
+            basic: basic.as_deref(),
+            useragent: self.opts.useragent.as_deref(),
+            headers: &self.opts.proxy_headers,
+        });
+        if self.opts.verbose {
+            self.handler.debug(InfoType::HeaderOut, &req);
+        }
+        self.info.request_size += req.len() as u64;
+        self.tunnel = Some((crate::proto::connect::Tunnel::new(), req, 0));
+        self.state = State::Tunnel;
+    }
+
+    /// Drive the CONNECT handshake: send the request, read the reply a byte at a time so
+    /// nothing that belongs to the tunnel is consumed.
+    fn do_tunnel(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let (mut t, req, mut sent) = self.tunnel.take().expect("tunnel");
+        let conn = self.conn.as_mut().expect("conn");
+        while sent < req.len() {
+            match conn.send(&req[sent..]) {
+                Ok(n) => sent += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.tunnel = Some((t, req, sent));
+                    return Ok(false);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(send_error(&e)),
+            }
+        }
+        let mut byte = [0u8; 1];
+        loop {
+            let conn = self.conn.as_mut().expect("conn");
+            match conn.recv(&mut byte) {
+                Ok(0) => {
+                    return Err(Error::new(Code::RecvError, "Proxy CONNECT aborted"));
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.tunnel = Some((t, req, sent));
+                    return Ok(false);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(Error::new(
+                        Code::RecvError,
+                        format!("Recv failure: {}", connect::os_error_text(&e)),
+                    ))
+                }
+            }
+            let line = match t.feed(&byte) {
+                Ok((_, Some(crate::proto::connect::Event::Line(l)))) => l.to_vec(),
+                Ok(_) => continue,
+                Err(crate::proto::connect::TunnelError::TooLarge) => {
+                    return Err(Error::new(Code::RecvError, "CONNECT response too large"));
+                }
+                Err(crate::proto::connect::TunnelError::TooManyHeaders) => {
+                    return Err(Error::new(
+                        Code::TooLarge,
+                        format!(
+                            "Too many response headers, {} is max",
+                            crate::proto::connect::MAX_HEADERS
+                        ),
+                    ));
+                }
+            };
+            self.info.header_size += line.len() as u64;
+            if self.opts.verbose {
+                self.handler.debug(InfoType::HeaderIn, &line);
+            }
+            if !self.opts.suppress_connect_headers {
+                if self.handler.header(&line) != line.len() {
+                    return Err(Error::new(Code::WriteError, "Failed writing header"));
+                }
+                if self.opts.include_header && self.handler.write(&line) != line.len() {
+                    return Err(Error::new(Code::WriteError, "Failed writing header"));
+                }
+            }
+            if t.done {
+                break;
+            }
+        }
+        self.info.http_connectcode = t.code;
+        self.verbose("CONNECT phase completed");
+        if !(200..300).contains(&t.code) {
+            return Err(Error::new(
+                Code::RecvError,
+                format!("CONNECT tunnel failed, response {}", t.code),
+            ));
+        }
+        self.verbose(&format!("CONNECT tunnel established, response {}", t.code));
+        if self.info.scheme == "https" {
+            self.start_tls(cx)?;
+        } else {
+            self.established(cx);
+        }
+        Ok(true)
+    }
+
     /// The method for the current options and body.
     fn request_method(&self) -> String {
         if let Some(m) = &self.opts.custom_request {
@@ -1119,8 +1338,10 @@ impl Transfer {
             format!("{host}:{port}")
         };
         let mut target = String::new();
+        let absolute = self.proxy.is_some() && !self.tunnel_wanted;
         match &self.opts.request_target {
             Some(t) => target.push_str(t),
+            None if absolute => target.push_str(&absolute_form(&url)),
             None => {
                 target.push_str(url.path());
                 if let Some(q) = url.query() {
@@ -1232,6 +1453,7 @@ impl Transfer {
             }
             _ => user.map(<[u8]>::to_vec),
         };
+        let proxy_basic = if absolute { self.proxy_basic() } else { None };
         request::build(
             &mut self.req,
             &self.opts,
@@ -1247,6 +1469,8 @@ impl Transfer {
                 referer: referer.as_deref(),
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
                 sensitive_ok: same_origin || self.opts.unrestricted_auth,
+                proxy_basic: proxy_basic.as_deref(),
+                proxy_headers: absolute.then_some(self.opts.proxy_headers.as_slice()),
             },
         );
         self.info.request_size += self.req.len() as u64;
@@ -2199,6 +2423,24 @@ impl Transfer {
 }
 
 /// curl's message for a connection that could not be made (the reason is in `-v` output).
+/// `host` as it goes into a `host:port` authority (IPv6 in brackets).
+fn bracket(host: &str) -> String {
+    if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.to_string()
+    }
+}
+
+/// The URL as an absolute-form request target: no credentials, no fragment.
+fn absolute_form(url: &Url) -> String {
+    let mut u = url.clone();
+    let _ = u.set(Part::User, None, Flags::default());
+    let _ = u.set(Part::Password, None, Flags::default());
+    let _ = u.set(Part::Fragment, None, Flags::default());
+    u.to_url_string()
+}
+
 fn connect_failed(host: &str, port: u16, ms: u128) -> Error {
     Error::new(
         Code::CouldntConnect,

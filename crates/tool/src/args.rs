@@ -592,6 +592,14 @@ opts![
         "tls"
     ),
     (
+        "noproxy",
+        None,
+        Arg,
+        "<no-proxy-list>",
+        "List of hosts which do not use proxy",
+        "proxy"
+    ),
+    (
         "ntlm",
         None,
         Bool,
@@ -728,6 +736,54 @@ opts![
         "connection curl"
     ),
     (
+        "proxy",
+        Some('x'),
+        Arg,
+        "<[protocol://]host[:port]>",
+        "Use this proxy",
+        "proxy"
+    ),
+    (
+        "proxy-basic",
+        None,
+        Bool,
+        "",
+        "Use Basic authentication on the proxy",
+        "proxy auth"
+    ),
+    (
+        "proxy-header",
+        None,
+        Arg,
+        "<header/@file>",
+        "Pass custom header(s) to proxy",
+        "http proxy"
+    ),
+    (
+        "proxy-user",
+        Some('U'),
+        Arg,
+        "<user:password>",
+        "Proxy user and password",
+        "proxy auth"
+    ),
+    (
+        "proxy1.0",
+        None,
+        Arg,
+        "<host[:port]>",
+        "Use HTTP/1.0 proxy on given port",
+        "proxy"
+    ),
+    (
+        "proxytunnel",
+        Some('p'),
+        Bool,
+        "",
+        "HTTP proxy tunnel (using CONNECT)",
+        "proxy"
+    ),
+    (
         "range",
         Some('r'),
         Arg,
@@ -849,6 +905,14 @@ opts![
         "<file>",
         "Where to redirect stderr",
         "verbose"
+    ),
+    (
+        "suppress-connect-headers",
+        None,
+        Bool,
+        "",
+        "Suppress proxy CONNECT response headers",
+        "proxy"
     ),
     (
         "tcp-nodelay",
@@ -1074,6 +1138,13 @@ pub struct Operation {
     pub form_escape: bool,
     /// A `-F` named an unknown encoder: the transfer fails as curl_mime_encoder does (43).
     pub form_bad_encoder: bool,
+    /// `-x` / `--proxy1.0` (with its HTTP/1.0 flag); `Some("")` disables proxies.
+    pub proxy: Option<(String, bool)>,
+    pub proxy_user: Option<String>,
+    pub noproxy: Option<String>,
+    pub proxy_headers: Vec<String>,
+    pub proxytunnel: bool,
+    pub suppress_connect_headers: bool,
 }
 
 /// A URL with its own output and upload settings (`-o`/`-O` and `-T` each pair with URLs
@@ -1283,6 +1354,28 @@ impl Parser {
                 }
             }
             "user" => self.op().user = Some(a()),
+            "proxy" => self.op().proxy = Some((a(), false)),
+            "proxy1.0" => self.op().proxy = Some((a(), true)),
+            "proxy-user" => self.op().proxy_user = Some(a()),
+            "noproxy" => self.op().noproxy = Some(a()),
+            "proxytunnel" => self.op().proxytunnel = on,
+            "suppress-connect-headers" => self.op().suppress_connect_headers = on,
+            // Basic is the only proxy scheme so far, and the default.
+            "proxy-basic" => {}
+            "proxy-header" => {
+                let v = a();
+                if let Some(f) = v.strip_prefix('@') {
+                    let text = read_arg_file(f)
+                        .map_err(|_| perr(format!("option --proxy-header: error reading {f}")))?;
+                    for l in String::from_utf8_lossy(&text).split('\n') {
+                        if !l.is_empty() {
+                            self.op().proxy_headers.push(l.to_string());
+                        }
+                    }
+                } else {
+                    self.op().proxy_headers.push(v);
+                }
+            }
             "request" => self.op().method = Some(a()),
             "request-target" => self.op().request_target = Some(a()),
             "get" => self.op().get = on,
@@ -1841,6 +1934,28 @@ fn split_cert_arg(arg: &str) -> (String, Option<String>) {
         }
     }
     (cert, None)
+}
+
+/// The proxy settings of an operation as `Options` (curl's `config2setopts` proxy part).
+pub fn apply_proxy(op: &Operation, o: &mut oxcurl_core::Options) {
+    use oxcurl_core::proxy::ProxyKind;
+    if let Some((p, http10)) = &op.proxy {
+        o.proxy = Some(p.clone());
+        if *http10 {
+            o.proxy_type = ProxyKind::Http10;
+        }
+    }
+    if let Some(u) = &op.proxy_user {
+        let (user, pass) = match u.split_once(':') {
+            Some((a, b)) => (a.to_string(), b.to_string()),
+            None => (u.clone(), String::new()),
+        };
+        o.proxy_userpwd = Some((user, pass));
+    }
+    o.noproxy = op.noproxy.clone();
+    o.proxy_headers = op.proxy_headers.clone();
+    o.http_proxy_tunnel = op.proxytunnel;
+    o.suppress_connect_headers = op.suppress_connect_headers;
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ const CATEGORIES: &[(&str, &str)] = &[
     ("important", "Important options"),
     ("output", "Filesystem output"),
     ("post", "HTTP POST specific"),
+    ("proxy", "Options for proxies"),
     ("timeout", "Timeouts and delays"),
     ("upload", "Upload, sending data"),
     ("verbose", "Tracing, logging etc"),

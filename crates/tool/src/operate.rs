@@ -997,6 +997,7 @@ fn configure(
         };
         o.userpwd = Some((user, pass));
     }
+    crate::args::apply_proxy(op, &mut o);
     o.range = op.range.clone();
     o.follow_location = op.location;
     o.unrestricted_auth = op.location_trusted;

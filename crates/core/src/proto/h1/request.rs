@@ -37,6 +37,11 @@ pub struct RequestParts<'a> {
     /// Custom `Authorization:` and `Cookie:` headers may go to this host: the first one of a
     /// redirect chain, the same origin again, or any with `--location-trusted`.
     pub sensitive_ok: bool,
+    /// Through an HTTP proxy in absolute form: `Proxy-Authorization: Basic` with this value.
+    pub proxy_basic: Option<&'a str>,
+    /// Through an HTTP proxy in absolute form: send `Proxy-Connection: Keep-Alive` and the
+    /// `--proxy-header` lines after the custom headers, as curl does.
+    pub proxy_headers: Option<&'a [String]>,
 }
 
 /// Does the custom header list set (or remove) header `name`?
@@ -74,6 +79,11 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         None if custom_has(h, "Host") => {}
         None => push(out, &["Host: ", p.host_header, "\r\n"]),
     }
+    if let Some(b) = p.proxy_basic {
+        if !custom_has(h, "Proxy-Authorization") {
+            push(out, &["Proxy-Authorization: Basic ", b, "\r\n"]);
+        }
+    }
     if let Some(a) = p.authorization {
         out.extend_from_slice(b"Authorization: ");
         out.extend_from_slice(a);
@@ -107,6 +117,11 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
             push(out, &["Referer: ", r, "\r\n"]);
         }
     }
+    if let Some(ph) = p.proxy_headers {
+        if !custom_has(h, "Proxy-Connection") && !custom_has(ph, "Proxy-Connection") {
+            out.extend_from_slice(b"Proxy-Connection: Keep-Alive\r\n");
+        }
+    }
     if p.framing == BodyFraming::Chunked && !custom_has(h, "Transfer-Encoding") {
         out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
     }
@@ -121,6 +136,9 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         if p.sensitive_ok || !is_sensitive(line) {
             add_custom(out, line);
         }
+    }
+    for line in p.proxy_headers.unwrap_or(&[]) {
+        add_custom(out, line);
     }
     if let BodyFraming::Length { len, form } = p.framing {
         if !custom_has(h, "Content-Length") {
@@ -163,7 +181,7 @@ fn range_value(opts: &Options) -> Option<String> {
 /// One `-H` entry: `Name: value` is sent as given; `Name:` (nothing after the colon) only
 /// removes an internal header; `Name;` sends the header with an empty value. Host was handled
 /// in place of the internal one.
-fn add_custom(out: &mut Vec<u8>, line: &str) {
+pub(crate) fn add_custom(out: &mut Vec<u8>, line: &str) {
     if let Some((name, value)) = line.split_once(':') {
         if name.trim().eq_ignore_ascii_case("Host") {
             return;
@@ -230,6 +248,8 @@ mod tests {
                 referer: None,
                 expect_100: false,
                 sensitive_ok,
+                proxy_basic: None,
+                proxy_headers: None,
             },
         );
         String::from_utf8(v).unwrap()

@@ -1,0 +1,428 @@
+//! Differential tests for HTTP proxies (`-x`, `--proxy1.0`, `-U`, `-p`, `--proxy-header`,
+//! `--noproxy`, the `*_proxy` environment): the scripted server plays the proxy and records
+//! the exact bytes oxcurl and the reference curl 8.14.1 send it.
+
+use oxcurl_testsupport::{Case, Reply, TlsServerOptions};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+/// A case comparing stderr too: proxy errors and `-v` lines are part of the contract.
+fn case(name: &str) -> Case {
+    Case::new(name).compare_stderr(true)
+}
+
+/// `-v` output with digits masked and curl's racy "Request completely sent off" line
+/// dropped (curl skips it when the reply arrives before it notices the send finished).
+fn verbose_norm(data: &[u8]) -> Vec<u8> {
+    let masked = oxcurl_testsupport::diff::mask_digits(data);
+    oxcurl_testsupport::diff::replace_all(&masked, b"* Request completely sent off\n", b"")
+}
+
+fn established() -> Reply {
+    Reply::raw("HTTP/1.1 200 Connection established\r\n\r\n").keep_open(true)
+}
+
+// ---- absolute form ---------------------------------------------------------------------
+
+#[test]
+fn absolute_form_request() {
+    case("absolute_form_request")
+        .args(&["-s", "-x", "{host}", "http://example.com/path?q=1#frag"])
+        .reply(Reply::ok("via proxy\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn absolute_form_with_port_and_credentials() {
+    case("absolute_form_with_port_and_credentials")
+        .args(&[
+            "-s",
+            "--proxy",
+            "http://{host}",
+            "-U",
+            "pu:pp",
+            "http://ou:op@example.com:8080/",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn credentials_in_proxy_url_are_decoded() {
+    case("credentials_in_proxy_url_are_decoded")
+        .args(&[
+            "-s",
+            "-x",
+            "http://us%40er:p%3Aw@{host}",
+            "http://example.com/",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn proxy_header_and_header_in_absolute_form() {
+    case("proxy_header_and_header_in_absolute_form")
+        .args(&[
+            "-s",
+            "-x",
+            "{host}",
+            "--proxy-header",
+            "X-To-Proxy: 1",
+            "-H",
+            "X-To-Origin: 2",
+            "http://example.com/",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn proxy_connection_header_can_be_replaced() {
+    case("proxy_connection_header_can_be_replaced")
+        .args(&[
+            "-s",
+            "-x",
+            "{host}",
+            "--proxy-header",
+            "Proxy-Connection: close",
+            "http://example.com/",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn request_target_through_proxy() {
+    case("request_target_through_proxy")
+        .args(&[
+            "-s",
+            "-x",
+            "{host}",
+            "--request-target",
+            "*",
+            "-X",
+            "OPTIONS",
+            "http://example.com/",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn proxy10_absolute_form() {
+    case("proxy10_absolute_form")
+        .args(&["-s", "--proxy1.0", "{host}", "http://example.com/"])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn verbose_absolute_form() {
+    case("verbose_absolute_form")
+        .args(&[
+            "-s",
+            "-v",
+            "-x",
+            "{host}",
+            "-U",
+            "a:b",
+            "http://example.com/",
+        ])
+        .reply(Reply::ok("x"))
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+#[test]
+fn one_proxy_connection_for_two_origins() {
+    case("one_proxy_connection_for_two_origins")
+        .args(&[
+            "-s",
+            "-x",
+            "{host}",
+            "http://one.example/",
+            "http://two.example/",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+// ---- environment -----------------------------------------------------------------------
+
+#[test]
+fn env_http_proxy() {
+    case("env_http_proxy")
+        .args(&["-s", "http://example.com/env"])
+        .env("http_proxy", "http://{host}")
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn env_all_proxy_upper() {
+    case("env_all_proxy_upper")
+        .args(&["-s", "http://example.com/all"])
+        .env("ALL_PROXY", "{host}")
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn env_upper_http_proxy_is_ignored() {
+    case("env_upper_http_proxy_is_ignored")
+        .args(&["-s", "{url}/direct"])
+        .env("HTTP_PROXY", "http://127.0.0.1:1")
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn env_no_proxy_skips_proxy() {
+    case("env_no_proxy_skips_proxy")
+        .args(&["-s", "{url}/direct"])
+        .env("http_proxy", "http://127.0.0.1:1")
+        .env("no_proxy", "localhost, 127.0.0.0/8")
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn noproxy_option_skips_proxy() {
+    case("noproxy_option_skips_proxy")
+        .args(&["-s", "-x", "127.0.0.1:1", "--noproxy", "*", "{url}/direct"])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn empty_proxy_disables_env_proxy() {
+    case("empty_proxy_disables_env_proxy")
+        .args(&["-s", "-x", "", "{url}/direct"])
+        .env("http_proxy", "http://127.0.0.1:1")
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+// ---- CONNECT tunnel --------------------------------------------------------------------
+
+#[test]
+fn proxytunnel_for_http() {
+    case("proxytunnel_for_http")
+        .args(&[
+            "-s",
+            "-p",
+            "-x",
+            "{host}",
+            "-U",
+            "a:b",
+            "--proxy-header",
+            "X-P: 1",
+            "-H",
+            "X-O: 2",
+            "http://example.com:8080/x",
+        ])
+        .replies(vec![established(), Reply::ok("tunnelled\n")])
+        .run(OXCURL);
+}
+
+#[test]
+fn connect_headers_shown_with_include() {
+    case("connect_headers_shown_with_include")
+        .args(&["-s", "-i", "-p", "-x", "{host}", "http://example.com/"])
+        .replies(vec![
+            Reply::raw("HTTP/1.1 200 OK\r\nX-Proxy: yes\r\n\r\n").keep_open(true),
+            Reply::ok("body\n"),
+        ])
+        .run(OXCURL);
+}
+
+#[test]
+fn suppress_connect_headers() {
+    case("suppress_connect_headers")
+        .args(&[
+            "-s",
+            "-i",
+            "--suppress-connect-headers",
+            "-p",
+            "-x",
+            "{host}",
+            "http://example.com/",
+        ])
+        .replies(vec![
+            Reply::raw("HTTP/1.1 200 OK\r\nX-Proxy: yes\r\n\r\n").keep_open(true),
+            Reply::ok("body\n"),
+        ])
+        .run(OXCURL);
+}
+
+#[test]
+fn verbose_tunnel() {
+    case("verbose_tunnel")
+        .args(&[
+            "-s",
+            "-v",
+            "-p",
+            "-x",
+            "{host}",
+            "-U",
+            "a:b",
+            "http://example.com/",
+        ])
+        .replies(vec![established(), Reply::ok("x")])
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+#[test]
+fn proxy10_connect() {
+    case("proxy10_connect")
+        .args(&["-s", "-p", "--proxy1.0", "{host}", "http://example.com/"])
+        .replies(vec![established(), Reply::ok("x")])
+        .run(OXCURL);
+}
+
+#[test]
+fn connect_407_fails_56() {
+    case("connect_407_fails_56")
+        .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])
+        .reply(Reply::status(
+            407,
+            &[("Proxy-Authenticate", "Basic realm=\"p\"")],
+            "denied",
+        ))
+        .run(OXCURL);
+}
+
+#[test]
+fn connect_garbage_reply() {
+    case("connect_garbage_reply")
+        .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])
+        .reply(Reply::raw("garbage\r\n\r\n").close())
+        .run(OXCURL);
+}
+
+#[test]
+fn connect_closed_early() {
+    case("connect_closed_early")
+        .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])
+        .reply(Reply::raw("HTTP/1.1 200 OK\r\nX-A: 1\r\n").close())
+        .run(OXCURL);
+}
+
+#[test]
+fn connect_closed_at_once() {
+    case("connect_closed_at_once")
+        .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])
+        .reply(Reply::close_at_once())
+        .run(OXCURL);
+}
+
+#[test]
+fn connect_oversized_header_line() {
+    let mut line = b"HTTP/1.1 200 OK\r\nX-Big: ".to_vec();
+    line.extend(std::iter::repeat_n(b'a', 20_000));
+    line.extend_from_slice(b"\r\n\r\n");
+    case("connect_oversized_header_line")
+        .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])
+        .reply(Reply::raw(line).close())
+        .run(OXCURL);
+}
+
+#[test]
+fn connect_endless_headers() {
+    let mut head = b"HTTP/1.1 200 OK\r\n".to_vec();
+    while head.len() < 400 * 1024 {
+        head.extend_from_slice(b"X-Junk: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n");
+    }
+    case("connect_endless_headers")
+        .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])
+        .reply(Reply::raw(head).close())
+        .run(OXCURL);
+}
+
+#[test]
+fn connect_silent_proxy_times_out() {
+    case("connect_silent_proxy_times_out")
+        .args(&[
+            "-sS",
+            "-m",
+            "1",
+            "-p",
+            "-x",
+            "{host}",
+            "http://example.com/",
+        ])
+        .reply(
+            Reply::new()
+                .sleep(std::time::Duration::from_secs(3))
+                .close(),
+        )
+        .normalise_with(oxcurl_testsupport::diff::mask_digits)
+        .run(OXCURL);
+}
+
+// ---- errors ------------------------------------------------------------------------------
+
+#[test]
+fn unresolvable_proxy() {
+    case("unresolvable_proxy")
+        .args(&["-sS", "-x", "nonexistent.invalid", "http://example.com/"])
+        .run(OXCURL);
+}
+
+#[test]
+fn refused_proxy() {
+    case("refused_proxy")
+        .args(&["-sS", "-x", "127.0.0.1:1", "http://example.com/"])
+        .normalise_with(oxcurl_testsupport::diff::mask_digits)
+        .run(OXCURL);
+}
+
+#[test]
+fn unknown_proxy_scheme() {
+    case("unknown_proxy_scheme")
+        .args(&["-sS", "-x", "gopher://{host}", "http://example.com/"])
+        .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 8: HTTPS proxy not built yet"]
+fn https_proxy() {
+    case("https_proxy")
+        .tls(TlsServerOptions::default())
+        .args(&[
+            "-sS",
+            "--proxy-insecure",
+            "-x",
+            "https://localhost:{port}",
+            "http://example.com/",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+fn many_headers(n: usize) -> Reply {
+    let mut head = b"HTTP/1.1 407 No\r\n".to_vec();
+    for _ in 0..n {
+        head.extend_from_slice(b"A: b\r\n");
+    }
+    head.extend_from_slice(b"\r\n");
+    Reply::raw(head).close()
+}
+
+#[test]
+fn connect_5000_headers_allowed() {
+    case("connect_5000_headers_allowed")
+        .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])
+        .reply(many_headers(5000))
+        .run(OXCURL);
+}
+
+#[test]
+fn connect_5001_headers_too_many() {
+    case("connect_5001_headers_too_many")
+        .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])
+        .reply(many_headers(5001))
+        .run(OXCURL);
+}
