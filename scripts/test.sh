@@ -11,6 +11,7 @@ if [[ -z ${OXCURL_NO_INSTALL:-} ]]; then
   command -v gzip >/dev/null || need+=(gzip)
   command -v zstd >/dev/null || need+=(zstd)
   command -v brotli >/dev/null || need+=(brotli)
+  command -v faketime >/dev/null || need+=(faketime)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]]; then
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
         bearer: None,
         allowed: true,
         custom_header: false,
+        aws: None,
     };
     let _ = a.output(&req, || [1; 12]);
     let mut notes = Vec::new();

@@ -186,7 +186,7 @@ impl Hsts {
             if e.expires == UNLIMITED {
                 s.push_str(&format!("{dot}{} \"unlimited\"\n", e.host));
             } else {
-                let (y, mo, d, h, mi, se) = civil(e.expires);
+                let (y, mo, d, h, mi, se) = crate::parsedate::civil(e.expires);
                 s.push_str(&format!(
                     "{dot}{} \"{y}{mo:02}{d:02} {h:02}:{mi:02}:{se:02}\"\n",
                     e.host
@@ -287,22 +287,6 @@ fn parse_header(v: &str) -> Option<(i64, bool)> {
     max_age.map(|m| (m, subdomains))
 }
 
-/// Unix seconds to (year, month, day, hour, minute, second), UTC.
-fn civil(t: i64) -> (i64, i64, i64, i64, i64, i64) {
-    let days = t.div_euclid(86400);
-    let secs = t.rem_euclid(86400);
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d, secs / 3600, secs % 3600 / 60, secs % 60)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,10 +358,10 @@ mod tests {
     #[test]
     fn calendar() {
         for t in [0, 951782400, 1_795_000_000, 4_102_444_800] {
-            let (y, mo, d, h, mi, s) = civil(t);
+            let (y, mo, d, h, mi, s) = crate::parsedate::civil(t);
             let text = format!("{y}{mo:02}{d:02} {h:02}:{mi:02}:{s:02}");
             assert_eq!(crate::parsedate::getdate(text.as_bytes()), t, "{text}");
         }
-        assert_eq!(civil(951782400), (2000, 2, 29, 0, 0, 0));
+        assert_eq!(crate::parsedate::civil(951782400), (2000, 2, 29, 0, 0, 0));
     }
 }

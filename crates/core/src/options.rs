@@ -128,6 +128,8 @@ pub struct Options {
     pub userpwd: Option<(String, String)>,
     /// `CURLOPT_XOAUTH2_BEARER` (sent as `Authorization: Bearer` when `httpauth` allows it).
     pub bearer: Option<String>,
+    /// `CURLOPT_AWS_SIGV4`: `provider1[:provider2[:region[:service]]]`.
+    pub aws_sigv4: Option<String>,
     /// `CURLOPT_HTTPAUTH`: the `crate::auth` scheme bits the user allows.
     pub httpauth: u32,
     /// `CURLOPT_NETRC`.
@@ -232,6 +234,7 @@ impl Default for Options {
             autoreferer: false,
             userpwd: None,
             bearer: None,
+            aws_sigv4: None,
             httpauth: crate::auth::BASIC,
             netrc: NetrcMode::Ignored,
             netrc_file: None,

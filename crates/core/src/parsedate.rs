@@ -378,6 +378,28 @@ pub fn parsedate(date: &[u8]) -> Result<i64, DateError> {
 }
 
 /// Now, in seconds since the epoch.
+/// Unix seconds to (year, month, day, hour, minute, second), UTC.
+pub fn civil(t: i64) -> (i64, i64, i64, i64, i64, i64) {
+    let days = t.div_euclid(86400);
+    let secs = t.rem_euclid(86400);
+    let z = days + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d, secs / 3600, secs % 3600 / 60, secs % 60)
+}
+
+/// `YYYYMMDDTHHMMSSZ`, the AWS SigV4 timestamp.
+pub fn format_amz(t: i64) -> String {
+    let (y, mo, d, h, mi, s) = civil(t);
+    format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z")
+}
+
 pub fn unix_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

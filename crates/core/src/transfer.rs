@@ -179,6 +179,8 @@ pub(crate) struct Transfer {
     first_origin: Option<(String, String, u16)>,
     referer: Option<String>,
     redirect_to: Option<String>,
+    /// The request could not be made (an authentication header failed); sending fails.
+    req_error: Option<Error>,
     /// The multipart body being sent, read from its parts (`Body::Mime`), and its size.
     mime: Option<crate::mime::MimeReader>,
     mime_size: Option<u64>,
@@ -233,6 +235,7 @@ impl Transfer {
             first_origin: None,
             referer,
             redirect_to: None,
+            req_error: None,
             mime: None,
             mime_size: None,
             auth,
@@ -1359,6 +1362,29 @@ impl Transfer {
             auth_path.push_str(q);
         }
         let get_or_head = matches!(self.body, Body::None);
+        let url_host = self.url_host();
+        let aws = self
+            .opts
+            .aws_sigv4
+            .as_deref()
+            .map(|spec| auth::sigv4::Params {
+                spec,
+                user: self.creds.as_ref().map_or("", |c| c.0.as_str()),
+                password: self.creds.as_ref().map_or("", |c| c.1.as_str()),
+                method: &self.method,
+                path: url.path(),
+                query: url.query(),
+                hostname: &url_host,
+                host_header: (!request::custom_has(&self.opts.headers, "Host"))
+                    .then_some(host_header.as_str()),
+                headers: &self.opts.headers,
+                post_fields: match &self.body {
+                    Body::Fields(f) => Some(f.as_slice()),
+                    _ => None,
+                },
+                empty_payload: get_or_head || matches!(self.body, Body::Upload(Some(0))),
+                now: crate::parsedate::unix_now(),
+            });
         let auth_out = self.auth.output(
             &auth::Request {
                 method: &self.method,
@@ -1368,12 +1394,17 @@ impl Transfer {
                 bearer: self.opts.bearer.as_deref(),
                 allowed: same_origin || self.opts.unrestricted_auth || self.creds_netrc,
                 custom_header: request::custom_has(&self.opts.headers, "Authorization"),
+                aws,
             },
             random12,
         );
+        for n in &auth_out.pre_notes {
+            self.verbose(n);
+        }
         if let Some(n) = &auth_out.note {
             self.verbose(n);
         }
+        self.req_error = auth_out.error;
         let framing = match &self.body {
             Body::None => BodyFraming::None,
             // Negotiating authentication: a probe without the body.
@@ -1505,6 +1536,9 @@ impl Transfer {
     }
 
     fn do_send(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        if let Some(e) = self.req_error.take() {
+            return Err(e);
+        }
         let conn = self.conn.as_mut().expect("conn");
         while self.req_sent < self.req.len() {
             match conn.send(&self.req[self.req_sent..]) {

@@ -65,6 +65,14 @@ opts![
         "Pick any authentication method",
         "http proxy auth"
     ),
+    (
+        "aws-sigv4",
+        None,
+        Arg,
+        "<provider1[:prvdr2[:reg[:srv]]]>",
+        "AWS V4 signature auth",
+        "auth http"
+    ),
     ("basic", None, Bool, "", "HTTP Basic Authentication", "auth"),
     (
         "buffer",
@@ -1129,6 +1137,7 @@ pub struct Operation {
     pub bearer: Option<String>,
     /// `CURLAUTH_*` bits from --basic, --digest, --anyauth, --oauth2-bearer; 0 = default.
     pub authtype: u32,
+    pub aws_sigv4: Option<String>,
     pub netrc: bool,
     pub netrc_optional: bool,
     pub netrc_file: Option<String>,
@@ -1572,6 +1581,10 @@ impl Parser {
                 }
             }
             "form-escape" => self.op().form_escape = on,
+            "aws-sigv4" => {
+                self.op().aws_sigv4 = Some(a());
+                self.op().authtype |= oxcurl_core::auth::AWS_SIGV4;
+            }
             "netrc" => self.op().netrc = on,
             "netrc-optional" => self.op().netrc_optional = on,
             "netrc-file" => self.op().netrc_file = Some(a()),

@@ -1086,6 +1086,7 @@ fn configure(
         oxcurl_core::options::NetrcMode::Ignored
     };
     o.netrc_file = op.netrc_file.clone();
+    o.aws_sigv4 = op.aws_sigv4.clone();
     o.cookie_session = op.junk_session_cookies;
     o.verbose = g.verbose > 0 || g.trace.is_some();
 

@@ -865,3 +865,129 @@ fn anyauth_picks_ntlm_over_basic() {
         ])
         .run(OXCURL);
 }
+
+/// Run both clients under libfaketime with a frozen wall clock (monotonic time stays real),
+/// so AWS SigV4 timestamps and signatures are the same for both and compare byte for byte.
+/// `scripts/test.sh` installs Debian's `faketime`.
+fn frozen_clock(c: Case) -> Case {
+    let lib = std::fs::read_dir("/usr/lib")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|d| d.path().join("faketime/libfaketime.so.1"))
+        .find(|p| p.exists())
+        .expect("libfaketime (Debian package faketime) is needed for the SigV4 tests");
+    c.env("LD_PRELOAD", lib.to_str().unwrap())
+        .env("FAKETIME", "2026-01-02 03:04:05")
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+        .env("FAKETIME_DONT_RESET", "1")
+}
+
+fn sigv4_lines(d: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(d)
+        .lines()
+        .filter(|l| {
+            l.starts_with("> ")
+                || !l.starts_with(['<', '{', '}', '*'])
+                || l.contains("aws_sigv4")
+                || l.contains("auth using")
+        })
+        .filter(|l| !l.contains("Trying") && !l.contains("Connected") && !l.starts_with("< "))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+#[test]
+fn sigv4_s3_get() {
+    frozen_clock(Case::new("sigv4_s3_get"))
+        .args(&[
+            "-s",
+            "-v",
+            "--aws-sigv4",
+            "aws:amz:us-east-1:s3",
+            "-u",
+            "AKID:SECRET",
+            "{url}/bucket/k%2fey?b=2&a=1&c&x=%2a",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .compare_stderr(true)
+        .normalise_with(sigv4_lines)
+        .run(OXCURL);
+}
+
+#[test]
+fn sigv4_service_and_region_from_host_with_post() {
+    frozen_clock(Case::new("sigv4_service_and_region_from_host_with_post"))
+        .args(&[
+            "-s",
+            "--aws-sigv4",
+            "aws:amz",
+            "-u",
+            "AKID:SECRET",
+            "-H",
+            "X-Amz-Meta:  a   b ",
+            "-d",
+            "body",
+            "--resolve",
+            "ec2.us-west-2.amazonaws.com:{port}:127.0.0.1",
+            "http://ec2.us-west-2.amazonaws.com:{port}/",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn sigv4_other_provider_encodes_path_and_uses_date_header() {
+    frozen_clock(Case::new(
+        "sigv4_other_provider_encodes_path_and_uses_date_header",
+    ))
+    .args(&[
+        "-s",
+        "-v",
+        "--aws-sigv4",
+        "osc:xyz:eu:ec2",
+        "-u",
+        "AKID:SECRET",
+        "-H",
+        "Content-Type: text/x",
+        "-H",
+        "x-xyz-foo:  v  w ",
+        "-H",
+        "Date: 20250101T000000Z",
+        "-T",
+        "{tmp}/up.txt",
+        "{url}/a%7eb/c%20d+e~?q=1",
+    ])
+    .file("up.txt", "upload body\n")
+    .reply(Reply::ok("ok\n"))
+    .compare_stderr(true)
+    .normalise_with(sigv4_lines)
+    .run(OXCURL);
+}
+
+#[test]
+fn sigv4_s3_upload_is_unsigned_payload() {
+    frozen_clock(Case::new("sigv4_s3_upload_is_unsigned_payload"))
+        .args(&[
+            "-s",
+            "--aws-sigv4",
+            "aws:amz:us-east-1:s3",
+            "-u",
+            "AKID:SECRET",
+            "-T",
+            "{tmp}/up.txt",
+            "{url}/bucket/",
+        ])
+        .file("up.txt", "upload body\n")
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn sigv4_missing_service_is_url_error() {
+    Case::new("sigv4_missing_service_is_url_error")
+        .args(&["-sS", "--aws-sigv4", "aws:amz", "-u", "a:b", "{url}/"])
+        .compare_stderr(true)
+        .run(OXCURL);
+}

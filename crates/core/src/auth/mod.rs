@@ -6,6 +6,7 @@
 pub mod digest;
 pub mod netrc;
 pub mod ntlm;
+pub mod sigv4;
 
 /// `CURLAUTH_*` bits.
 pub const BASIC: u32 = 1 << 0;
@@ -21,7 +22,7 @@ pub const ANY: u32 = !DIGEST_IE;
 pub const ANYSAFE: u32 = !(BASIC | DIGEST_IE);
 
 /// The schemes this build can answer.
-const SUPPORTED: u32 = BASIC | DIGEST | NTLM | BEARER;
+const SUPPORTED: u32 = BASIC | DIGEST | NTLM | BEARER | AWS_SIGV4;
 
 /// curl's `struct auth` plus the scheme states, for the origin host of one transfer.
 #[derive(Clone, Debug, Default)]
@@ -55,6 +56,10 @@ pub struct Output {
     pub header: Option<Vec<u8>>,
     /// curl's `Server auth using X with user 'u'` line.
     pub note: Option<String>,
+    /// Verbose lines that come before it (the SigV4 canonical request and signature).
+    pub pre_notes: Vec<String>,
+    /// The header could not be made: the transfer fails with this.
+    pub error: Option<crate::error::Error>,
 }
 
 /// The request the header is computed for.
@@ -72,6 +77,8 @@ pub struct Request<'a> {
     pub allowed: bool,
     /// The user set an `Authorization` header of their own.
     pub custom_header: bool,
+    /// What an AWS SigV4 signature covers, when `--aws-sigv4` is set.
+    pub aws: Option<sigv4::Params<'a>>,
 }
 
 impl HostAuth {
@@ -106,7 +113,23 @@ impl HostAuth {
         let mut out = Output::default();
         let mut scheme = None;
         let (user, pass) = req.creds.unwrap_or(("", ""));
-        if self.picked == NTLM {
+        if self.picked == AWS_SIGV4 {
+            scheme = Some("AWS_SIGV4");
+            if !req.custom_header {
+                match req.aws.as_ref().map(sigv4::sign) {
+                    Some(Ok(signed)) => {
+                        out.header = Some(signed.value);
+                        out.pre_notes = signed.notes;
+                    }
+                    Some(Err(e)) => {
+                        out.error = Some(e);
+                        return out;
+                    }
+                    None => {}
+                }
+            }
+            self.done = true;
+        } else if self.picked == NTLM {
             scheme = Some("NTLM");
             match self.ntlm.state {
                 ntlm::State::Type2 => {
@@ -329,6 +352,7 @@ mod tests {
             bearer: None,
             allowed: true,
             custom_header: false,
+            aws: None,
         }
     }
 

@@ -1,0 +1,434 @@
+//! AWS Signature Version 4 (`--aws-sigv4`, `CURLOPT_AWS_SIGV4`) as curl 8.14.1 signs
+//! (lib/http_aws_sigv4.c): `provider1[:provider2[:region[:service]]]`, service and region
+//! from the host name when not given, the canonical request (path encoded again except for
+//! S3, sorted and normalised query, sorted trimmed headers with the user's), the S3
+//! `x-amz-content-sha256` header, the date from a user `X-Amz-Date`/`Date` header or the
+//! clock, and curl's verbose lines. Pure: the caller passes the time.
+
+use hmac::{Hmac, Mac};
+use sha2::{Digest as _, Sha256};
+
+use crate::error::{Code, Error};
+use crate::parsedate;
+
+/// What the signature covers.
+#[derive(Debug)]
+pub struct Params<'a> {
+    /// The `--aws-sigv4` argument.
+    pub spec: &'a str,
+    pub user: &'a str,
+    pub password: &'a str,
+    pub method: &'a str,
+    /// The URL path as sent (percent-encoded) and the query without `?`.
+    pub path: &'a str,
+    pub query: Option<&'a str>,
+    /// The URL's host name, for service and region.
+    pub hostname: &'a str,
+    /// The `Host:` value sent, None when the user set their own Host header.
+    pub host_header: Option<&'a str>,
+    /// The user's headers (`-H`), as given.
+    pub headers: &'a [String],
+    /// The POST fields, when the body is in memory.
+    pub post_fields: Option<&'a [u8]>,
+    /// The request has no body: GET, HEAD, or an upload of size 0.
+    pub empty_payload: bool,
+    /// Seconds since the epoch.
+    pub now: i64,
+}
+
+/// The header lines to send after `Authorization: ` (the value, then `X-...-Date` and the
+/// S3 content hash as further lines) and curl's verbose lines.
+#[derive(Debug)]
+pub struct Signed {
+    pub value: Vec<u8>,
+    pub notes: Vec<String>,
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn sha256_hex(data: &[u8]) -> String {
+    hex(&Sha256::digest(data))
+}
+
+fn hmac(key: &[u8], data: &[u8]) -> [u8; 32] {
+    let mut m = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("any key length");
+    m.update(data);
+    m.finalize().into_bytes().into()
+}
+
+/// Up to 64 bytes of `s` before the next `:` (curl's `%64[^:]`).
+fn field(s: &str) -> (&str, Option<&str>) {
+    match s.find(':') {
+        Some(i) => (&s[..i.min(64)], Some(&s[i + 1..])),
+        None => (&s[..s.len().min(64)], None),
+    }
+}
+
+fn unreserved(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~')
+}
+
+/// The canonical URI: as sent for S3, encoded once more for everything else.
+fn canon_path(path: &str, encode: bool) -> String {
+    let mut out = String::with_capacity(path.len() * 2);
+    if encode {
+        for &c in path.as_bytes() {
+            if unreserved(c) || c == b'/' {
+                out.push(c as char);
+            } else {
+                out.push_str(&format!("%{c:02X}"));
+            }
+        }
+    } else {
+        out.push_str(path);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
+/// The canonical query: pairs sorted, unreserved bytes kept, `%xx` upper-cased, the rest
+/// encoded, and `=` added to names without a value.
+fn canon_query(query: Option<&str>) -> Result<String, Error> {
+    let Some(q) = query else {
+        return Ok(String::new());
+    };
+    let mut pairs: Vec<&[u8]> = q.as_bytes().split(|&c| c == b'&').collect();
+    if pairs.len() >= 64 {
+        return Err(Error::new(
+            Code::UrlMalformat,
+            "aws-sigv4: too many query pairs in URL",
+        ));
+    }
+    pairs.sort_by(|a, b| {
+        if a.is_empty() {
+            return std::cmp::Ordering::Less;
+        }
+        if b.is_empty() {
+            return std::cmp::Ordering::Greater;
+        }
+        let n = a.len().min(b.len());
+        a[..n].cmp(&b[..n])
+    });
+    let mut out = String::new();
+    let last = pairs.len() - 1;
+    for (i, p) in pairs.iter().enumerate() {
+        if p.is_empty() {
+            continue;
+        }
+        let mut eq = false;
+        let mut j = 0;
+        while j < p.len() {
+            let c = p[j];
+            if unreserved(c) {
+                out.push(c as char);
+            } else if c == b'=' {
+                out.push('=');
+                eq = true;
+            } else if c == b'%' {
+                if j + 2 < p.len() && p[j + 1].is_ascii_hexdigit() && p[j + 2].is_ascii_hexdigit() {
+                    out.push('%');
+                    out.push(p[j + 1].to_ascii_uppercase() as char);
+                    out.push(p[j + 2].to_ascii_uppercase() as char);
+                    j += 2;
+                } else {
+                    out.push_str("%25");
+                }
+            } else {
+                out.push_str(&format!("%{c:02X}"));
+            }
+            j += 1;
+        }
+        if !eq {
+            out.push('=');
+        }
+        if i < last {
+            out.push('&');
+        }
+    }
+    Ok(out)
+}
+
+/// `name: value` with the name lower-cased and blanks collapsed, curl's `trim_headers`.
+fn trim_header(line: &str) -> String {
+    let (name, value) = match line.find(':') {
+        Some(i) => (&line[..i], Some(&line[i + 1..])),
+        None => (line, None),
+    };
+    let mut out = name.to_ascii_lowercase();
+    if let Some(v) = value {
+        out.push(':');
+        let words: Vec<&str> = v.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
+        out.push_str(&words.join(" "));
+    }
+    out
+}
+
+/// The value of the user's header `name`, if set with one.
+fn user_header<'a>(headers: &'a [String], name: &str) -> Option<&'a str> {
+    headers.iter().find_map(|h| {
+        let (n, v) = h.split_once(':')?;
+        n.trim().eq_ignore_ascii_case(name).then_some(v)
+    })
+}
+
+pub fn sign(p: &Params<'_>) -> Result<Signed, Error> {
+    let mut notes = Vec::new();
+    let (provider0, rest) = field(p.spec);
+    let (mut provider1, rest) = rest.map(field).unwrap_or(("", None));
+    let (mut region, rest) = rest.map(field).unwrap_or(("", None));
+    let service_arg: String = rest
+        .map(|s| {
+            s.split_whitespace()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(64)
+                .collect()
+        })
+        .unwrap_or_default();
+    if provider0.is_empty() {
+        return Err(Error::new(
+            Code::BadFunctionArgument,
+            "first aws-sigv4 provider cannot be empty",
+        ));
+    }
+    if provider1.is_empty() {
+        provider1 = provider0;
+    }
+    let mut service = service_arg;
+    let region_owned;
+    if service.is_empty() {
+        let Some((svc, after)) = p.hostname.split_once('.') else {
+            return Err(Error::new(
+                Code::UrlMalformat,
+                "aws-sigv4: service missing in parameters and hostname",
+            ));
+        };
+        if svc.len() > 64 {
+            return Err(Error::new(
+                Code::UrlMalformat,
+                "aws-sigv4: service too long in hostname",
+            ));
+        }
+        service = svc.to_string();
+        notes.push(format!("aws_sigv4: picked service {service} from host"));
+        if region.is_empty() {
+            let Some((reg, _)) = after.split_once('.') else {
+                return Err(Error::new(
+                    Code::UrlMalformat,
+                    "aws-sigv4: region missing in parameters and hostname",
+                ));
+            };
+            if reg.len() > 64 {
+                return Err(Error::new(
+                    Code::UrlMalformat,
+                    "aws-sigv4: region too long in hostname",
+                ));
+            }
+            region_owned = reg.to_string();
+            region = &region_owned;
+            notes.push(format!("aws_sigv4: picked region {region} from host"));
+        }
+    }
+    let p1_low = provider1.to_ascii_lowercase();
+    let mut p1_mid = p1_low.clone();
+    if let Some(f) = p1_mid.get_mut(..1) {
+        f.make_ascii_uppercase();
+    }
+    let p0_low = provider0.to_ascii_lowercase();
+    let p0_up = provider0.to_ascii_uppercase();
+    let s3 = p0_low == "aws" && service.eq_ignore_ascii_case("s3");
+
+    // The payload hash: the user's x-<p1>-content-sha256, else computed.
+    let sha_key = format!("x-{p1_low}-content-sha256");
+    let mut content_sha_header = None;
+    let payload_hash = match user_header(p.headers, &sha_key) {
+        Some(v) => v.trim_matches([' ', '\t']).to_string(),
+        None => {
+            let h = if !s3 || p.empty_payload || p.post_fields.is_some() {
+                sha256_hex(p.post_fields.unwrap_or(b""))
+            } else {
+                "UNSIGNED-PAYLOAD".to_string()
+            };
+            if s3 {
+                content_sha_header = Some(format!("x-{p1_low}-content-sha256: {h}"));
+            }
+            h
+        }
+    };
+
+    let date_key = format!("X-{p1_mid}-Date");
+    let mut timestamp = parsedate::format_amz(p.now);
+    // The canonical headers: host, the S3 hash, the user's, and the date.
+    let mut lines: Vec<String> = Vec::new();
+    if let Some(h) = p.host_header {
+        lines.push(trim_header(&format!("Host: {h}")));
+    }
+    if let Some(h) = &content_sha_header {
+        lines.push(trim_header(h));
+    }
+    for h in p.headers {
+        let sep = h.find(':').or_else(|| h.find(';'));
+        let Some(sep) = sep else { continue };
+        let after = &h[sep + 1..];
+        if h.as_bytes()[sep] == b':' && after.is_empty() {
+            continue;
+        }
+        let v = after.trim_start();
+        if v.is_empty() && !after.is_empty() {
+            continue;
+        }
+        let mut line = h.clone();
+        line.replace_range(sep..sep + 1, ":");
+        lines.push(trim_header(&line));
+    }
+    let user_date = user_header(p.headers, &date_key).or_else(|| user_header(p.headers, "Date"));
+    let date_line = match user_date {
+        None => {
+            lines.push(format!("x-{p1_low}-date:{timestamp}"));
+            Some(format!("{date_key}: {timestamp}"))
+        }
+        Some(v) => {
+            let v = v.trim_start_matches([' ', '\t']);
+            let n = v.bytes().take_while(u8::is_ascii_alphanumeric).count();
+            timestamp = if n == 16 {
+                v[..16].to_string()
+            } else {
+                String::new()
+            };
+            None
+        }
+    };
+    lines.sort();
+    let canonical_headers: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let signed_headers = lines
+        .iter()
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join(";");
+
+    let canonical_request = format!(
+        "{}\n{}\n{}\n{}\n{}\n{}",
+        p.method,
+        canon_path(p.path, !s3),
+        canon_query(p.query)?,
+        canonical_headers,
+        signed_headers,
+        payload_hash
+    );
+    notes.push(format!(
+        "aws_sigv4: Canonical request (enclosed in []) - [{canonical_request}]"
+    ));
+    let date = timestamp.get(..8).unwrap_or(&timestamp).to_string();
+    let request_type = format!("{p0_low}4_request");
+    let scope = format!("{date}/{region}/{service}/{request_type}");
+    let to_sign = format!(
+        "{p0_up}4-HMAC-SHA256\n{timestamp}\n{scope}\n{}",
+        sha256_hex(canonical_request.as_bytes())
+    );
+    notes.push(format!(
+        "aws_sigv4: String to sign (enclosed in []) - [{to_sign}]"
+    ));
+    let secret = format!("{p0_up}4{}", p.password);
+    let k = hmac(secret.as_bytes(), date.as_bytes());
+    let k = hmac(&k, region.as_bytes());
+    let k = hmac(&k, service.as_bytes());
+    let k = hmac(&k, request_type.as_bytes());
+    let signature = hex(&hmac(&k, to_sign.as_bytes()));
+    notes.push(format!("aws_sigv4: Signature - {signature}"));
+
+    let mut value = format!(
+        "{p0_up}4-HMAC-SHA256 Credential={}/{scope}, SignedHeaders={signed_headers}, Signature={signature}",
+        p.user
+    );
+    if let Some(d) = date_line {
+        value.push_str("\r\n");
+        value.push_str(&d);
+    }
+    if let Some(h) = content_sha_header {
+        value.push_str("\r\n");
+        value.push_str(&h);
+    }
+    Ok(Signed {
+        value: value.into_bytes(),
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params<'a>(spec: &'a str, path: &'a str, query: Option<&'a str>) -> Params<'a> {
+        Params {
+            spec,
+            user: "AKID",
+            password: "SECRET",
+            method: "GET",
+            path,
+            query,
+            hostname: "127.0.0.1",
+            host_header: Some("127.0.0.1:9926"),
+            headers: &[],
+            post_fields: None,
+            empty_payload: true,
+            // 2026-01-02 03:04:05 UTC
+            now: 1_767_323_045,
+        }
+    }
+
+    #[test]
+    fn s3_get_matches_reference() {
+        // Recorded from curl 8.14.1 under a fixed clock.
+        let s = sign(&params(
+            "aws:amz:us-east-1:s3",
+            "/buck%7eet/k%2fey",
+            Some("b=2&a=1&c&a=0&x=%2a%2f%20y"),
+        ))
+        .unwrap();
+        assert_eq!(
+            s.notes.last().unwrap(),
+            "aws_sigv4: Signature - 93ad9bd53f3823fbe8b31d4a73dd9ef538b3f4240064bc6d52b75d3b62e50105"
+        );
+        assert!(
+            s.notes[0].contains("\na=0&a=1&b=2&c=&x=%2A%2F%20y\n"),
+            "{}",
+            s.notes[0]
+        );
+    }
+
+    #[test]
+    fn other_services_encode_the_path_again() {
+        assert_eq!(canon_path("/a%7eb/c%20d+e~", true), "/a%257eb/c%2520d%2Be~");
+        assert_eq!(canon_path("", false), "/");
+    }
+
+    #[test]
+    fn service_and_region_from_host() {
+        let mut p = params("aws:amz", "/", None);
+        p.hostname = "ec2.us-west-2.amazonaws.com";
+        let s = sign(&p).unwrap();
+        assert_eq!(s.notes[0], "aws_sigv4: picked service ec2 from host");
+        assert_eq!(s.notes[1], "aws_sigv4: picked region us-west-2 from host");
+        p.hostname = "localhost";
+        assert_eq!(sign(&p).unwrap_err().code, Code::UrlMalformat);
+    }
+
+    #[test]
+    fn headers_are_trimmed_and_sorted() {
+        assert_eq!(trim_header("X-Xyz-Foo:  v  w "), "x-xyz-foo:v w");
+        let hs = vec!["Content-Type: text/x".to_string(), "X-Empty;".to_string()];
+        let mut p = params("osc:xyz:eu:ec2", "/", None);
+        p.headers = &hs;
+        let s = sign(&p).unwrap();
+        assert!(
+            s.notes[0].contains("content-type;host;x-empty;x-xyz-date\n"),
+            "{}",
+            s.notes[0]
+        );
+    }
+}
