@@ -20,4 +20,5 @@ pub mod multi;
 mod opttable;
 pub mod slist;
 pub mod strings;
+pub mod url;
 pub mod version;

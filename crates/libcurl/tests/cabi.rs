@@ -240,3 +240,26 @@ fn valgrind_get_is_clean() {
     assert_eq!(out.code, Some(0), "valgrind: {}", out.stderr_str());
     let _ = run;
 }
+
+#[test]
+fn url_api_round_trips_match_reference() {
+    let ours = run_ok("urlapi", Lib::Ours, &[]);
+    let reference = run_ok("urlapi", Lib::Reference, &[]);
+    assert!(
+        ours.contains("u0 f0 set=0 part=5 get=0 rc=0 [Example.COM]\n"),
+        "{ours}"
+    );
+    assert!(ours.contains("U0 No error\n"));
+    for (a, b) in ours.lines().zip(reference.lines()) {
+        assert_eq!(a, b, "ours vs reference");
+    }
+    assert_eq!(ours, reference);
+}
+
+#[test]
+#[ignore = "issue 5: the reference libcurl is built without IDN (CURLUE_LACKS_IDN); ours converts IDN hosts with CURLU_PUNYCODE"]
+fn url_api_idn_hosts_match_reference() {
+    let ours = run_ok("urlapi", Lib::Ours, &["idn"]);
+    let reference = run_ok("urlapi", Lib::Reference, &["idn"]);
+    assert_eq!(ours, reference);
+}

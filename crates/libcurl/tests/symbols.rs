@@ -41,13 +41,6 @@ const NOT_YET: &[&str] = &[
     "curl_share_init",
     "curl_share_setopt",
     "curl_share_strerror",
-    // URL API
-    "curl_url",
-    "curl_url_cleanup",
-    "curl_url_dup",
-    "curl_url_get",
-    "curl_url_set",
-    "curl_url_strerror",
     // the rest of easy and global
     "curl_easy_pause",
     "curl_easy_recv",
