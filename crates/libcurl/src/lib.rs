@@ -17,6 +17,7 @@ pub mod consts;
 pub mod easy;
 pub mod global;
 pub mod multi;
+pub mod options;
 mod opttable;
 pub mod slist;
 pub mod strings;

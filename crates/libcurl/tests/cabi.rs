@@ -136,7 +136,7 @@ fn version_info_sanity() {
 
 #[test]
 fn struct_layouts_match_headers() {
-    use oxcurl_libcurl::{consts, global, multi, slist, version};
+    use oxcurl_libcurl::{consts, global, multi, options, slist, version};
     use std::mem::{offset_of, size_of};
     let c = run_ok("layout", Lib::Ours, &[]);
     let expected = [
@@ -187,6 +187,15 @@ fn struct_layouts_match_headers() {
         (
             "version_info.rtmp_version",
             offset_of!(version::VersionInfo, rtmp_version),
+        ),
+        ("curl_easyoption.size", size_of::<options::CurlEasyOption>()),
+        (
+            "curl_easyoption.type",
+            offset_of!(options::CurlEasyOption, kind),
+        ),
+        (
+            "curl_easyoption.flags",
+            offset_of!(options::CurlEasyOption, flags),
         ),
         ("CURLVERSION_NOW", version::CURLVERSION_NOW as usize),
         ("CURL_ERROR_SIZE", consts::CURL_ERROR_SIZE),
@@ -261,5 +270,17 @@ fn url_api_round_trips_match_reference() {
 fn url_api_idn_hosts_match_reference() {
     let ours = run_ok("urlapi", Lib::Ours, &["idn"]);
     let reference = run_ok("urlapi", Lib::Reference, &["idn"]);
+    assert_eq!(ours, reference);
+}
+
+#[test]
+fn option_table_matches_reference() {
+    let ours = run_ok("options", Lib::Ours, &[]);
+    let reference = run_ok("options", Lib::Reference, &[]);
+    assert!(ours.contains("by_name url: URL 10002\n"), "{ours}");
+    assert!(ours.contains("by_name ENCODING: ENCODING 1\n"), "{ours}");
+    for (a, b) in ours.lines().zip(reference.lines()) {
+        assert_eq!(a, b, "ours vs reference");
+    }
     assert_eq!(ours, reference);
 }

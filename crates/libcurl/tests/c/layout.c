@@ -25,6 +25,9 @@ int main(void)
   P("version_info.zstd_ver_num", offsetof(curl_version_info_data, zstd_ver_num));
   P("version_info.feature_names", offsetof(curl_version_info_data, feature_names));
   P("version_info.rtmp_version", offsetof(curl_version_info_data, rtmp_version));
+  P("curl_easyoption.size", sizeof(struct curl_easyoption));
+  P("curl_easyoption.type", offsetof(struct curl_easyoption, type));
+  P("curl_easyoption.flags", offsetof(struct curl_easyoption, flags));
   P("CURLVERSION_NOW", CURLVERSION_NOW);
   P("CURL_ERROR_SIZE", CURL_ERROR_SIZE);
   P("CURLOPT_XFERINFOFUNCTION", CURLOPT_XFERINFOFUNCTION);
