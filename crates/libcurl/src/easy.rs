@@ -415,10 +415,9 @@ pub extern "C" fn curl_easy_perform(h: *mut EasyHandle) -> CURLcode {
         let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
             return CURLE_BAD_FUNCTION_ARGUMENT;
         };
-        if e.busy.get() {
-            return CURLE_RECURSIVE_API_CALL;
-        }
-        if e.in_multi.get() {
+        // A handle already performing (from inside its own callback) is in a multi, the
+        // internal one: curl answers CURLE_FAILED_INIT for both, not RECURSIVE_API_CALL.
+        if e.busy.get() || e.in_multi.get() {
             return CURLE_FAILED_INIT;
         }
         if e.state.borrow().opts.url.is_none() {

@@ -284,3 +284,36 @@ fn option_table_matches_reference() {
     }
     assert_eq!(ours, reference);
 }
+
+#[test]
+fn callbacks_reentrancy_progress_debug_and_upload_match_reference() {
+    let s = server();
+    let url = format!("{}/cb", s.url());
+    let ours = run_ok("callbacks", Lib::Ours, &[&url]);
+    assert!(
+        ours.contains("easy rc=0 recursive_easy=2 getinfo=0 setopt=0 progress_called=1\n"),
+        "{ours}"
+    );
+    assert!(
+        ours.contains("multi recursive_easy=2 recursive_multi=8\n"),
+        "{ours}"
+    );
+    assert!(
+        ours.contains("upload rc=0 left=0 header_out=1 put_first=1 text=1\n"),
+        "{ours}"
+    );
+    let reference = run_ok("callbacks", Lib::Reference, &[&url]);
+    assert_eq!(ours, reference);
+    let reqs = s.requests();
+    let put: Vec<_> = reqs
+        .iter()
+        .filter(|r| r.raw().starts_with(b"PUT "))
+        .collect();
+    assert_eq!(put.len(), 2, "one PUT from each library");
+    assert!(put[0].raw().ends_with(b"\r\n\r\nuploaded-body"));
+    assert_eq!(
+        put[0].raw(),
+        put[1].raw(),
+        "request bytes: ours vs reference"
+    );
+}
