@@ -12,6 +12,8 @@ if [[ -z ${OXCURL_NO_INSTALL:-} ]]; then
   command -v zstd >/dev/null || need+=(zstd)
   command -v brotli >/dev/null || need+=(brotli)
   command -v faketime >/dev/null || need+=(faketime)
+  command -v valgrind >/dev/null || need+=(valgrind)
+  command -v gcc >/dev/null || need+=(gcc)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]]; then
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

@@ -1,0 +1,866 @@
+//! Easy handles: `curl_easy_*`. A `CURL *` is a `Box<EasyHandle>`; its settings live in a
+//! `RefCell` that is never borrowed while an application callback runs, so a callback may
+//! call back into the API (getinfo, setopt) without aliasing; a recursive perform answers
+//! `CURLE_RECURSIVE_API_CALL`.
+
+use crate::consts::*;
+use crate::ffi::{cstr, cstring_opt};
+use crate::slist::{self, CurlSlist};
+use oxcurl_core::options::{Body, HttpVersionPref, IpResolve};
+use oxcurl_core::{Easy, Handler, Info, InfoType, Options, ReadResult};
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_char, c_int, c_long, c_void, CString};
+use std::time::Duration;
+
+pub type WriteFn = unsafe extern "C" fn(*const c_char, usize, usize, *mut c_void) -> usize;
+pub type ReadFn = unsafe extern "C" fn(*mut c_char, usize, usize, *mut c_void) -> usize;
+pub type XferInfoFn = unsafe extern "C" fn(*mut c_void, i64, i64, i64, i64) -> c_int;
+pub type DebugFn =
+    unsafe extern "C" fn(*mut EasyHandle, c_int, *const c_char, usize, *mut c_void) -> c_int;
+
+extern "C" {
+    fn oxcurl_default_write(p: *const c_char, n: usize, file: *mut c_void) -> usize;
+    fn oxcurl_default_read(p: *mut c_char, n: usize, file: *mut c_void) -> usize;
+    fn oxcurl_stderr_write(p: *const c_char, n: usize);
+}
+
+/// The application's callbacks and their userdata, as set with setopt.
+#[derive(Clone, Copy)]
+pub(crate) struct Callbacks {
+    write: Option<WriteFn>,
+    write_data: *mut c_void,
+    header: Option<WriteFn>,
+    header_data: *mut c_void,
+    read: Option<ReadFn>,
+    read_data: *mut c_void,
+    xferinfo: Option<XferInfoFn>,
+    xferinfo_data: *mut c_void,
+    debug: Option<DebugFn>,
+    debug_data: *mut c_void,
+    no_progress: bool,
+    handle: *mut EasyHandle,
+}
+
+impl Callbacks {
+    fn new(handle: *mut EasyHandle) -> Callbacks {
+        Callbacks {
+            write: None,
+            write_data: std::ptr::null_mut(),
+            header: None,
+            header_data: std::ptr::null_mut(),
+            read: None,
+            read_data: std::ptr::null_mut(),
+            xferinfo: None,
+            xferinfo_data: std::ptr::null_mut(),
+            debug: None,
+            debug_data: std::ptr::null_mut(),
+            no_progress: true,
+            handle,
+        }
+    }
+}
+
+/// The engine's `Handler` made of C function pointers.
+struct CHandler(Callbacks);
+
+// SAFETY: libcurl's contract is that a handle is used by one thread at a time; the handler
+// is only called on the thread inside curl_easy_perform/curl_multi_perform, and the
+// userdata pointers are the application's to synchronise as in C libcurl.
+unsafe impl Send for CHandler {}
+
+impl CHandler {
+    fn write_to(&self, f: Option<WriteFn>, data: *mut c_void, buf: &[u8]) -> usize {
+        match f.or(self.0.write) {
+            // SAFETY: a WRITEFUNCTION-shaped pointer set by the application; buf is valid
+            // for len bytes for the duration of the call. No Rust borrow of the handle is
+            // held here (perform took the engine handle out of it).
+            Some(f) => unsafe { f(buf.as_ptr() as *const c_char, 1, buf.len(), data) },
+            // SAFETY: `data` is the FILE * the application gave as WRITEDATA, or NULL for
+            // stdout, as curl's default callback expects.
+            None => unsafe { oxcurl_default_write(buf.as_ptr() as *const c_char, buf.len(), data) },
+        }
+    }
+}
+
+impl Handler for CHandler {
+    fn write(&mut self, data: &[u8]) -> usize {
+        self.write_to(None, self.0.write_data, data)
+    }
+    fn header(&mut self, line: &[u8]) -> usize {
+        if self.0.header.is_some() {
+            self.write_to(self.0.header, self.0.header_data, line)
+        } else if !self.0.header_data.is_null() {
+            self.write_to(None, self.0.header_data, line)
+        } else {
+            line.len()
+        }
+    }
+    fn read(&mut self, buf: &mut [u8]) -> ReadResult {
+        let n = match self.0.read {
+            // SAFETY: a READFUNCTION-shaped pointer; buf is writable for len bytes.
+            Some(f) => unsafe {
+                f(
+                    buf.as_mut_ptr() as *mut c_char,
+                    1,
+                    buf.len(),
+                    self.0.read_data,
+                )
+            },
+            // SAFETY: READDATA is a FILE * (or NULL for stdin) for the default callback.
+            None => unsafe {
+                oxcurl_default_read(buf.as_mut_ptr() as *mut c_char, buf.len(), self.0.read_data)
+            },
+        };
+        if n == CURL_READFUNC_ABORT || n == CURL_READFUNC_PAUSE || n > buf.len() {
+            ReadResult::Abort
+        } else {
+            ReadResult::Data(n)
+        }
+    }
+    fn debug(&mut self, kind: InfoType, data: &[u8]) {
+        match self.0.debug {
+            // SAFETY: a DEBUGFUNCTION-shaped pointer; the handle pointer is the CURL * the
+            // application owns; data is valid for len bytes.
+            Some(f) => unsafe {
+                f(
+                    self.0.handle,
+                    kind as c_int,
+                    data.as_ptr() as *const c_char,
+                    data.len(),
+                    self.0.debug_data,
+                );
+            },
+            None => {
+                let prefix: &[u8] = match kind {
+                    InfoType::Text => b"* ",
+                    InfoType::HeaderIn => b"< ",
+                    InfoType::HeaderOut => b"> ",
+                    _ => return,
+                };
+                // SAFETY: both buffers are valid for their lengths.
+                unsafe {
+                    oxcurl_stderr_write(prefix.as_ptr() as *const c_char, prefix.len());
+                    oxcurl_stderr_write(data.as_ptr() as *const c_char, data.len());
+                }
+            }
+        }
+    }
+    fn progress(&mut self, dltotal: u64, dlnow: u64, ultotal: u64, ulnow: u64) -> bool {
+        if self.0.no_progress {
+            return true;
+        }
+        let Some(f) = self.0.xferinfo else {
+            return true;
+        };
+        let c = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        // SAFETY: an XFERINFOFUNCTION-shaped pointer set by the application.
+        let r = unsafe {
+            f(
+                self.0.xferinfo_data,
+                c(dltotal),
+                c(dlnow),
+                c(ultotal),
+                c(ulnow),
+            )
+        };
+        r == 0 || r == CURL_PROGRESSFUNC_CONTINUE
+    }
+}
+
+/// How the request body is described, resolved at perform time as curl does.
+#[derive(Clone, Default)]
+struct BodySpec {
+    /// POSTFIELDS: the application's buffer, read at perform time.
+    fields: Option<usize>,
+    /// COPYPOSTFIELDS: our copy.
+    copied: Option<Vec<u8>>,
+    fields_size: Option<i64>,
+    post: bool,
+    upload: bool,
+    infile_size: Option<u64>,
+}
+
+/// The settable state of a handle.
+pub(crate) struct State {
+    easy: Option<Easy>,
+    opts: Options,
+    cb: Callbacks,
+    body: BodySpec,
+    headers: *const CurlSlist,
+    resolve: *const CurlSlist,
+    connect_to: *const CurlSlist,
+    errorbuffer: *mut c_char,
+    private: *mut c_void,
+    info: Info,
+    /// Strings handed out by getinfo; they live until the next perform or cleanup.
+    strings: Vec<CString>,
+}
+
+const MAGIC: u32 = 0xc0de_ea51;
+
+/// What a `CURL *` points to.
+pub struct EasyHandle {
+    magic: u32,
+    pub(crate) state: RefCell<State>,
+    /// A perform is running on this handle (from easy or multi).
+    pub(crate) busy: Cell<bool>,
+    /// The handle belongs to a multi.
+    pub(crate) in_multi: Cell<bool>,
+}
+
+impl EasyHandle {
+    fn new() -> Box<EasyHandle> {
+        let mut h = Box::new(EasyHandle {
+            magic: MAGIC,
+            state: RefCell::new(State {
+                easy: Some(Easy::default()),
+                opts: Options::default(),
+                cb: Callbacks::new(std::ptr::null_mut()),
+                body: BodySpec::default(),
+                headers: std::ptr::null(),
+                resolve: std::ptr::null(),
+                connect_to: std::ptr::null(),
+                errorbuffer: std::ptr::null_mut(),
+                private: std::ptr::null_mut(),
+                info: Info::default(),
+                strings: Vec::new(),
+            }),
+            busy: Cell::new(false),
+            in_multi: Cell::new(false),
+        });
+        let p: *mut EasyHandle = &mut *h;
+        h.state.get_mut().cb.handle = p;
+        h
+    }
+
+    /// The handle behind a `CURL *`, if it is one.
+    ///
+    /// # Safety
+    /// `p` is NULL or a pointer the application got from `curl_easy_init`/`duphandle` and has
+    /// not cleaned up.
+    pub(crate) unsafe fn from_ptr<'a>(p: *mut EasyHandle) -> Option<&'a EasyHandle> {
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: per the caller, a live EasyHandle.
+        let h = unsafe { &*p };
+        (h.magic == MAGIC).then_some(h)
+    }
+
+    /// The settings and callbacks for a transfer: the options with the C-side values (the
+    /// body, slists read now as curl reads them at perform time) and the callbacks.
+    pub(crate) fn prepare(&self) -> (Options, Box<dyn Handler>) {
+        let mut st = self.state.borrow_mut();
+        let mut opts = st.opts.clone();
+        // SAFETY: slists set with setopt must stay alive until the transfer is done
+        // (CURLOPT_HTTPHEADER(3) and friends).
+        unsafe {
+            opts.headers = slist::to_vec(st.headers);
+            opts.resolve = slist::to_vec(st.resolve);
+            opts.connect_to = slist::to_vec(st.connect_to);
+        }
+        opts.body = st.body_now();
+        if !st.errorbuffer.is_null() {
+            // SAFETY: ERRORBUFFER points to at least CURL_ERROR_SIZE writable bytes.
+            unsafe { *st.errorbuffer = 0 };
+        }
+        st.strings.clear();
+        (opts, Box::new(CHandler(st.cb)))
+    }
+
+    /// Takes a finished transfer back: its statistics and its error text.
+    /// `easy` is the handle's own engine handle when it ran in `curl_easy_perform`.
+    pub(crate) fn finish(
+        &self,
+        easy: Option<Easy>,
+        info: Info,
+        r: &Result<(), oxcurl_core::Error>,
+    ) -> CURLcode {
+        let mut st = self.state.borrow_mut();
+        st.info = info;
+        if let Some(mut easy) = easy {
+            easy.take_handler();
+            st.easy = Some(easy);
+        }
+        match r {
+            Ok(()) => CURLE_OK,
+            Err(e) => {
+                if !st.errorbuffer.is_null() {
+                    let msg = e.message().as_bytes();
+                    let n = msg.len().min(CURL_ERROR_SIZE - 1);
+                    // SAFETY: ERRORBUFFER holds CURL_ERROR_SIZE bytes; we write n+1 < that.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(msg.as_ptr(), st.errorbuffer as *mut u8, n);
+                        *st.errorbuffer.add(n) = 0;
+                    }
+                }
+                e.code as CURLcode
+            }
+        }
+    }
+}
+
+impl State {
+    fn body_now(&self) -> Body {
+        let b = &self.body;
+        if b.upload {
+            return Body::Upload(b.infile_size);
+        }
+        if let Some(c) = &b.copied {
+            return Body::Fields(c.clone());
+        }
+        if let Some(p) = b.fields {
+            let p = p as *const c_char;
+            let bytes = match b.fields_size {
+                // SAFETY: POSTFIELDS with POSTFIELDSIZE: the application's buffer of that size.
+                Some(n) if n >= 0 => {
+                    unsafe { std::slice::from_raw_parts(p as *const u8, n as usize) }.to_vec()
+                }
+                // SAFETY: POSTFIELDS without a size is a NUL-terminated string.
+                _ => unsafe { cstr(p) }.unwrap_or_default().to_vec(),
+            };
+            return Body::Fields(bytes);
+        }
+        if b.post {
+            return Body::PostRead(b.fields_size.and_then(|n| u64::try_from(n).ok()));
+        }
+        Body::None
+    }
+}
+
+/// `curl_easy_init`.
+#[no_mangle]
+pub extern "C" fn curl_easy_init() -> *mut EasyHandle {
+    guard!(std::ptr::null_mut(), { Box::into_raw(EasyHandle::new()) })
+}
+
+/// `curl_easy_cleanup`. A handle still in a multi or inside a callback is left alone.
+#[no_mangle]
+pub extern "C" fn curl_easy_cleanup(h: *mut EasyHandle) {
+    guard!((), {
+        // SAFETY: NULL or a handle from curl_easy_init.
+        let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+            return;
+        };
+        if e.busy.get() || e.in_multi.get() {
+            return;
+        }
+        // SAFETY: a live handle from Box::into_raw, not referenced elsewhere (not busy, not
+        // in a multi); the magic is cleared first so a stale pointer is caught.
+        unsafe {
+            (*h).magic = 0;
+            drop(Box::from_raw(h));
+        }
+    })
+}
+
+/// `curl_easy_reset`: back to the state of a fresh handle.
+#[no_mangle]
+pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
+    guard!((), {
+        // SAFETY: NULL or a live handle.
+        let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+            return;
+        };
+        let Ok(mut st) = e.state.try_borrow_mut() else {
+            return;
+        };
+        st.opts = Options::default();
+        st.cb = Callbacks::new(h);
+        st.body = BodySpec::default();
+        st.headers = std::ptr::null();
+        st.resolve = std::ptr::null();
+        st.connect_to = std::ptr::null();
+        st.errorbuffer = std::ptr::null_mut();
+        st.private = std::ptr::null_mut();
+        st.info = Info::default();
+    })
+}
+
+/// `curl_easy_duphandle`: a new handle with the same settings (not the connections).
+#[no_mangle]
+pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
+    guard!(std::ptr::null_mut(), {
+        // SAFETY: NULL or a live handle.
+        let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+            return std::ptr::null_mut();
+        };
+        let Ok(st) = e.state.try_borrow() else {
+            return std::ptr::null_mut();
+        };
+        let dup = EasyHandle::new();
+        {
+            let mut d = dup.state.borrow_mut();
+            d.opts = st.opts.clone();
+            d.cb = Callbacks {
+                handle: d.cb.handle,
+                ..st.cb
+            };
+            d.body = st.body.clone();
+            d.headers = st.headers;
+            d.resolve = st.resolve;
+            d.connect_to = st.connect_to;
+            d.errorbuffer = st.errorbuffer;
+            d.private = st.private;
+        }
+        Box::into_raw(dup)
+    })
+}
+
+/// `curl_easy_perform`.
+#[no_mangle]
+pub extern "C" fn curl_easy_perform(h: *mut EasyHandle) -> CURLcode {
+    guard!(CURLE_FAILED_INIT, {
+        // SAFETY: NULL or a live handle.
+        let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+            return CURLE_BAD_FUNCTION_ARGUMENT;
+        };
+        // A handle already performing (from inside its own callback) is in a multi, the
+        // internal one: curl answers CURLE_FAILED_INIT for both, not RECURSIVE_API_CALL.
+        if e.busy.get() || e.in_multi.get() {
+            return CURLE_FAILED_INIT;
+        }
+        if e.state.borrow().opts.url.is_none() {
+            return 3; // CURLE_URL_MALFORMAT, as curl without CURLOPT_URL
+        }
+        e.busy.set(true);
+        let (opts, handler) = e.prepare();
+        let mut easy = e.state.borrow_mut().easy.take().unwrap_or_default();
+        easy.opts = opts;
+        easy.set_handler(handler);
+        // No borrow of the handle is held while the engine runs the callbacks.
+        let r = easy.perform();
+        let info = easy.info().clone();
+        e.busy.set(false);
+        e.finish(Some(easy), info, &r)
+    })
+}
+
+fn secs(v: c_long) -> Option<Duration> {
+    (v > 0).then(|| Duration::from_secs(v as u64))
+}
+fn millis(v: c_long) -> Option<Duration> {
+    (v > 0).then(|| Duration::from_millis(v as u64))
+}
+
+/// Whether `opt` is one of curl 8.14.1's option numbers.
+fn known(opt: c_int) -> bool {
+    crate::opttable::OPTIONS.iter().any(|o| o.1 == opt)
+}
+
+/// Typed half of `curl_easy_setopt` for `long` options (called by shim.c).
+#[no_mangle]
+pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_long) -> CURLcode {
+    guard!(CURLE_FAILED_INIT, {
+        // SAFETY: NULL or a live handle.
+        let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+            return CURLE_BAD_FUNCTION_ARGUMENT;
+        };
+        let Ok(mut st) = e.state.try_borrow_mut() else {
+            return CURLE_RECURSIVE_API_CALL;
+        };
+        let on = v != 0;
+        let st = &mut *st;
+        let o = &mut st.opts;
+        use crate::consts::opt::*;
+        match opt {
+            VERBOSE => o.verbose = on,
+            HEADER => o.include_header = on,
+            NOPROGRESS => {
+                o.no_progress = on;
+                st.cb.no_progress = on;
+            }
+            NOBODY => {
+                o.nobody = on;
+                if on {
+                    st.body.upload = false;
+                }
+            }
+            FAILONERROR => o.fail_on_error = on,
+            UPLOAD => st.body.upload = on,
+            POST => {
+                st.body.post = on;
+                if on {
+                    o.nobody = false;
+                    st.body.upload = false;
+                } else {
+                    st.body.fields = None;
+                    st.body.copied = None;
+                }
+            }
+            HTTPGET => {
+                if on {
+                    st.body = BodySpec::default();
+                    o.nobody = false;
+                }
+            }
+            FOLLOWLOCATION => o.follow_location = on,
+            MAXREDIRS => o.max_redirs = v,
+            AUTOREFERER => o.autoreferer = on,
+            POSTFIELDSIZE => st.body.fields_size = Some(v),
+            INFILESIZE => st.body.infile_size = u64::try_from(v).ok(),
+            TIMEOUT => o.timeout = secs(v),
+            TIMEOUT_MS => o.timeout = millis(v),
+            CONNECTTIMEOUT => o.connect_timeout = secs(v),
+            CONNECTTIMEOUT_MS => o.connect_timeout = millis(v),
+            LOW_SPEED_LIMIT => o.low_speed_limit = v.max(0) as u64,
+            LOW_SPEED_TIME => o.low_speed_time = secs(v),
+            RESUME_FROM => o.resume_from = v.max(0) as u64,
+            MAXFILESIZE => o.max_filesize = u64::try_from(v).ok().filter(|&n| n > 0),
+            IPRESOLVE => {
+                o.ip_resolve = match v {
+                    0 => IpResolve::Whatever,
+                    1 => IpResolve::V4,
+                    2 => IpResolve::V6,
+                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                }
+            }
+            BUFFERSIZE => {
+                o.buffer_size = (v.max(0) as usize).clamp(
+                    oxcurl_core::options::MIN_BUFFER_SIZE,
+                    oxcurl_core::options::MAX_BUFFER_SIZE,
+                )
+            }
+            SSL_VERIFYPEER => o.tls.verify_peer = on,
+            SSL_VERIFYHOST => o.tls.verify_host = on,
+            HTTP_VERSION => {
+                o.http_version = match v {
+                    0 => HttpVersionPref::Default,
+                    1 => HttpVersionPref::V1_0,
+                    2 => HttpVersionPref::V1_1,
+                    3..=31 => return CURLE_NOT_BUILT_IN,
+                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                }
+            }
+            FRESH_CONNECT => o.fresh_connect = on,
+            FORBID_REUSE => o.forbid_reuse = on,
+            TCP_NODELAY => o.tcp_nodelay = on,
+            TCP_KEEPALIVE => o.tcp_keepalive = on,
+            LOCALPORT => o.local_port = v.clamp(0, 65535) as u16,
+            LOCALPORTRANGE => o.local_port_range = v.clamp(1, 65535) as u16,
+            HTTP_TRANSFER_DECODING => o.http_transfer_decoding = on,
+            HTTP_CONTENT_DECODING => o.http_content_decoding = on,
+            POSTREDIR => {
+                o.post301 = v & 1 != 0;
+                o.post302 = v & 2 != 0;
+                o.post303 = v & 4 != 0;
+            }
+            UNRESTRICTED_AUTH => o.unrestricted_auth = on,
+            COOKIESESSION => o.cookie_session = on,
+            PATH_AS_IS => o.path_as_is = on,
+            KEEP_SENDING_ON_ERROR => o.keep_sending_on_error = on,
+            NOSIGNAL => {}
+            _ if known(opt) => return CURLE_NOT_BUILT_IN,
+            _ => return CURLE_UNKNOWN_OPTION,
+        }
+        CURLE_OK
+    })
+}
+
+/// Typed half of `curl_easy_setopt` for `curl_off_t` options.
+#[no_mangle]
+pub extern "C" fn oxcurl_easy_setopt_off(h: *mut EasyHandle, opt: c_int, v: i64) -> CURLcode {
+    use crate::consts::opt::*;
+    let as_long = |o| {
+        oxcurl_easy_setopt_long(
+            h,
+            o,
+            c_long::try_from(v).unwrap_or(if v < 0 { c_long::MIN } else { c_long::MAX }),
+        )
+    };
+    match opt {
+        POSTFIELDSIZE_LARGE => as_long(POSTFIELDSIZE),
+        INFILESIZE_LARGE => as_long(INFILESIZE),
+        RESUME_FROM_LARGE => as_long(RESUME_FROM),
+        MAXFILESIZE_LARGE => as_long(MAXFILESIZE),
+        _ => guard!(CURLE_FAILED_INIT, {
+            // SAFETY: NULL or a live handle.
+            if unsafe { EasyHandle::from_ptr(h) }.is_none() {
+                CURLE_BAD_FUNCTION_ARGUMENT
+            } else if known(opt) {
+                CURLE_NOT_BUILT_IN
+            } else {
+                CURLE_UNKNOWN_OPTION
+            }
+        }),
+    }
+}
+
+/// Typed half of `curl_easy_setopt` for object, string, slist and function pointers.
+#[no_mangle]
+pub extern "C" fn oxcurl_easy_setopt_ptr(
+    h: *mut EasyHandle,
+    opt: c_int,
+    v: *mut c_void,
+) -> CURLcode {
+    guard!(CURLE_FAILED_INIT, {
+        // SAFETY: NULL or a live handle.
+        let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+            return CURLE_BAD_FUNCTION_ARGUMENT;
+        };
+        let Ok(mut st) = e.state.try_borrow_mut() else {
+            return CURLE_RECURSIVE_API_CALL;
+        };
+        let st = &mut *st;
+        // SAFETY: for string options the application passes NULL or a C string, which
+        // curl copies (so do we).
+        let s = || unsafe { cstring_opt(v as *const c_char) };
+        // SAFETY: for function options the shim passed a function pointer of the type
+        // curl.h documents for this option; NULL restores the default.
+        let f = || unsafe { std::mem::transmute::<*mut c_void, Option<unsafe extern "C" fn()>>(v) };
+        use crate::consts::opt::*;
+        match opt {
+            URL => st.opts.url = s(),
+            WRITEDATA => st.cb.write_data = v,
+            // SAFETY (all transmutes below): same-size function pointer types, per curl.h.
+            WRITEFUNCTION => {
+                st.cb.write = f()
+                    .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), WriteFn>(f) })
+            }
+            HEADERFUNCTION => {
+                st.cb.header = f()
+                    .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), WriteFn>(f) })
+            }
+            HEADERDATA => st.cb.header_data = v,
+            READFUNCTION => {
+                st.cb.read =
+                    f().map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), ReadFn>(f) })
+            }
+            READDATA => st.cb.read_data = v,
+            XFERINFOFUNCTION => {
+                st.cb.xferinfo = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), XferInfoFn>(f)
+                })
+            }
+            XFERINFODATA => st.cb.xferinfo_data = v,
+            DEBUGFUNCTION => {
+                st.cb.debug = f()
+                    .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), DebugFn>(f) })
+            }
+            DEBUGDATA => st.cb.debug_data = v,
+            ERRORBUFFER => st.errorbuffer = v as *mut c_char,
+            HTTPHEADER => st.headers = v as *const CurlSlist,
+            RESOLVE => st.resolve = v as *const CurlSlist,
+            CONNECT_TO => st.connect_to = v as *const CurlSlist,
+            POSTFIELDS => {
+                st.body.fields = (!v.is_null()).then_some(v as usize);
+                st.body.copied = None;
+                st.body.post = true;
+                st.body.upload = false;
+                st.opts.nobody = false;
+            }
+            COPYPOSTFIELDS => {
+                let bytes = match st.body.fields_size {
+                    // SAFETY: COPYPOSTFIELDS with a size set first: that many bytes.
+                    Some(n) if n >= 0 && !v.is_null() => {
+                        unsafe { std::slice::from_raw_parts(v as *const u8, n as usize) }.to_vec()
+                    }
+                    // SAFETY: otherwise a C string (or NULL).
+                    _ => unsafe { cstr(v as *const c_char) }
+                        .unwrap_or_default()
+                        .to_vec(),
+                };
+                st.body.copied = Some(bytes);
+                st.body.fields = None;
+                st.body.post = true;
+                st.body.upload = false;
+                st.opts.nobody = false;
+            }
+            CUSTOMREQUEST => st.opts.custom_request = s(),
+            USERAGENT => st.opts.useragent = s(),
+            REFERER => st.opts.referer = s(),
+            USERPWD => {
+                st.opts.userpwd = s().map(|up| match up.split_once(':') {
+                    Some((u, p)) => (u.to_string(), p.to_string()),
+                    None => (up, String::new()),
+                })
+            }
+            USERNAME => {
+                let p = st.opts.userpwd.take().map(|x| x.1).unwrap_or_default();
+                st.opts.userpwd = Some((s().unwrap_or_default(), p));
+            }
+            PASSWORD => {
+                let u = st.opts.userpwd.take().map(|x| x.0).unwrap_or_default();
+                st.opts.userpwd = Some((u, s().unwrap_or_default()));
+            }
+            XOAUTH2_BEARER => st.opts.bearer = s(),
+            RANGE => st.opts.range = s(),
+            ACCEPT_ENCODING => {
+                st.opts.accept_encoding = s().map(|a| {
+                    if a.is_empty() {
+                        "deflate, gzip, br, zstd".to_string()
+                    } else {
+                        a
+                    }
+                })
+            }
+            COOKIE => st.opts.cookie = s(),
+            COOKIEFILE => {
+                if let Some(f) = s() {
+                    st.opts.cookie_files.push(f);
+                }
+            }
+            COOKIEJAR => st.opts.cookie_jar = s(),
+            HSTS => st.opts.hsts_file = s(),
+            CAINFO => st.opts.tls.cafile = s(),
+            CAPATH => st.opts.tls.capath = s(),
+            SSLCERT => st.opts.tls.cert = s(),
+            SSLKEY => st.opts.tls.key = s(),
+            INTERFACE => st.opts.interface = s(),
+            UNIX_SOCKET_PATH => st.opts.unix_socket_path = s(),
+            DEFAULT_PROTOCOL => st.opts.default_protocol = s(),
+            REQUEST_TARGET => st.opts.request_target = s(),
+            PRIVATE => st.private = v,
+            _ if known(opt) => return CURLE_NOT_BUILT_IN,
+            _ => return CURLE_UNKNOWN_OPTION,
+        }
+        CURLE_OK
+    })
+}
+
+fn time_us(d: Duration) -> i64 {
+    i64::try_from(d.as_micros()).unwrap_or(i64::MAX)
+}
+
+/// Typed half of `curl_easy_getinfo`: `out` points to the type the CURLINFO's bits name.
+#[no_mangle]
+pub extern "C" fn oxcurl_easy_getinfo_ptr(
+    h: *mut EasyHandle,
+    what: c_int,
+    out: *mut c_void,
+) -> CURLcode {
+    use crate::consts::info::*;
+    guard!(CURLE_FAILED_INIT, {
+        // SAFETY: NULL or a live handle.
+        let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+            return CURLE_BAD_FUNCTION_ARGUMENT;
+        };
+        if out.is_null() {
+            return CURLE_BAD_FUNCTION_ARGUMENT;
+        }
+        let Ok(mut st) = e.state.try_borrow_mut() else {
+            return CURLE_RECURSIVE_API_CALL;
+        };
+        let st = &mut *st;
+        let i = &st.info;
+        let n = what & MASK;
+        match what & TYPEMASK {
+            STRING => {
+                let s: Option<String> = match n {
+                    1 => Some(i.effective_url.clone()),
+                    18 => i.content_type.clone(),
+                    21 => {
+                        // SAFETY: PRIVATE is returned as the pointer it was set to.
+                        unsafe { *(out as *mut *mut c_void) = st.private };
+                        return CURLE_OK;
+                    }
+                    31 => i.redirect_url.clone(),
+                    32 => i.primary_ip.map(|a| a.ip().to_string()),
+                    41 => i.local_addr.map(|a| a.ip().to_string()),
+                    49 => (!i.scheme.is_empty()).then(|| i.scheme.clone()),
+                    58 => (!i.effective_method.is_empty()).then(|| i.effective_method.clone()),
+                    60 => i.referer.clone(),
+                    61 => Some(st.opts.tls.effective_cafile().to_string()),
+                    62 => Some(st.opts.tls.effective_capath().to_string()),
+                    30 | 36 => None,
+                    _ => return CURLE_UNKNOWN_OPTION,
+                };
+                let p = match s {
+                    Some(s) => {
+                        st.strings.push(CString::new(s).unwrap_or_default());
+                        st.strings.last().map_or(std::ptr::null(), |c| c.as_ptr())
+                    }
+                    None => std::ptr::null(),
+                };
+                // SAFETY: a STRING info takes a `char **`.
+                unsafe { *(out as *mut *const c_char) = p };
+            }
+            LONG => {
+                let v: c_long = match n {
+                    2 => i.response_code as c_long,
+                    11 => i.header_size as c_long,
+                    12 => i.request_size as c_long,
+                    13 => i.ssl_verify_result as c_long,
+                    14 => -1,
+                    20 => i.redirect_count as c_long,
+                    22 => i.http_connectcode as c_long,
+                    23 | 24 | 25 | 35 | 37 | 38 | 39 | 59 | 69 | 70 => 0,
+                    26 => i.num_connects as c_long,
+                    40 => i.primary_ip.map_or(0, |a| a.port() as c_long),
+                    42 => i.local_addr.map_or(0, |a| a.port() as c_long),
+                    46 => match i.http_version {
+                        oxcurl_core::info::HttpVersion::None
+                        | oxcurl_core::info::HttpVersion::V0_9 => 0,
+                        oxcurl_core::info::HttpVersion::V1_0 => 1,
+                        oxcurl_core::info::HttpVersion::V1_1 => 2,
+                        oxcurl_core::info::HttpVersion::V2 => 3,
+                        oxcurl_core::info::HttpVersion::V3 => 30,
+                    },
+                    47 => i.proxy_ssl_verify_result as c_long,
+                    66 => i.used_proxy as c_long,
+                    _ => return CURLE_UNKNOWN_OPTION,
+                };
+                // SAFETY: a LONG info takes a `long *`.
+                unsafe { *(out as *mut c_long) = v };
+            }
+            DOUBLE => {
+                let t = |d: Duration| d.as_secs_f64();
+                let v = match n {
+                    3 => t(i.time_total),
+                    4 => t(i.time_namelookup),
+                    5 => t(i.time_connect),
+                    6 => t(i.time_pretransfer),
+                    7 => i.size_upload as f64,
+                    8 => i.size_download as f64,
+                    9 => i.speed_download() as f64,
+                    10 => i.speed_upload() as f64,
+                    15 => i.content_length_download.map_or(-1.0, |v| v as f64),
+                    16 => i.content_length_upload.map_or(-1.0, |v| v as f64),
+                    17 => t(i.time_starttransfer),
+                    19 => t(i.time_redirect),
+                    33 => t(i.time_appconnect),
+                    _ => return CURLE_UNKNOWN_OPTION,
+                };
+                // SAFETY: a DOUBLE info takes a `double *`.
+                unsafe { *(out as *mut f64) = v };
+            }
+            OFF_T => {
+                let c = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+                let v = match n {
+                    7 => c(i.size_upload),
+                    8 => c(i.size_download),
+                    9 => c(i.speed_download()),
+                    10 => c(i.speed_upload()),
+                    14 => -1,
+                    15 => i.content_length_download.map_or(-1, c),
+                    16 => i.content_length_upload.map_or(-1, c),
+                    50 => time_us(i.time_total),
+                    51 => time_us(i.time_namelookup),
+                    52 => time_us(i.time_connect),
+                    53 => time_us(i.time_pretransfer),
+                    54 => time_us(i.time_starttransfer),
+                    55 => time_us(i.time_redirect),
+                    56 => time_us(i.time_appconnect),
+                    57 | 68 => 0,
+                    63 => i.xfer_id,
+                    64 => i.conn_id,
+                    65 => time_us(i.time_queue),
+                    67 => time_us(i.time_posttransfer),
+                    _ => return CURLE_UNKNOWN_OPTION,
+                };
+                // SAFETY: an OFF_T info takes a `curl_off_t *`.
+                unsafe { *(out as *mut i64) = v };
+            }
+            SLIST => match n {
+                // SSL_ENGINES, COOKIELIST: empty lists; CERTINFO/TLS_SSL_PTR: not available.
+                27 | 28 | 34 | 45 => {
+                    // SAFETY: these infos take a pointer-to-pointer.
+                    unsafe { *(out as *mut *mut c_void) = std::ptr::null_mut() };
+                }
+                _ => return CURLE_UNKNOWN_OPTION,
+            },
+            _ => return CURLE_UNKNOWN_OPTION,
+        }
+        CURLE_OK
+    })
+}

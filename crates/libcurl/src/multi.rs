@@ -1,0 +1,404 @@
+//! Multi handles: `curl_multi_*` on `oxcurl_core::Multi`. A `CURLM *` is a
+//! `Box<MultiHandle>`. The engine multi is moved out of the handle while it runs, and a
+//! `busy` flag makes API calls from inside callbacks answer `CURLM_RECURSIVE_API_CALL`.
+
+use crate::consts::*;
+use crate::easy::EasyHandle;
+use oxcurl_core::{Easy, Multi, TransferId};
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::ffi::{c_int, c_long, c_void};
+use std::time::Duration;
+
+/// The `data` union of `CURLMsg`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union MsgData {
+    pub whatever: *mut c_void,
+    pub result: c_int,
+}
+
+/// `CURLMsg` from multi.h.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CurlMsg {
+    pub msg: c_int,
+    pub easy_handle: *mut EasyHandle,
+    pub data: MsgData,
+}
+
+/// `struct curl_waitfd` from multi.h (extra descriptors for `curl_multi_wait`).
+#[repr(C)]
+pub struct CurlWaitFd {
+    pub fd: c_int,
+    pub events: i16,
+    pub revents: i16,
+}
+
+struct State {
+    multi: Option<Box<Multi>>,
+    /// Every easy handle added and not removed; the id while its transfer runs.
+    handles: Vec<(*mut EasyHandle, Option<TransferId>)>,
+    msgs: VecDeque<CurlMsg>,
+    /// The message `curl_multi_info_read` last returned (valid until the next call).
+    current: Box<CurlMsg>,
+}
+
+const MAGIC: u32 = 0xc0de_3a17;
+
+/// What a `CURLM *` points to.
+pub struct MultiHandle {
+    magic: u32,
+    state: RefCell<State>,
+    busy: Cell<bool>,
+}
+
+impl MultiHandle {
+    /// # Safety
+    /// `p` is NULL or a live pointer from `curl_multi_init`.
+    unsafe fn from_ptr<'a>(p: *mut MultiHandle) -> Option<&'a MultiHandle> {
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: per the caller.
+        let m = unsafe { &*p };
+        (m.magic == MAGIC).then_some(m)
+    }
+}
+
+/// Looks up a multi handle and refuses calls from inside its callbacks.
+macro_rules! multi {
+    ($p:expr) => {{
+        // SAFETY: NULL or a live multi handle, per the API contract.
+        let Some(m) = (unsafe { MultiHandle::from_ptr($p) }) else {
+            return CURLM_BAD_HANDLE;
+        };
+        if m.busy.get() {
+            return CURLM_RECURSIVE_API_CALL;
+        }
+        m
+    }};
+}
+
+/// `curl_multi_init`.
+#[no_mangle]
+pub extern "C" fn curl_multi_init() -> *mut MultiHandle {
+    guard!(std::ptr::null_mut(), {
+        let Ok(multi) = Multi::new() else {
+            return std::ptr::null_mut();
+        };
+        Box::into_raw(Box::new(MultiHandle {
+            magic: MAGIC,
+            state: RefCell::new(State {
+                multi: Some(Box::new(multi)),
+                handles: Vec::new(),
+                msgs: VecDeque::new(),
+                current: Box::new(CurlMsg {
+                    msg: 0,
+                    easy_handle: std::ptr::null_mut(),
+                    data: MsgData { result: 0 },
+                }),
+            }),
+            busy: Cell::new(false),
+        }))
+    })
+}
+
+/// Ends a running transfer of `e` without a message, putting its statistics back.
+fn detach(multi: &mut Multi, e: &EasyHandle, id: Option<TransferId>) {
+    if let Some(id) = id {
+        if let Some((_easy, info)) = multi.remove(id) {
+            e.finish(None, info, &Ok(()));
+        }
+    }
+    e.in_multi.set(false);
+}
+
+/// `curl_multi_cleanup`: removes every easy handle (they stay valid) and frees the multi.
+#[no_mangle]
+pub extern "C" fn curl_multi_cleanup(p: *mut MultiHandle) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        let m = multi!(p);
+        {
+            let mut st = m.state.borrow_mut();
+            let mut multi = st.multi.take();
+            for (h, id) in std::mem::take(&mut st.handles) {
+                // SAFETY: handles in the list are live (removal takes them out first).
+                if let (Some(e), Some(multi)) =
+                    (unsafe { EasyHandle::from_ptr(h) }, multi.as_deref_mut())
+                {
+                    detach(multi, e, id);
+                }
+            }
+        }
+        // SAFETY: a live handle from Box::into_raw, not in use (not busy); magic cleared
+        // first so a stale pointer is caught.
+        unsafe {
+            (*p).magic = 0;
+            drop(Box::from_raw(p));
+        }
+        CURLM_OK
+    })
+}
+
+/// `curl_multi_add_handle`.
+#[no_mangle]
+pub extern "C" fn curl_multi_add_handle(p: *mut MultiHandle, h: *mut EasyHandle) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        let m = multi!(p);
+        // SAFETY: NULL or a live easy handle.
+        let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+            return CURLM_BAD_EASY_HANDLE;
+        };
+        if e.in_multi.get() {
+            return CURLM_ADDED_ALREADY;
+        }
+        if e.busy.get() {
+            return CURLM_RECURSIVE_API_CALL;
+        }
+        let (opts, handler) = e.prepare();
+        let mut st = m.state.borrow_mut();
+        let Some(multi) = st.multi.as_deref_mut() else {
+            return CURLM_INTERNAL_ERROR;
+        };
+        let id = multi.add(Easy::new(opts, handler));
+        st.handles.push((h, Some(id)));
+        e.in_multi.set(true);
+        CURLM_OK
+    })
+}
+
+/// `curl_multi_remove_handle`: a running transfer is stopped.
+#[no_mangle]
+pub extern "C" fn curl_multi_remove_handle(p: *mut MultiHandle, h: *mut EasyHandle) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        let m = multi!(p);
+        // SAFETY: NULL or a live easy handle.
+        let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+            return CURLM_BAD_EASY_HANDLE;
+        };
+        let mut st = m.state.borrow_mut();
+        let Some(pos) = st.handles.iter().position(|x| x.0 == h) else {
+            // Not (or no longer) in this multi: curl answers OK.
+            return CURLM_OK;
+        };
+        let (_, id) = st.handles.remove(pos);
+        st.msgs.retain(|msg| msg.easy_handle != h);
+        if let Some(multi) = st.multi.as_deref_mut() {
+            detach(multi, e, id);
+        }
+        CURLM_OK
+    })
+}
+
+/// `curl_multi_perform`: runs what can run without blocking; finished transfers queue a
+/// `CURLMSG_DONE`.
+#[no_mangle]
+pub extern "C" fn curl_multi_perform(p: *mut MultiHandle, running: *mut c_int) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        let m = multi!(p);
+        let Some(mut multi) = m.state.borrow_mut().multi.take() else {
+            return CURLM_INTERNAL_ERROR;
+        };
+        let handles: Vec<*mut EasyHandle> = m.state.borrow().handles.iter().map(|x| x.0).collect();
+        for &h in &handles {
+            // SAFETY: handles in the list are live.
+            if let Some(e) = unsafe { EasyHandle::from_ptr(h) } {
+                e.busy.set(true);
+            }
+        }
+        m.busy.set(true);
+        // No borrow of either handle is held while the engine runs callbacks.
+        let r = multi.perform();
+        m.busy.set(false);
+        for &h in &handles {
+            // SAFETY: as above; callbacks cannot remove handles (recursive calls refused).
+            if let Some(e) = unsafe { EasyHandle::from_ptr(h) } {
+                e.busy.set(false);
+            }
+        }
+        let mut st = m.state.borrow_mut();
+        while let Some(msg) = multi.info_read() {
+            let Some(slot) = st.handles.iter_mut().find(|x| x.1 == Some(msg.id)) else {
+                continue;
+            };
+            slot.1 = None;
+            let h = slot.0;
+            let Some((_easy, info)) = multi.remove(msg.id) else {
+                continue;
+            };
+            // SAFETY: a live handle from the list.
+            let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+                continue;
+            };
+            let code = e.finish(None, info, &msg.result);
+            st.msgs.push_back(CurlMsg {
+                msg: CURLMSG_DONE,
+                easy_handle: h,
+                data: MsgData { result: code },
+            });
+        }
+        let n = multi.running();
+        st.multi = Some(multi);
+        if r.is_err() {
+            return CURLM_INTERNAL_ERROR;
+        }
+        if !running.is_null() {
+            // SAFETY: a non-NULL `running` points to a writable int.
+            unsafe { *running = c_int::try_from(n).unwrap_or(c_int::MAX) };
+        }
+        CURLM_OK
+    })
+}
+
+fn wait(
+    p: *mut MultiHandle,
+    extra: *mut CurlWaitFd,
+    nextra: u32,
+    ms: c_int,
+    numfds: *mut c_int,
+) -> CURLMcode {
+    let m = multi!(p);
+    if ms < 0 || (nextra > 0 && extra.is_null()) {
+        return CURLM_BAD_FUNCTION_ARGUMENT;
+    }
+    if nextra > 0 {
+        // Waiting on application descriptors needs the reactor to take foreign fds.
+        return CURLM_INTERNAL_ERROR;
+    }
+    let Some(mut multi) = m.state.borrow_mut().multi.take() else {
+        return CURLM_INTERNAL_ERROR;
+    };
+    let r = multi.poll(Duration::from_millis(ms as u64));
+    m.state.borrow_mut().multi = Some(multi);
+    if r.is_err() {
+        return CURLM_INTERNAL_ERROR;
+    }
+    if !numfds.is_null() {
+        // SAFETY: a non-NULL `numfds` points to a writable int. The engine does not report
+        // how many descriptors fired; 0 is what curl reports after a timeout.
+        unsafe { *numfds = 0 };
+    }
+    CURLM_OK
+}
+
+/// `curl_multi_wait`: sleeps until activity on a transfer or its next timer, at most `ms`.
+#[no_mangle]
+pub extern "C" fn curl_multi_wait(
+    p: *mut MultiHandle,
+    extra: *mut CurlWaitFd,
+    n: u32,
+    ms: c_int,
+    numfds: *mut c_int,
+) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, { wait(p, extra, n, ms, numfds) })
+}
+
+/// `curl_multi_poll`: as `curl_multi_wait` here.
+#[no_mangle]
+pub extern "C" fn curl_multi_poll(
+    p: *mut MultiHandle,
+    extra: *mut CurlWaitFd,
+    n: u32,
+    ms: c_int,
+    numfds: *mut c_int,
+) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, { wait(p, extra, n, ms, numfds) })
+}
+
+/// `curl_multi_timeout`: milliseconds until the next timer, -1 for none.
+#[no_mangle]
+pub extern "C" fn curl_multi_timeout(p: *mut MultiHandle, out: *mut c_long) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        let m = multi!(p);
+        if out.is_null() {
+            return CURLM_BAD_FUNCTION_ARGUMENT;
+        }
+        let mut st = m.state.borrow_mut();
+        let Some(multi) = st.multi.as_deref_mut() else {
+            return CURLM_INTERNAL_ERROR;
+        };
+        let v = match multi.timeout() {
+            // Rounded up, so a caller sleeping this long finds the timer due.
+            Some(d) => c_long::try_from(d.as_nanos().div_ceil(1_000_000)).unwrap_or(c_long::MAX),
+            None => -1,
+        };
+        // SAFETY: checked non-NULL; points to a writable long.
+        unsafe { *out = v };
+        CURLM_OK
+    })
+}
+
+/// `curl_multi_info_read`: the next completion message, valid until the next call.
+#[no_mangle]
+pub extern "C" fn curl_multi_info_read(p: *mut MultiHandle, left: *mut c_int) -> *mut CurlMsg {
+    guard!(std::ptr::null_mut(), {
+        // SAFETY: NULL or a live multi handle.
+        let Some(m) = (unsafe { MultiHandle::from_ptr(p) }) else {
+            return std::ptr::null_mut();
+        };
+        if m.busy.get() {
+            return std::ptr::null_mut();
+        }
+        let mut st = m.state.borrow_mut();
+        let next = st.msgs.pop_front();
+        if !left.is_null() {
+            // SAFETY: a non-NULL `left` points to a writable int.
+            unsafe { *left = c_int::try_from(st.msgs.len()).unwrap_or(c_int::MAX) };
+        }
+        match next {
+            Some(msg) => {
+                *st.current = msg;
+                &mut *st.current as *mut CurlMsg
+            }
+            None => std::ptr::null_mut(),
+        }
+    })
+}
+
+/// Typed half of `curl_multi_setopt` for `long` options.
+#[no_mangle]
+pub extern "C" fn oxcurl_multi_setopt_long(
+    p: *mut MultiHandle,
+    opt: c_int,
+    v: c_long,
+) -> CURLMcode {
+    use crate::consts::mopt::*;
+    guard!(CURLM_INTERNAL_ERROR, {
+        let m = multi!(p);
+        let mut st = m.state.borrow_mut();
+        let Some(multi) = st.multi.as_deref_mut() else {
+            return CURLM_INTERNAL_ERROR;
+        };
+        match opt {
+            MAXCONNECTS => multi.set_max_connects(usize::try_from(v).unwrap_or(0)),
+            // HTTP/1 only: one connection per transfer and no multiplexing, so these
+            // limits have nothing to restrict yet beyond what the engine does.
+            PIPELINING | MAX_CONCURRENT_STREAMS => {}
+            _ => return CURLM_UNKNOWN_OPTION,
+        }
+        CURLM_OK
+    })
+}
+
+/// Typed half of `curl_multi_setopt` for pointer options: none supported yet.
+#[no_mangle]
+pub extern "C" fn oxcurl_multi_setopt_ptr(
+    p: *mut MultiHandle,
+    _opt: c_int,
+    _v: *mut c_void,
+) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        let _m = multi!(p);
+        CURLM_UNKNOWN_OPTION
+    })
+}
+
+/// Typed half of `curl_multi_setopt` for `curl_off_t` options: none supported yet.
+#[no_mangle]
+pub extern "C" fn oxcurl_multi_setopt_off(p: *mut MultiHandle, _opt: c_int, _v: i64) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        let _m = multi!(p);
+        CURLM_UNKNOWN_OPTION
+    })
+}

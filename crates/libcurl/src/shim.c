@@ -1,0 +1,90 @@
+/* The variadic half of libcurl's C ABI. Rust cannot define C variadic functions on stable,
+ * so each one reads its single argument here, by the option number's range or the CURLINFO
+ * type bits as curl.h defines them, and calls a typed function in Rust. Also the stdio
+ * defaults (fwrite/fread to FILE *), which need the C library's stdout/stdin. No logic. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdint.h>
+
+typedef int CURLcode;
+typedef int CURLMcode;
+
+/* curl.h: CURLOPTTYPE_LONG 0, OBJECTPOINT 10000, FUNCTIONPOINT 20000, OFF_T 30000,
+ * BLOB 40000. */
+CURLcode oxcurl_easy_setopt_long(void *h, int opt, long v);
+CURLcode oxcurl_easy_setopt_ptr(void *h, int opt, void *v);
+CURLcode oxcurl_easy_setopt_off(void *h, int opt, int64_t v);
+CURLcode oxcurl_easy_getinfo_ptr(void *h, int info, void *out);
+CURLMcode oxcurl_multi_setopt_long(void *m, int opt, long v);
+CURLMcode oxcurl_multi_setopt_ptr(void *m, int opt, void *v);
+CURLMcode oxcurl_multi_setopt_off(void *m, int opt, int64_t v);
+
+__attribute__((visibility("default")))
+CURLcode curl_easy_setopt(void *h, int opt, ...)
+{
+  va_list ap;
+  CURLcode rc;
+  va_start(ap, opt);
+  if(opt < 10000)
+    rc = oxcurl_easy_setopt_long(h, opt, va_arg(ap, long));
+  else if(opt < 20000)
+    rc = oxcurl_easy_setopt_ptr(h, opt, va_arg(ap, void *));
+  else if(opt < 30000)
+    /* a function pointer; on every platform oxcurl targets it fits a data pointer */
+    rc = oxcurl_easy_setopt_ptr(h, opt, (void *)va_arg(ap, void (*)(void)));
+  else if(opt < 40000)
+    rc = oxcurl_easy_setopt_off(h, opt, (int64_t)va_arg(ap, long long));
+  else
+    rc = oxcurl_easy_setopt_ptr(h, opt, va_arg(ap, void *));
+  va_end(ap);
+  return rc;
+}
+
+/* Every CURLINFO type (string, long, double, slist, socket, off_t) is returned through a
+ * pointer; the Rust side reads the type bits. */
+__attribute__((visibility("default")))
+CURLcode curl_easy_getinfo(void *h, int info, ...)
+{
+  va_list ap;
+  CURLcode rc;
+  va_start(ap, info);
+  rc = oxcurl_easy_getinfo_ptr(h, info, va_arg(ap, void *));
+  va_end(ap);
+  return rc;
+}
+
+/* multi.h: CURLMOPT numbers use the same type ranges. */
+__attribute__((visibility("default")))
+CURLMcode curl_multi_setopt(void *m, int opt, ...)
+{
+  va_list ap;
+  CURLMcode rc;
+  va_start(ap, opt);
+  if(opt < 10000)
+    rc = oxcurl_multi_setopt_long(m, opt, va_arg(ap, long));
+  else if(opt < 20000)
+    rc = oxcurl_multi_setopt_ptr(m, opt, va_arg(ap, void *));
+  else if(opt < 30000)
+    rc = oxcurl_multi_setopt_ptr(m, opt, (void *)va_arg(ap, void (*)(void)));
+  else
+    rc = oxcurl_multi_setopt_off(m, opt, (int64_t)va_arg(ap, long long));
+  va_end(ap);
+  return rc;
+}
+
+/* curl's defaults when no write/read callback is set: fwrite/fread on the FILE * given as
+ * WRITEDATA/READDATA, or stdout/stdin. */
+size_t oxcurl_default_write(const char *p, size_t n, void *file)
+{
+  return fwrite(p, 1, n, file ? (FILE *)file : stdout);
+}
+
+size_t oxcurl_default_read(char *p, size_t n, void *file)
+{
+  return fread(p, 1, n, file ? (FILE *)file : stdin);
+}
+
+void oxcurl_stderr_write(const char *p, size_t n)
+{
+  fwrite(p, 1, n, stderr);
+}

@@ -1,0 +1,33 @@
+/* Plain functions whose output both libraries must agree on: escaping, dates, slists. */
+#include <curl/curl.h>
+#include <stdio.h>
+
+int main(void)
+{
+  static const char *dates[] = {
+    "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
+    "Sun Nov  6 08:49:37 1994", "20040912 15:05:58 -0700", "nonsense", ""
+  };
+  static const char *strs[] = { "abc", "a b&c=d/e?f~g_h.i-j", "\xc3\xa5\xff", "%41%4a%zz%4", "" };
+  unsigned i;
+  int n;
+  struct curl_slist *l = NULL, *p;
+  for(i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+    char *e = curl_easy_escape(NULL, strs[i], 0);
+    char *u = curl_easy_unescape(NULL, strs[i], 0, &n);
+    char *e2 = curl_escape(strs[i], strs[i][0] && strs[i][1] ? 2 : 0);
+    printf("escape[%u]=%s unescape=%s len=%d escape2=%s\n", i, e, u, n, e2);
+    curl_free(e);
+    curl_free(u);
+    curl_free(e2);
+  }
+  for(i = 0; i < sizeof(dates) / sizeof(dates[0]); i++)
+    printf("date[%u]=%ld\n", i, (long)curl_getdate(dates[i], NULL));
+  l = curl_slist_append(l, "one");
+  l = curl_slist_append(l, "two");
+  l = curl_slist_append(l, "");
+  for(p = l; p; p = p->next)
+    printf("slist=[%s]\n", p->data);
+  curl_slist_free_all(l);
+  return 0;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds libcurl.so.4 (soname libcurl.so.4, every export versioned CURL_OPENSSL_4 like
+# Debian's libcurl4-openssl build) from the oxcurl-libcurl staticlib, plus libcurl.so.
+# Usage: scripts/build-libcurl.sh [--release]   -> target/<profile>/libcurl.so.4
+set -euo pipefail
+cd "$(dirname "$0")/.."
+profile=debug
+args=()
+if [[ ${1:-} == --release ]]; then
+  profile=release
+  args+=(--release)
+fi
+cargo build -q -p oxcurl-libcurl "${args[@]}"
+dir=${CARGO_TARGET_DIR:-target}/$profile
+a=$dir/liboxcurl_libcurl.a
+so=$dir/libcurl.so.4
+# Relink only when the archive changed; link to a temporary name and rename, so that
+# programs loading the library meanwhile never see a half-written file.
+if [[ ! -e $so || $a -nt $so ]]; then
+  tmp=$(mktemp "$dir/.libcurl.so.4.XXXXXX")
+  gcc -shared -o "$tmp" -Wl,-soname,libcurl.so.4 \
+    -Wl,--version-script=crates/libcurl/libcurl.vers -Wl,--gc-sections \
+    -Wl,--whole-archive "$a" -Wl,--no-whole-archive \
+    -lssl -lcrypto -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+  mv -f "$tmp" "$so"
+fi
+ln -sf libcurl.so.4 "$dir/libcurl.so"
+if [[ ! -e $dir/libcurl.a || $a -nt $dir/libcurl.a ]]; then
+  tmp=$(mktemp "$dir/.libcurl.a.XXXXXX")
+  cp -f "$a" "$tmp" && mv -f "$tmp" "$dir/libcurl.a"
+fi
+echo "$so"
