@@ -10,6 +10,7 @@
 //! * [`nginx`]: start Debian's nginx on an ephemeral port serving a directory.
 //! * [`fs`]: temporary directories and sparse files.
 //! * [`tls`]: a local test PKI and TLS server configurations.
+//! * [`proxy`]: a CONNECT proxy that records the handshake and relays the tunnel.
 //!
 //! Servers listen on loopback only and bind ephemeral ports.
 #![forbid(unsafe_code)]
@@ -19,6 +20,7 @@ pub mod fs;
 pub mod http;
 pub mod nginx;
 pub mod process;
+pub mod proxy;
 pub mod tls;
 
 pub use diff::{Case, CaseResult, Mismatch, RunRecord};
@@ -26,4 +28,5 @@ pub use fs::{sparse_file, TempDir};
 pub use http::{Action, ContinueMode, Exhausted, RawConn, Reply, Request, ScriptedServer};
 pub use nginx::Nginx;
 pub use process::{reference_curl, Exec, Output};
+pub use proxy::ConnectProxy;
 pub use tls::{pki, ServerCert, TlsServerOptions};
