@@ -11,6 +11,7 @@
 //! * [`fs`]: temporary directories and sparse files.
 //! * [`tls`]: a local test PKI and TLS server configurations.
 //! * [`proxy`]: a CONNECT proxy that records the handshake and relays the tunnel.
+//! * [`socks`]: a SOCKS4/4a/5 proxy that records the handshake and relays.
 //!
 //! Servers listen on loopback only and bind ephemeral ports.
 #![forbid(unsafe_code)]
@@ -21,6 +22,7 @@ pub mod http;
 pub mod nginx;
 pub mod process;
 pub mod proxy;
+pub mod socks;
 pub mod tls;
 
 pub use diff::{Case, CaseResult, Mismatch, RunRecord};
@@ -29,4 +31,5 @@ pub use http::{Action, ContinueMode, Exhausted, RawConn, Reply, Request, Scripte
 pub use nginx::Nginx;
 pub use process::{reference_curl, Exec, Output};
 pub use proxy::ConnectProxy;
+pub use socks::{SocksMode, SocksServer};
 pub use tls::{pki, ServerCert, TlsServerOptions};
