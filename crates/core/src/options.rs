@@ -209,6 +209,8 @@ pub struct Options {
     pub http_proxy_tunnel: bool,
     /// `CURLOPT_SUPPRESS_CONNECT_HEADERS`.
     pub suppress_connect_headers: bool,
+    /// `CURLOPT_SOCKS5_AUTH` includes GSS-API (curl's default): offer it in the greeting.
+    pub socks5_gssapi: bool,
 }
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).
@@ -293,6 +295,7 @@ impl Default for Options {
             proxy_headers: Vec::new(),
             http_proxy_tunnel: false,
             suppress_connect_headers: false,
+            socks5_gssapi: true,
         }
     }
 }

@@ -62,23 +62,11 @@ pub struct Proxy {
 }
 
 impl Proxy {
-    /// What makes connections through this proxy interchangeable.
+    /// What makes connections through this proxy interchangeable. Credentials are not part
+    /// of it: Basic is sent with every request, so curl reuses a proxy connection across
+    /// proxy users (connection-bound schemes such as NTLM must add them when they land).
     pub fn key(&self) -> String {
-        let user = self.creds.as_ref().map(|c| c.0.as_str()).unwrap_or("");
-        let pass_hash = self.creds.as_ref().map(|c| {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            c.1.hash(&mut h);
-            h.finish()
-        });
-        format!(
-            "{}://{}:{:x}@{}:{}",
-            self.kind.scheme(),
-            user,
-            pass_hash.unwrap_or(0),
-            self.host,
-            self.port
-        )
+        format!("{}://{}:{}", self.kind.scheme(), self.host, self.port)
     }
 }
 

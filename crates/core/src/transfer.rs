@@ -71,6 +71,8 @@ enum State {
     },
     /// CONNECT handshake with an HTTP proxy.
     Tunnel,
+    /// SOCKS handshake.
+    Socks,
     Send,
     Recv,
     Done,
@@ -209,6 +211,8 @@ pub(crate) struct Transfer {
     tunnel_wanted: bool,
     /// The CONNECT handshake in progress: reply parser, request bytes, bytes sent.
     tunnel: Option<(crate::proto::connect::Tunnel, Vec<u8>, usize)>,
+    /// The SOCKS handshake in progress and the reply bytes read so far.
+    socks: Option<(crate::proto::socks::Socks, Vec<u8>)>,
 }
 
 impl Transfer {
@@ -252,6 +256,7 @@ impl Transfer {
             proxy: None,
             tunnel_wanted: false,
             tunnel: None,
+            socks: None,
         }
     }
 
@@ -286,6 +291,17 @@ impl Transfer {
             State::Tunnel => {
                 if let (Some(c), Some((_, req, sent))) = (&self.conn, &self.tunnel) {
                     let write = *sent < req.len() || c.wants_write();
+                    out[0] = Some(Interest {
+                        fd: c.stream.fd(),
+                        id: c.sock_id,
+                        read: !write,
+                        write,
+                    });
+                }
+            }
+            State::Socks => {
+                if let (Some(c), Some((s, _))) = (&self.conn, &self.socks) {
+                    let write = !s.output().is_empty();
                     out[0] = Some(Interest {
                         fd: c.stream.fd(),
                         id: c.sock_id,
@@ -355,6 +371,7 @@ impl Transfer {
                 State::Connecting { .. } => self.do_connecting(cx),
                 State::TlsConnect { .. } => self.do_tls_connect(cx),
                 State::Tunnel => self.do_tunnel(cx),
+                State::Socks => self.do_socks(cx),
                 State::Send => self.do_send(cx),
                 State::Recv => self.do_recv(cx),
                 State::Done => return,
@@ -409,7 +426,11 @@ impl Transfer {
         if self.timers.expired(TimerId::Timeout, now) {
             let connecting = matches!(
                 self.state,
-                State::Init | State::Resolving { .. } | State::Connecting { .. } | State::Tunnel
+                State::Init
+                    | State::Resolving { .. }
+                    | State::Connecting { .. }
+                    | State::Tunnel
+                    | State::Socks
             );
             let msg = match &self.state {
                 State::Resolving { .. } => format!("Resolving timed out after {ms} milliseconds"),
@@ -596,7 +617,7 @@ impl Transfer {
         // Absolute-form requests share one proxy connection across origins; a tunnel is
         // bound to its origin. Neither ever serves a direct transfer.
         let key = match &self.proxy {
-            Some(p) if !self.tunnel_wanted => format!("proxy:{}", p.key()),
+            Some(p) if p.kind.is_http() && !self.tunnel_wanted => format!("proxy:{}", p.key()),
             Some(p) => format!("{key}|tunnel:{}", p.key()),
             None => key,
         };
@@ -904,6 +925,9 @@ impl Transfer {
             http10: false,
             idle_since: cx.now,
         });
+        if self.proxy.as_ref().is_some_and(|p| !p.kind.is_http()) {
+            return self.start_socks(cx);
+        }
         if self.tunnel_wanted {
             self.start_tunnel();
             return Ok(());
@@ -1173,17 +1197,12 @@ impl Transfer {
                     ),
                 ))
             }
-            _ => {
-                return Err(Error::new(
-                    Code::NotBuiltIn,
-                    format!("Unsupported proxy '{s}': SOCKS proxies are not built in."),
-                ))
-            }
+            _ => {}
         }
         if let Some(c) = &self.opts.proxy_userpwd {
             p.creds = Some(c.clone());
         }
-        self.tunnel_wanted = scheme == "https" || self.opts.http_proxy_tunnel;
+        self.tunnel_wanted = p.kind.is_http() && (scheme == "https" || self.opts.http_proxy_tunnel);
         self.proxy = Some(p);
         Ok(())
     }
@@ -1312,6 +1331,121 @@ impl Transfer {
         Ok(true)
     }
 
+    /// Start the SOCKS handshake for the URL's origin over the fresh proxy connection.
+    fn start_socks(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        use crate::proto::socks::{Socks, Target, Version};
+        use crate::proxy::ProxyKind;
+        let p = self.proxy.clone().expect("proxy");
+        let url = self.url.clone().expect("url");
+        let host = self.url_host();
+        let port = url.port_or_default();
+        let version = match p.kind {
+            ProxyKind::Socks4 => Version::Socks4,
+            ProxyKind::Socks4a => Version::Socks4a,
+            ProxyKind::Socks5 => Version::Socks5,
+            _ => Version::Socks5h,
+        };
+        let remote = matches!(version, Version::Socks4a | Version::Socks5h);
+        let target = if let Ok(ip) = host.parse::<IpAddr>() {
+            Target::Ip(ip)
+        } else if remote {
+            Target::Name(host.clone())
+        } else {
+            let addrs = cx
+                .resolver
+                .cached(&host, port, self.opts.dns_cache_timeout, cx.now)
+                .or_else(|| dns::localhost_addrs(&host, port))
+                .ok_or_else(|| {
+                    Error::new(
+                        Code::NotBuiltIn,
+                        format!(
+                            "SOCKS local name resolution of {host} is not built yet; use a \
+                             socks4a:// or socks5h:// proxy"
+                        ),
+                    )
+                })?;
+            let pick = addrs
+                .iter()
+                .filter(|a| match self.opts.ip_resolve {
+                    IpResolve::Whatever => true,
+                    IpResolve::V4 => a.is_ipv4(),
+                    IpResolve::V6 => a.is_ipv6(),
+                })
+                .find(|a| a.is_ipv4() || version == Version::Socks5)
+                .ok_or_else(|| {
+                    Error::new(
+                        Code::CouldntResolveHost,
+                        format!("Failed to resolve \"{host}\" for SOCKS4 connect."),
+                    )
+                })?;
+            Target::Ip(pick.ip())
+        };
+        let s = Socks::new(
+            version,
+            target,
+            &host,
+            port,
+            p.creds.clone(),
+            self.opts.socks5_gssapi,
+        )
+        .map_err(|e| Error::new(Code::Proxy, e.0))?;
+        self.socks = Some((s, Vec::new()));
+        self.state = State::Socks;
+        Ok(())
+    }
+
+    /// Drive the SOCKS handshake, reading only the bytes the handshake asks for.
+    fn do_socks(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let (mut s, mut got) = self.socks.take().expect("socks");
+        let conn = self.conn.as_mut().expect("conn");
+        loop {
+            while !s.output().is_empty() {
+                match conn.send(s.output()) {
+                    Ok(n) => s.sent(n),
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        self.socks = Some((s, got));
+                        return Ok(false);
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(send_error(&e)),
+                }
+            }
+            if s.is_done() {
+                break;
+            }
+            let want = s.want();
+            let mut buf = [0u8; 300];
+            match conn.recv(&mut buf[..want - got.len()]) {
+                Ok(0) => return Err(Error::new(Code::Proxy, "connection to proxy closed")),
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.socks = Some((s, got));
+                    return Ok(false);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(Error::new(
+                        Code::Proxy,
+                        format!("Recv failure: {}", connect::os_error_text(&e)),
+                    ))
+                }
+            }
+            if got.len() == want {
+                s.feed(&got).map_err(|e| Error::new(Code::Proxy, e.0))?;
+                got.clear();
+            }
+        }
+        if let Some(n) = s.granted_note() {
+            self.verbose(&n);
+        }
+        if self.info.scheme == "https" {
+            self.start_tls(cx)?;
+        } else {
+            self.established(cx);
+        }
+        Ok(true)
+    }
+
     /// The method for the current options and body.
     fn request_method(&self) -> String {
         if let Some(m) = &self.opts.custom_request {
@@ -1341,7 +1475,7 @@ impl Transfer {
             format!("{host}:{port}")
         };
         let mut target = String::new();
-        let absolute = self.proxy.is_some() && !self.tunnel_wanted;
+        let absolute = self.proxy.as_ref().is_some_and(|p| p.kind.is_http()) && !self.tunnel_wanted;
         match &self.opts.request_target {
             Some(t) => target.push_str(t),
             None if absolute => target.push_str(&absolute_form(&url)),

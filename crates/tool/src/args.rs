@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use oxcurl_core::proxy::ProxyKind;
 use oxcurl_core::tls::{TlsOptions, TlsVersion};
 
 /// What an option takes.
@@ -897,6 +898,46 @@ opts![
         "important verbose"
     ),
     (
+        "socks4",
+        None,
+        Arg,
+        "<host[:port]>",
+        "SOCKS4 proxy on given host + port",
+        "proxy"
+    ),
+    (
+        "socks4a",
+        None,
+        Arg,
+        "<host[:port]>",
+        "SOCKS4a proxy on given host + port",
+        "proxy"
+    ),
+    (
+        "socks5",
+        None,
+        Arg,
+        "<host[:port]>",
+        "SOCKS5 proxy on given host + port",
+        "proxy"
+    ),
+    (
+        "socks5-basic",
+        None,
+        Bool,
+        "",
+        "Username/password auth for SOCKS5 proxies",
+        "proxy auth"
+    ),
+    (
+        "socks5-hostname",
+        None,
+        Arg,
+        "<host[:port]>",
+        "SOCKS5 proxy, pass hostname to proxy",
+        "proxy"
+    ),
+    (
         "ssl-no-revoke",
         None,
         Bool,
@@ -1147,8 +1188,11 @@ pub struct Operation {
     pub form_escape: bool,
     /// A `-F` named an unknown encoder: the transfer fails as curl_mime_encoder does (43).
     pub form_bad_encoder: bool,
-    /// `-x` / `--proxy1.0` (with its HTTP/1.0 flag); `Some("")` disables proxies.
-    pub proxy: Option<(String, bool)>,
+    /// `-x`, `--proxy1.0`, `--socks*`: the proxy and its default type; `Some("")` disables
+    /// proxies.
+    pub proxy: Option<(String, oxcurl_core::proxy::ProxyKind)>,
+    /// `--socks5-basic`: only username/password for SOCKS5 (no GSS-API offered).
+    pub socks5_basic: bool,
     pub proxy_user: Option<String>,
     pub noproxy: Option<String>,
     pub proxy_headers: Vec<String>,
@@ -1363,8 +1407,13 @@ impl Parser {
                 }
             }
             "user" => self.op().user = Some(a()),
-            "proxy" => self.op().proxy = Some((a(), false)),
-            "proxy1.0" => self.op().proxy = Some((a(), true)),
+            "proxy" => self.op().proxy = Some((a(), ProxyKind::Http)),
+            "proxy1.0" => self.op().proxy = Some((a(), ProxyKind::Http10)),
+            "socks4" => self.op().proxy = Some((a(), ProxyKind::Socks4)),
+            "socks4a" => self.op().proxy = Some((a(), ProxyKind::Socks4a)),
+            "socks5" => self.op().proxy = Some((a(), ProxyKind::Socks5)),
+            "socks5-hostname" => self.op().proxy = Some((a(), ProxyKind::Socks5h)),
+            "socks5-basic" => self.op().socks5_basic = on,
             "proxy-user" => self.op().proxy_user = Some(a()),
             "noproxy" => self.op().noproxy = Some(a()),
             "proxytunnel" => self.op().proxytunnel = on,
@@ -1951,13 +2000,11 @@ fn split_cert_arg(arg: &str) -> (String, Option<String>) {
 
 /// The proxy settings of an operation as `Options` (curl's `config2setopts` proxy part).
 pub fn apply_proxy(op: &Operation, o: &mut oxcurl_core::Options) {
-    use oxcurl_core::proxy::ProxyKind;
-    if let Some((p, http10)) = &op.proxy {
+    if let Some((p, kind)) = &op.proxy {
         o.proxy = Some(p.clone());
-        if *http10 {
-            o.proxy_type = ProxyKind::Http10;
-        }
+        o.proxy_type = *kind;
     }
+    o.socks5_gssapi = !op.socks5_basic;
     if let Some(u) = &op.proxy_user {
         let (user, pass) = match u.split_once(':') {
             Some((a, b)) => (a.to_string(), b.to_string()),

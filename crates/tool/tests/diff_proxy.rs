@@ -2,7 +2,7 @@
 //! `--noproxy`, the `*_proxy` environment): the scripted server plays the proxy and records
 //! the exact bytes oxcurl and the reference curl 8.14.1 send it.
 
-use oxcurl_testsupport::{Case, Reply, TlsServerOptions};
+use oxcurl_testsupport::{Case, ConnectProxy, Reply, TlsServerOptions};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 
@@ -362,6 +362,80 @@ fn connect_silent_proxy_times_out() {
         .run(OXCURL);
 }
 
+// ---- HTTPS through a tunnel -------------------------------------------------------------
+
+/// Runs `args` (with `{proxy}` replaced) against a TLS server through a relaying CONNECT
+/// proxy; both clients must send the same CONNECT heads.
+fn tunnel_case(name: &str, args: &[&str]) {
+    let proxy = ConnectProxy::start();
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.replace("{proxy}", &proxy.host_port()))
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    case(name)
+        .tls(TlsServerOptions::default())
+        .args(&args)
+        .reply(Reply::ok("secret\n"))
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+    let heads = proxy.heads();
+    assert_eq!(heads.len() % 2, 0, "{heads:?}");
+    let (reference, ours) = heads.split_at(heads.len() / 2);
+    assert_eq!(reference, ours);
+}
+
+#[test]
+fn https_through_connect_tunnel() {
+    tunnel_case(
+        "https_through_connect_tunnel",
+        &[
+            "-sS",
+            "--cacert",
+            "{ca}",
+            "-x",
+            "{proxy}",
+            "-U",
+            "pu:pp",
+            "-u",
+            "ou:op",
+            "--proxy-header",
+            "X-P: 1",
+            "-H",
+            "X-O: 2",
+            "https://localhost:{port}/secure",
+        ],
+    );
+}
+
+#[test]
+fn https_tunnel_headers_with_include() {
+    tunnel_case(
+        "https_tunnel_headers_with_include",
+        &[
+            "-sS",
+            "-i",
+            "--cacert",
+            "{ca}",
+            "-x",
+            "{proxy}",
+            "https://localhost:{port}/",
+        ],
+    );
+}
+
+#[test]
+fn https_via_env_https_proxy() {
+    let proxy = ConnectProxy::start();
+    case("https_via_env_https_proxy")
+        .tls(TlsServerOptions::default())
+        .args(&["-sS", "--cacert", "{ca}", "https://localhost:{port}/env"])
+        .env("HTTPS_PROXY", &proxy.host_port())
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+    assert_eq!(proxy.heads().len(), 2);
+}
+
 // ---- errors ------------------------------------------------------------------------------
 
 #[test]
@@ -424,5 +498,45 @@ fn connect_5001_headers_too_many() {
     case("connect_5001_headers_too_many")
         .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])
         .reply(many_headers(5001))
+        .run(OXCURL);
+}
+
+// ---- connection reuse -------------------------------------------------------------------
+
+#[test]
+fn proxied_connection_never_serves_direct_transfer() {
+    case("proxied_connection_never_serves_direct_transfer")
+        .args(&[
+            "-s",
+            "-x",
+            "{host}",
+            "{url}/via-proxy",
+            "--next",
+            "-s",
+            "{url}/direct",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn proxy_connection_reused_across_proxy_users() {
+    case("proxy_connection_reused_across_proxy_users")
+        .args(&[
+            "-s",
+            "-x",
+            "{host}",
+            "-U",
+            "a:1",
+            "http://example.com/one",
+            "--next",
+            "-s",
+            "-x",
+            "{host}",
+            "-U",
+            "b:2",
+            "http://example.com/two",
+        ])
+        .reply(Reply::ok("x"))
         .run(OXCURL);
 }

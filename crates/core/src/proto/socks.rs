@@ -1,0 +1,414 @@
+//! The SOCKS4, SOCKS4a and SOCKS5 client handshakes (curl's `socks.c`), sans-IO: the
+//! caller writes `output()`, reads exactly `want()` bytes and passes them to `feed()` until
+//! the handshake is done. Reading no more than asked means no tunnel byte is ever taken.
+//! Errors carry curl's message; they map to `CURLE_PROXY` (97). Does no I/O.
+
+use std::net::IpAddr;
+
+/// Which handshake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Version {
+    Socks4,
+    /// SOCKS4a: the proxy resolves the host name.
+    Socks4a,
+    Socks5,
+    /// SOCKS5 with the host name sent to the proxy (`socks5h`).
+    Socks5h,
+}
+
+/// Where the proxy should connect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Ip(IpAddr),
+    Name(String),
+}
+
+/// A failed handshake: curl's message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SocksError(pub String);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum St {
+    /// SOCKS4 reply (8 bytes).
+    S4Reply,
+    /// SOCKS5 method selection (2 bytes).
+    S5Method,
+    /// SOCKS5 username/password status (2 bytes).
+    S5AuthStatus,
+    /// SOCKS5 reply head (4 bytes).
+    S5ReplyHead,
+    /// SOCKS5 domain name length (1 byte).
+    S5ReplyNameLen,
+    /// The rest of the SOCKS5 reply: address and port.
+    S5ReplyRest,
+    Done,
+}
+
+/// The handshake in progress.
+#[derive(Debug)]
+pub struct Socks {
+    version: Version,
+    target: Target,
+    /// Target host as given, for messages.
+    host: String,
+    port: u16,
+    creds: Option<(String, String)>,
+    out: Vec<u8>,
+    sent: usize,
+    st: St,
+    want: usize,
+}
+
+impl Socks {
+    /// Start a handshake to `host:port`; `target` is the address (local resolution) or the
+    /// name (remote resolution).
+    pub fn new(
+        version: Version,
+        target: Target,
+        host: &str,
+        port: u16,
+        creds: Option<(String, String)>,
+        offer_gssapi: bool,
+    ) -> Result<Socks, SocksError> {
+        let mut s = Socks {
+            version,
+            target,
+            host: host.to_string(),
+            port,
+            creds,
+            out: Vec::new(),
+            sent: 0,
+            st: St::Done,
+            want: 0,
+        };
+        match version {
+            Version::Socks4 | Version::Socks4a => s.socks4_request()?,
+            Version::Socks5 | Version::Socks5h => {
+                // No authentication, GSS-API (curl offers it unless only Basic is allowed,
+                // and fails if the proxy picks it), and username/password with credentials.
+                let mut m = vec![0u8];
+                if offer_gssapi {
+                    m.push(1);
+                }
+                if s.creds.is_some() {
+                    m.push(2);
+                }
+                s.out.push(5);
+                s.out.push(m.len() as u8);
+                s.out.extend_from_slice(&m);
+                s.expect(St::S5Method, 2);
+            }
+        }
+        Ok(s)
+    }
+
+    fn expect(&mut self, st: St, n: usize) {
+        self.st = st;
+        self.want = n;
+    }
+
+    fn socks4_request(&mut self) -> Result<(), SocksError> {
+        let user = self.creds.as_ref().map(|c| c.0.clone()).unwrap_or_default();
+        let mut o = vec![4u8, 1];
+        o.extend_from_slice(&self.port.to_be_bytes());
+        match (&self.target, self.version) {
+            (Target::Ip(IpAddr::V4(a)), _) => o.extend_from_slice(&a.octets()),
+            (Target::Name(_), Version::Socks4a) => o.extend_from_slice(&[0, 0, 0, 1]),
+            _ => {
+                return Err(SocksError(format!(
+                    "SOCKS4 connection to {} not supported",
+                    self.host
+                )))
+            }
+        }
+        if user.len() > 255 {
+            return Err(SocksError("Too long SOCKS proxy username".into()));
+        }
+        o.extend_from_slice(user.as_bytes());
+        o.push(0);
+        if let Target::Name(n) = &self.target {
+            o.extend_from_slice(n.as_bytes());
+            o.push(0);
+        }
+        self.out = o;
+        self.sent = 0;
+        self.expect(St::S4Reply, 8);
+        Ok(())
+    }
+
+    fn socks5_request(&mut self) -> Result<(), SocksError> {
+        let mut o = vec![5u8, 1, 0];
+        match &self.target {
+            Target::Ip(IpAddr::V4(a)) => {
+                o.push(1);
+                o.extend_from_slice(&a.octets());
+            }
+            Target::Ip(IpAddr::V6(a)) => {
+                o.push(4);
+                o.extend_from_slice(&a.octets());
+            }
+            Target::Name(n) => {
+                if n.len() > 255 {
+                    return Err(SocksError("SOCKS5: the destination hostname is too long to be resolved remotely by the proxy.".into()));
+                }
+                o.push(3);
+                o.push(n.len() as u8);
+                o.extend_from_slice(n.as_bytes());
+            }
+        }
+        o.extend_from_slice(&self.port.to_be_bytes());
+        self.out = o;
+        self.sent = 0;
+        self.expect(St::S5ReplyHead, 4);
+        Ok(())
+    }
+
+    /// Bytes to write now (empty when waiting for the proxy).
+    pub fn output(&self) -> &[u8] {
+        &self.out[self.sent..]
+    }
+
+    /// `n` bytes of `output()` were written.
+    pub fn sent(&mut self, n: usize) {
+        self.sent = (self.sent + n).min(self.out.len());
+    }
+
+    /// How many bytes to read next (0 while output is pending or when done).
+    pub fn want(&self) -> usize {
+        if self.sent < self.out.len() {
+            0
+        } else {
+            self.want
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.st == St::Done
+    }
+
+    /// Text curl shows with `-v` once the handshake succeeds.
+    pub fn granted_note(&self) -> Option<String> {
+        match self.version {
+            Version::Socks4 => Some("SOCKS4 request granted.".into()),
+            Version::Socks4a => Some("SOCKS4a request granted.".into()),
+            _ => None,
+        }
+    }
+
+    /// Feed exactly the `want()` bytes read from the proxy.
+    pub fn feed(&mut self, data: &[u8]) -> Result<(), SocksError> {
+        debug_assert_eq!(data.len(), self.want);
+        match self.st {
+            St::S4Reply => {
+                if data[0] != 0 {
+                    return Err(SocksError(
+                        "SOCKS4 reply has wrong version, version should be 0.".into(),
+                    ));
+                }
+                let addr = format!(
+                    "{}.{}.{}.{}:{}",
+                    data[4],
+                    data[5],
+                    data[6],
+                    data[7],
+                    u16::from_be_bytes([data[2], data[3]])
+                );
+                let why = match data[1] {
+                    90 => {
+                        self.expect(St::Done, 0);
+                        return Ok(());
+                    }
+                    91 => "request rejected or failed.",
+                    92 => "request rejected because SOCKS server cannot connect to identd on the client.",
+                    93 => "request rejected because the client program and identd report different user-ids.",
+                    _ => "Unknown.",
+                };
+                Err(SocksError(format!(
+                    "cannot complete SOCKS4 connection to {addr}. ({}), {why}",
+                    data[1]
+                )))
+            }
+            St::S5Method => {
+                if data[0] != 5 {
+                    return Err(SocksError(
+                        "Received invalid version in initial SOCKS5 response.".into(),
+                    ));
+                }
+                match data[1] {
+                    0 => self.socks5_request(),
+                    2 if self.creds.is_some() => {
+                        let (u, p) = self.creds.clone().unwrap_or_default();
+                        if u.len() > 255 {
+                            return Err(SocksError(
+                                "Excessive username length for proxy auth".into(),
+                            ));
+                        }
+                        if p.len() > 255 {
+                            return Err(SocksError(
+                                "Excessive password length for proxy auth".into(),
+                            ));
+                        }
+                        let mut o = vec![1u8, u.len() as u8];
+                        o.extend_from_slice(u.as_bytes());
+                        o.push(p.len() as u8);
+                        o.extend_from_slice(p.as_bytes());
+                        self.out = o;
+                        self.sent = 0;
+                        self.expect(St::S5AuthStatus, 2);
+                        Ok(())
+                    }
+                    1 => Err(SocksError(
+                        "SOCKS5 GSSAPI per-message authentication is not enabled.".into(),
+                    )),
+                    2 => Err(SocksError(
+                        "No authentication method was acceptable. (It is quite likely that the SOCKS5 server wanted a username/password, since none was supplied to the server on this connection.)".into(),
+                    )),
+                    0xff => Err(SocksError(
+                        "No authentication method was acceptable.".into(),
+                    )),
+                    m => Err(SocksError(format!(
+                        "Undocumented SOCKS5 mode attempted to be used by server: {m}"
+                    ))),
+                }
+            }
+            St::S5AuthStatus => {
+                if data[0] != 1 || data[1] != 0 {
+                    return Err(SocksError(format!(
+                        "User was rejected by the SOCKS5 server ({} {}).",
+                        data[0], data[1]
+                    )));
+                }
+                self.socks5_request()
+            }
+            St::S5ReplyHead => {
+                if data[0] != 5 {
+                    return Err(SocksError(
+                        "SOCKS5 reply has wrong version, version should be 5.".into(),
+                    ));
+                }
+                if data[1] != 0 {
+                    return Err(SocksError(format!(
+                        "cannot complete SOCKS5 connection to {}. ({})",
+                        self.host, data[1]
+                    )));
+                }
+                match data[3] {
+                    1 => self.expect(St::S5ReplyRest, 4 + 2),
+                    4 => self.expect(St::S5ReplyRest, 16 + 2),
+                    3 => self.expect(St::S5ReplyNameLen, 1),
+                    _ => return Err(SocksError("SOCKS5 reply has wrong address type.".into())),
+                }
+                Ok(())
+            }
+            St::S5ReplyNameLen => {
+                self.expect(St::S5ReplyRest, usize::from(data[0]) + 2);
+                Ok(())
+            }
+            St::S5ReplyRest => {
+                self.expect(St::Done, 0);
+                Ok(())
+            }
+            St::Done => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    /// Run the handshake against scripted proxy bytes; returns what the client sent.
+    fn run(mut s: Socks, mut reply: &[u8]) -> Result<Vec<u8>, SocksError> {
+        let mut sent = Vec::new();
+        while !s.is_done() {
+            let o = s.output().to_vec();
+            sent.extend_from_slice(&o);
+            s.sent(o.len());
+            let n = s.want();
+            if reply.len() < n {
+                return Err(SocksError("short".into()));
+            }
+            s.feed(&reply[..n])?;
+            reply = &reply[n..];
+        }
+        Ok(sent)
+    }
+
+    fn v4() -> Target {
+        Target::Ip(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1)))
+    }
+
+    #[test]
+    fn socks4_bytes() {
+        let s = Socks::new(Version::Socks4, v4(), "127.0.0.1", 80, None, true).unwrap();
+        let sent = run(s, &[0, 90, 0, 80, 127, 0, 0, 1]).unwrap();
+        assert_eq!(sent, [4, 1, 0, 80, 127, 0, 0, 1, 0]);
+    }
+
+    #[test]
+    fn socks4a_sends_name_and_user() {
+        let s = Socks::new(
+            Version::Socks4a,
+            Target::Name("h".into()),
+            "h",
+            1,
+            Some(("u".into(), "p".into())),
+            true,
+        )
+        .unwrap();
+        let sent = run(s, &[0, 90, 0, 0, 0, 0, 0, 0]).unwrap();
+        assert_eq!(sent, [4, 1, 0, 1, 0, 0, 0, 1, b'u', 0, b'h', 0]);
+    }
+
+    #[test]
+    fn socks4_rejected() {
+        let s = Socks::new(Version::Socks4, v4(), "127.0.0.1", 80, None, true).unwrap();
+        let e = run(s, &[0, 91, 0, 80, 127, 0, 0, 1]).unwrap_err();
+        assert!(e.0.contains("request rejected or failed"), "{e:?}");
+    }
+
+    #[test]
+    fn socks5_hostname_with_auth() {
+        let s = Socks::new(
+            Version::Socks5h,
+            Target::Name("ab".into()),
+            "ab",
+            443,
+            Some(("u".into(), "pw".into())),
+            true,
+        )
+        .unwrap();
+        let reply = [5, 2, 1, 0, 5, 0, 0, 3, 2, b'x', b'y', 0, 1];
+        let sent = run(s, &reply).unwrap();
+        assert_eq!(
+            sent,
+            [5, 3, 0, 1, 2, 1, 1, b'u', 2, b'p', b'w', 5, 1, 0, 3, 2, b'a', b'b', 1, 187]
+        );
+    }
+
+    #[test]
+    fn socks5_ipv6_target() {
+        let t = Target::Ip("::1".parse().unwrap());
+        let s = Socks::new(Version::Socks5, t, "::1", 80, None, true).unwrap();
+        let mut reply = vec![5, 0, 5, 0, 0, 4];
+        reply.extend_from_slice(&[0; 18]);
+        let sent = run(s, &reply).unwrap();
+        assert_eq!(&sent[..6], &[5, 2, 0, 1, 5, 1]);
+        assert_eq!(sent[7], 4);
+        assert_eq!(sent.len(), 4 + 4 + 16 + 2);
+    }
+
+    #[test]
+    fn socks5_garbage_fails() {
+        let s = Socks::new(Version::Socks5, v4(), "127.0.0.1", 80, None, true).unwrap();
+        assert!(run(s, b"HTTP/1.1 200").is_err());
+    }
+
+    #[test]
+    fn socks5_refused_connect() {
+        let s = Socks::new(Version::Socks5, v4(), "127.0.0.1", 80, None, true).unwrap();
+        let e = run(s, &[5, 0, 5, 5, 0, 1]).unwrap_err();
+        assert_eq!(e.0, "cannot complete SOCKS5 connection to 127.0.0.1. (5)");
+    }
+}

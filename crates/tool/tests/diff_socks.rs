@@ -1,0 +1,300 @@
+//! Differential tests for SOCKS proxies: a scripted SOCKS server records the handshake
+//! bytes of oxcurl and the reference curl 8.14.1 and relays to the scripted HTTP server,
+//! whose recorded requests the harness compares as usual.
+
+use oxcurl_testsupport::{Case, Reply, SocksMode, SocksServer, TlsServerOptions};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+/// Run `args` (`{socks}` is the SOCKS server's `127.0.0.1:PORT`) and check both clients
+/// sent the same handshake bytes.
+fn socks_case(name: &str, mode: SocksMode, args: &[&str], tls: bool) {
+    let socks = SocksServer::start(mode);
+    let hp = format!("127.0.0.1:{}", socks.port());
+    let args: Vec<String> = args.iter().map(|a| a.replace("{socks}", &hp)).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut c = Case::new(name)
+        .compare_stderr(true)
+        .args(&args)
+        .reply(Reply::ok("via socks\n"));
+    if tls {
+        c = c.tls(TlsServerOptions::default());
+    }
+    c.run(OXCURL);
+    let hs = socks.handshakes();
+    assert_eq!(hs.len() % 2, 0, "{hs:?}");
+    let (reference, ours) = hs.split_at(hs.len() / 2);
+    assert_eq!(reference, ours);
+}
+
+fn relay() -> SocksMode {
+    SocksMode::Relay { auth: None }
+}
+
+#[test]
+fn socks4_ip_target() {
+    socks_case(
+        "socks4_ip_target",
+        relay(),
+        &["-sS", "-x", "socks4://{socks}", "{url}/4"],
+        false,
+    );
+}
+
+#[test]
+fn socks4_localhost_target() {
+    socks_case(
+        "socks4_localhost_target",
+        relay(),
+        &["-sS", "--socks4", "{socks}", "http://localhost:{port}/4"],
+        false,
+    );
+}
+
+#[test]
+fn socks4a_hostname_target() {
+    socks_case(
+        "socks4a_hostname_target",
+        relay(),
+        &[
+            "-sS",
+            "-x",
+            "socks4a://{socks}",
+            "http://localhost:{port}/4a",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks4a_option_with_user() {
+    socks_case(
+        "socks4a_option_with_user",
+        relay(),
+        &[
+            "-sS",
+            "--socks4a",
+            "{socks}",
+            "-U",
+            "someone:pw",
+            "http://localhost:{port}/",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks5_ip_target() {
+    socks_case(
+        "socks5_ip_target",
+        relay(),
+        &["-sS", "-x", "socks5://{socks}", "{url}/5"],
+        false,
+    );
+}
+
+#[test]
+fn socks5_localhost_target() {
+    socks_case(
+        "socks5_localhost_target",
+        relay(),
+        &[
+            "-sS",
+            "-4",
+            "--socks5",
+            "{socks}",
+            "http://localhost:{port}/5",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks5h_hostname_target() {
+    socks_case(
+        "socks5h_hostname_target",
+        relay(),
+        &[
+            "-sS",
+            "-x",
+            "socks5h://{socks}",
+            "http://localhost:{port}/5h",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks5_hostname_option() {
+    socks_case(
+        "socks5_hostname_option",
+        relay(),
+        &[
+            "-sS",
+            "--socks5-hostname",
+            "{socks}",
+            "http://localhost:{port}/",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks5_user_password() {
+    socks_case(
+        "socks5_user_password",
+        SocksMode::Relay {
+            auth: Some(("user".into(), "secret".into())),
+        },
+        &[
+            "-sS",
+            "-x",
+            "socks5h://user:secret@{socks}",
+            "http://localhost:{port}/auth",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks5_basic_only() {
+    socks_case(
+        "socks5_basic_only",
+        SocksMode::Relay {
+            auth: Some(("u".into(), "p".into())),
+        },
+        &[
+            "-sS",
+            "--socks5-basic",
+            "-U",
+            "u:p",
+            "--socks5",
+            "{socks}",
+            "{url}/",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks5_wrong_password() {
+    socks_case(
+        "socks5_wrong_password",
+        SocksMode::Relay {
+            auth: Some(("u".into(), "p".into())),
+        },
+        &["-sS", "-x", "socks5://u:bad@{socks}", "{url}/"],
+        false,
+    );
+}
+
+#[test]
+fn socks5_https_target() {
+    socks_case(
+        "socks5_https_target",
+        relay(),
+        &[
+            "-sS",
+            "--cacert",
+            "{ca}",
+            "-x",
+            "socks5h://{socks}",
+            "https://localhost:{port}/tls",
+        ],
+        true,
+    );
+}
+
+#[test]
+fn socks5_from_all_proxy_env() {
+    let socks = SocksServer::start(relay());
+    Case::new("socks5_from_all_proxy_env")
+        .compare_stderr(true)
+        .args(&["-sS", "{url}/env"])
+        .env("all_proxy", &format!("socks5://127.0.0.1:{}", socks.port()))
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+    assert_eq!(socks.handshakes().len(), 2);
+}
+
+// ---- hostile proxies ----------------------------------------------------------------------
+
+#[test]
+fn socks5_garbage_reply() {
+    socks_case(
+        "socks5_garbage_reply",
+        SocksMode::Raw(b"HTTP/1.1 400 Bad\r\n\r\n".to_vec()),
+        &["-sS", "-x", "socks5://{socks}", "{url}/"],
+        false,
+    );
+}
+
+#[test]
+fn socks4_garbage_reply() {
+    socks_case(
+        "socks4_garbage_reply",
+        SocksMode::Raw(b"HTTP/1.1 400 Bad\r\n\r\n".to_vec()),
+        &["-sS", "-x", "socks4://{socks}", "{url}/"],
+        false,
+    );
+}
+
+#[test]
+fn socks5_closed_at_once() {
+    socks_case(
+        "socks5_closed_at_once",
+        SocksMode::Raw(Vec::new()),
+        &["-sS", "-x", "socks5://{socks}", "{url}/"],
+        false,
+    );
+}
+
+#[test]
+fn socks4_closed_at_once() {
+    socks_case(
+        "socks4_closed_at_once",
+        SocksMode::Raw(Vec::new()),
+        &["-sS", "-x", "socks4://{socks}", "{url}/"],
+        false,
+    );
+}
+
+#[test]
+fn socks5_connect_refused_reply() {
+    socks_case(
+        "socks5_connect_refused_reply",
+        SocksMode::Socks5Reply(vec![5, 5, 0, 1, 0, 0, 0, 0, 0, 0]),
+        &["-sS", "-x", "socks5://{socks}", "{url}/"],
+        false,
+    );
+}
+
+#[test]
+fn socks5h_host_unreachable_reply() {
+    socks_case(
+        "socks5h_host_unreachable_reply",
+        SocksMode::Socks5Reply(vec![5, 4, 0, 1, 0, 0, 0, 0, 0, 0]),
+        &["-sS", "-x", "socks5h://{socks}", "http://localhost:{port}/"],
+        false,
+    );
+}
+
+#[test]
+fn socks4_rejected() {
+    socks_case(
+        "socks4_rejected",
+        SocksMode::Raw(vec![0, 91, 0, 80, 127, 0, 0, 1]),
+        &["-sS", "-x", "socks4://{socks}", "{url}/"],
+        false,
+    );
+}
+
+#[test]
+fn socks5_no_acceptable_method() {
+    socks_case(
+        "socks5_no_acceptable_method",
+        SocksMode::Raw(vec![5, 0xff]),
+        &["-sS", "-x", "socks5://{socks}", "{url}/"],
+        false,
+    );
+}
