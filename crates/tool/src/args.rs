@@ -729,6 +729,46 @@ opts![
         "connection dns"
     ),
     (
+        "retry",
+        None,
+        Arg,
+        "<num>",
+        "Retry request if transient problems occur",
+        "curl"
+    ),
+    (
+        "retry-all-errors",
+        None,
+        Bool,
+        "",
+        "Retry all errors (with --retry)",
+        "curl"
+    ),
+    (
+        "retry-connrefused",
+        None,
+        Bool,
+        "",
+        "Retry on connection refused (with --retry)",
+        "curl"
+    ),
+    (
+        "retry-delay",
+        None,
+        Arg,
+        "<seconds>",
+        "Wait time between retries",
+        "curl timeout"
+    ),
+    (
+        "retry-max-time",
+        None,
+        Arg,
+        "<seconds>",
+        "Retry only within this period",
+        "curl timeout"
+    ),
+    (
         "sessionid",
         None,
         Bool,
@@ -988,6 +1028,9 @@ pub struct Operation {
     pub no_clobber: bool,
     pub remote_time: bool,
     pub remove_on_error: bool,
+    /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`,
+    /// `--retry-connrefused`.
+    pub retry: crate::retry::RetryConfig,
     pub cookie: Vec<String>,
     pub cookie_jar: Option<String>,
     pub bearer: Option<String>,
@@ -1349,6 +1392,11 @@ impl Parser {
             "clobber" => self.op().no_clobber = !on,
             "remote-time" => self.op().remote_time = on,
             "remove-on-error" => self.op().remove_on_error = on,
+            "retry" => self.op().retry.retries = parse_unum(name, &a())?,
+            "retry-delay" => self.op().retry.delay = parse_unum(name, &a())?,
+            "retry-max-time" => self.op().retry.max_time = parse_unum(name, &a())?,
+            "retry-all-errors" => self.op().retry.all_errors = on,
+            "retry-connrefused" => self.op().retry.connrefused = on,
             "cookie" => self.op().cookie.push(a()),
             "cookie-jar" => self.op().cookie_jar = Some(a()),
             // Basic is the default (and only) scheme for -u so far.
@@ -1537,6 +1585,16 @@ fn parse_num(name: &str, v: &str) -> Result<i64, ParseError> {
     v.trim().parse::<i64>().map_err(|_| {
         perr(format!(
             "option --{name}: expected a proper numerical parameter"
+        ))
+    })
+}
+
+/// curl's `str2unum`: a whole number, negative ones refused with their own text.
+fn parse_unum(name: &str, v: &str) -> Result<u64, ParseError> {
+    let n = parse_num(name, v)?;
+    u64::try_from(n).map_err(|_| {
+        perr(format!(
+            "option --{name}: expected a positive numerical parameter"
         ))
     })
 }
