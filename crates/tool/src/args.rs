@@ -866,6 +866,46 @@ opts![
         "connection dns"
     ),
     (
+        "retry",
+        None,
+        Arg,
+        "<num>",
+        "Retry request if transient problems occur",
+        "curl"
+    ),
+    (
+        "retry-all-errors",
+        None,
+        Bool,
+        "",
+        "Retry all errors (with --retry)",
+        "curl"
+    ),
+    (
+        "retry-connrefused",
+        None,
+        Bool,
+        "",
+        "Retry on connection refused (with --retry)",
+        "curl"
+    ),
+    (
+        "retry-delay",
+        None,
+        Arg,
+        "<seconds>",
+        "Wait time between retries",
+        "curl timeout"
+    ),
+    (
+        "retry-max-time",
+        None,
+        Arg,
+        "<seconds>",
+        "Retry only within this period",
+        "curl timeout"
+    ),
+    (
         "sessionid",
         None,
         Bool,
@@ -1173,6 +1213,9 @@ pub struct Operation {
     pub no_clobber: bool,
     pub remote_time: bool,
     pub remove_on_error: bool,
+    /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`,
+    /// `--retry-connrefused`.
+    pub retry: crate::retry::RetryConfig,
     pub cookie: Vec<String>,
     pub cookie_jar: Option<String>,
     pub bearer: Option<String>,
@@ -1593,6 +1636,11 @@ impl Parser {
             "clobber" => self.op().no_clobber = !on,
             "remote-time" => self.op().remote_time = on,
             "remove-on-error" => self.op().remove_on_error = on,
+            "retry" => self.op().retry.retries = parse_unum(name, &a())?,
+            "retry-delay" => self.op().retry.delay = parse_unum(name, &a())?,
+            "retry-max-time" => self.op().retry.max_time = parse_unum(name, &a())?,
+            "retry-all-errors" => self.op().retry.all_errors = on,
+            "retry-connrefused" => self.op().retry.connrefused = on,
             "cookie" => self.op().cookie.push(a()),
             "cookie-jar" => self.op().cookie_jar = Some(a()),
             "basic" => self.auth_bit(oxcurl_core::auth::BASIC, on),
@@ -1823,6 +1871,16 @@ fn parse_num(name: &str, v: &str) -> Result<i64, ParseError> {
     v.trim().parse::<i64>().map_err(|_| {
         perr(format!(
             "option --{name}: expected a proper numerical parameter"
+        ))
+    })
+}
+
+/// curl's `str2unum`: a whole number, negative ones refused with their own text.
+fn parse_unum(name: &str, v: &str) -> Result<u64, ParseError> {
+    let n = parse_num(name, v)?;
+    u64::try_from(n).map_err(|_| {
+        perr(format!(
+            "option --{name}: expected a positive numerical parameter"
         ))
     })
 }

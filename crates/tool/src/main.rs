@@ -10,6 +10,7 @@ mod plan;
 #[allow(dead_code)] // the -# bar and the -Z meter are wired in with parallel output
 mod progress;
 mod proto;
+mod retry;
 mod writeout;
 
 use std::io::Write;

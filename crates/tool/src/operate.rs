@@ -473,16 +473,24 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             };
             let (id, meta) = running.swap_remove(pos);
             let (easy, info) = multi.remove(id).expect("finished transfer");
-            last = finish_job(
-                &g,
-                &cfg.ops[meta.op],
-                meta,
-                easy,
-                info,
-                msg.result,
-                &stdout,
-                &errout,
-            );
+            let op = &cfg.ops[meta.op];
+            match finish_job(&g, op, meta, easy, info, msg.result, &stdout, &errout) {
+                Finished::Done(code) => last = code,
+                Finished::Retry(meta, delay) => {
+                    std::thread::sleep(delay);
+                    // Again from the start, keeping the retry count; -D appends.
+                    let target = Target {
+                        first_in_op: false,
+                        ..meta.target.clone()
+                    };
+                    let mut job = build_job(&g, op, &target, &stdout, &errout);
+                    job.meta.retry = meta.retry;
+                    match job.easy {
+                        Ok(easy) => pending.push_front((easy, job.meta)),
+                        Err(e) => last = report(&g, &errout, &e),
+                    }
+                }
+            }
             if g.fail_early && last != 0 {
                 break;
             }
@@ -527,6 +535,9 @@ struct JobMeta {
     op: usize,
     filename: Option<String>,
     fail_with_body: bool,
+    /// The transfer as planned, to run it again on a retry.
+    target: Target,
+    retry: crate::retry::RetryState,
 }
 
 /// Print `curl: (N) message` unless silenced; returns the exit code.
@@ -543,6 +554,68 @@ fn report(g: &Global, errout: &ErrOut, e: &Error) -> i32 {
     e.code as i32
 }
 
+/// What became of a finished transfer.
+enum Finished {
+    /// Reported; the exit code.
+    Done(i32),
+    /// To be run again after the delay (`--retry`).
+    Retry(Box<JobMeta>, Duration),
+}
+
+/// curl's retry check after an attempt: on a retry, the attempt's error and the warning
+/// are printed here and the wait is returned.
+fn retry_decision(
+    g: &Global,
+    op: &Operation,
+    meta: &mut JobMeta,
+    info: &Info,
+    result: &Result<(), Error>,
+    errout: &ErrOut,
+) -> Option<Duration> {
+    use crate::retry::{decide, parse_retry_after, Decision, Outcome};
+    if op.retry.retries == 0 {
+        return None;
+    }
+    let retry_after = info
+        .last_headers()
+        .filter(|h| h.name.eq_ignore_ascii_case("Retry-After"))
+        .last()
+        .map_or(0, |h| {
+            parse_retry_after(&h.value, oxcurl_core::parsedate::unix_now())
+        });
+    let scheme = info
+        .effective_url
+        .split_once("://")
+        .map_or("", |(s, _)| s)
+        .to_ascii_lowercase();
+    let outcome = Outcome {
+        code: result.as_ref().err().map(|e| e.code),
+        message: result.as_ref().err().map_or("", |e| e.message()),
+        fail_on_error: op.fail || op.fail_with_body,
+        scheme: &scheme,
+        response_code: info.response_code,
+        retry_after,
+    };
+    match decide(&op.retry, &mut meta.retry, &outcome, Instant::now()) {
+        Decision::Done => None,
+        Decision::GiveUp(w) => {
+            if !g.silent {
+                errout_write(errout, crate::args::warning_text(&w).as_bytes());
+            }
+            None
+        }
+        Decision::Retry { warning, delay } => {
+            if let Err(e) = result {
+                report(g, errout, e);
+            }
+            if !g.silent {
+                errout_write(errout, crate::args::warning_text(&warning).as_bytes());
+            }
+            Some(delay)
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn finish_job(
     g: &Global,
@@ -553,7 +626,7 @@ fn finish_job(
     mut result: Result<(), Error>,
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
-) -> i32 {
+) -> Finished {
     if meta.fail_with_body && result.is_ok() && info.response_code >= 400 {
         result = Err(Error::new(
             Code::HttpReturnedError,
@@ -599,6 +672,25 @@ fn finish_job(
         if let Some(h) = &mut th.headers {
             let _ = h.finish();
         }
+        if let Some(delay) = retry_decision(g, op, &mut meta, &info, &result, errout) {
+            // The output file starts again from empty (curl truncates what was written);
+            // the -D file keeps what it has and gets the new headers appended.
+            if let Sink::File {
+                file: Some(f),
+                append: false,
+                ..
+            } = &mut th.out.sink
+            {
+                if th.wrote > 0 {
+                    if g.verbose > 0 {
+                        let note = format!("Note: Throwing away {} bytes\n", th.wrote);
+                        errout_write(errout, note.as_bytes());
+                    }
+                    let _ = f.set_len(0);
+                }
+            }
+            return Finished::Retry(Box::new(meta), delay);
+        }
         if let Sink::File { path, file, .. } = &mut th.out.sink {
             let opened = file.take().is_some();
             if meta.filename.is_some() {
@@ -621,7 +713,7 @@ fn finish_job(
             }
         }
     }
-    conclude(g, op, &meta, &info, result, stdout, errout)
+    Finished::Done(conclude(g, op, &meta, &info, result, stdout, errout))
 }
 
 /// The end of a transfer, run or not: `-w` output, then the error message; returns the
@@ -657,7 +749,7 @@ fn conclude(
             url: &meta.url,
             urlnum: meta.urlnum,
             num_headers,
-            num_retries: 0,
+            num_retries: meta.retry.num_retries,
             proxy_used: false,
             certs: "",
             num_certs: 0,
@@ -881,6 +973,8 @@ fn append_query(url: &str, q: &str) -> Option<String> {
 
 fn job_meta(op: &Operation, t: &Target, filename: Option<String>) -> JobMeta {
     JobMeta {
+        target: t.clone(),
+        retry: crate::retry::RetryState::new(&op.retry, Instant::now()),
         url: t.url.clone(),
         urlnum: t.urlnum,
         op: t.op,

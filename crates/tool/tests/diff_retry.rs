@@ -1,0 +1,314 @@
+//! Differential tests: `--retry` and its companions against the reference curl 8.14.1:
+//! which results are retried, the warning text, the output file after a retry, and
+//! `%{num_retries}`. curl waits at least a second before a retry, so every retrying case
+//! here makes one retry at most, or stops early through `--retry-max-time`.
+
+use std::time::Duration;
+
+use oxcurl_testsupport::{Case, Reply};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+fn case(name: &str, args: &[&str]) -> Case {
+    Case::new(name).args(args).compare_stderr(true)
+}
+
+fn busy(code: u16) -> Reply {
+    Reply::status(code, &[], "busy, try later\n")
+}
+
+/// A loopback port with nothing listening on it (bound, then released).
+fn closed_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+#[test]
+fn retry_503_then_success_to_file() {
+    case(
+        "retry_503_then_success_to_file",
+        &[
+            "--no-progress-meter",
+            "--retry",
+            "2",
+            "-o",
+            "{tmp}/out",
+            "-w",
+            "%{num_retries} %{http_code}\n",
+            "{url}/",
+        ],
+    )
+    .replies(vec![busy(503), Reply::ok("fine\n")])
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_body_to_stdout_is_kept() {
+    case(
+        "retry_body_to_stdout_is_kept",
+        &["--no-progress-meter", "--retry", "1", "{url}/"],
+    )
+    .replies(vec![busy(408), Reply::ok("second\n")])
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_exhausted_with_fail_reports_each_attempt() {
+    case(
+        "retry_exhausted_with_fail_reports_each_attempt",
+        &[
+            "-sSf",
+            "--retry",
+            "1",
+            "-w",
+            "%{num_retries} %{http_code}\n",
+            "{url}/",
+        ],
+    )
+    .replies(vec![busy(502), busy(504)])
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_truncates_output_file() {
+    case(
+        "retry_truncates_output_file",
+        &[
+            "--no-progress-meter",
+            "--retry",
+            "1",
+            "-o",
+            "{tmp}/out",
+            "{url}/",
+        ],
+    )
+    .replies(vec![
+        Reply::status(
+            500,
+            &[],
+            "a long error page that must not stay in the file\n",
+        ),
+        Reply::ok("ok\n"),
+    ])
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_appends_header_file() {
+    case(
+        "retry_appends_header_file",
+        &[
+            "-s",
+            "--retry",
+            "1",
+            "-D",
+            "{tmp}/h",
+            "-o",
+            "{tmp}/out",
+            "{url}/",
+        ],
+    )
+    .replies(vec![busy(429), Reply::ok("ok\n")])
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_after_zero_header() {
+    case(
+        "retry_after_zero_header",
+        &["--no-progress-meter", "--retry", "1", "{url}/"],
+    )
+    .replies(vec![
+        Reply::status(503, &[("Retry-After", "0")], "busy\n"),
+        Reply::ok("ok\n"),
+    ])
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_after_beyond_max_time_gives_up() {
+    case(
+        "retry_after_beyond_max_time_gives_up",
+        &[
+            "--no-progress-meter",
+            "--retry",
+            "3",
+            "--retry-max-time",
+            "5",
+            "{url}/",
+        ],
+    )
+    .reply(Reply::status(503, &[("Retry-After", "60")], "busy\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_after_http_date_beyond_max_time_gives_up() {
+    case(
+        "retry_after_http_date_beyond_max_time_gives_up",
+        &[
+            "--no-progress-meter",
+            "--retry",
+            "3",
+            "--retry-max-time",
+            "5",
+            "{url}/",
+        ],
+    )
+    .reply(Reply::status(
+        503,
+        &[("Retry-After", "Fri, 31 Dec 2999 23:59:59 GMT")],
+        "busy\n",
+    ))
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_max_time_stops_retrying() {
+    case(
+        "retry_max_time_stops_retrying",
+        &[
+            "--no-progress-meter",
+            "--retry",
+            "5",
+            "--retry-max-time",
+            "1",
+            "{url}/",
+        ],
+    )
+    .replies(vec![busy(503), busy(503), busy(503)])
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_not_on_404() {
+    case("retry_not_on_404", &["-sSf", "--retry", "3", "{url}/"])
+        .reply(Reply::status(404, &[], "gone\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn retry_not_on_501() {
+    case(
+        "retry_not_on_501",
+        &["--no-progress-meter", "--retry", "3", "{url}/"],
+    )
+    .reply(Reply::status(501, &[], "nope\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_zero_means_no_retry() {
+    case(
+        "retry_zero_means_no_retry",
+        &["--no-progress-meter", "--retry", "0", "{url}/"],
+    )
+    .reply(busy(503))
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_silent_hides_warning() {
+    case(
+        "retry_silent_hides_warning",
+        &["-s", "--retry", "1", "{url}/"],
+    )
+    .replies(vec![busy(503), Reply::ok("ok\n")])
+    .run(OXCURL);
+}
+
+#[test]
+fn connection_refused_not_retried_by_default() {
+    let url = format!("http://127.0.0.1:{}/", closed_port());
+    case(
+        "connection_refused_not_retried_by_default",
+        &["--no-progress-meter", "--retry", "2", &url],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_connrefused() {
+    let url = format!("http://127.0.0.1:{}/", closed_port());
+    case(
+        "retry_connrefused",
+        &[
+            "--no-progress-meter",
+            "--retry",
+            "1",
+            "--retry-connrefused",
+            "-w",
+            "%{num_retries}\n",
+            &url,
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_all_errors() {
+    let url = format!("http://127.0.0.1:{}/", closed_port());
+    case(
+        "retry_all_errors",
+        &[
+            "--no-progress-meter",
+            "--retry",
+            "1",
+            "--retry-all-errors",
+            &url,
+        ],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_all_errors_includes_404_with_fail() {
+    case(
+        "retry_all_errors_includes_404_with_fail",
+        &["-sSf", "--retry", "1", "--retry-all-errors", "{url}/"],
+    )
+    .replies(vec![Reply::status(404, &[], "x\n"), Reply::ok("ok\n")])
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_on_timeout() {
+    case(
+        "retry_on_timeout",
+        &["--no-progress-meter", "--retry", "1", "-m", "0.3", "{url}/"],
+    )
+    .replies(vec![
+        Reply::ok("late\n").sleep(Duration::from_millis(600)),
+        Reply::ok("in time\n"),
+    ])
+    .unordered_connections()
+    .compare_requests(false)
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_negative_count_rejected() {
+    case(
+        "retry_negative_count_rejected",
+        &["--retry", "-1", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_delay_not_a_number() {
+    case(
+        "retry_delay_not_a_number",
+        &["--retry-delay", "0.5", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_max_time_negative_rejected() {
+    case(
+        "retry_max_time_negative_rejected",
+        &["--retry-max-time", "-3", "{url}/"],
+    )
+    .run(OXCURL);
+}
