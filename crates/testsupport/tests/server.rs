@@ -369,6 +369,9 @@ fn system_curl_upload_is_recorded() {
         .arg(format!("{}/second", s.url()))
         .stdin(b"some upload data")
         .env_remove("http_proxy")
+        // cargo puts target/<profile> on the library path, where our libcurl.so.4 is
+        // built: the system curl must load the system's.
+        .env_remove("LD_LIBRARY_PATH")
         .run();
     assert!(s.wait_idle(IDLE));
     let reqs = s.requests();
@@ -410,6 +413,7 @@ fn system_curl_expect_100() {
         ])
         .arg(format!("{}/post", s.url()))
         .stdin(&body)
+        .env_remove("LD_LIBRARY_PATH")
         .run();
     assert_eq!(out.code, Some(0), "{}", out.stderr_str());
     assert!(s.wait_idle(IDLE));
