@@ -1371,6 +1371,23 @@ impl Parser {
         }
     }
 
+    /// `apply`, with errors naming the option as it was typed (`-m`, not `--max-time`),
+    /// as curl's messages do.
+    fn apply_typed(
+        &mut self,
+        o: &'static Opt,
+        negated: bool,
+        arg: Option<String>,
+    ) -> Result<(), ParseError> {
+        self.apply(o, negated, arg).map_err(|mut e| {
+            let long = format!("option --{}:", o.long);
+            if let Some(rest) = e.msg.strip_prefix(&long) {
+                e.msg = format!("option {}:{rest}", self.typed);
+            }
+            e
+        })
+    }
+
     fn apply(
         &mut self,
         o: &'static Opt,
@@ -1411,19 +1428,28 @@ impl Parser {
             "remote-name-all" => self.op().remote_name_all = on,
             "output-dir" => self.op().output_dir = Some(a()),
             "create-dirs" => self.op().create_dirs = on,
-            "data" | "data-ascii" => self.op().data.push((DataKind::Ascii, a())),
-            "data-binary" => self.op().data.push((DataKind::Binary, a())),
+            "data" | "data-ascii" => {
+                check_data_file(name, &a(), false)?;
+                self.op().data.push((DataKind::Ascii, a()))
+            }
+            "data-binary" => {
+                check_data_file(name, &a(), false)?;
+                self.op().data.push((DataKind::Binary, a()))
+            }
             "data-raw" => self.op().data.push((DataKind::Raw, a())),
-            "data-urlencode" => self.op().data.push((DataKind::UrlEncode, a())),
+            "data-urlencode" => {
+                check_data_file(name, &a(), true)?;
+                self.op().data.push((DataKind::UrlEncode, a()))
+            }
             "json" => {
+                check_data_file(name, &a(), false)?;
                 self.op().data.push((DataKind::Json, a()));
                 self.op().json = true;
             }
             "header" => {
                 let v = a();
                 if let Some(f) = v.strip_prefix('@') {
-                    let text = read_arg_file(f)
-                        .map_err(|_| perr(format!("option -H: error reading {f}")))?;
+                    let text = read_arg_file(f).map_err(|_| read_error(name))?;
                     for line in String::from_utf8_lossy(&text).split('\n') {
                         let l = line;
                         if !l.is_empty() {
@@ -1466,8 +1492,7 @@ impl Parser {
             "proxy-header" => {
                 let v = a();
                 if let Some(f) = v.strip_prefix('@') {
-                    let text = read_arg_file(f)
-                        .map_err(|_| perr(format!("option --proxy-header: error reading {f}")))?;
+                    let text = read_arg_file(f).map_err(|_| read_error(name))?;
                     for l in String::from_utf8_lossy(&text).split('\n') {
                         if !l.is_empty() {
                             self.op().proxy_headers.push(l.to_string());
@@ -1517,8 +1542,7 @@ impl Parser {
             "write-out" => {
                 let v = a();
                 let fmt = if let Some(f) = v.strip_prefix('@') {
-                    let b = read_arg_file(f)
-                        .map_err(|_| perr(format!("option -w: error reading {f}")))?;
+                    let b = read_arg_file(f).map_err(|_| read_error(name))?;
                     String::from_utf8_lossy(&file_to_string(&b)).into_owned()
                 } else {
                     v
@@ -1739,7 +1763,7 @@ impl Parser {
                     None
                 };
                 self.typed = arg.split('=').next().unwrap_or(arg).to_string();
-                self.apply(o, negated, val)?;
+                self.apply_typed(o, negated, val)?;
                 continue;
             }
             // A group of short options.
@@ -1766,11 +1790,11 @@ impl Parser {
                         }
                     };
                     self.typed = format!("-{c}");
-                    self.apply(o, false, Some(val))?;
+                    self.apply_typed(o, false, Some(val))?;
                     break;
                 }
                 self.typed = format!("-{c}");
-                self.apply(o, false, None)?;
+                self.apply_typed(o, false, None)?;
             }
         }
         Ok(())
@@ -1778,8 +1802,7 @@ impl Parser {
 
     /// `-K FILE`: curl's config syntax, one option per line.
     fn config_file(&mut self, path: &str) -> Result<(), ParseError> {
-        let data =
-            read_arg_file(path).map_err(|_| perr(format!("cannot read config from '{path}'")))?;
+        let data = read_arg_file(path).map_err(|_| read_error("config"))?;
         let text = String::from_utf8_lossy(&data).into_owned();
         let mut args = Vec::new();
         for line in text.lines() {
@@ -1864,6 +1887,33 @@ pub fn read_arg_file(f: &str) -> std::io::Result<Vec<u8>> {
         Ok(v)
     } else {
         std::fs::read(f)
+    }
+}
+
+/// curl's `PARAM_READ_ERROR`: exit 26 naming the option.
+fn read_error(name: &str) -> ParseError {
+    ParseError {
+        msg: format!("option --{name}: error encountered when reading a file"),
+        code: 26,
+    }
+}
+
+/// `-d @file` and friends: curl reads the file while parsing, so a missing one is an
+/// argument error. `@-` (stdin) is read later. For `--data-urlencode` the `@` may follow
+/// a name (`name@file`); a `=` before it makes it content.
+fn check_data_file(name: &str, v: &str, urlencode: bool) -> Result<(), ParseError> {
+    let file = if urlencode {
+        match (v.find('='), v.find('@')) {
+            (Some(e), Some(a)) if e < a => None,
+            (_, Some(a)) => Some(&v[a + 1..]),
+            _ => None,
+        }
+    } else {
+        v.strip_prefix('@')
+    };
+    match file {
+        Some(f) if f != "-" && std::fs::File::open(f).is_err() => Err(read_error(name)),
+        _ => Ok(()),
     }
 }
 

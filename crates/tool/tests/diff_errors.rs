@@ -374,7 +374,6 @@ fn upload_missing_file() {
 }
 
 #[test]
-#[ignore = "issue 2: -d @missing fails with '(26) Failed to open ...' instead of 'option -d: error encountered when reading a file' (exit 26)"]
 fn data_missing_file_warns() {
     err_case(
         "data_missing_file_warns",
@@ -396,7 +395,6 @@ fn output_into_missing_dir() {
 }
 
 #[test]
-#[ignore = "issue 2: exit 2 with 'cannot read config from ...' instead of exit 26 'option -K: error encountered when reading a file'"]
 fn config_file_missing() {
     err_case(
         "config_file_missing",
@@ -407,7 +405,6 @@ fn config_file_missing() {
 }
 
 #[test]
-#[ignore = "issue 2: exit 2 'option -H: error reading <path>' instead of exit 26 'error encountered when reading a file'"]
 fn header_file_missing() {
     err_case(
         "header_file_missing",
@@ -418,7 +415,6 @@ fn header_file_missing() {
 }
 
 #[test]
-#[ignore = "issue 2: exit 2 'option -w: error reading <path>' instead of exit 26 'error encountered when reading a file'"]
 fn writeout_file_missing() {
     err_case(
         "writeout_file_missing",
@@ -472,7 +468,6 @@ fn abbreviated_long_option_rejected() {
 }
 
 #[test]
-#[ignore = "issue 2: error names the option --max-time where curl names it as typed (-m)"]
 fn bad_numeric_max_time() {
     err_case("bad_numeric_max_time", &["-m", "abc", "{url}/"]).run(OXCURL);
 }
