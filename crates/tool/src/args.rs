@@ -1089,6 +1089,14 @@ opts![
         "curl"
     ),
     (
+        "url-query",
+        None,
+        Arg,
+        "<data>",
+        "Add a URL query part",
+        "http post upload"
+    ),
+    (
         "user",
         Some('u'),
         Arg,
@@ -1222,6 +1230,8 @@ pub struct Operation {
     /// `CURLAUTH_*` bits from --basic, --digest, --anyauth, --oauth2-bearer; 0 = default.
     pub authtype: u32,
     pub aws_sigv4: Option<String>,
+    /// `--url-query` parts, in order.
+    pub url_query: Vec<String>,
     pub netrc: bool,
     pub netrc_optional: bool,
     pub netrc_file: Option<String>,
@@ -1702,6 +1712,13 @@ impl Parser {
                 }
             }
             "form-escape" => self.op().form_escape = on,
+            "url-query" => {
+                let v = a();
+                if !v.starts_with('+') {
+                    check_data_file(name, &v, true)?;
+                }
+                self.op().url_query.push(v)
+            }
             "aws-sigv4" => {
                 self.op().aws_sigv4 = Some(a());
                 self.op().authtype |= oxcurl_core::auth::AWS_SIGV4;

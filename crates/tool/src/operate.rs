@@ -847,39 +847,7 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
                     arg.as_bytes().to_vec()
                 }
             }
-            DataKind::UrlEncode => {
-                let (name, content): (Option<&str>, Vec<u8>) = if let Some(rest) =
-                    arg.strip_prefix('=')
-                {
-                    (None, rest.as_bytes().to_vec())
-                } else if let Some(eq) = arg.find('=') {
-                    let at = arg.find('@');
-                    if at.is_some_and(|a| a < eq) {
-                        let a = at.expect("checked");
-                        let f = &arg[a + 1..];
-                        let d = crate::args::read_arg_file(f).map_err(|_| {
-                            Error::new(Code::ReadError, format!("Failed to open {f}"))
-                        })?;
-                        (Some(&arg[..a]).filter(|s| !s.is_empty()), d)
-                    } else {
-                        (Some(&arg[..eq]), arg.as_bytes()[eq + 1..].to_vec())
-                    }
-                } else if let Some(a) = arg.find('@') {
-                    let f = &arg[a + 1..];
-                    let d = crate::args::read_arg_file(f)
-                        .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?;
-                    (Some(&arg[..a]).filter(|s| !s.is_empty()), d)
-                } else {
-                    (None, arg.as_bytes().to_vec())
-                };
-                let mut p = Vec::new();
-                if let Some(n) = name {
-                    p.extend_from_slice(n.as_bytes());
-                    p.push(b'=');
-                }
-                p.extend_from_slice(urlencode(&content).as_bytes());
-                p
-            }
+            DataKind::UrlEncode => urlencode_piece(arg)?,
         };
         if !first && *kind != DataKind::Json {
             out.push(b'&');
@@ -960,6 +928,39 @@ fn add_file_name_to_url(url: &str, file: &str) -> String {
 
 /// curl's `append2query` for `-G`: the data joins the query through the URL parser, which
 /// also writes the URL out again (as `%{url}` shows it).
+/// One `--data-urlencode` (or `--url-query`) argument: `content`, `=content`,
+/// `name=content`, `@file` or `name@file`, the content percent-encoded.
+fn urlencode_piece(arg: &str) -> Result<Vec<u8>, Error> {
+    let (name, content): (Option<&str>, Vec<u8>) = if let Some(rest) = arg.strip_prefix('=') {
+        (None, rest.as_bytes().to_vec())
+    } else if let Some(eq) = arg.find('=') {
+        let at = arg.find('@');
+        if at.is_some_and(|a| a < eq) {
+            let a = at.expect("checked");
+            let f = &arg[a + 1..];
+            let d = crate::args::read_arg_file(f)
+                .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?;
+            (Some(&arg[..a]).filter(|s| !s.is_empty()), d)
+        } else {
+            (Some(&arg[..eq]), arg.as_bytes()[eq + 1..].to_vec())
+        }
+    } else if let Some(a) = arg.find('@') {
+        let f = &arg[a + 1..];
+        let d = crate::args::read_arg_file(f)
+            .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?;
+        (Some(&arg[..a]).filter(|s| !s.is_empty()), d)
+    } else {
+        (None, arg.as_bytes().to_vec())
+    };
+    let mut p = Vec::new();
+    if let Some(n) = name {
+        p.extend_from_slice(n.as_bytes());
+        p.push(b'=');
+    }
+    p.extend_from_slice(urlencode(&content).as_bytes());
+    Ok(p)
+}
+
 fn append_query(url: &str, q: &str) -> Option<String> {
     use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
     let flags = Flags {
@@ -1015,6 +1016,7 @@ fn configure(
     };
     let mut url = spec.url.clone();
     let data = build_data(op)?;
+    let data_was_set = data.is_some();
     let mut upload: Option<Upload> = None;
     if let Some(up) = &spec.upload {
         if up == "-" || up == "." {
@@ -1055,6 +1057,23 @@ fn configure(
             parts: op.form.clone(),
             backslash_escape: op.form_escape,
         });
+    }
+    // curl 8.14.1 keeps -G data in place of the --url-query parts when both are given.
+    if !op.url_query.is_empty() && !(op.get && data_was_set) {
+        let mut q: Vec<u8> = Vec::new();
+        for (i, a) in op.url_query.iter().enumerate() {
+            if i > 0 {
+                q.push(b'&');
+            }
+            match a.strip_prefix('+') {
+                Some(raw) => q.extend_from_slice(raw.as_bytes()),
+                None => q.extend(urlencode_piece(a)?),
+            }
+        }
+        let q = String::from_utf8_lossy(&q);
+        if let Some(u) = append_query(&url, &q) {
+            url = u;
+        }
     }
     if let Some((_, len, _)) = &upload {
         o.body = Body::Upload(*len);

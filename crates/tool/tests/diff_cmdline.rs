@@ -94,7 +94,6 @@ fn show_error_without_silent_error() {
 }
 
 #[test]
-#[ignore = "issue 2: --url-query is rejected as an unknown option (exit 2)"]
 fn url_query_option() {
     case(
         "url_query_option",
@@ -431,4 +430,33 @@ fn unix_socket_request() {
     );
     assert_eq!(r.oxcurl.stdout_str(), "unix socket\n");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn url_query_forms_and_file() {
+    case(
+        "url_query_forms_and_file",
+        &[
+            "-s",
+            "--url-query",
+            "=only me",
+            "--url-query",
+            "name@{tmp}/q.txt",
+            "--url-query",
+            "plain text",
+            "{url}/q#frag",
+        ],
+    )
+    .file("q.txt", "from file&more")
+    .run(OXCURL);
+}
+
+#[test]
+fn url_query_with_get_data_keeps_the_data() {
+    // curl 8.14.1 sends the -G data and drops the --url-query parts.
+    case(
+        "url_query_with_get_data_keeps_the_data",
+        &["-s", "-G", "-d", "d=1", "--url-query", "a=b", "{url}/p?x=1"],
+    )
+    .run(OXCURL);
 }
