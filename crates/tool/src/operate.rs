@@ -1059,7 +1059,8 @@ fn configure(
         });
     }
     // curl 8.14.1 keeps -G data in place of the --url-query parts when both are given.
-    if !op.url_query.is_empty() && !(op.get && data_was_set) {
+    let url_query_dropped = op.get && data_was_set;
+    if !op.url_query.is_empty() && !url_query_dropped {
         let mut q: Vec<u8> = Vec::new();
         for (i, a) in op.url_query.iter().enumerate() {
             if i > 0 {
