@@ -220,7 +220,7 @@ fn struct_layouts_match_headers() {
 }
 
 #[test]
-fn valgrind_get_is_clean() {
+fn valgrind_get_post_multi_are_clean() {
     if std::process::Command::new("valgrind")
         .arg("--version")
         .output()
@@ -230,23 +230,31 @@ fn valgrind_get_is_clean() {
     }
     let s = server();
     let url = s.url();
-    let exe = compile("get", Lib::Ours);
     let file = std::env::temp_dir().join(format!("cabi-vg-{}", std::process::id()));
-    let out = oxcurl_testsupport::process::Exec::new("valgrind")
-        .args([
-            "--error-exitcode=1",
-            "--leak-check=full",
-            "--errors-for-leak-kinds=definite",
-            "-q",
-        ])
-        .arg(&exe)
-        .args([url.as_str(), file.to_str().expect("utf-8")])
-        .env("LD_LIBRARY_PATH", Lib::Ours.dir())
-        .timeout(std::time::Duration::from_secs(120))
-        .run();
+    let file = file.to_str().expect("utf-8").to_string();
+    let (a, b) = (format!("{url}/a"), format!("{url}/b"));
+    for (prog, args) in [
+        ("get", vec![url.clone(), file.clone()]),
+        ("post", vec![url.clone()]),
+        ("multi", vec![a, b]),
+    ] {
+        let exe = compile(prog, Lib::Ours);
+        let out = oxcurl_testsupport::process::Exec::new("valgrind")
+            .args([
+                "--error-exitcode=1",
+                "--leak-check=full",
+                "--errors-for-leak-kinds=definite",
+                "-q",
+            ])
+            .arg(&exe)
+            .args(&args)
+            .env("LD_LIBRARY_PATH", Lib::Ours.dir())
+            .timeout(std::time::Duration::from_secs(120))
+            .run();
+        let _ = std::fs::remove_file(&exe);
+        assert_eq!(out.code, Some(0), "valgrind {prog}: {}", out.stderr_str());
+    }
     let _ = std::fs::remove_file(&file);
-    let _ = std::fs::remove_file(&exe);
-    assert_eq!(out.code, Some(0), "valgrind: {}", out.stderr_str());
     let _ = run;
 }
 
@@ -316,4 +324,15 @@ fn callbacks_reentrancy_progress_debug_and_upload_match_reference() {
         put[1].raw(),
         "request bytes: ours vs reference"
     );
+}
+
+#[test]
+fn global_init_mem_allocator_is_used_for_application_memory() {
+    let ours = run_ok("initmem", Lib::Ours, &[]);
+    assert_eq!(
+        ours,
+        "null_callback=2\ninit=0\nescape=a%20b via_app_malloc=1\nfree_via_app_free=1\n\
+         slist_via_app_malloc=1\nslist_free_via_app_free=1\n"
+    );
+    assert_eq!(ours, run_ok("initmem", Lib::Reference, &[]));
 }
