@@ -208,8 +208,10 @@ pub extern "C" fn curl_multi_perform(p: *mut MultiHandle, running: *mut c_int) -
             }
         }
         m.busy.set(true);
-        // No borrow of either handle is held while the engine runs callbacks.
-        let r = multi.perform();
+        // The application may wait on its own (select on curl_multi_fdset's descriptors), so
+        // collect socket readiness without blocking first; after curl_multi_wait this finds
+        // nothing new. No borrow of either handle is held while the engine runs callbacks.
+        let r = multi.poll(Duration::ZERO).and_then(|()| multi.perform());
         m.busy.set(false);
         for &h in &handles {
             // SAFETY: as above; callbacks cannot remove handles (recursive calls refused).
@@ -400,5 +402,70 @@ pub extern "C" fn oxcurl_multi_setopt_off(p: *mut MultiHandle, _opt: c_int, _v: 
     guard!(CURLM_INTERNAL_ERROR, {
         let _m = multi!(p);
         CURLM_UNKNOWN_OPTION
+    })
+}
+
+/// glibc's `fd_set`: `FD_SETSIZE` (1024) bits.
+#[repr(C)]
+pub struct FdSet {
+    bits: [std::ffi::c_ulong; FD_SETSIZE / (8 * std::mem::size_of::<std::ffi::c_ulong>())],
+}
+const FD_SETSIZE: usize = 1024;
+
+/// Sets `fd` in a non-NULL set (FD_SET).
+///
+/// # Safety
+/// `set` is NULL or a writable `fd_set`.
+unsafe fn fd_set(set: *mut FdSet, fd: usize) {
+    if set.is_null() {
+        return;
+    }
+    let w = 8 * std::mem::size_of::<std::ffi::c_ulong>();
+    // SAFETY: non-NULL and writable per the caller; fd < FD_SETSIZE is checked by the caller,
+    // so the index is in bounds.
+    unsafe { (*set).bits[fd / w] |= 1 << (fd % w) };
+}
+
+/// `curl_multi_fdset`: adds the descriptors the transfers wait on to the application's
+/// sets (never clears them); `max_fd` gets the highest, -1 for none. Descriptors at or above
+/// `FD_SETSIZE` cannot be put in an `fd_set` and are left out, as curl does.
+#[no_mangle]
+pub extern "C" fn curl_multi_fdset(
+    p: *mut MultiHandle,
+    read: *mut FdSet,
+    write: *mut FdSet,
+    _exc: *mut FdSet,
+    max_fd: *mut c_int,
+) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        let m = multi!(p);
+        let st = m.state.borrow();
+        let Some(multi) = st.multi.as_deref() else {
+            return CURLM_INTERNAL_ERROR;
+        };
+        let mut max = -1;
+        for (fd, r, w) in multi.wait_fds() {
+            let Ok(i) = usize::try_from(fd) else {
+                continue;
+            };
+            if i >= FD_SETSIZE {
+                continue;
+            }
+            // SAFETY: NULL or the application's writable fd_sets, per curl_multi_fdset(3).
+            unsafe {
+                if r {
+                    fd_set(read, i);
+                }
+                if w {
+                    fd_set(write, i);
+                }
+            }
+            max = max.max(fd);
+        }
+        if !max_fd.is_null() {
+            // SAFETY: a non-NULL `max_fd` points to a writable int.
+            unsafe { *max_fd = max };
+        }
+        CURLM_OK
     })
 }

@@ -336,3 +336,15 @@ fn global_init_mem_allocator_is_used_for_application_memory() {
     );
     assert_eq!(ours, run_ok("initmem", Lib::Reference, &[]));
 }
+
+#[test]
+fn multi_fdset_select_loop_matches_reference() {
+    let s = server();
+    let url = format!("{}/sel", s.url());
+    let ours = run_ok("fdset", Lib::Ours, &[&url]);
+    assert_eq!(
+        ours,
+        "hello from /sel\n\ndone=1 result=0 left=0\ncleanup=0\n"
+    );
+    assert_eq!(ours, run_ok("fdset", Lib::Reference, &[&url]));
+}
