@@ -122,6 +122,12 @@ pub extern "C" fn curl_multi_cleanup(p: *mut MultiHandle) -> CURLMcode {
         {
             let mut st = m.state.borrow_mut();
             let mut multi = st.multi.take();
+            // The engine keeps the cookie jar and HSTS cache of a multi's transfers in the
+            // multi: written when it goes (curl writes them at each easy handle's cleanup).
+            if let Some(m) = multi.as_deref_mut() {
+                let _ = m.save_cookies();
+                let _ = m.save_hsts();
+            }
             for (h, id) in std::mem::take(&mut st.handles) {
                 // SAFETY: handles in the list are live (removal takes them out first).
                 if let (Some(e), Some(multi)) =
@@ -377,6 +383,10 @@ pub extern "C" fn oxcurl_multi_setopt_long(
             // HTTP/1 only: one connection per transfer and no multiplexing, so these
             // limits have nothing to restrict yet beyond what the engine does.
             PIPELINING | MAX_CONCURRENT_STREAMS => {}
+            // Accepted as curl does; not enforced yet (the engine has no queue for
+            // transfers waiting on a connection), see docs/internals/CABI.md.
+            MAX_TOTAL_CONNECTIONS | MAX_HOST_CONNECTIONS if v >= 0 => {}
+            MAX_TOTAL_CONNECTIONS | MAX_HOST_CONNECTIONS => return CURLM_BAD_FUNCTION_ARGUMENT,
             _ => return CURLM_UNKNOWN_OPTION,
         }
         CURLM_OK

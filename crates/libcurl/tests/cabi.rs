@@ -348,3 +348,37 @@ fn multi_fdset_select_loop_matches_reference() {
     );
     assert_eq!(ours, run_ok("fdset", Lib::Reference, &[&url]));
 }
+
+#[test]
+fn cookie_jar_written_at_cleanup_matches_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|req| {
+        let sent = req.header("cookie").unwrap_or("none").to_string();
+        Reply::status(
+            200,
+            &[(
+                "Set-Cookie",
+                "flavour=oat; Path=/; Expires=Wed, 01 Jan 2110 00:00:00 GMT",
+            )],
+            sent,
+        )
+    });
+    let url = format!("{}/c", s.url());
+    let mut jars = Vec::new();
+    for lib in [Lib::Ours, Lib::Reference] {
+        let jar = std::env::temp_dir().join(format!("cabi-jar-{lib:?}-{}", std::process::id()));
+        let out = run_ok("cookies", lib, &[&url, jar.to_str().expect("utf-8")]);
+        assert_eq!(out, "first=0\nsecond=0\n");
+        jars.push(std::fs::read_to_string(&jar).expect("jar written"));
+        let _ = std::fs::remove_file(&jar);
+    }
+    assert!(jars[0].contains("flavour\toat"), "{}", jars[0]);
+    assert_eq!(jars[0], jars[1]);
+    let reqs = s.requests();
+    assert_eq!(reqs[1].header("cookie"), Some("flavour=oat"));
+    assert_eq!(
+        reqs[1].raw(),
+        reqs[3].raw(),
+        "request bytes: ours vs reference"
+    );
+}
