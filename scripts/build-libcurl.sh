@@ -1,18 +1,31 @@
 #!/usr/bin/env bash
 # Builds libcurl.so.4 (soname libcurl.so.4, every export versioned CURL_OPENSSL_4 like
 # Debian's libcurl4-openssl build) from the oxcurl-libcurl staticlib, plus libcurl.so.
-# Usage: scripts/build-libcurl.sh [--release]   -> target/<profile>/libcurl.so.4
+# Usage: scripts/build-libcurl.sh [--release] [--link-only]   -> target/<profile>/libcurl.so.4
+# --link-only skips cargo and links the archive cargo already built (the C ABI tests use it:
+# building the tests builds the staticlib with the features of the whole test run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=debug
 args=()
-if [[ ${1:-} == --release ]]; then
-  profile=release
-  args+=(--release)
+build=1
+for a in "$@"; do
+  case $a in
+    --release) profile=release; args+=(--release) ;;
+    --link-only) build=0 ;;
+    *) echo "usage: $0 [--release] [--link-only]" >&2; exit 2 ;;
+  esac
+done
+if ((build)); then
+  cargo build -q -p oxcurl-libcurl "${args[@]}"
 fi
-cargo build -q -p oxcurl-libcurl "${args[@]}"
 dir=${CARGO_TARGET_DIR:-target}/$profile
 a=$dir/liboxcurl_libcurl.a
+if ((!build)); then
+  # Built as a dependency (of the tests), the archive is not copied up from deps/: take the
+  # newest there.
+  a=$(ls -t "$dir"/deps/liboxcurl_libcurl-*.a | head -n 1)
+fi
 so=$dir/libcurl.so.4
 # Relink only when the archive changed; link to a temporary name and rename, so that
 # programs loading the library meanwhile never see a half-written file.
