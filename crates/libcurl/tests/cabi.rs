@@ -382,3 +382,12 @@ fn cookie_jar_written_at_cleanup_matches_reference() {
         "request bytes: ours vs reference"
     );
 }
+
+#[test]
+#[ignore = "issue 5: getinfo inside a callback answers the previous transfer's values; the engine's Info is not reachable from the Handler yet"]
+fn getinfo_inside_callback_matches_reference() {
+    let s = server();
+    let url = s.url();
+    let ours = run_ok("infocb", Lib::Ours, &[&url]);
+    assert_eq!(ours, run_ok("infocb", Lib::Reference, &[&url]));
+}
