@@ -1,32 +1,50 @@
 #!/usr/bin/env bash
 # Builds libcurl.so.4 (soname libcurl.so.4, every export versioned CURL_OPENSSL_4 like
 # Debian's libcurl4-openssl build) from the oxcurl-libcurl staticlib, plus libcurl.so.
-# Usage: scripts/build-libcurl.sh [--release]   -> target/<profile>/libcurl.so.4
+# Usage: scripts/build-libcurl.sh [--release] [--link-only]
+#   -> target/<profile>/libcurl/libcurl.so.4 (a directory of its own: cargo puts
+#      target/<profile> on LD_LIBRARY_PATH for tests, and a libcurl.so.4 there would replace
+#      the system libcurl of every curl those tests run)
+# --link-only skips cargo and links the archive cargo already built (the C ABI tests use it:
+# building the tests builds the staticlib with the features of the whole test run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=debug
 args=()
-if [[ ${1:-} == --release ]]; then
-  profile=release
-  args+=(--release)
+build=1
+for a in "$@"; do
+  case $a in
+    --release) profile=release; args+=(--release) ;;
+    --link-only) build=0 ;;
+    *) echo "usage: $0 [--release] [--link-only]" >&2; exit 2 ;;
+  esac
+done
+if ((build)); then
+  cargo build -q -p oxcurl-libcurl "${args[@]}"
 fi
-cargo build -q -p oxcurl-libcurl "${args[@]}"
 dir=${CARGO_TARGET_DIR:-target}/$profile
 a=$dir/liboxcurl_libcurl.a
-so=$dir/libcurl.so.4
+if ((!build)); then
+  # Built as a dependency (of the tests), the archive is not copied up from deps/: take the
+  # newest there.
+  a=$(ls -t "$dir"/deps/liboxcurl_libcurl-*.a | head -n 1)
+fi
+out=$dir/libcurl
+mkdir -p "$out"
+so=$out/libcurl.so.4
 # Relink only when the archive changed; link to a temporary name and rename, so that
 # programs loading the library meanwhile never see a half-written file.
 if [[ ! -e $so || $a -nt $so ]]; then
-  tmp=$(mktemp "$dir/.libcurl.so.4.XXXXXX")
+  tmp=$(mktemp "$out/.libcurl.so.4.XXXXXX")
   gcc -shared -o "$tmp" -Wl,-soname,libcurl.so.4 \
     -Wl,--version-script=crates/libcurl/libcurl.vers -Wl,--gc-sections \
     -Wl,--whole-archive "$a" -Wl,--no-whole-archive \
     -lssl -lcrypto -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
   mv -f "$tmp" "$so"
 fi
-ln -sf libcurl.so.4 "$dir/libcurl.so"
-if [[ ! -e $dir/libcurl.a || $a -nt $dir/libcurl.a ]]; then
-  tmp=$(mktemp "$dir/.libcurl.a.XXXXXX")
-  cp -f "$a" "$tmp" && mv -f "$tmp" "$dir/libcurl.a"
+ln -sf libcurl.so.4 "$out/libcurl.so"
+if [[ ! -e $out/libcurl.a || $a -nt $out/libcurl.a ]]; then
+  tmp=$(mktemp "$out/.libcurl.a.XXXXXX")
+  cp -f "$a" "$tmp" && mv -f "$tmp" "$out/libcurl.a"
 fi
 echo "$so"

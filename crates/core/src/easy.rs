@@ -55,6 +55,18 @@ impl Easy {
         &self.info
     }
 
+    /// Write the cookie jar and the HSTS cache of the transfers performed so far, as
+    /// `curl_easy_cleanup` does.
+    pub fn save_state(&mut self) -> std::io::Result<()> {
+        match self.multi.as_mut() {
+            Some(m) => {
+                m.save_cookies()?;
+                m.save_hsts()
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Run the transfer to completion (`curl_easy_perform`).
     pub fn perform(&mut self) -> Result<()> {
         let mut multi = match self.multi.take() {

@@ -381,6 +381,24 @@ impl Multi {
         Ok(())
     }
 
+    /// The sockets transfers wait on and in which directions (`curl_multi_fdset`): fd,
+    /// readable, writable; plus the resolver's wake socket, readable, while a lookup runs.
+    pub fn wait_fds(&self) -> Vec<(RawFd, bool, bool)> {
+        let mut v: Vec<_> = self
+            .slots
+            .iter()
+            .flat_map(|s| s.regs.iter().map(|r| (r.0, r.2, r.3)))
+            .collect();
+        if self
+            .slots
+            .iter()
+            .any(|s| s.t.as_ref().is_some_and(|t| t.resolving()))
+        {
+            v.push((self.resolver.wake_socket().as_raw_fd(), true, false));
+        }
+        v
+    }
+
     /// Run until every transfer is done, collecting nothing (callers read `info_read`).
     pub fn run_all(&mut self) -> io::Result<()> {
         loop {

@@ -345,6 +345,10 @@ pub extern "C" fn curl_easy_cleanup(h: *mut EasyHandle) {
         if e.busy.get() || e.in_multi.get() {
             return;
         }
+        // curl writes COOKIEJAR and HSTS files when the handle goes; errors are not reported.
+        if let Some(easy) = e.state.borrow_mut().easy.as_mut() {
+            let _ = easy.save_state();
+        }
         // SAFETY: a live handle from Box::into_raw, not referenced elsewhere (not busy, not
         // in a multi); the magic is cleared first so a stale pointer is caught.
         unsafe {

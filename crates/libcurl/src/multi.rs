@@ -122,6 +122,12 @@ pub extern "C" fn curl_multi_cleanup(p: *mut MultiHandle) -> CURLMcode {
         {
             let mut st = m.state.borrow_mut();
             let mut multi = st.multi.take();
+            // The engine keeps the cookie jar and HSTS cache of a multi's transfers in the
+            // multi: written when it goes (curl writes them at each easy handle's cleanup).
+            if let Some(m) = multi.as_deref_mut() {
+                let _ = m.save_cookies();
+                let _ = m.save_hsts();
+            }
             for (h, id) in std::mem::take(&mut st.handles) {
                 // SAFETY: handles in the list are live (removal takes them out first).
                 if let (Some(e), Some(multi)) =
@@ -208,8 +214,10 @@ pub extern "C" fn curl_multi_perform(p: *mut MultiHandle, running: *mut c_int) -
             }
         }
         m.busy.set(true);
-        // No borrow of either handle is held while the engine runs callbacks.
-        let r = multi.perform();
+        // The application may wait on its own (select on curl_multi_fdset's descriptors), so
+        // collect socket readiness without blocking first; after curl_multi_wait this finds
+        // nothing new. No borrow of either handle is held while the engine runs callbacks.
+        let r = multi.poll(Duration::ZERO).and_then(|()| multi.perform());
         m.busy.set(false);
         for &h in &handles {
             // SAFETY: as above; callbacks cannot remove handles (recursive calls refused).
@@ -375,6 +383,10 @@ pub extern "C" fn oxcurl_multi_setopt_long(
             // HTTP/1 only: one connection per transfer and no multiplexing, so these
             // limits have nothing to restrict yet beyond what the engine does.
             PIPELINING | MAX_CONCURRENT_STREAMS => {}
+            // Accepted as curl does; not enforced yet (the engine has no queue for
+            // transfers waiting on a connection), see docs/internals/CABI.md.
+            MAX_TOTAL_CONNECTIONS | MAX_HOST_CONNECTIONS if v >= 0 => {}
+            MAX_TOTAL_CONNECTIONS | MAX_HOST_CONNECTIONS => return CURLM_BAD_FUNCTION_ARGUMENT,
             _ => return CURLM_UNKNOWN_OPTION,
         }
         CURLM_OK
@@ -400,5 +412,70 @@ pub extern "C" fn oxcurl_multi_setopt_off(p: *mut MultiHandle, _opt: c_int, _v: 
     guard!(CURLM_INTERNAL_ERROR, {
         let _m = multi!(p);
         CURLM_UNKNOWN_OPTION
+    })
+}
+
+/// glibc's `fd_set`: `FD_SETSIZE` (1024) bits.
+#[repr(C)]
+pub struct FdSet {
+    bits: [std::ffi::c_ulong; FD_SETSIZE / (8 * std::mem::size_of::<std::ffi::c_ulong>())],
+}
+const FD_SETSIZE: usize = 1024;
+
+/// Sets `fd` in a non-NULL set (FD_SET).
+///
+/// # Safety
+/// `set` is NULL or a writable `fd_set`.
+unsafe fn fd_set(set: *mut FdSet, fd: usize) {
+    if set.is_null() {
+        return;
+    }
+    let w = 8 * std::mem::size_of::<std::ffi::c_ulong>();
+    // SAFETY: non-NULL and writable per the caller; fd < FD_SETSIZE is checked by the caller,
+    // so the index is in bounds.
+    unsafe { (*set).bits[fd / w] |= 1 << (fd % w) };
+}
+
+/// `curl_multi_fdset`: adds the descriptors the transfers wait on to the application's
+/// sets (never clears them); `max_fd` gets the highest, -1 for none. Descriptors at or above
+/// `FD_SETSIZE` cannot be put in an `fd_set` and are left out, as curl does.
+#[no_mangle]
+pub extern "C" fn curl_multi_fdset(
+    p: *mut MultiHandle,
+    read: *mut FdSet,
+    write: *mut FdSet,
+    _exc: *mut FdSet,
+    max_fd: *mut c_int,
+) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        let m = multi!(p);
+        let st = m.state.borrow();
+        let Some(multi) = st.multi.as_deref() else {
+            return CURLM_INTERNAL_ERROR;
+        };
+        let mut max = -1;
+        for (fd, r, w) in multi.wait_fds() {
+            let Ok(i) = usize::try_from(fd) else {
+                continue;
+            };
+            if i >= FD_SETSIZE {
+                continue;
+            }
+            // SAFETY: NULL or the application's writable fd_sets, per curl_multi_fdset(3).
+            unsafe {
+                if r {
+                    fd_set(read, i);
+                }
+                if w {
+                    fd_set(write, i);
+                }
+            }
+            max = max.max(fd);
+        }
+        if !max_fd.is_null() {
+            // SAFETY: a non-NULL `max_fd` points to a writable int.
+            unsafe { *max_fd = max };
+        }
+        CURLM_OK
     })
 }

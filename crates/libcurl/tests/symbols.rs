@@ -27,7 +27,6 @@ const NOT_YET: &[&str] = &[
     "curl_mime_type",
     // event-driven multi API, HTTP/2 push
     "curl_multi_assign",
-    "curl_multi_fdset",
     "curl_multi_get_handles",
     "curl_multi_socket",
     "curl_multi_socket_action",

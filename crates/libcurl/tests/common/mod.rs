@@ -10,12 +10,14 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Builds (or finds up to date) target/debug/libcurl.so.4 with scripts/build-libcurl.sh.
+/// Links (or finds up to date) target/debug/libcurl.so.4 with scripts/build-libcurl.sh from
+/// the staticlib cargo built together with this test (so no nested cargo build).
 pub fn ours() -> PathBuf {
     static SO: OnceLock<PathBuf> = OnceLock::new();
     SO.get_or_init(|| {
         let out = Command::new("bash")
             .arg(root().join("scripts/build-libcurl.sh"))
+            .arg("--link-only")
             .output()
             .expect("run build-libcurl.sh");
         assert!(
