@@ -776,7 +776,10 @@ impl Transfer {
         };
         let id = *cx.next_conn_id;
         *cx.next_conn_id += 1;
-        self.timers.clear(TimerId::ConnectTimeout);
+        // A proxy handshake is still part of connecting.
+        if self.proxy.is_none() {
+            self.timers.clear(TimerId::ConnectTimeout);
+        }
         self.timers.clear(TimerId::HappyEyeballs);
         self.info.num_connects += 1;
         self.info.primary_ip = remote;
@@ -1196,6 +1199,7 @@ impl Transfer {
             ));
         }
         self.verbose(&format!("CONNECT tunnel established, response {}", t.code));
+        self.timers.clear(TimerId::ConnectTimeout);
         if self.info.scheme == "https" {
             self.start_tls(cx)?;
         } else {
@@ -1311,6 +1315,7 @@ impl Transfer {
         if let Some(n) = s.granted_note() {
             self.verbose(&n);
         }
+        self.timers.clear(TimerId::ConnectTimeout);
         if self.info.scheme == "https" {
             self.start_tls(cx)?;
         } else {

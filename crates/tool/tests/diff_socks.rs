@@ -298,3 +298,23 @@ fn socks5_no_acceptable_method() {
         false,
     );
 }
+
+#[test]
+fn socks_silent_proxy_connect_timeout() {
+    // Accepts (in the kernel backlog) and never answers the greeting.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    Case::new("socks_silent_proxy_connect_timeout")
+        .compare_stderr(true)
+        .args(&[
+            "-sS",
+            "--connect-timeout",
+            "1",
+            "-x",
+            &format!("socks5://127.0.0.1:{port}"),
+            "{url}/",
+        ])
+        .normalise_with(oxcurl_testsupport::diff::mask_digits)
+        .run(OXCURL);
+    drop(silent);
+}
