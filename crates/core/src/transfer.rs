@@ -1223,7 +1223,14 @@ impl Transfer {
             _ => Version::Socks5h,
         };
         let remote = matches!(version, Version::Socks4a | Version::Socks5h);
-        let target = if let Ok(ip) = host.parse::<IpAddr>() {
+        let v4 = matches!(version, Version::Socks4 | Version::Socks4a);
+        if v4 {
+            self.verbose(&format!("SOCKS4 communication to {host}:{port}"));
+        }
+        // SOCKS4a sends even an address as a name; SOCKS5h sends addresses as addresses.
+        let target = if version == Version::Socks4a {
+            Target::Name(host.clone())
+        } else if let Ok(ip) = host.parse::<IpAddr>() {
             Target::Ip(ip)
         } else if remote {
             Target::Name(host.clone())
@@ -1241,6 +1248,7 @@ impl Transfer {
                         ),
                     )
                 })?;
+            self.resolved_notes(&host, port, &addrs);
             let pick = addrs
                 .iter()
                 .filter(|a| match self.opts.ip_resolve {
@@ -1248,7 +1256,7 @@ impl Transfer {
                     IpResolve::V4 => a.is_ipv4(),
                     IpResolve::V6 => a.is_ipv6(),
                 })
-                .find(|a| a.is_ipv4() || version == Version::Socks5)
+                .find(|a| a.is_ipv4() || !v4)
                 .ok_or_else(|| {
                     Error::new(
                         Code::CouldntResolveHost,
@@ -1257,6 +1265,21 @@ impl Transfer {
                 })?;
             Target::Ip(pick.ip())
         };
+        let note = match (&target, version) {
+            // An IPv6 host goes without brackets here, as in curl.
+            (_, Version::Socks5h) => Some(format!(
+                "SOCKS5 connect to {host}:{port} (remotely resolved)"
+            )),
+            (Target::Ip(ip), Version::Socks5) => Some(format!(
+                "SOCKS5 connect to {}:{port} (locally resolved)",
+                bracket(&ip.to_string())
+            )),
+            (Target::Ip(ip), _) => Some(format!("SOCKS4 connect to IPv4 {ip} (locally resolved)")),
+            (Target::Name(_), _) => None,
+        };
+        if let Some(n) = note {
+            self.verbose(&n);
+        }
         let s = Socks::new(
             version,
             target,
@@ -1316,6 +1339,13 @@ impl Transfer {
             self.verbose(&n);
         }
         self.timers.clear(TimerId::ConnectTimeout);
+        if self.opts.verbose && self.info.scheme != "https" {
+            // curl's SOCKS filter reports the connection once more, without the address.
+            let c = self.conn.as_ref().expect("conn");
+            let msg = format!("Connected to {} () port {}", c.host, c.port);
+            self.verbose(&msg);
+            self.verbose("using HTTP/1.x");
+        }
         if self.info.scheme == "https" {
             self.start_tls(cx)?;
         } else {

@@ -125,6 +125,26 @@ fn socks5h_hostname_target() {
 }
 
 #[test]
+fn socks5h_ip_target() {
+    socks_case(
+        "socks5h_ip_target",
+        relay(),
+        &["-sS", "-x", "socks5h://{socks}", "{url}/"],
+        false,
+    );
+}
+
+#[test]
+fn socks4a_ip_target() {
+    socks_case(
+        "socks4a_ip_target",
+        relay(),
+        &["-sS", "-x", "socks4a://{socks}", "{url}/"],
+        false,
+    );
+}
+
+#[test]
 fn socks5_hostname_option() {
     socks_case(
         "socks5_hostname_option",
@@ -317,4 +337,95 @@ fn socks_silent_proxy_connect_timeout() {
         .normalise_with(oxcurl_testsupport::diff::mask_digits)
         .run(OXCURL);
     drop(silent);
+}
+
+/// `-v` output with digits masked and curl's racy "Request completely sent off" line
+/// dropped (curl skips it when the reply arrives before it notices the send finished).
+fn verbose_norm(data: &[u8]) -> Vec<u8> {
+    let masked = oxcurl_testsupport::diff::mask_digits(data);
+    oxcurl_testsupport::diff::replace_all(&masked, b"* Request completely sent off\n", b"")
+}
+
+fn verbose_case(name: &str, proxy: &str, url: &str) {
+    let socks = SocksServer::start(relay());
+    let p = format!("{proxy}://127.0.0.1:{}", socks.port());
+    Case::new(name)
+        .compare_stderr(true)
+        .args(&["-s", "-v", "-4", "-x", &p, url])
+        .reply(Reply::ok("x"))
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+#[test]
+fn verbose_socks4_name() {
+    verbose_case("verbose_socks4_name", "socks4", "http://localhost:{port}/");
+}
+
+#[test]
+fn verbose_socks4_ip() {
+    verbose_case("verbose_socks4_ip", "socks4", "{url}/");
+}
+
+#[test]
+fn verbose_socks4a_name() {
+    verbose_case(
+        "verbose_socks4a_name",
+        "socks4a",
+        "http://localhost:{port}/",
+    );
+}
+
+#[test]
+fn verbose_socks4a_ip() {
+    verbose_case("verbose_socks4a_ip", "socks4a", "{url}/");
+}
+
+#[test]
+fn verbose_socks5_name() {
+    verbose_case("verbose_socks5_name", "socks5", "http://localhost:{port}/");
+}
+
+#[test]
+fn verbose_socks5_ip() {
+    verbose_case("verbose_socks5_ip", "socks5", "{url}/");
+}
+
+#[test]
+fn verbose_socks5h_name() {
+    verbose_case(
+        "verbose_socks5h_name",
+        "socks5h",
+        "http://localhost:{port}/",
+    );
+}
+
+#[test]
+fn verbose_socks5h_ip() {
+    verbose_case("verbose_socks5h_ip", "socks5h", "{url}/");
+}
+
+fn ipv6_case(name: &str, proxy: &str) {
+    let socks = SocksServer::start(relay());
+    let p = format!("{proxy}://127.0.0.1:{}", socks.port());
+    Case::new(name)
+        .ipv6()
+        .compare_stderr(true)
+        .args(&["-s", "-v", "-x", &p, "http://[::1]:{port}/v6"])
+        .reply(Reply::ok("x"))
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+    let hs = socks.handshakes();
+    assert_eq!(hs.len(), 2, "{hs:?}");
+    assert_eq!(hs[0], hs[1]);
+}
+
+#[test]
+fn socks5_ipv6_target() {
+    ipv6_case("socks5_ipv6_target", "socks5");
+}
+
+#[test]
+fn socks5h_ipv6_target() {
+    ipv6_case("socks5h_ipv6_target", "socks5h");
 }

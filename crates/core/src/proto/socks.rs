@@ -191,7 +191,7 @@ impl Socks {
         match self.version {
             Version::Socks4 => Some("SOCKS4 request granted.".into()),
             Version::Socks4a => Some("SOCKS4a request granted.".into()),
-            _ => None,
+            _ => Some("SOCKS5 request granted.".into()),
         }
     }
 
