@@ -429,3 +429,69 @@ fn socks5_ipv6_target() {
 fn socks5h_ipv6_target() {
     ipv6_case("socks5h_ipv6_target", "socks5h");
 }
+
+// ---- local name resolution -----------------------------------------------------------------
+
+#[test]
+fn socks4_resolves_name_locally() {
+    socks_case(
+        "socks4_resolves_name_locally",
+        relay(),
+        &[
+            "-sS",
+            "--resolve",
+            "origin.example:{port}:127.0.0.1",
+            "-x",
+            "socks4://{socks}",
+            "http://origin.example:{port}/",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks5_resolves_name_locally() {
+    socks_case(
+        "socks5_resolves_name_locally",
+        relay(),
+        &[
+            "-sS",
+            "--resolve",
+            "origin.example:{port}:127.0.0.1",
+            "-x",
+            "socks5://{socks}",
+            "http://origin.example:{port}/",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks4_unresolvable_origin() {
+    socks_case(
+        "socks4_unresolvable_origin",
+        relay(),
+        &[
+            "-sS",
+            "-x",
+            "socks4://{socks}",
+            "http://nonexistent.invalid/",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks5_unresolvable_origin() {
+    socks_case(
+        "socks5_unresolvable_origin",
+        relay(),
+        &[
+            "-sS",
+            "-x",
+            "socks5://{socks}",
+            "http://nonexistent.invalid/",
+        ],
+        false,
+    );
+}
