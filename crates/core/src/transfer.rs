@@ -193,6 +193,8 @@ pub(crate) struct Transfer {
     pending_cookies: Vec<Vec<u8>>,
     /// The proxy of the current URL, if any.
     proxy: Option<crate::proxy::Proxy>,
+    /// A SOCKS proxy in front of an HTTP proxy (`CURLOPT_PRE_PROXY`).
+    preproxy: Option<crate::proxy::Proxy>,
     /// The connection goes through a CONNECT tunnel (https, or `--proxytunnel`).
     tunnel_wanted: bool,
     /// The CONNECT handshake in progress: reply parser, request bytes, bytes sent.
@@ -232,6 +234,7 @@ impl Transfer {
             pending_sts: None,
             pending_cookies: Vec::new(),
             proxy: None,
+            preproxy: None,
             tunnel_wanted: false,
             tunnel: None,
             socks: None,
@@ -530,7 +533,7 @@ impl Transfer {
         self.method = self.request_method();
 
         self.select_proxy(&scheme, &host)?;
-        let (conn_host, conn_port) = match &self.proxy {
+        let (conn_host, conn_port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
             Some(p) => (bracket(&p.host), p.port),
             None => self.connect_to(&host, port),
         };
@@ -562,7 +565,11 @@ impl Transfer {
             Some(p) => format!("{key}|tunnel:{}", p.key()),
             None => key,
         };
-        let (host, port) = match &self.proxy {
+        let key = match &self.preproxy {
+            Some(p) => format!("{key}|pre:{}", p.key()),
+            None => key,
+        };
+        let (host, port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
             Some(p) => (p.host.clone(), p.port),
             None => (host, port),
         };
@@ -810,7 +817,7 @@ impl Transfer {
             http10: false,
             idle_since: cx.now,
         });
-        if self.proxy.as_ref().is_some_and(|p| !p.kind.is_http()) {
+        if self.socks_proxy().is_some() {
             return self.start_socks(cx);
         }
         if self.tunnel_wanted {
@@ -1057,6 +1064,7 @@ impl Transfer {
     fn select_proxy(&mut self, scheme: &str, host: &str) -> Result<()> {
         use crate::proxy::{self, ProxyKind};
         self.proxy = None;
+        self.preproxy = None;
         self.tunnel_wanted = false;
         if self.opts.unix_socket_path.is_some() {
             return Ok(());
@@ -1088,6 +1096,17 @@ impl Transfer {
             p.creds = Some(c.clone());
         }
         self.tunnel_wanted = p.kind.is_http() && (scheme == "https" || self.opts.http_proxy_tunnel);
+        if let Some(pre) = self.opts.pre_proxy.as_deref().filter(|s| !s.is_empty()) {
+            if p.kind.is_http() {
+                let pre = proxy::parse(pre, self.opts.proxy_type)?;
+                if pre.kind.is_http() {
+                    // curl then talks HTTP proxy to the pre-proxy instead of the proxy.
+                    self.proxy = Some(pre);
+                    return Ok(());
+                }
+                self.preproxy = Some(pre);
+            }
+        }
         self.proxy = Some(p);
         Ok(())
     }
@@ -1217,11 +1236,29 @@ impl Transfer {
         Ok(true)
     }
 
+    /// The SOCKS proxy of the transfer: the pre-proxy, else the proxy if it is SOCKS.
+    fn socks_proxy(&self) -> Option<&crate::proxy::Proxy> {
+        self.preproxy
+            .as_ref()
+            .or(self.proxy.as_ref().filter(|p| !p.kind.is_http()))
+    }
+
+    /// Where the SOCKS proxy connects: the HTTP proxy behind a pre-proxy, else the origin.
+    fn socks_dest(&self) -> (String, u16) {
+        match (&self.preproxy, &self.proxy) {
+            (Some(_), Some(p)) => (p.host.clone(), p.port),
+            _ => (
+                self.url_host(),
+                self.url.as_ref().expect("url").port_or_default(),
+            ),
+        }
+    }
+
     /// The SOCKS version of the current proxy.
     fn socks_version(&self) -> crate::proto::socks::Version {
         use crate::proto::socks::Version;
         use crate::proxy::ProxyKind;
-        match self.proxy.as_ref().map(|p| p.kind) {
+        match self.socks_proxy().map(|p| p.kind) {
             Some(ProxyKind::Socks4) => Version::Socks4,
             Some(ProxyKind::Socks4a) => Version::Socks4a,
             Some(ProxyKind::Socks5) => Version::Socks5,
@@ -1235,8 +1272,7 @@ impl Transfer {
         use crate::proto::socks::{Target, Version};
         self.socks = None;
         let version = self.socks_version();
-        let host = self.url_host();
-        let port = self.url.as_ref().expect("url").port_or_default();
+        let (host, port) = self.socks_dest();
         if matches!(version, Version::Socks4 | Version::Socks4a) {
             self.verbose(&format!("SOCKS4 communication to {host}:{port}"));
         }
@@ -1260,8 +1296,7 @@ impl Transfer {
     /// The origin's address for socks4/socks5 from the cache or `localhost`; otherwise
     /// start resolving (`State::SocksResolving`) and return None.
     fn socks_lookup(&mut self, cx: &mut Cx<'_>) -> Result<Option<crate::proto::socks::Target>> {
-        let host = self.url_host();
-        let port = self.url.as_ref().expect("url").port_or_default();
+        let (host, port) = self.socks_dest();
         let known = cx
             .resolver
             .cached(&host, port, self.opts.dns_cache_timeout, cx.now)
@@ -1284,8 +1319,7 @@ impl Transfer {
         let Some(ans) = cx.resolver.take(job) else {
             return Ok(false);
         };
-        let host = self.url_host();
-        let port = self.url.as_ref().expect("url").port_or_default();
+        let (host, port) = self.socks_dest();
         let addrs = match ans {
             Ok(addrs) if !addrs.is_empty() => addrs,
             // curl names the proxy in this message although the origin failed.
@@ -1294,7 +1328,7 @@ impl Transfer {
                     Code::Proxy,
                     format!(
                         "Could not resolve proxy: {}",
-                        self.proxy.as_ref().map(|p| p.host.as_str()).unwrap_or("")
+                        self.socks_proxy().map(|p| p.host.as_str()).unwrap_or("")
                     ),
                 ))
             }
@@ -1316,8 +1350,7 @@ impl Transfer {
     /// Pick the address a socks4/socks5 handshake sends, with curl's resolver notes.
     fn socks_pick(&mut self, addrs: &[SocketAddr]) -> Result<crate::proto::socks::Target> {
         use crate::proto::socks::{Target, Version};
-        let host = self.url_host();
-        let port = self.url.as_ref().expect("url").port_or_default();
+        let (host, port) = self.socks_dest();
         self.resolved_notes(&host, port, addrs);
         let v4 = self.socks_version() == Version::Socks4;
         let pick = addrs
@@ -1340,8 +1373,7 @@ impl Transfer {
     /// curl's `-v` line naming the SOCKS connect target.
     fn socks_note(&mut self, target: &crate::proto::socks::Target) {
         use crate::proto::socks::{Target, Version};
-        let host = self.url_host();
-        let port = self.url.as_ref().expect("url").port_or_default();
+        let (host, port) = self.socks_dest();
         let note = match (target, self.socks_version()) {
             // An IPv6 host goes without brackets here, as in curl.
             (_, Version::Socks5h) => Some(format!(
@@ -1363,12 +1395,11 @@ impl Transfer {
     fn begin_socks(&mut self, target: Option<crate::proto::socks::Target>) -> Result<()> {
         use crate::proto::socks::Socks;
         let version = self.socks_version();
-        let host = self.url_host();
-        let port = self.url.as_ref().expect("url").port_or_default();
+        let (host, port) = self.socks_dest();
         if let Some(t) = &target {
             self.socks_note(t);
         }
-        let creds = self.proxy.as_ref().and_then(|p| p.creds.clone());
+        let creds = self.socks_proxy().and_then(|p| p.creds.clone());
         let s = Socks::new(version, target, &host, port, creds, self.opts.socks5_gssapi)
             .map_err(|e| Error::new(Code::Proxy, e.0))?;
         self.socks = Some((s, Vec::new()));
@@ -1435,6 +1466,16 @@ impl Transfer {
         }
         if let Some(n) = s.granted_note() {
             self.verbose(&n);
+        }
+        if self.preproxy.is_some() {
+            // The SOCKS leg reached the HTTP proxy; the HTTP proxy paths follow.
+            if self.tunnel_wanted {
+                self.start_tunnel();
+            } else {
+                self.timers.clear(TimerId::ConnectTimeout);
+                self.established(cx);
+            }
+            return Ok(true);
         }
         self.timers.clear(TimerId::ConnectTimeout);
         if self.opts.verbose && self.info.scheme != "https" {

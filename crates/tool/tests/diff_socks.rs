@@ -9,6 +9,10 @@ const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 /// Run `args` (`{socks}` is the SOCKS server's `127.0.0.1:PORT`) and check both clients
 /// sent the same handshake bytes.
 fn socks_case(name: &str, mode: SocksMode, args: &[&str], tls: bool) {
+    socks_case_with(name, mode, args, tls, vec![Reply::ok("via socks\n")]);
+}
+
+fn socks_case_with(name: &str, mode: SocksMode, args: &[&str], tls: bool, replies: Vec<Reply>) {
     let socks = SocksServer::start(mode);
     let hp = format!("127.0.0.1:{}", socks.port());
     let args: Vec<String> = args.iter().map(|a| a.replace("{socks}", &hp)).collect();
@@ -16,7 +20,7 @@ fn socks_case(name: &str, mode: SocksMode, args: &[&str], tls: bool) {
     let mut c = Case::new(name)
         .compare_stderr(true)
         .args(&args)
-        .reply(Reply::ok("via socks\n"));
+        .replies(replies);
     if tls {
         c = c.tls(TlsServerOptions::default());
     }
@@ -494,4 +498,90 @@ fn socks5_unresolvable_origin() {
         ],
         false,
     );
+}
+
+// ---- --preproxy ----------------------------------------------------------------------------
+
+#[test]
+fn preproxy_socks5_then_http_proxy() {
+    socks_case(
+        "preproxy_socks5_then_http_proxy",
+        relay(),
+        &[
+            "-sS",
+            "--preproxy",
+            "socks5://{socks}",
+            "-x",
+            "{host}",
+            "-U",
+            "a:b",
+            "http://example.com/pre",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn preproxy_socks4_with_tunnel() {
+    socks_case_with(
+        "preproxy_socks4_with_tunnel",
+        relay(),
+        &[
+            "-sS",
+            "-i",
+            "--preproxy",
+            "socks4://{socks}",
+            "-p",
+            "-x",
+            "{host}",
+            "http://example.com/pre",
+        ],
+        false,
+        vec![
+            Reply::raw("HTTP/1.1 200 Connection established\r\n\r\n").keep_open(true),
+            Reply::ok("tunnelled\n"),
+        ],
+    );
+}
+
+#[test]
+fn preproxy_https_through_connect_proxy() {
+    let proxy = oxcurl_testsupport::ConnectProxy::start();
+    let socks = SocksServer::start(relay());
+    let pre = format!("socks5h://127.0.0.1:{}", socks.port());
+    Case::new("preproxy_https_through_connect_proxy")
+        .compare_stderr(true)
+        .tls(TlsServerOptions::default())
+        .args(&[
+            "-sS",
+            "--cacert",
+            "{ca}",
+            "--preproxy",
+            &pre,
+            "-x",
+            &proxy.host_port(),
+            "https://localhost:{port}/secure",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+    let (hs, heads) = (socks.handshakes(), proxy.heads());
+    assert_eq!((hs.len(), heads.len()), (2, 2), "{hs:?} {heads:?}");
+    assert_eq!(hs[0], hs[1]);
+    assert_eq!(heads[0], heads[1]);
+}
+
+#[test]
+fn preproxy_without_scheme_replaces_http_proxy() {
+    Case::new("preproxy_without_scheme_replaces_http_proxy")
+        .compare_stderr(true)
+        .args(&[
+            "-sS",
+            "--preproxy",
+            "{host}",
+            "-x",
+            "127.0.0.1:1",
+            "http://example.com/",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
 }
