@@ -24,12 +24,20 @@ fuzz_target!(|data: &[u8]| {
         Target::Ip("::1".parse().unwrap())
     };
     let creds = (sel & 16 != 0).then(|| ("user".to_string(), "pass".to_string()));
-    let Ok(mut s) = Socks::new(version, target, "example.com", 443, creds, sel & 32 != 0) else {
+    let deferred = sel & 64 != 0 && matches!(version, Version::Socks5);
+    let first = (!deferred).then(|| target.clone());
+    let Ok(mut s) = Socks::new(version, first, "example.com", 443, creds, sel & 32 != 0) else {
         return;
     };
     while !s.is_done() {
         let n = s.output().len();
         s.sent(n);
+        if s.needs_target() {
+            if s.set_target(target.clone()).is_err() {
+                return;
+            }
+            continue;
+        }
         let want = s.want();
         assert!(want > 0 && want <= 300);
         if reply.len() < want {

@@ -201,6 +201,8 @@ pub struct Options {
     pub proxy_type: crate::proxy::ProxyKind,
     /// `CURLOPT_PROXYUSERPWD`.
     pub proxy_userpwd: Option<(String, String)>,
+    /// `CURLOPT_PRE_PROXY`: a SOCKS proxy in front of the HTTP proxy.
+    pub pre_proxy: Option<String>,
     /// `CURLOPT_NOPROXY`: None takes the environment's `no_proxy`.
     pub noproxy: Option<String>,
     /// `CURLOPT_PROXYHEADER` (`CURLHEADER_SEPARATE`, curl's default).
@@ -291,6 +293,7 @@ impl Default for Options {
             proxy: None,
             proxy_type: crate::proxy::ProxyKind::Http,
             proxy_userpwd: None,
+            pre_proxy: None,
             noproxy: None,
             proxy_headers: Vec::new(),
             http_proxy_tunnel: false,

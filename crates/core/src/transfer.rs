@@ -71,6 +71,10 @@ enum State {
     },
     /// CONNECT handshake with an HTTP proxy.
     Tunnel,
+    /// Resolving the origin for a socks4/socks5 handshake (proxy already connected).
+    SocksResolving {
+        job: u64,
+    },
     /// SOCKS handshake.
     Socks,
     Send,
@@ -207,6 +211,8 @@ pub(crate) struct Transfer {
     pending_cookies: Vec<Vec<u8>>,
     /// The proxy of the current URL, if any.
     proxy: Option<crate::proxy::Proxy>,
+    /// A SOCKS proxy in front of an HTTP proxy (`CURLOPT_PRE_PROXY`).
+    preproxy: Option<crate::proxy::Proxy>,
     /// The connection goes through a CONNECT tunnel (https, or `--proxytunnel`).
     tunnel_wanted: bool,
     /// The CONNECT handshake in progress: reply parser, request bytes, bytes sent.
@@ -254,6 +260,7 @@ impl Transfer {
             pending_sts: None,
             pending_cookies: Vec::new(),
             proxy: None,
+            preproxy: None,
             tunnel_wanted: false,
             tunnel: None,
             socks: None,
@@ -328,7 +335,10 @@ impl Transfer {
 
     /// Is the transfer waiting for a resolver answer?
     pub fn resolving(&self) -> bool {
-        matches!(self.state, State::Resolving { .. })
+        matches!(
+            self.state,
+            State::Resolving { .. } | State::SocksResolving { .. }
+        )
     }
 
     fn verbose(&mut self, text: &str) {
@@ -372,6 +382,7 @@ impl Transfer {
                 State::TlsConnect { .. } => self.do_tls_connect(cx),
                 State::Tunnel => self.do_tunnel(cx),
                 State::Socks => self.do_socks(cx),
+                State::SocksResolving { .. } => self.do_socks_resolving(cx),
                 State::Send => self.do_send(cx),
                 State::Recv => self.do_recv(cx),
                 State::Done => return,
@@ -430,6 +441,7 @@ impl Transfer {
                     | State::Resolving { .. }
                     | State::Connecting { .. }
                     | State::Tunnel
+                    | State::SocksResolving { .. }
                     | State::Socks
             );
             let msg = match &self.state {
@@ -589,7 +601,7 @@ impl Transfer {
         }
 
         self.select_proxy(&scheme, &host)?;
-        let (conn_host, conn_port) = match &self.proxy {
+        let (conn_host, conn_port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
             Some(p) => (bracket(&p.host), p.port),
             None => self.connect_to(&host, port),
         };
@@ -621,7 +633,11 @@ impl Transfer {
             Some(p) => format!("{key}|tunnel:{}", p.key()),
             None => key,
         };
-        let (host, port) = match &self.proxy {
+        let key = match &self.preproxy {
+            Some(p) => format!("{key}|pre:{}", p.key()),
+            None => key,
+        };
+        let (host, port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
             Some(p) => (p.host.clone(), p.port),
             None => (host, port),
         };
@@ -903,7 +919,10 @@ impl Transfer {
         };
         let id = *cx.next_conn_id;
         *cx.next_conn_id += 1;
-        self.timers.clear(TimerId::ConnectTimeout);
+        // A proxy handshake is still part of connecting.
+        if self.proxy.is_none() {
+            self.timers.clear(TimerId::ConnectTimeout);
+        }
         self.timers.clear(TimerId::HappyEyeballs);
         self.info.num_connects += 1;
         self.info.primary_ip = remote;
@@ -925,7 +944,7 @@ impl Transfer {
             http10: false,
             idle_since: cx.now,
         });
-        if self.proxy.as_ref().is_some_and(|p| !p.kind.is_http()) {
+        if self.socks_proxy().is_some() {
             return self.start_socks(cx);
         }
         if self.tunnel_wanted {
@@ -1172,6 +1191,7 @@ impl Transfer {
     fn select_proxy(&mut self, scheme: &str, host: &str) -> Result<()> {
         use crate::proxy::{self, ProxyKind};
         self.proxy = None;
+        self.preproxy = None;
         self.tunnel_wanted = false;
         if self.opts.unix_socket_path.is_some() {
             return Ok(());
@@ -1203,6 +1223,17 @@ impl Transfer {
             p.creds = Some(c.clone());
         }
         self.tunnel_wanted = p.kind.is_http() && (scheme == "https" || self.opts.http_proxy_tunnel);
+        if let Some(pre) = self.opts.pre_proxy.as_deref().filter(|s| !s.is_empty()) {
+            if p.kind.is_http() {
+                let pre = proxy::parse(pre, self.opts.proxy_type)?;
+                if pre.kind.is_http() {
+                    // curl then talks HTTP proxy to the pre-proxy instead of the proxy.
+                    self.proxy = Some(pre);
+                    return Ok(());
+                }
+                self.preproxy = Some(pre);
+            }
+        }
         self.proxy = Some(p);
         Ok(())
     }
@@ -1323,6 +1354,7 @@ impl Transfer {
             ));
         }
         self.verbose(&format!("CONNECT tunnel established, response {}", t.code));
+        self.timers.clear(TimerId::ConnectTimeout);
         if self.info.scheme == "https" {
             self.start_tls(cx)?;
         } else {
@@ -1331,64 +1363,172 @@ impl Transfer {
         Ok(true)
     }
 
-    /// Start the SOCKS handshake for the URL's origin over the fresh proxy connection.
-    fn start_socks(&mut self, cx: &mut Cx<'_>) -> Result<()> {
-        use crate::proto::socks::{Socks, Target, Version};
+    /// The SOCKS proxy of the transfer: the pre-proxy, else the proxy if it is SOCKS.
+    fn socks_proxy(&self) -> Option<&crate::proxy::Proxy> {
+        self.preproxy
+            .as_ref()
+            .or(self.proxy.as_ref().filter(|p| !p.kind.is_http()))
+    }
+
+    /// Where the SOCKS proxy connects: the HTTP proxy behind a pre-proxy, else the origin.
+    fn socks_dest(&self) -> (String, u16) {
+        match (&self.preproxy, &self.proxy) {
+            (Some(_), Some(p)) => (p.host.clone(), p.port),
+            _ => (
+                self.url_host(),
+                self.url.as_ref().expect("url").port_or_default(),
+            ),
+        }
+    }
+
+    /// The SOCKS version of the current proxy.
+    fn socks_version(&self) -> crate::proto::socks::Version {
+        use crate::proto::socks::Version;
         use crate::proxy::ProxyKind;
-        let p = self.proxy.clone().expect("proxy");
-        let url = self.url.clone().expect("url");
-        let host = self.url_host();
-        let port = url.port_or_default();
-        let version = match p.kind {
-            ProxyKind::Socks4 => Version::Socks4,
-            ProxyKind::Socks4a => Version::Socks4a,
-            ProxyKind::Socks5 => Version::Socks5,
+        match self.socks_proxy().map(|p| p.kind) {
+            Some(ProxyKind::Socks4) => Version::Socks4,
+            Some(ProxyKind::Socks4a) => Version::Socks4a,
+            Some(ProxyKind::Socks5) => Version::Socks5,
             _ => Version::Socks5h,
+        }
+    }
+
+    /// Start the SOCKS handshake for the URL's origin over the fresh proxy connection.
+    /// socks4 resolves the origin first; socks5 after the greeting (`do_socks`), as curl.
+    fn start_socks(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        use crate::proto::socks::{Target, Version};
+        self.socks = None;
+        let version = self.socks_version();
+        let (host, port) = self.socks_dest();
+        if matches!(version, Version::Socks4 | Version::Socks4a) {
+            self.verbose(&format!("SOCKS4 communication to {host}:{port}"));
+        }
+        // SOCKS4a sends even an address as a name; SOCKS5h sends addresses as addresses.
+        if version == Version::Socks4a {
+            return self.begin_socks(Some(Target::Name(host)));
+        }
+        if let Ok(ip) = host.parse::<IpAddr>() {
+            return self.begin_socks(Some(Target::Ip(ip)));
+        }
+        match version {
+            Version::Socks5h => self.begin_socks(Some(Target::Name(host))),
+            Version::Socks5 => self.begin_socks(None),
+            _ => match self.socks_lookup(cx)? {
+                Some(t) => self.begin_socks(Some(t)),
+                None => Ok(()),
+            },
+        }
+    }
+
+    /// The origin's address for socks4/socks5 from the cache or `localhost`; otherwise
+    /// start resolving (`State::SocksResolving`) and return None.
+    fn socks_lookup(&mut self, cx: &mut Cx<'_>) -> Result<Option<crate::proto::socks::Target>> {
+        let (host, port) = self.socks_dest();
+        let known = cx
+            .resolver
+            .cached(&host, port, self.opts.dns_cache_timeout, cx.now)
+            .or_else(|| dns::localhost_addrs(&host, port));
+        match known {
+            Some(addrs) => self.socks_pick(&addrs).map(Some),
+            None => {
+                let job = cx.resolver.start(&host, port);
+                self.state = State::SocksResolving { job };
+                Ok(None)
+            }
+        }
+    }
+
+    /// The origin's name resolution for a socks4/socks5 handshake finished.
+    fn do_socks_resolving(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let State::SocksResolving { job } = self.state else {
+            unreachable!()
         };
-        let remote = matches!(version, Version::Socks4a | Version::Socks5h);
-        let target = if let Ok(ip) = host.parse::<IpAddr>() {
-            Target::Ip(ip)
-        } else if remote {
-            Target::Name(host.clone())
+        let Some(ans) = cx.resolver.take(job) else {
+            return Ok(false);
+        };
+        let (host, port) = self.socks_dest();
+        let addrs = match ans {
+            Ok(addrs) if !addrs.is_empty() => addrs,
+            // curl names the proxy in this message although the origin failed.
+            _ => {
+                return Err(Error::new(
+                    Code::Proxy,
+                    format!(
+                        "Could not resolve proxy: {}",
+                        self.socks_proxy().map(|p| p.host.as_str()).unwrap_or("")
+                    ),
+                ))
+            }
+        };
+        cx.resolver.insert(&host, port, addrs.clone(), cx.now);
+        let t = self.socks_pick(&addrs)?;
+        if self.socks.is_some() {
+            // A SOCKS5 handshake waiting after its greeting.
+            self.socks_note(&t);
+            let s = &mut self.socks.as_mut().expect("socks").0;
+            s.set_target(t).map_err(|e| Error::new(Code::Proxy, e.0))?;
+            self.state = State::Socks;
         } else {
-            let addrs = cx
-                .resolver
-                .cached(&host, port, self.opts.dns_cache_timeout, cx.now)
-                .or_else(|| dns::localhost_addrs(&host, port))
-                .ok_or_else(|| {
-                    Error::new(
-                        Code::NotBuiltIn,
-                        format!(
-                            "SOCKS local name resolution of {host} is not built yet; use a \
-                             socks4a:// or socks5h:// proxy"
-                        ),
-                    )
-                })?;
-            let pick = addrs
-                .iter()
-                .filter(|a| match self.opts.ip_resolve {
-                    IpResolve::Whatever => true,
-                    IpResolve::V4 => a.is_ipv4(),
-                    IpResolve::V6 => a.is_ipv6(),
-                })
-                .find(|a| a.is_ipv4() || version == Version::Socks5)
-                .ok_or_else(|| {
-                    Error::new(
-                        Code::CouldntResolveHost,
-                        format!("Failed to resolve \"{host}\" for SOCKS4 connect."),
-                    )
-                })?;
-            Target::Ip(pick.ip())
+            self.begin_socks(Some(t))?;
+        }
+        Ok(true)
+    }
+
+    /// Pick the address a socks4/socks5 handshake sends, with curl's resolver notes.
+    fn socks_pick(&mut self, addrs: &[SocketAddr]) -> Result<crate::proto::socks::Target> {
+        use crate::proto::socks::{Target, Version};
+        let (host, port) = self.socks_dest();
+        self.resolved_notes(&host, port, addrs);
+        let v4 = self.socks_version() == Version::Socks4;
+        let pick = addrs
+            .iter()
+            .filter(|a| match self.opts.ip_resolve {
+                IpResolve::Whatever => true,
+                IpResolve::V4 => a.is_ipv4(),
+                IpResolve::V6 => a.is_ipv6(),
+            })
+            .find(|a| a.is_ipv4() || !v4)
+            .ok_or_else(|| {
+                Error::new(
+                    Code::CouldntResolveHost,
+                    format!("Failed to resolve \"{host}\" for SOCKS4 connect."),
+                )
+            })?;
+        Ok(Target::Ip(pick.ip()))
+    }
+
+    /// curl's `-v` line naming the SOCKS connect target.
+    fn socks_note(&mut self, target: &crate::proto::socks::Target) {
+        use crate::proto::socks::{Target, Version};
+        let (host, port) = self.socks_dest();
+        let note = match (target, self.socks_version()) {
+            // An IPv6 host goes without brackets here, as in curl.
+            (_, Version::Socks5h) => Some(format!(
+                "SOCKS5 connect to {host}:{port} (remotely resolved)"
+            )),
+            (Target::Ip(ip), Version::Socks5) => Some(format!(
+                "SOCKS5 connect to {}:{port} (locally resolved)",
+                bracket(&ip.to_string())
+            )),
+            (Target::Ip(ip), _) => Some(format!("SOCKS4 connect to IPv4 {ip} (locally resolved)")),
+            (Target::Name(_), _) => None,
         };
-        let s = Socks::new(
-            version,
-            target,
-            &host,
-            port,
-            p.creds.clone(),
-            self.opts.socks5_gssapi,
-        )
-        .map_err(|e| Error::new(Code::Proxy, e.0))?;
+        if let Some(n) = note {
+            self.verbose(&n);
+        }
+    }
+
+    /// Send the first SOCKS message; a SOCKS5 `target` of None is resolved after the greeting.
+    fn begin_socks(&mut self, target: Option<crate::proto::socks::Target>) -> Result<()> {
+        use crate::proto::socks::Socks;
+        let version = self.socks_version();
+        let (host, port) = self.socks_dest();
+        if let Some(t) = &target {
+            self.socks_note(t);
+        }
+        let creds = self.socks_proxy().and_then(|p| p.creds.clone());
+        let s = Socks::new(version, target, &host, port, creds, self.opts.socks5_gssapi)
+            .map_err(|e| Error::new(Code::Proxy, e.0))?;
         self.socks = Some((s, Vec::new()));
         self.state = State::Socks;
         Ok(())
@@ -1397,9 +1537,9 @@ impl Transfer {
     /// Drive the SOCKS handshake, reading only the bytes the handshake asks for.
     fn do_socks(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         let (mut s, mut got) = self.socks.take().expect("socks");
-        let conn = self.conn.as_mut().expect("conn");
         loop {
             while !s.output().is_empty() {
+                let conn = self.conn.as_mut().expect("conn");
                 match conn.send(s.output()) {
                     Ok(n) => s.sent(n),
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -1413,8 +1553,24 @@ impl Transfer {
             if s.is_done() {
                 break;
             }
+            if s.needs_target() {
+                self.socks = Some((s, got));
+                match self.socks_lookup(cx)? {
+                    Some(t) => {
+                        self.socks_note(&t);
+                        let (mut s2, g2) = self.socks.take().expect("socks");
+                        s2.set_target(t).map_err(|e| Error::new(Code::Proxy, e.0))?;
+                        s = s2;
+                        got = g2;
+                        continue;
+                    }
+                    // Resolving: `do_socks_resolving` resumes the handshake.
+                    None => return Ok(false),
+                }
+            }
             let want = s.want();
             let mut buf = [0u8; 300];
+            let conn = self.conn.as_mut().expect("conn");
             match conn.recv(&mut buf[..want - got.len()]) {
                 Ok(0) => return Err(Error::new(Code::Proxy, "connection to proxy closed")),
                 Ok(n) => got.extend_from_slice(&buf[..n]),
@@ -1437,6 +1593,24 @@ impl Transfer {
         }
         if let Some(n) = s.granted_note() {
             self.verbose(&n);
+        }
+        if self.preproxy.is_some() {
+            // The SOCKS leg reached the HTTP proxy; the HTTP proxy paths follow.
+            if self.tunnel_wanted {
+                self.start_tunnel();
+            } else {
+                self.timers.clear(TimerId::ConnectTimeout);
+                self.established(cx);
+            }
+            return Ok(true);
+        }
+        self.timers.clear(TimerId::ConnectTimeout);
+        if self.opts.verbose && self.info.scheme != "https" {
+            // curl's SOCKS filter reports the connection once more, without the address.
+            let c = self.conn.as_ref().expect("conn");
+            let msg = format!("Connected to {} () port {}", c.host, c.port);
+            self.verbose(&msg);
+            self.verbose("using HTTP/1.x");
         }
         if self.info.scheme == "https" {
             self.start_tls(cx)?;
@@ -2557,7 +2731,7 @@ impl Transfer {
         if self.info.time_starttransfer.is_zero() && r.is_ok() {
             self.info.time_starttransfer = self.info.time_total;
         }
-        if let State::Resolving { job, .. } = self.state {
+        if let State::Resolving { job, .. } | State::SocksResolving { job } = self.state {
             cx.resolver.cancel(job);
         }
         self.timers.clear_all();

@@ -713,6 +713,14 @@ opts![
         "http post"
     ),
     (
+        "preproxy",
+        None,
+        Arg,
+        "<[protocol://]host[:port]>",
+        "Use this proxy first",
+        "proxy"
+    ),
+    (
         "progress-bar",
         Some('#'),
         Bool,
@@ -1247,6 +1255,7 @@ pub struct Operation {
     /// `--socks5-basic`: only username/password for SOCKS5 (no GSS-API offered).
     pub socks5_basic: bool,
     pub proxy_user: Option<String>,
+    pub preproxy: Option<String>,
     pub noproxy: Option<String>,
     pub proxy_headers: Vec<String>,
     pub proxytunnel: bool,
@@ -1494,6 +1503,7 @@ impl Parser {
             "socks5-hostname" => self.op().proxy = Some((a(), ProxyKind::Socks5h)),
             "socks5-basic" => self.op().socks5_basic = on,
             "proxy-user" => self.op().proxy_user = Some(a()),
+            "preproxy" => self.op().preproxy = Some(a()),
             "noproxy" => self.op().noproxy = Some(a()),
             "proxytunnel" => self.op().proxytunnel = on,
             "suppress-connect-headers" => self.op().suppress_connect_headers = on,
@@ -2138,6 +2148,7 @@ pub fn apply_proxy(op: &Operation, o: &mut oxcurl_core::Options) {
         o.proxy_userpwd = Some((user, pass));
     }
     o.noproxy = op.noproxy.clone();
+    o.pre_proxy = op.preproxy.clone();
     o.proxy_headers = op.proxy_headers.clone();
     o.http_proxy_tunnel = op.proxytunnel;
     o.suppress_connect_headers = op.suppress_connect_headers;

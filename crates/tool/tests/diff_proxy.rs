@@ -540,3 +540,24 @@ fn proxy_connection_reused_across_proxy_users() {
         .reply(Reply::ok("x"))
         .run(OXCURL);
 }
+
+#[test]
+fn connect_timeout_covers_tunnel() {
+    case("connect_timeout_covers_tunnel")
+        .args(&[
+            "-sS",
+            "--connect-timeout",
+            "1",
+            "-p",
+            "-x",
+            "{host}",
+            "http://example.com/",
+        ])
+        .reply(
+            Reply::new()
+                .sleep(std::time::Duration::from_secs(3))
+                .close(),
+        )
+        .normalise_with(oxcurl_testsupport::diff::mask_digits)
+        .run(OXCURL);
+}

@@ -9,6 +9,10 @@ const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 /// Run `args` (`{socks}` is the SOCKS server's `127.0.0.1:PORT`) and check both clients
 /// sent the same handshake bytes.
 fn socks_case(name: &str, mode: SocksMode, args: &[&str], tls: bool) {
+    socks_case_with(name, mode, args, tls, vec![Reply::ok("via socks\n")]);
+}
+
+fn socks_case_with(name: &str, mode: SocksMode, args: &[&str], tls: bool, replies: Vec<Reply>) {
     let socks = SocksServer::start(mode);
     let hp = format!("127.0.0.1:{}", socks.port());
     let args: Vec<String> = args.iter().map(|a| a.replace("{socks}", &hp)).collect();
@@ -16,7 +20,7 @@ fn socks_case(name: &str, mode: SocksMode, args: &[&str], tls: bool) {
     let mut c = Case::new(name)
         .compare_stderr(true)
         .args(&args)
-        .reply(Reply::ok("via socks\n"));
+        .replies(replies);
     if tls {
         c = c.tls(TlsServerOptions::default());
     }
@@ -120,6 +124,26 @@ fn socks5h_hostname_target() {
             "socks5h://{socks}",
             "http://localhost:{port}/5h",
         ],
+        false,
+    );
+}
+
+#[test]
+fn socks5h_ip_target() {
+    socks_case(
+        "socks5h_ip_target",
+        relay(),
+        &["-sS", "-x", "socks5h://{socks}", "{url}/"],
+        false,
+    );
+}
+
+#[test]
+fn socks4a_ip_target() {
+    socks_case(
+        "socks4a_ip_target",
+        relay(),
+        &["-sS", "-x", "socks4a://{socks}", "{url}/"],
         false,
     );
 }
@@ -297,4 +321,267 @@ fn socks5_no_acceptable_method() {
         &["-sS", "-x", "socks5://{socks}", "{url}/"],
         false,
     );
+}
+
+#[test]
+fn socks_silent_proxy_connect_timeout() {
+    // Accepts (in the kernel backlog) and never answers the greeting.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    Case::new("socks_silent_proxy_connect_timeout")
+        .compare_stderr(true)
+        .args(&[
+            "-sS",
+            "--connect-timeout",
+            "1",
+            "-x",
+            &format!("socks5://127.0.0.1:{port}"),
+            "{url}/",
+        ])
+        .normalise_with(oxcurl_testsupport::diff::mask_digits)
+        .run(OXCURL);
+    drop(silent);
+}
+
+/// `-v` output with digits masked and curl's racy "Request completely sent off" line
+/// dropped (curl skips it when the reply arrives before it notices the send finished).
+fn verbose_norm(data: &[u8]) -> Vec<u8> {
+    let masked = oxcurl_testsupport::diff::mask_digits(data);
+    oxcurl_testsupport::diff::replace_all(&masked, b"* Request completely sent off\n", b"")
+}
+
+fn verbose_case(name: &str, proxy: &str, url: &str) {
+    let socks = SocksServer::start(relay());
+    let p = format!("{proxy}://127.0.0.1:{}", socks.port());
+    Case::new(name)
+        .compare_stderr(true)
+        .args(&["-s", "-v", "-4", "-x", &p, url])
+        .reply(Reply::ok("x"))
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+#[test]
+fn verbose_socks4_name() {
+    verbose_case("verbose_socks4_name", "socks4", "http://localhost:{port}/");
+}
+
+#[test]
+fn verbose_socks4_ip() {
+    verbose_case("verbose_socks4_ip", "socks4", "{url}/");
+}
+
+#[test]
+fn verbose_socks4a_name() {
+    verbose_case(
+        "verbose_socks4a_name",
+        "socks4a",
+        "http://localhost:{port}/",
+    );
+}
+
+#[test]
+fn verbose_socks4a_ip() {
+    verbose_case("verbose_socks4a_ip", "socks4a", "{url}/");
+}
+
+#[test]
+fn verbose_socks5_name() {
+    verbose_case("verbose_socks5_name", "socks5", "http://localhost:{port}/");
+}
+
+#[test]
+fn verbose_socks5_ip() {
+    verbose_case("verbose_socks5_ip", "socks5", "{url}/");
+}
+
+#[test]
+fn verbose_socks5h_name() {
+    verbose_case(
+        "verbose_socks5h_name",
+        "socks5h",
+        "http://localhost:{port}/",
+    );
+}
+
+#[test]
+fn verbose_socks5h_ip() {
+    verbose_case("verbose_socks5h_ip", "socks5h", "{url}/");
+}
+
+fn ipv6_case(name: &str, proxy: &str) {
+    let socks = SocksServer::start(relay());
+    let p = format!("{proxy}://127.0.0.1:{}", socks.port());
+    Case::new(name)
+        .ipv6()
+        .compare_stderr(true)
+        .args(&["-s", "-v", "-x", &p, "http://[::1]:{port}/v6"])
+        .reply(Reply::ok("x"))
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+    let hs = socks.handshakes();
+    assert_eq!(hs.len(), 2, "{hs:?}");
+    assert_eq!(hs[0], hs[1]);
+}
+
+#[test]
+fn socks5_ipv6_target() {
+    ipv6_case("socks5_ipv6_target", "socks5");
+}
+
+#[test]
+fn socks5h_ipv6_target() {
+    ipv6_case("socks5h_ipv6_target", "socks5h");
+}
+
+// ---- local name resolution -----------------------------------------------------------------
+
+#[test]
+fn socks4_resolves_name_locally() {
+    socks_case(
+        "socks4_resolves_name_locally",
+        relay(),
+        &[
+            "-sS",
+            "--resolve",
+            "origin.example:{port}:127.0.0.1",
+            "-x",
+            "socks4://{socks}",
+            "http://origin.example:{port}/",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks5_resolves_name_locally() {
+    socks_case(
+        "socks5_resolves_name_locally",
+        relay(),
+        &[
+            "-sS",
+            "--resolve",
+            "origin.example:{port}:127.0.0.1",
+            "-x",
+            "socks5://{socks}",
+            "http://origin.example:{port}/",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks4_unresolvable_origin() {
+    socks_case(
+        "socks4_unresolvable_origin",
+        relay(),
+        &[
+            "-sS",
+            "-x",
+            "socks4://{socks}",
+            "http://nonexistent.invalid/",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn socks5_unresolvable_origin() {
+    socks_case(
+        "socks5_unresolvable_origin",
+        relay(),
+        &[
+            "-sS",
+            "-x",
+            "socks5://{socks}",
+            "http://nonexistent.invalid/",
+        ],
+        false,
+    );
+}
+
+// ---- --preproxy ----------------------------------------------------------------------------
+
+#[test]
+fn preproxy_socks5_then_http_proxy() {
+    socks_case(
+        "preproxy_socks5_then_http_proxy",
+        relay(),
+        &[
+            "-sS",
+            "--preproxy",
+            "socks5://{socks}",
+            "-x",
+            "{host}",
+            "-U",
+            "a:b",
+            "http://example.com/pre",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn preproxy_socks4_with_tunnel() {
+    socks_case_with(
+        "preproxy_socks4_with_tunnel",
+        relay(),
+        &[
+            "-sS",
+            "-i",
+            "--preproxy",
+            "socks4://{socks}",
+            "-p",
+            "-x",
+            "{host}",
+            "http://example.com/pre",
+        ],
+        false,
+        vec![
+            Reply::raw("HTTP/1.1 200 Connection established\r\n\r\n").keep_open(true),
+            Reply::ok("tunnelled\n"),
+        ],
+    );
+}
+
+#[test]
+fn preproxy_https_through_connect_proxy() {
+    let proxy = oxcurl_testsupport::ConnectProxy::start();
+    let socks = SocksServer::start(relay());
+    let pre = format!("socks5h://127.0.0.1:{}", socks.port());
+    Case::new("preproxy_https_through_connect_proxy")
+        .compare_stderr(true)
+        .tls(TlsServerOptions::default())
+        .args(&[
+            "-sS",
+            "--cacert",
+            "{ca}",
+            "--preproxy",
+            &pre,
+            "-x",
+            &proxy.host_port(),
+            "https://localhost:{port}/secure",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+    let (hs, heads) = (socks.handshakes(), proxy.heads());
+    assert_eq!((hs.len(), heads.len()), (2, 2), "{hs:?} {heads:?}");
+    assert_eq!(hs[0], hs[1]);
+    assert_eq!(heads[0], heads[1]);
+}
+
+#[test]
+fn preproxy_without_scheme_replaces_http_proxy() {
+    Case::new("preproxy_without_scheme_replaces_http_proxy")
+        .compare_stderr(true)
+        .args(&[
+            "-sS",
+            "--preproxy",
+            "{host}",
+            "-x",
+            "127.0.0.1:1",
+            "http://example.com/",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
 }

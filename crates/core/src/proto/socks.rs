@@ -35,6 +35,9 @@ enum St {
     S5Method,
     /// SOCKS5 username/password status (2 bytes).
     S5AuthStatus,
+    /// SOCKS5: authenticated, waiting for the caller to resolve the target
+    /// (`set_target`), as curl resolves only at this point.
+    S5AwaitTarget,
     /// SOCKS5 reply head (4 bytes).
     S5ReplyHead,
     /// SOCKS5 domain name length (1 byte).
@@ -48,7 +51,7 @@ enum St {
 #[derive(Debug)]
 pub struct Socks {
     version: Version,
-    target: Target,
+    target: Option<Target>,
     /// Target host as given, for messages.
     host: String,
     port: u16,
@@ -61,10 +64,10 @@ pub struct Socks {
 
 impl Socks {
     /// Start a handshake to `host:port`; `target` is the address (local resolution) or the
-    /// name (remote resolution).
+    /// name (remote resolution); None (SOCKS5 only) defers it to `set_target`.
     pub fn new(
         version: Version,
-        target: Target,
+        target: Option<Target>,
         host: &str,
         port: u16,
         creds: Option<(String, String)>,
@@ -112,8 +115,8 @@ impl Socks {
         let mut o = vec![4u8, 1];
         o.extend_from_slice(&self.port.to_be_bytes());
         match (&self.target, self.version) {
-            (Target::Ip(IpAddr::V4(a)), _) => o.extend_from_slice(&a.octets()),
-            (Target::Name(_), Version::Socks4a) => o.extend_from_slice(&[0, 0, 0, 1]),
+            (Some(Target::Ip(IpAddr::V4(a))), _) => o.extend_from_slice(&a.octets()),
+            (Some(Target::Name(_)), Version::Socks4a) => o.extend_from_slice(&[0, 0, 0, 1]),
             _ => {
                 return Err(SocksError(format!(
                     "SOCKS4 connection to {} not supported",
@@ -126,7 +129,7 @@ impl Socks {
         }
         o.extend_from_slice(user.as_bytes());
         o.push(0);
-        if let Target::Name(n) = &self.target {
+        if let Some(Target::Name(n)) = &self.target {
             o.extend_from_slice(n.as_bytes());
             o.push(0);
         }
@@ -136,9 +139,24 @@ impl Socks {
         Ok(())
     }
 
+    /// Is the handshake waiting for `set_target`?
+    pub fn needs_target(&self) -> bool {
+        self.st == St::S5AwaitTarget
+    }
+
+    /// Give the deferred SOCKS5 target and continue.
+    pub fn set_target(&mut self, t: Target) -> Result<(), SocksError> {
+        self.target = Some(t);
+        self.socks5_request()
+    }
+
     fn socks5_request(&mut self) -> Result<(), SocksError> {
         let mut o = vec![5u8, 1, 0];
-        match &self.target {
+        let Some(target) = &self.target else {
+            self.expect(St::S5AwaitTarget, 0);
+            return Ok(());
+        };
+        match target {
             Target::Ip(IpAddr::V4(a)) => {
                 o.push(1);
                 o.extend_from_slice(&a.octets());
@@ -191,7 +209,7 @@ impl Socks {
         match self.version {
             Version::Socks4 => Some("SOCKS4 request granted.".into()),
             Version::Socks4a => Some("SOCKS4a request granted.".into()),
-            _ => None,
+            _ => Some("SOCKS5 request granted.".into()),
         }
     }
 
@@ -308,7 +326,7 @@ impl Socks {
                 self.expect(St::Done, 0);
                 Ok(())
             }
-            St::Done => Ok(()),
+            St::S5AwaitTarget | St::Done => Ok(()),
         }
     }
 }
@@ -341,7 +359,7 @@ mod tests {
 
     #[test]
     fn socks4_bytes() {
-        let s = Socks::new(Version::Socks4, v4(), "127.0.0.1", 80, None, true).unwrap();
+        let s = Socks::new(Version::Socks4, Some(v4()), "127.0.0.1", 80, None, true).unwrap();
         let sent = run(s, &[0, 90, 0, 80, 127, 0, 0, 1]).unwrap();
         assert_eq!(sent, [4, 1, 0, 80, 127, 0, 0, 1, 0]);
     }
@@ -350,7 +368,7 @@ mod tests {
     fn socks4a_sends_name_and_user() {
         let s = Socks::new(
             Version::Socks4a,
-            Target::Name("h".into()),
+            Some(Target::Name("h".into())),
             "h",
             1,
             Some(("u".into(), "p".into())),
@@ -363,7 +381,7 @@ mod tests {
 
     #[test]
     fn socks4_rejected() {
-        let s = Socks::new(Version::Socks4, v4(), "127.0.0.1", 80, None, true).unwrap();
+        let s = Socks::new(Version::Socks4, Some(v4()), "127.0.0.1", 80, None, true).unwrap();
         let e = run(s, &[0, 91, 0, 80, 127, 0, 0, 1]).unwrap_err();
         assert!(e.0.contains("request rejected or failed"), "{e:?}");
     }
@@ -372,7 +390,7 @@ mod tests {
     fn socks5_hostname_with_auth() {
         let s = Socks::new(
             Version::Socks5h,
-            Target::Name("ab".into()),
+            Some(Target::Name("ab".into())),
             "ab",
             443,
             Some(("u".into(), "pw".into())),
@@ -390,7 +408,7 @@ mod tests {
     #[test]
     fn socks5_ipv6_target() {
         let t = Target::Ip("::1".parse().unwrap());
-        let s = Socks::new(Version::Socks5, t, "::1", 80, None, true).unwrap();
+        let s = Socks::new(Version::Socks5, Some(t), "::1", 80, None, true).unwrap();
         let mut reply = vec![5, 0, 5, 0, 0, 4];
         reply.extend_from_slice(&[0; 18]);
         let sent = run(s, &reply).unwrap();
@@ -400,14 +418,26 @@ mod tests {
     }
 
     #[test]
+    fn socks5_deferred_target() {
+        let mut s = Socks::new(Version::Socks5, None, "h", 80, None, false).unwrap();
+        assert_eq!(s.output(), [5, 1, 0]);
+        s.sent(3);
+        s.feed(&[5, 0]).unwrap();
+        assert!(s.needs_target());
+        assert_eq!(s.want(), 0);
+        s.set_target(v4()).unwrap();
+        assert_eq!(s.output(), [5, 1, 0, 1, 127, 0, 0, 1, 0, 80]);
+    }
+
+    #[test]
     fn socks5_garbage_fails() {
-        let s = Socks::new(Version::Socks5, v4(), "127.0.0.1", 80, None, true).unwrap();
+        let s = Socks::new(Version::Socks5, Some(v4()), "127.0.0.1", 80, None, true).unwrap();
         assert!(run(s, b"HTTP/1.1 200").is_err());
     }
 
     #[test]
     fn socks5_refused_connect() {
-        let s = Socks::new(Version::Socks5, v4(), "127.0.0.1", 80, None, true).unwrap();
+        let s = Socks::new(Version::Socks5, Some(v4()), "127.0.0.1", 80, None, true).unwrap();
         let e = run(s, &[5, 0, 5, 5, 0, 1]).unwrap_err();
         assert_eq!(e.0, "cannot complete SOCKS5 connection to 127.0.0.1. (5)");
     }
