@@ -94,6 +94,17 @@ pub enum Body {
     PostRead(Option<u64>),
 }
 
+/// `CURLOPT_TIMECONDITION`: how the document's time is compared with `time_value`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeCondition {
+    /// `If-Modified-Since`: wanted only if newer.
+    IfModSince,
+    /// `If-Unmodified-Since`: wanted only if not newer.
+    IfUnmodSince,
+    /// Sends `Last-Modified:`; compared like `IfModSince`.
+    LastMod,
+}
+
 /// Every setting of an easy handle.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -163,6 +174,8 @@ pub struct Options {
     /// Allowed protocols for any transfer (`CURLOPT_PROTOCOLS_STR`, lowercase names);
     /// None = all. A scheme left out fails with `Protocol "x" disabled`.
     pub allowed_protocols: Option<Vec<String>>,
+    /// `CURLOPT_TIMECONDITION` with `CURLOPT_TIMEVALUE_LARGE` (seconds since the epoch).
+    pub time_condition: Option<(TimeCondition, i64)>,
     /// TLS settings for https.
     pub tls: crate::tls::TlsOptions,
     /// `CURLOPT_HSTS`: the HSTS cache file; HSTS is on when set.
@@ -242,6 +255,7 @@ impl Default for Options {
             no_progress: true,
             redir_protocols: None,
             allowed_protocols: None,
+            time_condition: None,
             tls: crate::tls::TlsOptions::default(),
             hsts_file: None,
             cookie_files: Vec::new(),

@@ -15,7 +15,9 @@ use crate::content_encoding::Decoder;
 use crate::dns::{self, Resolver};
 use crate::error::{Code, Error, Result};
 use crate::info::{Header, HttpVersion, Info};
-use crate::options::{Body, Handler, HttpVersionPref, InfoType, IpResolve, Options, ReadResult};
+use crate::options::{
+    Body, Handler, HttpVersionPref, InfoType, IpResolve, Options, ReadResult, TimeCondition,
+};
 use crate::proto::h1::chunked::{ChunkEvent, ChunkedDecoder};
 use crate::proto::h1::head::{self, LineBuf, Tri, Version};
 use crate::proto::h1::request::{self, BodyFraming, RequestParts};
@@ -1468,8 +1470,20 @@ impl Transfer {
             return Ok(());
         }
         if head::is_head_end(line) {
+            let unmet = self.time_condition_unmet();
             self.deliver_header(line)?;
-            return self.end_of_head();
+            self.end_of_head()?;
+            if unmet {
+                // curl answers as if the server had said 304 and drops the body, and with it
+                // the connection.
+                self.info.response_code = 304;
+                self.info.content_length_download = None;
+                self.resp.keepalive = false;
+                self.resp.framing = Framing::None;
+                self.resp.decoder = None;
+                self.resp.phase = Phase::Complete;
+            }
+            return Ok(());
         }
         let first_header = !self.resp.seen_header;
         head::check_header_line(trimmed, first_header)
@@ -1575,6 +1589,46 @@ impl Transfer {
             return Err(Error::new(Code::WriteError, "Failed writing header"));
         }
         Ok(())
+    }
+
+    /// curl's `Curl_meets_timecondition` for a final response with a `Last-Modified`, when a
+    /// time condition is set and no range asked for; says so in verbose mode when unmet.
+    fn time_condition_unmet(&mut self) -> bool {
+        let Some((cond, value)) = self.opts.time_condition else {
+            return false;
+        };
+        if (100..200).contains(&self.resp.code)
+            || self.opts.range.is_some()
+            || self.opts.resume_from > 0
+            || value == 0
+        {
+            return false;
+        }
+        let no = self.resp.request_no;
+        let doc = self
+            .info
+            .headers
+            .iter()
+            .rev()
+            .find(|h| h.request == no && h.name.eq_ignore_ascii_case("Last-Modified"))
+            .map(|h| crate::parsedate::getdate_capped(h.value.trim().as_bytes()))
+            // An unreadable date (-1) counts as very old, as in curl.
+            .filter(|t| *t != 0);
+        let Some(doc) = doc else {
+            return false;
+        };
+        let msg = match cond {
+            TimeCondition::IfUnmodSince if doc >= value => {
+                "The requested document is not old enough"
+            }
+            TimeCondition::IfModSince | TimeCondition::LastMod if doc <= value => {
+                "The requested document is not new enough"
+            }
+            _ => return false,
+        };
+        self.verbose(msg);
+        self.verbose("Simulate an HTTP 304 response");
+        true
     }
 
     fn end_of_head(&mut self) -> Result<()> {

@@ -827,6 +827,14 @@ opts![
         "connection"
     ),
     (
+        "time-cond",
+        Some('z'),
+        Arg,
+        "<time>",
+        "Transfer based on a time condition",
+        "http ftp"
+    ),
+    (
         "tls-earlydata",
         None,
         Bool,
@@ -1031,6 +1039,8 @@ pub struct Operation {
     /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`,
     /// `--retry-connrefused`.
     pub retry: crate::retry::RetryConfig,
+    /// `-z`: the condition and the time it compares with.
+    pub time_cond: Option<(oxcurl_core::options::TimeCondition, i64)>,
     pub cookie: Vec<String>,
     pub cookie_jar: Option<String>,
     pub bearer: Option<String>,
@@ -1392,6 +1402,10 @@ impl Parser {
             "clobber" => self.op().no_clobber = !on,
             "remote-time" => self.op().remote_time = on,
             "remove-on-error" => self.op().remove_on_error = on,
+            "time-cond" => {
+                let silent = self.cfg.global.silent;
+                self.op().time_cond = time_cond(&a(), silent);
+            }
             "retry" => self.op().retry.retries = parse_unum(name, &a())?,
             "retry-delay" => self.op().retry.delay = parse_unum(name, &a())?,
             "retry-max-time" => self.op().retry.max_time = parse_unum(name, &a())?,
@@ -1587,6 +1601,48 @@ fn parse_num(name: &str, v: &str) -> Result<i64, ParseError> {
             "option --{name}: expected a proper numerical parameter"
         ))
     })
+}
+
+/// `-z`: `+` (or nothing) for If-Modified-Since, `-` for If-Unmodified-Since, `=` for
+/// Last-Modified, then a date or the name of a file whose modification time is used. Neither
+/// a date nor a file: curl warns and drops the condition.
+fn time_cond(arg: &str, silent: bool) -> Option<(oxcurl_core::options::TimeCondition, i64)> {
+    use oxcurl_core::options::TimeCondition as T;
+    let (cond, rest) = match arg.as_bytes().first() {
+        Some(b'+') => (T::IfModSince, &arg[1..]),
+        Some(b'-') => (T::IfUnmodSince, &arg[1..]),
+        Some(b'=') => (T::LastMod, &arg[1..]),
+        _ => (T::IfModSince, arg),
+    };
+    let t = oxcurl_core::parsedate::getdate(rest.as_bytes());
+    if t != -1 {
+        return Some((cond, t));
+    }
+    let warn = |m: &str| {
+        if !silent {
+            eprint!("{}", warning_text(m));
+        }
+    };
+    match std::fs::metadata(rest).and_then(|m| m.modified()) {
+        Ok(mtime) => {
+            let secs = match mtime.duration_since(std::time::UNIX_EPOCH) {
+                Ok(d) => d.as_secs() as i64,
+                Err(e) => -(e.duration().as_secs() as i64),
+            };
+            Some((cond, secs))
+        }
+        Err(e) => {
+            // The system's text for the error, without Rust's "(os error N)".
+            let text = e.to_string();
+            let text = text.split(" (os error").next().unwrap_or_default();
+            warn(&format!("Failed to get filetime: {text}"));
+            warn(
+                "Illegal date format for -z, --time-cond (and not a filename). Disabling time \
+                 condition. See curl_getdate(3) for valid date syntax.",
+            );
+            None
+        }
+    }
 }
 
 /// curl's `str2unum`: a whole number, negative ones refused with their own text.

@@ -652,7 +652,11 @@ fn finish_job(
             );
             errout_write(dest, &buf);
         }
-        if (result.is_ok() || th.wrote > 0) && th.out.finish().is_err() && result.is_ok() {
+        // No empty file for a 304 (a time condition not met, simulated or from the
+        // server): curl leaves what is there alone.
+        let unmet = info.response_code == 304 && th.wrote == 0;
+        if (result.is_ok() || th.wrote > 0) && !unmet && th.out.finish().is_err() && result.is_ok()
+        {
             {
                 let msg = th
                     .out
@@ -1142,6 +1146,7 @@ fn configure(
     o.default_protocol = op.proto_default.clone();
     o.allowed_protocols = op.proto.clone();
     o.redir_protocols = op.proto_redir.clone();
+    o.time_condition = op.time_cond;
     // -b: strings with '=' are cookies to send, anything else a file to read.
     let mut data: Vec<&str> = Vec::new();
     for c in &op.cookie {

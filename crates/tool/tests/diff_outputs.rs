@@ -279,3 +279,167 @@ fn proto_restricts_redirects_too() {
     .reply(Reply::redirect(302, "https://127.0.0.1:1/x"))
     .run(OXCURL);
 }
+
+// ---- -z / --time-cond -----------------------------------------------------------
+
+const LM: &str = "Wed, 21 Oct 2015 07:28:00 GMT";
+
+fn dated(body: &str) -> Reply {
+    Reply::status(200, &[("Last-Modified", LM)], body)
+}
+
+fn tc_case(name: &str, args: &[&str]) -> Case {
+    Case::new(name)
+        .args(&[
+            "--no-progress-meter",
+            "-w",
+            "%{http_code} %{size_download}\n",
+        ])
+        .args(args)
+        .compare_stderr(true)
+}
+
+#[test]
+fn time_cond_not_new_enough_skips_body() {
+    tc_case(
+        "time_cond_not_new_enough_skips_body",
+        &["-z", LM, "-o", "{tmp}/out", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_newer_document_is_fetched() {
+    tc_case(
+        "time_cond_newer_document_is_fetched",
+        &["-z", "Tue, 20 Oct 2015 00:00:00 GMT", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_unmodified_since_not_old_enough() {
+    tc_case(
+        "time_cond_unmodified_since_not_old_enough",
+        &["-z", "-Tue, 20 Oct 2015 00:00:00 GMT", "-i", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_unmodified_since_old_enough() {
+    tc_case(
+        "time_cond_unmodified_since_old_enough",
+        &["-z", "-Thu, 22 Oct 2015 00:00:00 GMT", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_plus_prefix_and_other_date_format() {
+    tc_case(
+        "time_cond_plus_prefix_and_other_date_format",
+        &["-z", "+20151021 07:28:01", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_last_modified_header() {
+    tc_case(
+        "time_cond_last_modified_header",
+        &["-z", "=1 Jan 2001", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_from_file_mtime() {
+    tc_case("time_cond_from_file_mtime", &["-z", "{tmp}/ref", "{url}/"])
+        .setup(|dir| {
+            let f = std::fs::File::create(dir.join("ref")).unwrap();
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1445412480 + 60);
+            f.set_times(std::fs::FileTimes::new().set_modified(t))
+                .unwrap();
+        })
+        .compare_files(false)
+        .reply(dated("the body\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn time_cond_neither_date_nor_file_warns() {
+    tc_case(
+        "time_cond_neither_date_nor_file_warns",
+        &["-z", "{tmp}/missing", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_custom_header_wins() {
+    tc_case(
+        "time_cond_custom_header_wins",
+        &["-z", LM, "-H", "If-Modified-Since: yesterday", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_ignored_with_range() {
+    tc_case(
+        "time_cond_ignored_with_range",
+        &["-z", LM, "-r", "0-3", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_without_last_modified() {
+    tc_case("time_cond_without_last_modified", &["-z", LM, "{url}/"])
+        .reply(Reply::ok("undated\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn time_cond_unreadable_last_modified() {
+    tc_case("time_cond_unreadable_last_modified", &["-z", LM, "{url}/"])
+        .reply(Reply::status(200, &[("Last-Modified", "whenever")], "x\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn time_cond_verbose_lines() {
+    Case::new("time_cond_verbose_lines")
+        .args(&["-sv", "-z", LM, "{url}/a"])
+        .compare_stderr(true)
+        .reply(dated("first\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn time_cond_unmet_keeps_existing_file() {
+    tc_case(
+        "time_cond_unmet_keeps_existing_file",
+        &["-z", LM, "-o", "{tmp}/out", "{url}/"],
+    )
+    .file("out", "the old copy\n")
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn server_304_creates_no_file() {
+    tc_case("server_304_creates_no_file", &["-o", "{tmp}/out", "{url}/"])
+        .reply(Reply::status(304, &[], ""))
+        .run(OXCURL);
+}
