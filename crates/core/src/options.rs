@@ -42,6 +42,10 @@ pub enum ReadResult {
     Abort,
 }
 
+/// What a write or header callback returns to fail the transfer with curl's `client
+/// returned ERROR on write of N bytes` (`CURL_WRITEFUNC_ERROR`).
+pub const WRITEFUNC_ERROR: usize = 0xFFFF_FFFF;
+
 /// The application's side of a transfer: curl's callbacks as one object.
 ///
 /// Every method has curl's default behaviour, so an implementation overrides only what it

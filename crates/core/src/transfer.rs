@@ -1582,7 +1582,14 @@ impl Transfer {
         if self.opts.verbose {
             self.handler.debug(InfoType::HeaderIn, line);
         }
-        if self.handler.header(line) != line.len() {
+        let n = self.handler.header(line);
+        if n == crate::options::WRITEFUNC_ERROR {
+            return Err(Error::new(
+                Code::WriteError,
+                format!("client returned ERROR on write of {} bytes", line.len()),
+            ));
+        }
+        if n != line.len() {
             return Err(Error::new(Code::WriteError, "Failed writing header"));
         }
         if self.opts.include_header && self.handler.write(line) != line.len() {
@@ -2053,6 +2060,12 @@ fn send_error(e: &io::Error) -> Error {
 }
 
 fn write_error(passed: usize, returned: usize) -> Error {
+    if returned == crate::options::WRITEFUNC_ERROR {
+        return Error::new(
+            Code::WriteError,
+            format!("client returned ERROR on write of {passed} bytes"),
+        );
+    }
     Error::new(
         Code::WriteError,
         format!("Failure writing output to destination, passed {passed} returned {returned}"),

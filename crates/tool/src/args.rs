@@ -673,6 +673,14 @@ opts![
     ),
     ("referer", Some('e'), Arg, "<URL>", "Referrer URL", "http"),
     (
+        "remote-header-name",
+        Some('J'),
+        Bool,
+        "",
+        "Use the header-provided filename",
+        "output"
+    ),
+    (
         "remote-name",
         Some('O'),
         Bool,
@@ -1032,8 +1040,11 @@ pub struct Operation {
     /// `--proto` / `--proto-redir`: the protocol sets they leave (None: not given).
     pub proto: Option<Vec<String>>,
     pub proto_redir: Option<Vec<String>>,
-    /// `--no-clobber`.
+    /// `--no-clobber`; `--clobber` also overwrites names from Content-Disposition.
     pub no_clobber: bool,
+    pub clobber_always: bool,
+    /// `-J`.
+    pub content_disposition: bool,
     pub remote_time: bool,
     pub remove_on_error: bool,
     /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`,
@@ -1399,7 +1410,11 @@ impl Parser {
                     self.op().proto_redir = Some(set);
                 }
             }
-            "clobber" => self.op().no_clobber = !on,
+            "clobber" => {
+                self.op().no_clobber = !on;
+                self.op().clobber_always = on;
+            }
+            "remote-header-name" => self.op().content_disposition = on,
             "remote-time" => self.op().remote_time = on,
             "remove-on-error" => self.op().remove_on_error = on,
             "time-cond" => {
