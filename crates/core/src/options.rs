@@ -53,6 +53,10 @@ pub enum ReadResult {
     Abort,
 }
 
+/// What a write or header callback returns to fail the transfer with curl's `client
+/// returned ERROR on write of N bytes` (`CURL_WRITEFUNC_ERROR`).
+pub const WRITEFUNC_ERROR: usize = 0xFFFF_FFFF;
+
 /// The application's side of a transfer: curl's callbacks as one object.
 ///
 /// Every method has curl's default behaviour, so an implementation overrides only what it
@@ -105,6 +109,17 @@ pub enum Body {
     PostRead(Option<u64>),
     /// `CURLOPT_MIMEPOST`: a multipart form, streamed from its parts.
     Mime(crate::mime::Mime),
+}
+
+/// `CURLOPT_TIMECONDITION`: how the document's time is compared with `time_value`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeCondition {
+    /// `If-Modified-Since`: wanted only if newer.
+    IfModSince,
+    /// `If-Unmodified-Since`: wanted only if not newer.
+    IfUnmodSince,
+    /// Sends `Last-Modified:`; compared like `IfModSince`.
+    LastMod,
 }
 
 /// Every setting of an easy handle.
@@ -184,6 +199,8 @@ pub struct Options {
     /// Allowed protocols for any transfer (`CURLOPT_PROTOCOLS_STR`, lowercase names);
     /// None = all. A scheme left out fails with `Protocol "x" disabled`.
     pub allowed_protocols: Option<Vec<String>>,
+    /// `CURLOPT_TIMECONDITION` with `CURLOPT_TIMEVALUE_LARGE` (seconds since the epoch).
+    pub time_condition: Option<(TimeCondition, i64)>,
     /// TLS settings for https.
     pub tls: crate::tls::TlsOptions,
     /// `CURLOPT_HSTS`: the HSTS cache file; HSTS is on when set.
@@ -285,6 +302,7 @@ impl Default for Options {
             no_progress: true,
             redir_protocols: None,
             allowed_protocols: None,
+            time_condition: None,
             tls: crate::tls::TlsOptions::default(),
             hsts_file: None,
             cookie_files: Vec::new(),

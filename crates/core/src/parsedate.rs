@@ -417,6 +417,37 @@ pub fn getdate(date: &[u8]) -> i64 {
     }
 }
 
+/// A time as curl writes it in request headers (`Curl_add_timecondition`):
+/// `Wed, 21 Oct 2015 07:28:00 GMT`, the year space-padded to four places.
+pub fn http_date(t: i64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let days = t.div_euclid(86400);
+    let secs = t.rem_euclid(86400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{}, {:02} {} {:4} {:02}:{:02}:{:02} GMT",
+        DAYS[days.rem_euclid(7) as usize],
+        day,
+        MONTHS[(month - 1) as usize],
+        year,
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
 /// The variant the cookie engine uses (`Curl_getdate_capped`). With a 64-bit time it answers
 /// exactly like [`getdate`]; it exists so that callers say which one curl calls.
 pub fn getdate_capped(date: &[u8]) -> i64 {
@@ -596,5 +627,14 @@ mod tests {
         assert_eq!(getdate(b"06 Nov 1994\0 junk"), p("06 Nov 1994"));
         assert_eq!(getdate(b""), -1);
         assert_eq!(getdate(b"\xff\xfe 06 Nov 1994"), p("06 Nov 1994"));
+    }
+
+    #[test]
+    fn http_dates() {
+        assert_eq!(http_date(T1994), "Sun, 06 Nov 1994 08:49:37 GMT");
+        assert_eq!(http_date(0), "Thu, 01 Jan 1970 00:00:00 GMT");
+        assert_eq!(http_date(1445412480), "Wed, 21 Oct 2015 07:28:00 GMT");
+        assert_eq!(http_date(-1), "Wed, 31 Dec 1969 23:59:59 GMT");
+        assert_eq!(http_date(951782400), "Tue, 29 Feb 2000 00:00:00 GMT");
     }
 }

@@ -18,6 +18,7 @@ use crate::error::{Code, Error, Result};
 use crate::info::{Header, HttpVersion, Info};
 use crate::options::{
     Body, Handler, HttpVersionPref, InfoType, IpResolve, NetrcMode, Options, ReadResult,
+    TimeCondition,
 };
 use crate::proto::h1::chunked::{ChunkEvent, ChunkedDecoder};
 use crate::proto::h1::head::{self, LineBuf, Tri, Version};
@@ -2177,8 +2178,20 @@ impl Transfer {
             if self.resp.code >= 200 {
                 self.auth_act()?;
             }
+            let unmet = self.time_condition_unmet();
             self.deliver_header(line)?;
-            return self.end_of_head();
+            self.end_of_head()?;
+            if unmet {
+                // curl answers as if the server had said 304 and drops the body, and with it
+                // the connection.
+                self.info.response_code = 304;
+                self.info.content_length_download = None;
+                self.resp.keepalive = false;
+                self.resp.framing = Framing::None;
+                self.resp.decoder = None;
+                self.resp.phase = Phase::Complete;
+            }
+            return Ok(());
         }
         let first_header = !self.resp.seen_header;
         head::check_header_line(trimmed, first_header)
@@ -2289,7 +2302,14 @@ impl Transfer {
         if self.opts.verbose {
             self.handler.debug(InfoType::HeaderIn, line);
         }
-        if self.handler.header(line) != line.len() {
+        let n = self.handler.header(line);
+        if n == crate::options::WRITEFUNC_ERROR {
+            return Err(Error::new(
+                Code::WriteError,
+                format!("client returned ERROR on write of {} bytes", line.len()),
+            ));
+        }
+        if n != line.len() {
             return Err(Error::new(Code::WriteError, "Failed writing header"));
         }
         if self.opts.include_header && self.handler.write(line) != line.len() {
@@ -2319,6 +2339,46 @@ impl Transfer {
             }
         }
         Ok(())
+    }
+
+    /// curl's `Curl_meets_timecondition` for a final response with a `Last-Modified`, when a
+    /// time condition is set and no range asked for; says so in verbose mode when unmet.
+    fn time_condition_unmet(&mut self) -> bool {
+        let Some((cond, value)) = self.opts.time_condition else {
+            return false;
+        };
+        if (100..200).contains(&self.resp.code)
+            || self.opts.range.is_some()
+            || self.opts.resume_from > 0
+            || value == 0
+        {
+            return false;
+        }
+        let no = self.resp.request_no;
+        let doc = self
+            .info
+            .headers
+            .iter()
+            .rev()
+            .find(|h| h.request == no && h.name.eq_ignore_ascii_case("Last-Modified"))
+            .map(|h| crate::parsedate::getdate_capped(h.value.trim().as_bytes()))
+            // An unreadable date (-1) counts as very old, as in curl.
+            .filter(|t| *t != 0);
+        let Some(doc) = doc else {
+            return false;
+        };
+        let msg = match cond {
+            TimeCondition::IfUnmodSince if doc >= value => {
+                "The requested document is not old enough"
+            }
+            TimeCondition::IfModSince | TimeCondition::LastMod if doc <= value => {
+                "The requested document is not new enough"
+            }
+            _ => return false,
+        };
+        self.verbose(msg);
+        self.verbose("Simulate an HTTP 304 response");
+        true
     }
 
     fn end_of_head(&mut self) -> Result<()> {
@@ -2804,6 +2864,12 @@ fn send_error(e: &io::Error) -> Error {
 }
 
 fn write_error(passed: usize, returned: usize) -> Error {
+    if returned == crate::options::WRITEFUNC_ERROR {
+        return Error::new(
+            Code::WriteError,
+            format!("client returned ERROR on write of {passed} bytes"),
+        );
+    }
     Error::new(
         Code::WriteError,
         format!("Failure writing output to destination, passed {passed} returned {returned}"),

@@ -818,6 +818,14 @@ opts![
     ),
     ("referer", Some('e'), Arg, "<URL>", "Referrer URL", "http"),
     (
+        "remote-header-name",
+        Some('J'),
+        Bool,
+        "",
+        "Use the header-provided filename",
+        "output"
+    ),
+    (
         "remote-name",
         Some('O'),
         Bool,
@@ -1018,6 +1026,14 @@ opts![
         "",
         "Set TCP_NODELAY",
         "connection"
+    ),
+    (
+        "time-cond",
+        Some('z'),
+        Arg,
+        "<time>",
+        "Transfer based on a time condition",
+        "http ftp"
     ),
     (
         "tls-earlydata",
@@ -1225,13 +1241,18 @@ pub struct Operation {
     /// `--proto` / `--proto-redir`: the protocol sets they leave (None: not given).
     pub proto: Option<Vec<String>>,
     pub proto_redir: Option<Vec<String>>,
-    /// `--no-clobber`.
+    /// `--no-clobber`; `--clobber` also overwrites names from Content-Disposition.
     pub no_clobber: bool,
+    pub clobber_always: bool,
+    /// `-J`.
+    pub content_disposition: bool,
     pub remote_time: bool,
     pub remove_on_error: bool,
     /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`,
     /// `--retry-connrefused`.
     pub retry: crate::retry::RetryConfig,
+    /// `-z`: the condition and the time it compares with.
+    pub time_cond: Option<(oxcurl_core::options::TimeCondition, i64)>,
     pub cookie: Vec<String>,
     pub cookie_jar: Option<String>,
     pub bearer: Option<String>,
@@ -1677,9 +1698,17 @@ impl Parser {
                     self.op().proto_redir = Some(set);
                 }
             }
-            "clobber" => self.op().no_clobber = !on,
+            "clobber" => {
+                self.op().no_clobber = !on;
+                self.op().clobber_always = on;
+            }
+            "remote-header-name" => self.op().content_disposition = on,
             "remote-time" => self.op().remote_time = on,
             "remove-on-error" => self.op().remove_on_error = on,
+            "time-cond" => {
+                let silent = self.cfg.global.silent;
+                self.op().time_cond = time_cond(&a(), silent);
+            }
             "retry" => self.op().retry.retries = parse_unum(name, &a())?,
             "retry-delay" => self.op().retry.delay = parse_unum(name, &a())?,
             "retry-max-time" => self.op().retry.max_time = parse_unum(name, &a())?,
@@ -1950,6 +1979,48 @@ fn parse_num(name: &str, v: &str) -> Result<i64, ParseError> {
             "option --{name}: expected a proper numerical parameter"
         ))
     })
+}
+
+/// `-z`: `+` (or nothing) for If-Modified-Since, `-` for If-Unmodified-Since, `=` for
+/// Last-Modified, then a date or the name of a file whose modification time is used. Neither
+/// a date nor a file: curl warns and drops the condition.
+fn time_cond(arg: &str, silent: bool) -> Option<(oxcurl_core::options::TimeCondition, i64)> {
+    use oxcurl_core::options::TimeCondition as T;
+    let (cond, rest) = match arg.as_bytes().first() {
+        Some(b'+') => (T::IfModSince, &arg[1..]),
+        Some(b'-') => (T::IfUnmodSince, &arg[1..]),
+        Some(b'=') => (T::LastMod, &arg[1..]),
+        _ => (T::IfModSince, arg),
+    };
+    let t = oxcurl_core::parsedate::getdate(rest.as_bytes());
+    if t != -1 {
+        return Some((cond, t));
+    }
+    let warn = |m: &str| {
+        if !silent {
+            eprint!("{}", warning_text(m));
+        }
+    };
+    match std::fs::metadata(rest).and_then(|m| m.modified()) {
+        Ok(mtime) => {
+            let secs = match mtime.duration_since(std::time::UNIX_EPOCH) {
+                Ok(d) => d.as_secs() as i64,
+                Err(e) => -(e.duration().as_secs() as i64),
+            };
+            Some((cond, secs))
+        }
+        Err(e) => {
+            // The system's text for the error, without Rust's "(os error N)".
+            let text = e.to_string();
+            let text = text.split(" (os error").next().unwrap_or_default();
+            warn(&format!("Failed to get filetime: {text}"));
+            warn(
+                "Illegal date format for -z, --time-cond (and not a filename). Disabling time \
+                 condition. See curl_getdate(3) for valid date syntax.",
+            );
+            None
+        }
+    }
 }
 
 /// curl's `str2unum`: a whole number, negative ones refused with their own text.

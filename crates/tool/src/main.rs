@@ -6,6 +6,7 @@ mod formparse;
 mod glob;
 mod help;
 mod operate;
+mod output;
 mod plan;
 #[allow(dead_code)] // the -# bar and the -Z meter are wired in with parallel output
 mod progress;

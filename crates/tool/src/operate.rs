@@ -42,13 +42,29 @@ enum Sink {
         create_dirs: bool,
         /// `--no-clobber`: never overwrite; an existing name gets `.1` to `.99` added.
         no_clobber: bool,
+        /// A name from the server (`-J`): an existing file is not overwritten unless
+        /// `--clobber` was given.
+        exclusive: bool,
+        clobber_always: bool,
     },
 }
 
 struct Out {
     sink: Sink,
     stdout: Arc<Mutex<io::BufWriter<io::Stdout>>>,
+    /// The output file could not be opened (curl's warning was printed).
     failed: Option<String>,
+    /// Where curl's warnings go; None with `-s`.
+    warn: Option<ErrOut>,
+}
+
+/// The system's text for an I/O error, as curl's `strerror` gives it.
+fn os_text(e: &io::Error) -> String {
+    let t = e.to_string();
+    match t.find(" (os error") {
+        Some(i) => t[..i].to_string(),
+        None => t,
+    }
 }
 
 impl Out {
@@ -64,6 +80,8 @@ impl Out {
                 file,
                 create_dirs,
                 no_clobber,
+                exclusive,
+                clobber_always,
             } => {
                 if file.is_none() {
                     if *create_dirs {
@@ -75,14 +93,23 @@ impl Out {
                         OpenOptions::new().append(true).create(true).open(&*path)
                     } else if *no_clobber {
                         open_no_clobber(path)
+                    } else if *exclusive && !*clobber_always {
+                        OpenOptions::new().write(true).create_new(true).open(&*path)
                     } else {
                         File::create(&*path)
                     };
                     match f {
                         Ok(f) => *file = Some(f),
-                        Err(_) => {
-                            self.failed =
-                                Some(format!("Failed to open the file {}", path.display()));
+                        Err(e) => {
+                            let w = format!(
+                                "Failed to open the file {}: {}",
+                                path.display(),
+                                os_text(&e)
+                            );
+                            if let Some(dest) = &self.warn {
+                                errout_write(dest, crate::args::warning_text(&w).as_bytes());
+                            }
+                            self.failed = Some(w);
                             return false;
                         }
                     }
@@ -302,13 +329,73 @@ struct ToolHandler {
     meter: Option<(Meter, ErrOut)>,
     /// With `--fail`, the body of an error response is not written.
     wrote: u64,
+    /// `-J` still waiting for a Content-Disposition name: the `--output-dir` to put it in.
+    cd_pending: Option<Option<String>>,
+    /// The status code of the response whose headers are arriving.
+    code: u32,
+    /// `-i` with `-J`: the length of the header line the engine writes next, and the
+    /// header lines held back until the output file's name is known.
+    echo: Option<usize>,
+    held: Vec<u8>,
+    include: bool,
+}
+
+impl ToolHandler {
+    /// curl's `content_disposition` for `-J`; returns false to fail the transfer.
+    fn content_disposition(&mut self, line: &[u8]) -> bool {
+        let Some(dir) = &self.cd_pending else {
+            return true;
+        };
+        if self.code / 100 != 2 && self.code / 100 != 3 {
+            return true;
+        }
+        let name = match crate::output::content_disposition_filename(line) {
+            None => return true,
+            Some(None) => return false,
+            Some(Some(n)) => n,
+        };
+        let name = std::ffi::OsString::from(String::from_utf8_lossy(&name).into_owned());
+        let path = match dir {
+            // curl joins with a slash whatever the name is.
+            Some(d) => {
+                let mut p = std::ffi::OsString::from(format!("{d}/"));
+                p.push(&name);
+                PathBuf::from(p)
+            }
+            None => PathBuf::from(name),
+        };
+        self.cd_pending = None;
+        if let Sink::File {
+            path: p, exclusive, ..
+        } = &mut self.out.sink
+        {
+            *p = path;
+            *exclusive = true;
+        }
+        // curl creates the file right away and writes the held headers into it.
+        let held = std::mem::take(&mut self.held);
+        self.out.write(&held)
+    }
 }
 
 impl Handler for ToolHandler {
     fn write(&mut self, data: &[u8]) -> usize {
+        if self.echo.take() == Some(data.len()) && self.cd_pending.is_some() {
+            // A header line for -i while -J still waits for the file's name.
+            self.held.extend_from_slice(data);
+            return data.len();
+        }
+        if !self.held.is_empty() {
+            let held = std::mem::take(&mut self.held);
+            if !self.out.write(&held) {
+                return oxcurl_core::options::WRITEFUNC_ERROR;
+            }
+        }
         if self.out.write(data) {
             self.wrote += data.len() as u64;
             data.len()
+        } else if self.out.failed.is_some() {
+            oxcurl_core::options::WRITEFUNC_ERROR
         } else {
             0
         }
@@ -318,6 +405,20 @@ impl Handler for ToolHandler {
             if !h.write(line) {
                 return 0;
             }
+        }
+        if line.starts_with(b"HTTP/") {
+            self.code = line
+                .split(|&b| b == b' ')
+                .nth(1)
+                .and_then(|c| std::str::from_utf8(c).ok())
+                .and_then(|c| c.trim().parse().ok())
+                .unwrap_or(0);
+        }
+        if !self.content_disposition(line) {
+            return oxcurl_core::options::WRITEFUNC_ERROR;
+        }
+        if self.include {
+            self.echo = Some(line.len());
         }
         line.len()
     }
@@ -537,6 +638,8 @@ struct JobMeta {
     fail_with_body: bool,
     /// The transfer as planned, to run it again on a retry.
     target: Target,
+    /// The error is for -w only; curl prints no `curl: (N)` line for it.
+    no_report: bool,
     retry: crate::retry::RetryState,
 }
 
@@ -652,22 +755,15 @@ fn finish_job(
             );
             errout_write(dest, &buf);
         }
-        if (result.is_ok() || th.wrote > 0) && th.out.finish().is_err() && result.is_ok() {
-            {
-                let msg = th
-                    .out
-                    .failed
-                    .clone()
-                    .unwrap_or_else(|| "Failure writing output to destination".into());
-                result = Err(Error::new(Code::WriteError, msg));
-            }
-        }
-        if let Some(f) = th.out.failed.take() {
-            if let Err(e) = &mut result {
-                if e.code == Code::WriteError {
-                    e.msg = f;
-                }
-            }
+        // No empty file for a 304 (a time condition not met, simulated or from the
+        // server): curl leaves what is there alone.
+        let unmet = info.response_code == 304 && th.wrote == 0;
+        if (result.is_ok() || th.wrote > 0) && !unmet && th.out.finish().is_err() && result.is_ok()
+        {
+            // curl creates the empty file after reporting errors: the failure only
+            // shows in the exit code and -w.
+            result = Err(Error::new(Code::WriteError, Code::WriteError.strerror()));
+            meta.no_report = true;
         }
         if let Some(h) = &mut th.headers {
             let _ = h.finish();
@@ -772,6 +868,9 @@ fn conclude(
         Err(e) => {
             if let Ok(mut o) = stdout.lock() {
                 let _ = o.flush();
+            }
+            if meta.no_report {
+                return e.code as i32;
             }
             report(g, errout, &e)
         }
@@ -975,6 +1074,7 @@ fn append_query(url: &str, q: &str) -> Option<String> {
 fn job_meta(op: &Operation, t: &Target, filename: Option<String>) -> JobMeta {
     JobMeta {
         target: t.clone(),
+        no_report: false,
         retry: crate::retry::RetryState::new(&op.retry, Instant::now()),
         url: t.url.clone(),
         urlnum: t.urlnum,
@@ -1177,6 +1277,7 @@ fn configure(
     o.default_protocol = op.proto_default.clone();
     o.allowed_protocols = op.proto.clone();
     o.redir_protocols = op.proto_redir.clone();
+    o.time_condition = op.time_cond;
     // -b: strings with '=' are cookies to send, anything else a file to read.
     let mut data: Vec<&str> = Vec::new();
     for c in &op.cookie {
@@ -1251,9 +1352,14 @@ fn configure(
             file: None,
             create_dirs: op.create_dirs,
             no_clobber: op.no_clobber,
+            exclusive: false,
+            clobber_always: op.clobber_always,
         },
         None => Sink::Stdout,
     };
+    // -J: only for a name taken from the URL (-O), not for -o.
+    let cd_pending =
+        (op.content_disposition && remote && spec.output.is_none()).then(|| op.output_dir.clone());
     let body_to_tty = matches!(sink, Sink::Stdout) && io::stdout().is_terminal();
     let headers_out = op.dump_header.as_ref().map(|d| Out {
         sink: if d == "-" {
@@ -1275,10 +1381,13 @@ fn configure(
                 file: None,
                 create_dirs: op.create_dirs,
                 no_clobber: false,
+                exclusive: false,
+                clobber_always: false,
             }
         },
         stdout: Arc::clone(stdout),
         failed: None,
+        warn: None,
     });
     let tracer = if let Some((file, ascii)) = &g.trace {
         let dest: ErrOut = if file == "-" {
@@ -1328,6 +1437,7 @@ fn configure(
             sink,
             stdout: Arc::clone(stdout),
             failed: None,
+            warn: (!g.silent).then(|| Arc::clone(errout)),
         },
         headers: headers_out,
         upload: upload_r,
@@ -1335,6 +1445,11 @@ fn configure(
         tracer,
         meter,
         wrote: 0,
+        cd_pending,
+        code: 0,
+        echo: None,
+        held: Vec::new(),
+        include: o.include_header,
     };
     Ok((Easy::new(o, Box::new(handler)), filename, url))
 }

@@ -384,7 +384,6 @@ fn data_missing_file_warns() {
 }
 
 #[test]
-#[ignore = "issue 2: exit 23 text 'Failed to open the file <path>' instead of 'client returned ERROR on write of 1 bytes'"]
 fn output_into_missing_dir() {
     err_case(
         "output_into_missing_dir",

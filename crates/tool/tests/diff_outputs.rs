@@ -279,3 +279,446 @@ fn proto_restricts_redirects_too() {
     .reply(Reply::redirect(302, "https://127.0.0.1:1/x"))
     .run(OXCURL);
 }
+
+// ---- -z / --time-cond -----------------------------------------------------------
+
+const LM: &str = "Wed, 21 Oct 2015 07:28:00 GMT";
+
+fn dated(body: &str) -> Reply {
+    Reply::status(200, &[("Last-Modified", LM)], body)
+}
+
+fn tc_case(name: &str, args: &[&str]) -> Case {
+    Case::new(name)
+        .args(&[
+            "--no-progress-meter",
+            "-w",
+            "%{http_code} %{size_download}\n",
+        ])
+        .args(args)
+        .compare_stderr(true)
+}
+
+#[test]
+fn time_cond_not_new_enough_skips_body() {
+    tc_case(
+        "time_cond_not_new_enough_skips_body",
+        &["-z", LM, "-o", "{tmp}/out", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_newer_document_is_fetched() {
+    tc_case(
+        "time_cond_newer_document_is_fetched",
+        &["-z", "Tue, 20 Oct 2015 00:00:00 GMT", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_unmodified_since_not_old_enough() {
+    tc_case(
+        "time_cond_unmodified_since_not_old_enough",
+        &["-z", "-Tue, 20 Oct 2015 00:00:00 GMT", "-i", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_unmodified_since_old_enough() {
+    tc_case(
+        "time_cond_unmodified_since_old_enough",
+        &["-z", "-Thu, 22 Oct 2015 00:00:00 GMT", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_plus_prefix_and_other_date_format() {
+    tc_case(
+        "time_cond_plus_prefix_and_other_date_format",
+        &["-z", "+20151021 07:28:01", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_last_modified_header() {
+    tc_case(
+        "time_cond_last_modified_header",
+        &["-z", "=1 Jan 2001", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_from_file_mtime() {
+    tc_case("time_cond_from_file_mtime", &["-z", "{tmp}/ref", "{url}/"])
+        .setup(|dir| {
+            let f = std::fs::File::create(dir.join("ref")).unwrap();
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1445412480 + 60);
+            f.set_times(std::fs::FileTimes::new().set_modified(t))
+                .unwrap();
+        })
+        .compare_files(false)
+        .reply(dated("the body\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn time_cond_neither_date_nor_file_warns() {
+    tc_case(
+        "time_cond_neither_date_nor_file_warns",
+        &["-z", "{tmp}/missing", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_custom_header_wins() {
+    tc_case(
+        "time_cond_custom_header_wins",
+        &["-z", LM, "-H", "If-Modified-Since: yesterday", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_ignored_with_range() {
+    tc_case(
+        "time_cond_ignored_with_range",
+        &["-z", LM, "-r", "0-3", "{url}/"],
+    )
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn time_cond_without_last_modified() {
+    tc_case("time_cond_without_last_modified", &["-z", LM, "{url}/"])
+        .reply(Reply::ok("undated\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn time_cond_unreadable_last_modified() {
+    tc_case("time_cond_unreadable_last_modified", &["-z", LM, "{url}/"])
+        .reply(Reply::status(200, &[("Last-Modified", "whenever")], "x\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn time_cond_verbose_lines() {
+    Case::new("time_cond_verbose_lines")
+        .args(&["-sv", "-z", LM, "{url}/a"])
+        .compare_stderr(true)
+        // curl sometimes reads the response before it says the request went out.
+        .normalise_with(|d| {
+            String::from_utf8_lossy(d)
+                .lines()
+                .filter(|l| *l != "* Request completely sent off")
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+                .into_bytes()
+        })
+        .reply(dated("first\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn time_cond_unmet_keeps_existing_file() {
+    tc_case(
+        "time_cond_unmet_keeps_existing_file",
+        &["-z", LM, "-o", "{tmp}/out", "{url}/"],
+    )
+    .file("out", "the old copy\n")
+    .reply(dated("the body\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn server_304_creates_no_file() {
+    tc_case("server_304_creates_no_file", &["-o", "{tmp}/out", "{url}/"])
+        .reply(Reply::status(304, &[], ""))
+        .run(OXCURL);
+}
+
+// ---- -J / --remote-header-name --------------------------------------------------
+
+fn cd_reply(value: &str) -> Reply {
+    Reply::status(200, &[("Content-Disposition", value)], "payload\n")
+}
+
+fn cd_case(name: &str, value: &str, extra: &[&str]) -> Case {
+    Case::new(name)
+        .args(&[
+            "--no-progress-meter",
+            "-OJ",
+            "--output-dir",
+            "{tmp}",
+            "-w",
+            "%{filename_effective}\n",
+        ])
+        .args(extra)
+        .arg("{url}/dir/from-url.txt")
+        .compare_stderr(true)
+        .reply(cd_reply(value))
+}
+
+#[test]
+fn cd_quoted_filename() {
+    cd_case(
+        "cd_quoted_filename",
+        "attachment; filename=\"cd name.txt\"",
+        &[],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_unquoted_stops_at_semicolon() {
+    cd_case(
+        "cd_unquoted_stops_at_semicolon",
+        "attachment; filename=plain.txt; size=8",
+        &[],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_quoted_keeps_semicolon() {
+    cd_case(
+        "cd_quoted_keeps_semicolon",
+        "attachment; filename=\"a;b.txt\"",
+        &[],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_single_quotes() {
+    cd_case(
+        "cd_single_quotes",
+        "attachment; filename='single.txt'; x=1",
+        &[],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_directories_stripped() {
+    cd_case(
+        "cd_directories_stripped",
+        "attachment; filename=\"../../etc/evil.txt\"",
+        &[],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_backslash_directories_stripped() {
+    cd_case(
+        "cd_backslash_directories_stripped",
+        "attachment; filename=a\\b\\c.txt",
+        &[],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_name_ending_in_slash_fails() {
+    cd_case(
+        "cd_name_ending_in_slash_fails",
+        "attachment; filename=dir/",
+        &[],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_empty_name_fails() {
+    cd_case("cd_empty_name_fails", "attachment; filename=\"\"", &[]).run(OXCURL);
+}
+
+#[test]
+fn cd_encoded_filename_not_supported() {
+    cd_case(
+        "cd_encoded_filename_not_supported",
+        "attachment; filename*=UTF-8''na%C3%AFve.txt",
+        &[],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_encoded_then_plain_uses_plain() {
+    cd_case(
+        "cd_encoded_then_plain_uses_plain",
+        "attachment; filename*=UTF-8''x.txt; filename=plain.txt",
+        &[],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_parameter_name_is_case_sensitive() {
+    cd_case(
+        "cd_parameter_name_is_case_sensitive",
+        "attachment; FILENAME=up.txt",
+        &[],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_no_header_uses_url_name() {
+    Case::new("cd_no_header_uses_url_name")
+        .args(&[
+            "-sS",
+            "-OJ",
+            "--output-dir",
+            "{tmp}",
+            "{url}/dir/from-url.txt",
+        ])
+        .reply(Reply::ok("payload\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn cd_existing_file_refused() {
+    cd_case(
+        "cd_existing_file_refused",
+        "attachment; filename=\"cd.txt\"",
+        &[],
+    )
+    .file("cd.txt", "old\n")
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_existing_file_with_clobber() {
+    cd_case(
+        "cd_existing_file_with_clobber",
+        "attachment; filename=\"cd.txt\"",
+        &["--clobber"],
+    )
+    .file("cd.txt", "old\n")
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_existing_file_with_no_clobber() {
+    cd_case(
+        "cd_existing_file_with_no_clobber",
+        "attachment; filename=\"cd.txt\"",
+        &["--no-clobber"],
+    )
+    .file("cd.txt", "old\n")
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_with_include_puts_headers_in_named_file() {
+    cd_case(
+        "cd_with_include_puts_headers_in_named_file",
+        "attachment; filename=\"cdi.txt\"",
+        &["-i"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn cd_ignored_with_output() {
+    Case::new("cd_ignored_with_output")
+        .args(&["-sS", "-J", "-o", "{tmp}/x.txt", "{url}/a"])
+        .reply(cd_reply("attachment; filename=\"cd.txt\""))
+        .run(OXCURL);
+}
+
+#[test]
+fn cd_ignored_without_remote_name() {
+    Case::new("cd_ignored_without_remote_name")
+        .args(&["-sS", "-J", "{url}/a"])
+        .reply(cd_reply("attachment; filename=\"cd.txt\""))
+        .run(OXCURL);
+}
+
+#[test]
+fn cd_ignored_on_error_response() {
+    Case::new("cd_ignored_on_error_response")
+        .args(&["-sS", "-OJ", "--output-dir", "{tmp}", "{url}/a/name.txt"])
+        .reply(Reply::status(
+            404,
+            &[("Content-Disposition", "attachment; filename=\"cd.txt\"")],
+            "missing\n",
+        ))
+        .run(OXCURL);
+}
+
+#[test]
+fn cd_after_redirect() {
+    Case::new("cd_after_redirect")
+        .args(&["-sS", "-L", "-OJ", "--output-dir", "{tmp}", "{url}/start"])
+        .server(|s| {
+            s.route("/start", Reply::redirect(302, "/final"));
+            s.route("/final", cd_reply("attachment; filename=\"final.txt\""));
+        })
+        .run(OXCURL);
+}
+
+#[test]
+fn cd_output_dir_created() {
+    Case::new("cd_output_dir_created")
+        .args(&[
+            "-sS",
+            "-OJ",
+            "--create-dirs",
+            "--output-dir",
+            "{tmp}/sub/dir",
+            "{url}/a/name.txt",
+        ])
+        .reply(cd_reply("attachment; filename=\"../x.txt\""))
+        .run(OXCURL);
+}
+
+// ---- output file errors ---------------------------------------------------------
+
+#[test]
+fn output_open_failure_warns() {
+    Case::new("output_open_failure_warns")
+        .args(&[
+            "--no-progress-meter",
+            "-o",
+            "{tmp}/no/such/dir/out",
+            "{url}/",
+        ])
+        .compare_stderr(true)
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn empty_output_open_failure_is_silent_but_fails() {
+    Case::new("empty_output_open_failure_is_silent_but_fails")
+        .args(&[
+            "-sS",
+            "-o",
+            "{tmp}/no/such/dir/out",
+            "-w",
+            "%{exitcode} %{errormsg}\n",
+            "{url}/",
+        ])
+        .compare_stderr(true)
+        .reply(Reply::ok(""))
+        .run(OXCURL);
+}

@@ -1,7 +1,7 @@
 //! Building HTTP/1.x request heads byte-identical to curl's (lib/http.c): the default header
 //! order, custom header add/replace/remove rules, and the body framing headers. Does no I/O.
 
-use crate::options::{HttpVersionPref, Options};
+use crate::options::{HttpVersionPref, Options, TimeCondition};
 
 /// Body framing of the request being built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,6 +131,16 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         out.extend_from_slice(b"Cookie: ");
         out.extend_from_slice(c);
         out.extend_from_slice(b"\r\n");
+    }
+    if let Some((cond, t)) = opts.time_condition {
+        let name = match cond {
+            TimeCondition::IfModSince => "If-Modified-Since",
+            TimeCondition::IfUnmodSince => "If-Unmodified-Since",
+            TimeCondition::LastMod => "Last-Modified",
+        };
+        if !custom_has(h, name) {
+            push(out, &[name, ": ", &crate::parsedate::http_date(t), "\r\n"]);
+        }
     }
     for line in h {
         if p.sensitive_ok || !is_sensitive(line) {

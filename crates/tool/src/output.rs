@@ -1,0 +1,127 @@
+//! Output file naming from response headers (curl's `tool_cb_hdr.c`): the `filename=`
+//! parameter of `Content-Disposition` that `-J` uses. Does no I/O.
+
+/// curl 8.14.1's scan of one `Content-Disposition:` header line (the whole line, name and
+/// line ending included) for `filename=`: parameters are found by skipping to the next
+/// letter, the name is matched case-sensitively, and `filename*=` is not supported.
+///
+/// `None`: no `filename=` parameter. `Some(None)`: one that yields no usable name (empty
+/// after its last slash), which curl treats as a write error. `Some(Some(name))`: the name,
+/// without any directory part; it may be empty.
+pub fn content_disposition_filename(line: &[u8]) -> Option<Option<Vec<u8>>> {
+    const PREFIX: &[u8] = b"Content-disposition:";
+    if line.len() <= PREFIX.len() || !line[..PREFIX.len()].eq_ignore_ascii_case(PREFIX) {
+        return None;
+    }
+    // curl works on a C string: a NUL ends the line.
+    let end = line.iter().position(|&b| b == 0).unwrap_or(line.len());
+    let mut p = PREFIX.len();
+    loop {
+        while p < end && !line[p].is_ascii_alphabetic() {
+            p += 1;
+        }
+        if p + 9 > end {
+            return None;
+        }
+        if &line[p..p + 9] != b"filename=" {
+            while p < end && line[p] != b';' {
+                p += 1;
+            }
+            if p < end {
+                continue;
+            }
+            return None;
+        }
+        return Some(parse_filename(&line[p + 9..end]));
+    }
+}
+
+/// curl's `parse_filename` for a Content-Disposition value: up to the closing quote (or
+/// `;` when unquoted), then only what follows the last `/` and the last `\`, cut at CR/LF.
+fn parse_filename(v: &[u8]) -> Option<Vec<u8>> {
+    let (mut s, stop) = match v.first() {
+        Some(&q @ (b'"' | b'\'')) => (&v[1..], q),
+        _ => (v, b';'),
+    };
+    if let Some(i) = s.iter().position(|&b| b == stop) {
+        s = &s[..i];
+    }
+    for sep in [b'/', b'\\'] {
+        if let Some(i) = s.iter().rposition(|&b| b == sep) {
+            s = &s[i + 1..];
+            if s.is_empty() {
+                return None;
+            }
+        }
+    }
+    if let Some(i) = s.iter().position(|&b| b == b'\r') {
+        s = &s[..i];
+    }
+    if let Some(i) = s.iter().position(|&b| b == b'\n') {
+        s = &s[..i];
+    }
+    Some(s.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(line: &str) -> Option<Option<String>> {
+        content_disposition_filename(line.as_bytes())
+            .map(|o| o.map(|v| String::from_utf8(v).unwrap()))
+    }
+
+    #[test]
+    fn quoted_and_plain() {
+        assert_eq!(
+            name("Content-Disposition: attachment; filename=\"a;b.txt\"\r\n"),
+            Some(Some("a;b.txt".into()))
+        );
+        assert_eq!(
+            name("content-disposition: attachment; filename='s.txt'; x=1\r\n"),
+            Some(Some("s.txt".into()))
+        );
+        assert_eq!(
+            name("Content-Disposition: inline; filename=plain.txt; size=3\r\n"),
+            Some(Some("plain.txt".into()))
+        );
+        assert_eq!(
+            name("Content-Disposition: filename=  sp.txt \r\n"),
+            Some(Some("  sp.txt ".into()))
+        );
+    }
+
+    #[test]
+    fn directories_stripped() {
+        assert_eq!(
+            name("Content-Disposition: a; filename=../../etc/evil.txt\r\n"),
+            Some(Some("evil.txt".into()))
+        );
+        assert_eq!(
+            name("Content-Disposition: a; filename=a\\b\\c.txt\r\n"),
+            Some(Some("c.txt".into()))
+        );
+        // The line ending is still there when directories go, so the name is empty.
+        assert_eq!(
+            name("Content-Disposition: a; filename=dir/\r\n"),
+            Some(Some(String::new()))
+        );
+        assert_eq!(name("Content-Disposition: a; filename=dir/"), Some(None));
+    }
+
+    #[test]
+    fn not_matched() {
+        assert_eq!(name("Content-Disposition: inline\r\n"), None);
+        assert_eq!(name("Content-Disposition: a; FILENAME=x\r\n"), None);
+        assert_eq!(
+            name("Content-Disposition: a; filename*=UTF-8''x.txt\r\n"),
+            None
+        );
+        assert_eq!(
+            name("Content-Disposition: a; filename*=UTF-8''x.txt; filename=p.txt\r\n"),
+            Some(Some("p.txt".into()))
+        );
+        assert_eq!(name("Content-Type: text/plain; filename=x\r\n"), None);
+    }
+}
