@@ -561,3 +561,102 @@ fn connect_timeout_covers_tunnel() {
         .normalise_with(oxcurl_testsupport::diff::mask_digits)
         .run(OXCURL);
 }
+
+// ---- more ---------------------------------------------------------------------------------
+
+#[test]
+fn write_out_http_connect() {
+    case("write_out_http_connect")
+        .args(&[
+            "-s",
+            "-p",
+            "-x",
+            "{host}",
+            "-w",
+            "%{http_connect} %{http_code}\\n",
+            "http://example.com/",
+        ])
+        .replies(vec![established(), Reply::ok("x")])
+        .run(OXCURL);
+}
+
+#[test]
+fn write_out_http_connect_on_407() {
+    case("write_out_http_connect_on_407")
+        .args(&[
+            "-s",
+            "-p",
+            "-x",
+            "{host}",
+            "-w",
+            "%{http_connect} %{http_code}\\n",
+            "http://example.com/",
+        ])
+        .reply(Reply::status(407, &[], ""))
+        .run(OXCURL);
+}
+
+#[test]
+fn redirect_followed_through_proxy() {
+    case("redirect_followed_through_proxy")
+        .args(&["-s", "-L", "-x", "{host}", "http://one.example/start"])
+        .replies(vec![
+            Reply::redirect(302, "http://two.example/next"),
+            Reply::ok("landed\n"),
+        ])
+        .run(OXCURL);
+}
+
+#[test]
+fn noproxy_domain_suffix() {
+    case("noproxy_domain_suffix")
+        .args(&[
+            "-s",
+            "--resolve",
+            "www.example.com:{port}:127.0.0.1",
+            "-x",
+            "127.0.0.1:1",
+            "--noproxy",
+            "example.com",
+            "http://www.example.com:{port}/direct",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn env_no_proxy_ipv6_literal() {
+    case("env_no_proxy_ipv6_literal")
+        .ipv6()
+        .args(&["-s", "http://[::1]:{port}/direct"])
+        .env("http_proxy", "http://127.0.0.1:1")
+        .env("NO_PROXY", "::1")
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
+#[test]
+fn proxy_credentials_never_reach_origin_through_tunnel() {
+    let r = case("proxy_credentials_never_reach_origin_through_tunnel")
+        .args(&[
+            "-s",
+            "-p",
+            "-x",
+            "http://pu:pp@{host}",
+            "-u",
+            "ou:op",
+            "http://example.com/",
+        ])
+        .replies(vec![established(), Reply::ok("x")])
+        .run(OXCURL);
+    let conn = String::from_utf8_lossy(&r.oxcurl.connections[0]).to_string();
+    let (connect, origin) = conn.split_once("\r\n\r\n").expect("two heads");
+    // Basic cHU6cHA= is pu:pp, b3U6b3A= is ou:op.
+    assert!(
+        connect.contains("Proxy-Authorization: Basic cHU6cHA="),
+        "{connect}"
+    );
+    assert!(!connect.contains("b3U6b3A="), "{connect}");
+    assert!(origin.contains("Authorization: Basic b3U6b3A="), "{origin}");
+    assert!(!origin.contains("cHU6cHA="), "{origin}");
+}
