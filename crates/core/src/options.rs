@@ -145,6 +145,8 @@ pub struct Options {
     pub bearer: Option<String>,
     /// `CURLOPT_AWS_SIGV4`: `provider1[:provider2[:region[:service]]]`.
     pub aws_sigv4: Option<String>,
+    /// `CURLOPT_PROXYAUTH`: the `crate::auth` scheme bits allowed for the HTTP proxy.
+    pub proxyauth: u32,
     /// `CURLOPT_HTTPAUTH`: the `crate::auth` scheme bits the user allows.
     pub httpauth: u32,
     /// `CURLOPT_NETRC`.
@@ -257,6 +259,7 @@ impl Default for Options {
             bearer: None,
             aws_sigv4: None,
             httpauth: crate::auth::BASIC,
+            proxyauth: crate::auth::BASIC,
             netrc: NetrcMode::Ignored,
             netrc_file: None,
             range: None,

@@ -72,6 +72,8 @@ enum State {
     },
     /// CONNECT handshake with an HTTP proxy.
     Tunnel,
+    /// Dropping the body of a 407 reply to CONNECT before asking again.
+    TunnelSkip,
     /// Resolving the origin for a socks4/socks5 handshake (proxy already connected).
     SocksResolving {
         job: u64,
@@ -191,6 +193,11 @@ pub(crate) struct Transfer {
     /// The multipart body being sent, read from its parts (`Body::Mime`), and its size.
     mime: Option<crate::mime::MimeReader>,
     mime_size: Option<u64>,
+    /// The Content-Length of the CONNECT reply being read, and what is left to drop of it.
+    tunnel_body: Option<u64>,
+    tunnel_skip: u64,
+    /// Authentication state for the HTTP proxy (`authproxy`).
+    proxy_auth: HostAuth,
     /// Authentication state for the origin (curl's `authhost` and Digest state).
     auth: HostAuth,
     /// The same URL is requested again to answer an authentication challenge.
@@ -227,6 +234,7 @@ impl Transfer {
         let body = opts.body.clone();
         let referer = opts.referer.clone();
         let auth = HostAuth::new(opts.httpauth);
+        let proxy_auth = HostAuth::for_proxy(opts.proxyauth);
         Transfer {
             opts,
             handler,
@@ -250,6 +258,9 @@ impl Transfer {
             mime: None,
             mime_size: None,
             auth,
+            proxy_auth,
+            tunnel_body: None,
+            tunnel_skip: 0,
             auth_retry: false,
             creds: None,
             creds_netrc: false,
@@ -304,6 +315,16 @@ impl Transfer {
                         id: c.sock_id,
                         read: !write,
                         write,
+                    });
+                }
+            }
+            State::TunnelSkip => {
+                if let Some(c) = &self.conn {
+                    out[0] = Some(Interest {
+                        fd: c.stream.fd(),
+                        id: c.sock_id,
+                        read: true,
+                        write: c.wants_write(),
                     });
                 }
             }
@@ -382,6 +403,7 @@ impl Transfer {
                 State::Connecting { .. } => self.do_connecting(cx),
                 State::TlsConnect { .. } => self.do_tls_connect(cx),
                 State::Tunnel => self.do_tunnel(cx),
+                State::TunnelSkip => self.do_tunnel_skip(),
                 State::Socks => self.do_socks(cx),
                 State::SocksResolving { .. } => self.do_socks_resolving(cx),
                 State::Send => self.do_send(cx),
@@ -442,6 +464,7 @@ impl Transfer {
                     | State::Resolving { .. }
                     | State::Connecting { .. }
                     | State::Tunnel
+                    | State::TunnelSkip
                     | State::SocksResolving { .. }
                     | State::Socks
             );
@@ -1239,11 +1262,41 @@ impl Transfer {
         Ok(())
     }
 
-    /// The `Proxy-Authorization: Basic` value, with curl's verbose note.
-    fn proxy_basic(&mut self) -> Option<String> {
-        let (u, p) = self.proxy.as_ref()?.creds.clone()?;
-        self.verbose(&format!("Proxy auth using Basic with user '{u}'"));
-        Some(base64(format!("{u}:{p}").as_bytes()))
+    /// The `Proxy-Authorization` value for a request to the proxy (a CONNECT, or an
+    /// absolute-form request), with curl's verbose notes. `custom`: the user sent their own.
+    fn proxy_authorization(
+        &mut self,
+        method: &str,
+        path: &str,
+        get_or_head: bool,
+        custom: bool,
+    ) -> Option<Vec<u8>> {
+        let creds = self.proxy.as_ref()?.creds.clone();
+        let out = self.proxy_auth.output(
+            &auth::Request {
+                method,
+                path,
+                get_or_head,
+                creds: creds.as_ref().map(|(u, p)| (u.as_str(), p.as_str())),
+                bearer: None,
+                allowed: true,
+                custom_header: custom,
+                aws: None,
+            },
+            random12,
+        );
+        for n in &out.pre_notes {
+            self.verbose(n);
+        }
+        if let Some(n) = &out.note {
+            self.verbose(n);
+        }
+        out.header
+    }
+
+    /// A request body is held back: the host or the proxy authentication needs a probe.
+    fn probing(&self) -> bool {
+        self.auth.authneg || self.proxy_auth.authneg
     }
 
     /// Send CONNECT for the URL's origin over the fresh proxy connection.
@@ -1261,12 +1314,14 @@ impl Transfer {
             self.verbose("CONNECT tunnel: HTTP/1.1 negotiated");
         }
         self.verbose("allocate connect buffer");
-        let basic = self.proxy_basic();
+        self.tunnel_body = None;
+        let custom = request::custom_has(&self.opts.proxy_headers, "Proxy-Authorization");
+        let authorization = self.proxy_authorization("CONNECT", &authority, true, custom);
         self.verbose(&format!("Establish HTTP proxy tunnel to {authority}"));
         let req = crate::proto::connect::request(&crate::proto::connect::ConnectRequest {
             authority: &authority,
             http10,
-            basic: basic.as_deref(),
+            authorization: authorization.as_deref(),
             useragent: self.opts.useragent.as_deref(),
             headers: &self.opts.proxy_headers,
         });
@@ -1331,6 +1386,22 @@ impl Transfer {
                 }
             };
             self.info.header_size += line.len() as u64;
+            if let Some((name, value)) = head::split_header(trim_eol(&line)) {
+                if t.code == 407 && name.eq_ignore_ascii_case(b"Proxy-Authenticate") {
+                    // Read before the line is shown, as curl does.
+                    let mut notes = Vec::new();
+                    self.proxy_auth.input(value, &mut notes);
+                    for n in notes {
+                        self.verbose(n);
+                    }
+                } else if name.eq_ignore_ascii_case(b"Content-Length") {
+                    self.tunnel_body = head::parse_content_length(value).ok();
+                } else if name.eq_ignore_ascii_case(b"Transfer-Encoding") {
+                    // A chunked reply body is not read: the connection cannot be reused.
+                    self.tunnel_body = None;
+                    t.close = true;
+                }
+            }
             if self.opts.verbose {
                 self.handler.debug(InfoType::HeaderIn, &line);
             }
@@ -1347,6 +1418,12 @@ impl Transfer {
             }
         }
         self.info.http_connectcode = t.code;
+        if t.code == 407 {
+            let proxy_user = self.proxy.as_ref().is_some_and(|p| p.creds.is_some());
+            if self.proxy_auth.act(407, proxy_user, false, true) {
+                return self.tunnel_auth_retry(cx, t.close);
+            }
+        }
         self.verbose("CONNECT phase completed");
         if !(200..300).contains(&t.code) {
             return Err(Error::new(
@@ -1361,6 +1438,50 @@ impl Transfer {
         } else {
             self.established(cx);
         }
+        Ok(true)
+    }
+
+    /// A 407 to CONNECT picked a scheme: drop the reply body and send CONNECT again on this
+    /// connection, or on a new one when the proxy closes it.
+    fn tunnel_auth_retry(&mut self, cx: &mut Cx<'_>, close: bool) -> Result<bool> {
+        let body = self.tunnel_body.take().unwrap_or(0);
+        if !close {
+            if body > 0 {
+                self.verbose(&format!("Ignore {body} bytes of response-body"));
+            }
+            self.tunnel_skip = body;
+            self.state = State::TunnelSkip;
+            return Ok(true);
+        }
+        self.verbose("Connect me again please");
+        if let Some(mut c) = self.conn.take() {
+            let _ = cx.poller.delete(c.stream.fd());
+            c.close();
+        }
+        self.state = State::Init;
+        Ok(true)
+    }
+
+    /// Read and drop the body of a 407 reply to CONNECT, then send CONNECT again.
+    fn do_tunnel_skip(&mut self) -> Result<bool> {
+        let mut buf = [0u8; 1024];
+        while self.tunnel_skip > 0 {
+            let want = (self.tunnel_skip as usize).min(buf.len());
+            let conn = self.conn.as_mut().expect("conn");
+            match conn.recv(&mut buf[..want]) {
+                Ok(0) => return Err(Error::new(Code::RecvError, "Proxy CONNECT aborted")),
+                Ok(n) => self.tunnel_skip -= n as u64,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(Error::new(
+                        Code::RecvError,
+                        format!("Recv failure: {}", connect::os_error_text(&e)),
+                    ))
+                }
+            }
+        }
+        self.start_tunnel();
         Ok(true)
     }
 
@@ -1671,6 +1792,15 @@ impl Transfer {
             auth_path.push_str(q);
         }
         let get_or_head = matches!(self.body, Body::None);
+        // curl outputs the proxy's authentication before the server's.
+        let proxy_authorization = if absolute {
+            let custom = request::custom_has(&self.opts.proxy_headers, "Proxy-Authorization")
+                || request::custom_has(&self.opts.headers, "Proxy-Authorization");
+            let method = self.method.clone();
+            self.proxy_authorization(&method, &auth_path, get_or_head, custom)
+        } else {
+            None
+        };
         let url_host = self.url_host();
         let aws = self
             .opts
@@ -1718,7 +1848,7 @@ impl Transfer {
             Body::None => BodyFraming::None,
             // Negotiating authentication: a probe without the body.
             Body::Fields(_) | Body::Upload(_) | Body::PostRead(_) | Body::Mime(_)
-                if self.auth.authneg =>
+                if self.probing() =>
             {
                 BodyFraming::Length {
                     len: 0,
@@ -1765,7 +1895,7 @@ impl Transfer {
         self.req.clear();
         let referer = self.referer.clone();
         let mime_type = match &self.body {
-            Body::Mime(m) if !self.auth.authneg => Some(m.content_type()),
+            Body::Mime(m) if !self.probing() => Some(m.content_type()),
             _ => None,
         };
         // A custom Cookie header replaces the user's cookie string, not the jar's cookies.
@@ -1793,7 +1923,6 @@ impl Transfer {
             }
             _ => user.map(<[u8]>::to_vec),
         };
-        let proxy_basic = if absolute { self.proxy_basic() } else { None };
         request::build(
             &mut self.req,
             &self.opts,
@@ -1809,7 +1938,7 @@ impl Transfer {
                 referer: referer.as_deref(),
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
                 sensitive_ok: same_origin || self.opts.unrestricted_auth,
-                proxy_basic: proxy_basic.as_deref(),
+                proxy_authorization: proxy_authorization.as_deref(),
                 proxy_headers: absolute.then_some(self.opts.proxy_headers.as_slice()),
             },
         );
@@ -1823,7 +1952,7 @@ impl Transfer {
         self.up = Upload {
             chunked: framing == BodyFraming::Chunked,
             await_continue: expect_100,
-            body_done: framing == BodyFraming::None || self.auth.authneg,
+            body_done: framing == BodyFraming::None || self.probing(),
             upload_base: self.info.size_upload,
             ..Upload::default()
         };
@@ -1831,7 +1960,7 @@ impl Transfer {
             self.body,
             Body::Upload(_) | Body::PostRead(_) | Body::Mime(_)
         ) && framing != BodyFraming::None
-            && !self.auth.authneg
+            && !self.probing()
         {
             self.up.buf = vec![0u8; self.opts.upload_buffer_size + 32];
         }
@@ -2196,15 +2325,18 @@ impl Transfer {
         let first_header = !self.resp.seen_header;
         head::check_header_line(trimmed, first_header)
             .map_err(|e| Error::new(Code::WeirdServerReply, e.to_string()))?;
-        if self.resp.code == 401 {
+        if self.resp.code == 401 || self.resp.code == 407 {
             // curl reads a challenge before it shows the header line.
             if let Some((name, value)) = head::split_header(trimmed) {
-                if name.eq_ignore_ascii_case(b"WWW-Authenticate") {
-                    let mut notes = Vec::new();
+                let mut notes = Vec::new();
+                if self.resp.code == 401 && name.eq_ignore_ascii_case(b"WWW-Authenticate") {
                     self.auth.input(value, &mut notes);
-                    for n in notes {
-                        self.verbose(n);
-                    }
+                } else if self.resp.code == 407 && name.eq_ignore_ascii_case(b"Proxy-Authenticate")
+                {
+                    self.proxy_auth.input(value, &mut notes);
+                }
+                for n in notes {
+                    self.verbose(n);
                 }
             }
         }
@@ -2322,12 +2454,17 @@ impl Transfer {
     /// URL is asked again with (other) credentials, and then ignore this body.
     fn auth_act(&mut self) -> Result<()> {
         let code = self.resp.code as u16;
-        let retry = self.auth.act(
+        let get_or_head = matches!(self.body, Body::None);
+        let mut retry = self.auth.act(
             code,
             self.creds.is_some(),
             self.opts.bearer.is_some(),
-            matches!(self.body, Body::None),
+            get_or_head,
         );
+        if self.proxy.is_some() && !self.tunnel_wanted {
+            let proxy_user = self.proxy.as_ref().is_some_and(|p| p.creds.is_some());
+            retry |= self.proxy_auth.act(code, proxy_user, false, get_or_head);
+        }
         if !retry {
             return Ok(());
         }
@@ -2402,9 +2539,14 @@ impl Transfer {
             self.timers.clear(TimerId::Expect100);
             self.resp.keepalive = false;
         }
+        let proxy_user = self.proxy.as_ref().is_some_and(|p| p.creds.is_some());
         if self.opts.fail_on_error
             && code >= 400
-            && (code != 401 || self.auth.fail_401(self.creds.is_some()))
+            && match code {
+                401 => self.auth.fail_401(self.creds.is_some()),
+                407 => self.proxy_auth.fail_401(proxy_user),
+                _ => true,
+            }
         {
             self.resp.keepalive = false;
             return Err(Error::new(

@@ -761,6 +761,14 @@ opts![
         "proxy"
     ),
     (
+        "proxy-anyauth",
+        None,
+        Bool,
+        "",
+        "Pick any proxy authentication method",
+        "proxy auth"
+    ),
+    (
         "proxy-basic",
         None,
         Bool,
@@ -769,12 +777,28 @@ opts![
         "proxy auth"
     ),
     (
+        "proxy-digest",
+        None,
+        Bool,
+        "",
+        "Digest auth with the proxy",
+        "proxy"
+    ),
+    (
         "proxy-header",
         None,
         Arg,
         "<header/@file>",
         "Pass custom header(s) to proxy",
         "http proxy"
+    ),
+    (
+        "proxy-ntlm",
+        None,
+        Bool,
+        "",
+        "NTLM authentication with the proxy",
+        "proxy auth"
     ),
     (
         "proxy-user",
@@ -1276,6 +1300,8 @@ pub struct Operation {
     /// `--socks5-basic`: only username/password for SOCKS5 (no GSS-API offered).
     pub socks5_basic: bool,
     pub proxy_user: Option<String>,
+    /// `--proxy-basic`, `--proxy-digest`, `--proxy-ntlm`, `--proxy-anyauth`.
+    pub proxy_auth: ProxyAuthFlags,
     pub preproxy: Option<String>,
     pub noproxy: Option<String>,
     pub proxy_headers: Vec<String>,
@@ -1528,8 +1554,10 @@ impl Parser {
             "noproxy" => self.op().noproxy = Some(a()),
             "proxytunnel" => self.op().proxytunnel = on,
             "suppress-connect-headers" => self.op().suppress_connect_headers = on,
-            // Basic is the only proxy scheme so far, and the default.
-            "proxy-basic" => {}
+            "proxy-basic" => self.op().proxy_auth.basic = on,
+            "proxy-digest" => self.op().proxy_auth.digest = on,
+            "proxy-ntlm" => self.op().proxy_auth.ntlm = on,
+            "proxy-anyauth" => self.op().proxy_auth.any = on,
             "proxy-header" => {
                 let v = a();
                 if let Some(f) = v.strip_prefix('@') {
@@ -2205,7 +2233,27 @@ fn split_cert_arg(arg: &str) -> (String, Option<String>) {
 }
 
 /// The proxy settings of an operation as `Options` (curl's `config2setopts` proxy part).
+/// The proxy authentication switches; curl picks one in a fixed order.
+#[derive(Clone, Debug, Default)]
+pub struct ProxyAuthFlags {
+    pub basic: bool,
+    pub digest: bool,
+    pub ntlm: bool,
+    pub any: bool,
+}
+
 pub fn apply_proxy(op: &Operation, o: &mut oxcurl_core::Options) {
+    use oxcurl_core::auth;
+    let a = &op.proxy_auth;
+    o.proxyauth = if a.any {
+        auth::ANY
+    } else if a.ntlm {
+        auth::NTLM
+    } else if a.digest {
+        auth::DIGEST
+    } else {
+        auth::BASIC
+    };
     if let Some((p, kind)) = &op.proxy {
         o.proxy = Some(p.clone());
         o.proxy_type = *kind;

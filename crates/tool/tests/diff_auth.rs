@@ -991,3 +991,182 @@ fn sigv4_missing_service_is_url_error() {
         .compare_stderr(true)
         .run(OXCURL);
 }
+
+fn proxy_challenge(value: &str) -> Reply {
+    Reply::status(407, &[("Proxy-Authenticate", value)], "auth!")
+}
+
+#[test]
+fn proxy_digest_through_connect() {
+    digest_case(
+        "proxy_digest_through_connect",
+        &[
+            "-s",
+            "-v",
+            "-p",
+            "-x",
+            "{url}",
+            "--proxy-digest",
+            "-U",
+            "pu:pp",
+            "http://example.test/path",
+        ],
+    )
+    .replies(vec![
+        proxy_challenge("Digest realm=\"p\", nonce=\"n1\", qop=\"auth\""),
+        Reply::raw("HTTP/1.1 200 Connection established\r\n\r\n"),
+        Reply::ok("through\n"),
+    ])
+    .compare_stderr(true)
+    .normalise_with(auth_lines)
+    .run(OXCURL);
+}
+
+#[test]
+fn proxy_digest_absolute_form() {
+    digest_case(
+        "proxy_digest_absolute_form",
+        &[
+            "-s",
+            "-x",
+            "{url}",
+            "--proxy-digest",
+            "-U",
+            "pu:pp",
+            "http://example.test/path?q=1",
+        ],
+    )
+    .replies(vec![
+        proxy_challenge("Digest realm=\"p\", nonce=\"n1\""),
+        Reply::ok("proxied\n"),
+    ])
+    .run(OXCURL);
+}
+
+#[test]
+fn proxy_ntlm_through_connect() {
+    Case::new("proxy_ntlm_through_connect")
+        .args(&[
+            "-s",
+            "-p",
+            "-x",
+            "{url}",
+            "--proxy-ntlm",
+            "-U",
+            "dom\\pu:pp",
+            "http://example.test/",
+        ])
+        .replies(vec![
+            proxy_challenge(TYPE2_V1),
+            Reply::raw("HTTP/1.1 200 Connection established\r\n\r\n"),
+            Reply::ok("through\n"),
+        ])
+        .run(OXCURL);
+}
+
+#[test]
+fn proxy_anyauth_picks_digest() {
+    digest_case(
+        "proxy_anyauth_picks_digest",
+        &[
+            "-s",
+            "-x",
+            "{url}",
+            "--proxy-anyauth",
+            "-U",
+            "pu:pp",
+            "http://example.test/",
+        ],
+    )
+    .replies(vec![
+        Reply::status(
+            407,
+            &[
+                ("Proxy-Authenticate", "Basic realm=\"p\""),
+                ("Proxy-Authenticate", "Digest realm=\"p\", nonce=\"n\""),
+            ],
+            "",
+        ),
+        Reply::ok("proxied\n"),
+    ])
+    .run(OXCURL);
+}
+
+#[test]
+fn proxy_connect_407_with_close_reconnects() {
+    digest_case(
+        "proxy_connect_407_with_close_reconnects",
+        &[
+            "-s",
+            "-p",
+            "-x",
+            "{url}",
+            "--proxy-digest",
+            "-U",
+            "pu:pp",
+            "http://example.test/",
+        ],
+    )
+    .replies(vec![
+        Reply::status(
+            407,
+            &[
+                ("Proxy-Authenticate", "Digest realm=\"p\", nonce=\"n1\""),
+                ("Connection", "close"),
+            ],
+            "",
+        ),
+        Reply::raw("HTTP/1.1 200 Connection established\r\n\r\n"),
+        Reply::ok("through\n"),
+    ])
+    .unordered_connections()
+    .run(OXCURL);
+}
+
+#[test]
+fn proxy_digest_wrong_password_fails_56() {
+    digest_case(
+        "proxy_digest_wrong_password_fails_56",
+        &[
+            "-sS",
+            "-p",
+            "-x",
+            "{url}",
+            "--proxy-digest",
+            "-U",
+            "pu:wrong",
+            "http://example.test/",
+        ],
+    )
+    .replies(vec![
+        proxy_challenge("Digest realm=\"p\", nonce=\"n1\""),
+        proxy_challenge("Digest realm=\"p\", nonce=\"n2\""),
+    ])
+    .compare_stderr(true)
+    .run(OXCURL);
+}
+
+#[test]
+fn proxy_and_server_digest_together() {
+    digest_case(
+        "proxy_and_server_digest_together",
+        &[
+            "-s",
+            "-x",
+            "{url}",
+            "--proxy-digest",
+            "-U",
+            "pu:pp",
+            "--digest",
+            "-u",
+            "su:sp",
+            "http://example.test/",
+        ],
+    )
+    .replies(vec![
+        proxy_challenge("Digest realm=\"p\", nonce=\"pn\""),
+        challenge("Digest realm=\"s\", nonce=\"sn\""),
+        Reply::ok("both\n"),
+    ])
+    .run(OXCURL);
+}

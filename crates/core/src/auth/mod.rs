@@ -47,6 +47,8 @@ pub struct HostAuth {
     probe_passed: bool,
     pub digest: digest::Digest,
     pub ntlm: ntlm::Ntlm,
+    /// This is the proxy's state (`authproxy`): 407 and `Proxy-Authenticate`.
+    proxy: bool,
 }
 
 /// What to put in the request.
@@ -85,6 +87,15 @@ impl HostAuth {
     pub fn new(want: u32) -> HostAuth {
         HostAuth {
             want,
+            ..HostAuth::default()
+        }
+    }
+
+    /// The state for authenticating to an HTTP proxy (`CURLOPT_PROXYAUTH`).
+    pub fn for_proxy(want: u32) -> HostAuth {
+        HostAuth {
+            want,
+            proxy: true,
             ..HostAuth::default()
         }
     }
@@ -188,7 +199,8 @@ impl HostAuth {
         }
         match scheme {
             Some(s) => {
-                out.note = Some(format!("Server auth using {s} with user '{user}'"));
+                let who = if self.proxy { "Proxy" } else { "Server" };
+                out.note = Some(format!("{who} auth using {s} with user '{user}'"));
                 self.multipass = !self.done;
             }
             None => self.multipass = false,
@@ -290,11 +302,12 @@ impl HostAuth {
             return false;
         }
         let mut mask = !0u32;
-        if !has_bearer {
+        if !has_bearer || self.proxy {
             mask &= !BEARER;
         }
+        let challenge = if self.proxy { 407 } else { 401 };
         let mut pick = false;
-        if (has_user || has_bearer) && (code == 401 || (self.authneg && code < 300)) {
+        if (has_user || has_bearer) && (code == challenge || (self.authneg && code < 300)) {
             pick = self.pick_one(mask);
             if !pick {
                 self.problem = true;
@@ -303,7 +316,7 @@ impl HostAuth {
         if pick {
             return true;
         }
-        if code < 300 && !self.done && self.authneg && !get_or_head {
+        if code < 300 && !self.done && self.authneg && !get_or_head && !self.proxy {
             // The probe went through without a challenge: send the real request.
             self.done = true;
             self.probe_passed = true;

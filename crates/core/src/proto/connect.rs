@@ -19,8 +19,8 @@ pub struct ConnectRequest<'a> {
     /// `host:port` (IPv6 in brackets).
     pub authority: &'a str,
     pub http10: bool,
-    /// Base64 `user:password` for `Proxy-Authorization: Basic`.
-    pub basic: Option<&'a str>,
+    /// The `Proxy-Authorization` value (`Basic ...`, `Digest ...`, `NTLM ...`).
+    pub authorization: Option<&'a [u8]>,
     pub useragent: Option<&'a str>,
     /// `--proxy-header` lines.
     pub headers: &'a [String],
@@ -38,10 +38,10 @@ pub fn request(r: &ConnectRequest<'_>) -> Vec<u8> {
     if !has(r.headers, "Host") {
         out.extend_from_slice(format!("Host: {}\r\n", r.authority).as_bytes());
     }
-    if let Some(b) = r.basic {
-        if !has(r.headers, "Proxy-Authorization") {
-            out.extend_from_slice(format!("Proxy-Authorization: Basic {b}\r\n").as_bytes());
-        }
+    if let Some(a) = r.authorization {
+        out.extend_from_slice(b"Proxy-Authorization: ");
+        out.extend_from_slice(a);
+        out.extend_from_slice(b"\r\n");
     }
     if let Some(ua) = r.useragent.filter(|u| !u.is_empty()) {
         if !has(r.headers, "User-Agent") {
@@ -194,7 +194,7 @@ mod tests {
         let r = request(&ConnectRequest {
             authority: "example.com:443",
             http10: false,
-            basic: Some("YTpi"),
+            authorization: Some(b"Basic YTpi"),
             useragent: Some("curl/8.14.1"),
             headers: &["X-P: 1".to_string()],
         });

@@ -38,7 +38,7 @@ pub struct RequestParts<'a> {
     /// redirect chain, the same origin again, or any with `--location-trusted`.
     pub sensitive_ok: bool,
     /// Through an HTTP proxy in absolute form: `Proxy-Authorization: Basic` with this value.
-    pub proxy_basic: Option<&'a str>,
+    pub proxy_authorization: Option<&'a [u8]>,
     /// Through an HTTP proxy in absolute form: send `Proxy-Connection: Keep-Alive` and the
     /// `--proxy-header` lines after the custom headers, as curl does.
     pub proxy_headers: Option<&'a [String]>,
@@ -79,10 +79,10 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         None if custom_has(h, "Host") => {}
         None => push(out, &["Host: ", p.host_header, "\r\n"]),
     }
-    if let Some(b) = p.proxy_basic {
-        if !custom_has(h, "Proxy-Authorization") {
-            push(out, &["Proxy-Authorization: Basic ", b, "\r\n"]);
-        }
+    if let Some(a) = p.proxy_authorization {
+        out.extend_from_slice(b"Proxy-Authorization: ");
+        out.extend_from_slice(a);
+        out.extend_from_slice(b"\r\n");
     }
     if let Some(a) = p.authorization {
         out.extend_from_slice(b"Authorization: ");
@@ -258,7 +258,7 @@ mod tests {
                 referer: None,
                 expect_100: false,
                 sensitive_ok,
-                proxy_basic: None,
+                proxy_authorization: None,
                 proxy_headers: None,
             },
         );
