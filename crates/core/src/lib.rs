@@ -34,6 +34,8 @@ pub use error::{Code, Error};
 pub use info::Info;
 pub use multi::{Message, Multi, TransferId};
 pub use options::{Body, Handler, InfoType, Options, ReadResult};
+/// Standard base64 with padding, as curl encodes credentials and values.
+pub use transfer::base64;
 
 /// The version string the engine reports as libcurl's.
 pub const LIBCURL_VERSION: &str = "8.14.1";

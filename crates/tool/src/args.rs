@@ -1161,6 +1161,14 @@ opts![
         "important http"
     ),
     (
+        "variable",
+        None,
+        Arg,
+        "<[%]name=text/@file>",
+        "Set variable",
+        "curl"
+    ),
+    (
         "verbose",
         Some('v'),
         Bool,
@@ -1374,6 +1382,8 @@ fn perr(msg: impl Into<String>) -> ParseError {
 
 struct Parser {
     cfg: Config,
+    /// `--variable` values, for `--expand-*` arguments.
+    vars: crate::var::Vars,
     /// The option as typed (`-F`, `--form`), for messages that name it so.
     typed: String,
 }
@@ -1381,6 +1391,23 @@ struct Parser {
 impl Parser {
     fn op(&mut self) -> &mut Operation {
         self.cfg.ops.last_mut().expect("one operation")
+    }
+
+    /// Expand `{{variables}}` in an `--expand-*` argument, printing curl's warnings.
+    fn expand(&mut self, v: &str) -> Result<String, ParseError> {
+        let mut warnings = Vec::new();
+        let r = self.vars.expand(v, &mut warnings);
+        if !self.cfg.global.silent {
+            for w in &warnings {
+                eprint!("{}", warning_text(w));
+            }
+        }
+        r.map_err(|e| {
+            if let crate::var::VarError::UnknownFunction(f) = e {
+                eprintln!("curl: unknown variable function in '{f}'");
+            }
+            perr(format!("option {}: variable expansion failure", self.typed))
+        })
     }
 
     /// `--basic`, `--digest`: add or remove one authentication scheme.
@@ -1779,6 +1806,28 @@ impl Parser {
                 }
             }
             "form-escape" => self.op().form_escape = on,
+            "variable" => {
+                let mut warnings = Vec::new();
+                let r = self.vars.set(&a(), &mut warnings, read_arg_file);
+                if !self.cfg.global.silent {
+                    for w in &warnings {
+                        eprint!("{}", warning_text(w));
+                    }
+                }
+                match r {
+                    Ok(()) => {}
+                    Err(crate::var::VarError::ReadFile(why)) => {
+                        eprint!("{}", error_text(&why));
+                        return Err(read_error(name));
+                    }
+                    Err(e) => {
+                        if let crate::var::VarError::NotSet(v) = e {
+                            eprintln!("curl: Variable '{v}' import fail, not set");
+                        }
+                        return Err(perr(format!("option --{name}: variable expansion failure")));
+                    }
+                }
+            }
             "url-query" => {
                 let v = a();
                 if !v.starts_with('+') {
@@ -1820,6 +1869,11 @@ impl Parser {
                 continue;
             }
             if let Some(long) = arg.strip_prefix("--") {
+                // --expand-OPTION: the argument goes through variable expansion.
+                let (long, expand) = match long.strip_prefix("expand-") {
+                    Some(l) if find_long(l).is_some_and(|o| o.kind == Kind::Arg) => (l, true),
+                    _ => (long, false),
+                };
                 let (o, negated) = match find_long(long) {
                     Some(o) => (o, false),
                     None => match long.strip_prefix("no-").and_then(find_long) {
@@ -1847,6 +1901,10 @@ impl Parser {
                     None
                 };
                 self.typed = arg.split('=').next().unwrap_or(arg).to_string();
+                let val = match val {
+                    Some(v) if expand => Some(self.expand(&v)?),
+                    v => v,
+                };
                 self.apply_typed(o, negated, val)?;
                 continue;
             }
@@ -2105,6 +2163,7 @@ pub fn parse(args: &[String]) -> Result<Config, ParseError> {
             action: None,
         },
         typed: String::new(),
+        vars: crate::var::Vars::default(),
     };
     if args.first().map(|a| a.as_str()) != Some("-q")
         && args.first().map(|a| a.as_str()) != Some("--disable")
@@ -2175,17 +2234,27 @@ fn method_conflict(op: &Operation) -> Option<String> {
 /// A warning as curl's `warnf` prints it: `Warning: ` before each line, the text cut at the
 /// last blank within 70 columns.
 pub fn warning_text(msg: &str) -> String {
-    const WIDTH: usize = 79 - 9;
+    prefixed_text("Warning: ", msg)
+}
+
+/// An error as curl's `errorf` prints it: `curl: ` before each line, cut as warnings are.
+pub fn error_text(msg: &str) -> String {
+    prefixed_text("curl: ", msg)
+}
+
+/// `prefix` before each line of `msg`, lines cut at the last blank within 79 columns.
+fn prefixed_text(prefix: &str, msg: &str) -> String {
+    let width = 79 - prefix.len();
     let mut out = String::new();
     let mut rest = msg;
     while !rest.is_empty() {
-        out.push_str("Warning: ");
-        if rest.len() > WIDTH {
-            let cut = rest.as_bytes()[..WIDTH]
+        out.push_str(prefix);
+        if rest.len() > width {
+            let cut = rest.as_bytes()[..width]
                 .iter()
                 .rposition(|&b| b == b' ' || b == b'\t')
                 .map(|i| i + 1)
-                .unwrap_or(WIDTH);
+                .unwrap_or(width);
             let cut = (cut..=rest.len())
                 .find(|&i| rest.is_char_boundary(i))
                 .unwrap_or(rest.len());

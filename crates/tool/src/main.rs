@@ -12,6 +12,7 @@ mod plan;
 mod progress;
 mod proto;
 mod retry;
+mod var;
 mod writeout;
 
 use std::io::Write;

@@ -110,7 +110,6 @@ fn url_query_option() {
 }
 
 #[test]
-#[ignore = "issue 2: --variable is rejected as an unknown option (exit 2)"]
 fn variable_expand_url() {
     case(
         "variable_expand_url",
@@ -126,7 +125,6 @@ fn variable_expand_url() {
 }
 
 #[test]
-#[ignore = "issue 2: --variable is rejected as an unknown option (exit 2)"]
 fn variable_expand_header_with_function() {
     case(
         "variable_expand_header_with_function",
@@ -459,4 +457,83 @@ fn url_query_with_get_data_keeps_the_data() {
         &["-s", "-G", "-d", "d=1", "--url-query", "a=b", "{url}/p?x=1"],
     )
     .run(OXCURL);
+}
+
+#[test]
+fn variable_from_file_trimmed_and_encoded() {
+    case(
+        "variable_from_file_trimmed_and_encoded",
+        &[
+            "-s",
+            "--variable",
+            "f@{tmp}/v.txt",
+            "--expand-url",
+            "{url}/{{f:trim:url}}",
+            "--expand-data",
+            "{\"v\":\"{{f:trim:json}}\",\"b\":\"{{f:b64}}\"}",
+        ],
+    )
+    .file("v.txt", "  a \"quoted\" value\n")
+    .run(OXCURL);
+}
+
+#[test]
+fn variable_from_environment_with_default() {
+    case(
+        "variable_from_environment_with_default",
+        &[
+            "-s",
+            "--variable",
+            "%OXCURL_TEST_VAR",
+            "--variable",
+            "%OXCURL_TEST_UNSET=fallback",
+            "--expand-header",
+            "X-Env: {{OXCURL_TEST_VAR}} {{OXCURL_TEST_UNSET}}",
+            "{url}/",
+        ],
+    )
+    .env("OXCURL_TEST_VAR", "from env")
+    .run(OXCURL);
+}
+
+#[test]
+fn variable_errors_and_warnings() {
+    for (name, args) in [
+        (
+            "variable_unknown_function",
+            vec!["--variable", "n=v", "--expand-url", "{url}/{{n:nope}}"],
+        ),
+        (
+            "variable_unset_import",
+            vec!["--variable", "%OXCURL_SURELY_UNSET", "{url}/"],
+        ),
+        (
+            "variable_bad_syntax",
+            vec!["--variable", "bad-name=v", "--variable", "=x", "{url}/"],
+        ),
+        (
+            "variable_missing_close",
+            vec!["-g", "--variable", "n=v", "--expand-url", "{url}/{{n"],
+        ),
+        (
+            "variable_unreadable_file",
+            vec!["--variable", "n@{tmp}/nope", "{url}/"],
+        ),
+        (
+            "variable_base64_decode",
+            vec![
+                "--variable",
+                "n=YWJj",
+                "--variable",
+                "bad=*",
+                "--expand-url",
+                "{url}/{{n:64dec}}/{{bad:64dec}}",
+            ],
+        ),
+    ] {
+        // Warnings need a non-silent run; the meter's speeds would differ.
+        let mut all = vec!["--no-progress-meter"];
+        all.extend(args);
+        case(name, &all).compare_stderr(true).run(OXCURL);
+    }
 }

@@ -1,0 +1,238 @@
+//! `--variable` and `--expand-*` as curl's tool_var.c does them: variables set from text,
+//! files (`name@file`, `@-` for stdin) or the environment (`%NAME`, `%NAME=default`), and
+//! `{{name}}` / `{{name:fn:fn}}` expansion in the argument of any `--expand-OPTION`, with the
+//! functions `trim`, `json`, `url`, `b64` and `64dec`. An unknown variable expands to
+//! nothing; `\{{` is left as it is.
+
+use std::collections::HashMap;
+
+/// Why setting or expanding failed; the caller names the option (curl exits 2, or 26 for an
+/// unreadable file).
+#[derive(Debug, PartialEq, Eq)]
+pub enum VarError {
+    /// `variable expansion failure`.
+    Expansion,
+    /// An unknown function: the text from it on (`:nope:url`), which curl names first.
+    UnknownFunction(String),
+    /// A `name@file` that cannot be read: curl's `Failed to open PATH: REASON`.
+    ReadFile(String),
+    /// `%NAME` without a default, and NAME is not in the environment.
+    NotSet(String),
+}
+
+const MAX_NAME: usize = 128;
+
+fn is_name_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// The variables of one command line.
+#[derive(Debug, Default)]
+pub struct Vars {
+    map: HashMap<String, Vec<u8>>,
+}
+
+impl Vars {
+    /// One `--variable` argument. Warnings go to `warnings` (curl prints them and goes on);
+    /// `read_file` reads `name@file` contents (`-` is stdin).
+    pub fn set(
+        &mut self,
+        input: &str,
+        warnings: &mut Vec<String>,
+        read_file: impl Fn(&str) -> std::io::Result<Vec<u8>>,
+    ) -> Result<(), VarError> {
+        let (import, s) = match input.strip_prefix('%') {
+            Some(rest) => (true, rest),
+            None => (false, input),
+        };
+        let len = s.bytes().take_while(|&c| is_name_char(c)).count();
+        if len == 0 || len > MAX_NAME {
+            warnings.push(format!("Bad variable name length ({len}), skipping"));
+            return Ok(());
+        }
+        let name = &s[..len];
+        let rest = &s[len..];
+        let content: Vec<u8> = if import {
+            match std::env::var_os(name) {
+                Some(v) => v.into_encoded_bytes(),
+                None => match rest.strip_prefix('=') {
+                    Some(default) => default.as_bytes().to_vec(),
+                    None => return Err(VarError::NotSet(name.to_string())),
+                },
+            }
+        } else if let Some(v) = rest.strip_prefix('=') {
+            v.as_bytes().to_vec()
+        } else if let Some(f) = rest.strip_prefix('@') {
+            read_file(f).map_err(|e| {
+                let why = e.to_string();
+                let why = why.split(" (os error").next().unwrap_or(&why);
+                VarError::ReadFile(format!("Failed to open {f}: {why}"))
+            })?
+        } else {
+            warnings.push(format!("Bad --variable syntax, skipping: {input}"));
+            return Ok(());
+        };
+        self.map.insert(name.to_string(), content);
+        Ok(())
+    }
+
+    /// Expand `{{...}}` in an `--expand-*` argument.
+    pub fn expand(&self, input: &str, warnings: &mut Vec<String>) -> Result<String, VarError> {
+        let mut out: Vec<u8> = Vec::with_capacity(input.len());
+        let mut rest = input;
+        while let Some(i) = rest.find("{{") {
+            if i > 0 && rest.as_bytes()[i - 1] == b'\\' {
+                // An escaped opening: kept as written.
+                out.extend_from_slice(&rest.as_bytes()[..i + 2]);
+                rest = &rest[i + 2..];
+                continue;
+            }
+            out.extend_from_slice(&rest.as_bytes()[..i]);
+            let inner_start = &rest[i + 2..];
+            let Some(end) = inner_start.find("}}") else {
+                warnings.push(format!("missing close '}}}}' in '{input}'"));
+                out.extend_from_slice(&rest.as_bytes()[i..]);
+                rest = "";
+                break;
+            };
+            let inner = &inner_start[..end];
+            let mut parts = inner.split(':');
+            let name = parts.next().unwrap_or("");
+            if name.is_empty() || name.len() > MAX_NAME || !name.bytes().all(is_name_char) {
+                // Not a variable reference: keep it as written.
+                out.extend_from_slice(&rest.as_bytes()[i..i + 2 + end + 2]);
+                rest = &inner_start[end + 2..];
+                continue;
+            }
+            let mut value = self.map.get(name).cloned().unwrap_or_default();
+            let funcs = &inner[name.len()..];
+            let mut at = 0;
+            for f in parts {
+                value = apply(f, &value)
+                    .ok_or_else(|| VarError::UnknownFunction(funcs[at..].to_string()))?;
+                at += f.len() + 1;
+            }
+            out.extend_from_slice(&value);
+            rest = &inner_start[end + 2..];
+        }
+        out.extend_from_slice(rest.as_bytes());
+        if out.contains(&0) {
+            return Err(VarError::Expansion);
+        }
+        Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+}
+
+/// One expansion function, None when unknown.
+fn apply(f: &str, v: &[u8]) -> Option<Vec<u8>> {
+    Some(match f {
+        "trim" => v.trim_ascii().to_vec(),
+        "json" => json(v),
+        "url" => url(v),
+        "b64" => oxcurl_core::base64(v).into_bytes(),
+        "64dec" => {
+            match oxcurl_core::tls::pin::base64_decode(std::str::from_utf8(v).unwrap_or("!")) {
+                Some(d) => d,
+                None => b"[64dec-fail]".to_vec(),
+            }
+        }
+        _ => return None,
+    })
+}
+
+fn json(v: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len());
+    for &c in v {
+        match c {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            c if c < 0x20 => out.extend_from_slice(format!("\\u{c:04x}").as_bytes()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn url(v: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * 3);
+    for &c in v {
+        if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
+            out.push(c);
+        } else {
+            out.extend_from_slice(format!("%{c:02X}").as_bytes());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(path: &str) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+
+    fn vars(defs: &[&str]) -> Vars {
+        let mut v = Vars::default();
+        for d in defs {
+            v.set(d, &mut Vec::new(), read).unwrap();
+        }
+        v
+    }
+
+    #[test]
+    fn expansion_and_functions() {
+        let v = vars(&["n=YWJj", "s=  a b  "]);
+        let mut w = Vec::new();
+        assert_eq!(
+            v.expand("/{{n:64dec}}/{{n:b64}}/{{n:json}}", &mut w)
+                .unwrap(),
+            "/abc/WVdKag==/YWJj"
+        );
+        assert_eq!(v.expand("{{s:trim:url}}", &mut w).unwrap(), "a%20b");
+        assert_eq!(v.expand("x{{nope}}y", &mut w).unwrap(), "xy");
+        assert_eq!(v.expand("\\{{n}}", &mut w).unwrap(), "\\{{n}}");
+        assert_eq!(
+            v.expand("{{n:trim:bad:url}}", &mut w),
+            Err(VarError::UnknownFunction(":bad:url".into()))
+        );
+        assert!(w.is_empty());
+        assert_eq!(v.expand("a{{n", &mut w).unwrap(), "a{{n");
+        assert_eq!(w, ["missing close '}}' in 'a{{n'"]);
+    }
+
+    #[test]
+    fn setting() {
+        let mut v = Vars::default();
+        let mut w = Vec::new();
+        v.set("n=v", &mut w, read).unwrap();
+        v.set("n=w", &mut w, read).unwrap();
+        v.set("bad-name=v", &mut w, read).unwrap();
+        v.set("=v", &mut w, read).unwrap();
+        assert_eq!(
+            w,
+            [
+                "Bad --variable syntax, skipping: bad-name=v",
+                "Bad variable name length (0), skipping"
+            ]
+        );
+        assert_eq!(v.expand("{{n}}", &mut w).unwrap(), "w");
+        assert_eq!(
+            v.set("%OXCURL_SURELY_UNSET_VAR", &mut w, read),
+            Err(VarError::NotSet("OXCURL_SURELY_UNSET_VAR".into()))
+        );
+        v.set("%OXCURL_SURELY_UNSET_VAR=d", &mut w, read).unwrap();
+        assert_eq!(
+            v.expand("{{OXCURL_SURELY_UNSET_VAR}}", &mut w).unwrap(),
+            "d"
+        );
+        assert_eq!(v.expand("{{x:json}}", &mut w).unwrap(), "");
+        assert_eq!(json(b"a\"\x01\n"), b"a\\\"\\u0001\\n");
+    }
+}
