@@ -260,6 +260,22 @@ opts![
         "http ftp"
     ),
     (
+        "etag-compare",
+        None,
+        Arg,
+        "<file>",
+        "Load ETag from file",
+        "http"
+    ),
+    (
+        "etag-save",
+        None,
+        Arg,
+        "<file>",
+        "Parse incoming ETag and save to a file",
+        "http"
+    ),
+    (
         "expect100-timeout",
         None,
         Arg,
@@ -1045,6 +1061,8 @@ pub struct Operation {
     pub clobber_always: bool,
     /// `-J`.
     pub content_disposition: bool,
+    pub etag_save: Option<String>,
+    pub etag_compare: Option<String>,
     pub remote_time: bool,
     pub remove_on_error: bool,
     /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`,
@@ -1415,6 +1433,8 @@ impl Parser {
                 self.op().clobber_always = on;
             }
             "remote-header-name" => self.op().content_disposition = on,
+            "etag-save" => self.op().etag_save = Some(a()),
+            "etag-compare" => self.op().etag_compare = Some(a()),
             "remote-time" => self.op().remote_time = on,
             "remove-on-error" => self.op().remove_on_error = on,
             "time-cond" => {

@@ -338,6 +338,8 @@ struct ToolHandler {
     echo: Option<usize>,
     held: Vec<u8>,
     include: bool,
+    /// `--etag-save`: the file that gets the ETag of a 2xx or 3xx response.
+    etag_save: Option<PathBuf>,
 }
 
 impl ToolHandler {
@@ -413,6 +415,21 @@ impl Handler for ToolHandler {
                 .and_then(|c| std::str::from_utf8(c).ok())
                 .and_then(|c| c.trim().parse().ok())
                 .unwrap_or(0);
+        }
+        let wanted = self.code / 100 == 2 || self.code / 100 == 3;
+        if let (Some(f), true) = (&self.etag_save, wanted) {
+            if line.len() >= 5 && line[..5].eq_ignore_ascii_case(b"etag:") {
+                if let Some(v) = crate::output::etag_value(line) {
+                    // Only the latest ETag stays in the file.
+                    let mut data = v.to_vec();
+                    data.push(b'\n');
+                    let _ = std::fs::write(f, data);
+                }
+                if self.include {
+                    self.echo = Some(line.len());
+                }
+                return line.len();
+            }
         }
         if !self.content_disposition(line) {
             return oxcurl_core::options::WRITEFUNC_ERROR;
@@ -1164,6 +1181,20 @@ fn configure(
             headers.push("Accept: application/json".into());
         }
     }
+    if let Some(f) = &op.etag_compare {
+        // Added after the user's headers, read again for every transfer.
+        let contents = match std::fs::read(f) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                if !g.silent {
+                    let w = format!("Failed to open {f}: {}", os_text(&e));
+                    errout_write(errout, crate::args::warning_text(&w).as_bytes());
+                }
+                None
+            }
+        };
+        headers.push(crate::output::if_none_match(contents.as_deref()));
+    }
     o.headers = headers;
     if let Some(ua) = &op.useragent {
         o.useragent = Some(ua.clone());
@@ -1309,6 +1340,12 @@ fn configure(
         },
         None => Sink::Stdout,
     };
+    // --etag-save: curl opens the file (for appending) before the transfer, so it exists
+    // afterwards even without an ETag.
+    let etag_save = op.etag_save.as_ref().map(|f| {
+        let _ = OpenOptions::new().append(true).create(true).open(f);
+        PathBuf::from(f)
+    });
     // -J: only for a name taken from the URL (-O), not for -o.
     let cd_pending =
         (op.content_disposition && remote && spec.output.is_none()).then(|| op.output_dir.clone());
@@ -1402,6 +1439,7 @@ fn configure(
         echo: None,
         held: Vec::new(),
         include: o.include_header,
+        etag_save,
     };
     Ok((Easy::new(o, Box::new(handler)), filename, url))
 }

@@ -722,3 +722,132 @@ fn empty_output_open_failure_is_silent_but_fails() {
         .reply(Reply::ok(""))
         .run(OXCURL);
 }
+
+// ---- --etag-save / --etag-compare -----------------------------------------------
+
+fn etagged(tag: &str) -> Reply {
+    Reply::status(200, &[("ETag", tag)], "tagged\n")
+}
+
+#[test]
+fn etag_save_writes_trimmed_value() {
+    Case::new("etag_save_writes_trimmed_value")
+        .args(&["-sS", "--etag-save", "{tmp}/etag", "{url}/"])
+        .reply(etagged("   \"abc123\"   "))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_replaces_old_value() {
+    Case::new("etag_save_replaces_old_value")
+        .args(&["-sS", "--etag-save", "{tmp}/etag", "{url}/"])
+        .file("etag", "\"a much longer old etag value\"\n")
+        .reply(etagged("W/\"new\""))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_without_etag_keeps_file() {
+    Case::new("etag_save_without_etag_keeps_file")
+        .args(&["-sS", "--etag-save", "{tmp}/etag", "{url}/"])
+        .file("etag", "\"old\"\n")
+        .reply(Reply::ok("untagged\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_without_etag_creates_empty_file() {
+    Case::new("etag_save_without_etag_creates_empty_file")
+        .args(&["-sS", "--etag-save", "{tmp}/etag", "{url}/"])
+        .reply(Reply::ok("untagged\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_ignores_error_responses() {
+    Case::new("etag_save_ignores_error_responses")
+        .args(&["-sS", "--etag-save", "{tmp}/etag", "{url}/"])
+        .reply(Reply::status(404, &[("ETag", "\"err\"")], "no\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_with_include() {
+    Case::new("etag_save_with_include")
+        .args(&["-sS", "-i", "--etag-save", "{tmp}/etag", "{url}/"])
+        .reply(etagged("\"abc\""))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_sends_if_none_match() {
+    Case::new("etag_compare_sends_if_none_match")
+        .args(&["-sS", "--etag-compare", "{tmp}/etag", "{url}/"])
+        .file("etag", "\"abc123\"\n")
+        .reply(Reply::status(304, &[], ""))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_joins_lines() {
+    Case::new("etag_compare_joins_lines")
+        .args(&["-sS", "--etag-compare", "{tmp}/etag", "{url}/"])
+        .file("etag", "\"x1\"\r\n\"x2\"\n")
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_empty_file() {
+    Case::new("etag_compare_empty_file")
+        .args(&["-sS", "--etag-compare", "{tmp}/etag", "{url}/"])
+        .file("etag", "")
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_missing_file_warns() {
+    Case::new("etag_compare_missing_file_warns")
+        .args(&[
+            "--no-progress-meter",
+            "--etag-compare",
+            "{tmp}/nope",
+            "{url}/",
+        ])
+        .compare_stderr(true)
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_after_custom_header() {
+    Case::new("etag_compare_after_custom_header")
+        .args(&[
+            "-sS",
+            "-H",
+            "If-None-Match: \"mine\"",
+            "--etag-compare",
+            "{tmp}/etag",
+            "{url}/",
+        ])
+        .file("etag", "\"file\"\n")
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_and_save_same_file() {
+    Case::new("etag_compare_and_save_same_file")
+        .args(&[
+            "-sS",
+            "--etag-compare",
+            "{tmp}/etag",
+            "--etag-save",
+            "{tmp}/etag",
+            "{url}/",
+        ])
+        .file("etag", "\"old\"\n")
+        .reply(etagged("\"new\""))
+        .run(OXCURL);
+}
