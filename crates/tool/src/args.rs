@@ -195,6 +195,14 @@ opts![
         "output"
     ),
     (
+        "create-file-mode",
+        None,
+        Arg,
+        "<mode>",
+        "File mode for created files",
+        "sftp scp file upload"
+    ),
+    (
         "crlfile",
         None,
         Arg,
@@ -975,6 +983,14 @@ opts![
         "Output FORMAT after completion",
         "verbose"
     ),
+    (
+        "xattr",
+        None,
+        Bool,
+        "",
+        "Store metadata in extended file attributes",
+        "output"
+    ),
 ];
 
 /// Find an option by long name; curl accepts unambiguous prefixes of long names? No: curl
@@ -1062,6 +1078,11 @@ pub struct Operation {
     /// `-J`.
     pub content_disposition: bool,
     pub etag_save: Option<String>,
+    /// `--xattr`.
+    pub xattr: bool,
+    /// `--create-file-mode`: for files created on the server (SFTP, SCP, FILE); HTTP
+    /// downloads keep the default mode, as in curl.
+    pub create_file_mode: Option<u32>,
     pub etag_compare: Option<String>,
     pub remote_time: bool,
     pub remove_on_error: bool,
@@ -1434,6 +1455,21 @@ impl Parser {
             }
             "remote-header-name" => self.op().content_disposition = on,
             "etag-save" => self.op().etag_save = Some(a()),
+            "xattr" => self.op().xattr = on,
+            "create-file-mode" => {
+                let v = a();
+                // Octal digits only: no sign, no blanks.
+                let digits = !v.is_empty() && v.bytes().all(|b| (b'0'..=b'7').contains(&b));
+                let mode = u64::from_str_radix(if digits { &v } else { "x" }, 8).map_err(|_| {
+                    perr(format!(
+                        "option --{name}: expected a proper numerical parameter"
+                    ))
+                })?;
+                if mode > 0o777 {
+                    return Err(perr(format!("option --{name}: too large number")));
+                }
+                self.op().create_file_mode = Some(mode as u32);
+            }
             "etag-compare" => self.op().etag_compare = Some(a()),
             "remote-time" => self.op().remote_time = on,
             "remove-on-error" => self.op().remove_on_error = on,

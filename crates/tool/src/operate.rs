@@ -159,6 +159,32 @@ fn open_no_clobber(path: &mut PathBuf) -> io::Result<File> {
     r
 }
 
+/// `--xattr` (curl's `tool_xattr.c`): the Content-Type as `user.mime_type`, the URL without
+/// its credentials as `user.xdg.origin.url`, and `user.creator` set to `curl`.
+fn write_xattrs(f: &File, url: &str, content_type: Option<&str>) -> io::Result<()> {
+    use rustix::fs::{fsetxattr, XattrFlags};
+    let set = |name: &str, value: &str| {
+        fsetxattr(f, name, value.as_bytes(), XattrFlags::empty()).map_err(io::Error::from)
+    };
+    if let Some(ct) = content_type {
+        set("user.mime_type", ct)?;
+    }
+    let flags = oxcurl_urlapi::Flags {
+        guess_scheme: true,
+        non_support_scheme: true,
+        ..Default::default()
+    };
+    let origin = oxcurl_urlapi::Url::parse(url, flags)
+        .and_then(|mut u| {
+            u.set(oxcurl_urlapi::Part::User, None, Default::default())?;
+            u.set(oxcurl_urlapi::Part::Password, None, Default::default())?;
+            u.get(oxcurl_urlapi::Part::Url, Default::default())
+        })
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    set("user.xdg.origin.url", &origin)?;
+    set("user.creator", "curl")
+}
+
 /// `-R`: the file's access and modification times become the response's Last-Modified.
 fn set_remote_time(path: &Path, info: &Info) {
     let Some(lm) = info
@@ -775,6 +801,8 @@ fn finish_job(
         // No empty file for a 304 (a time condition not met, simulated or from the
         // server): curl leaves what is there alone.
         let unmet = info.response_code == 304 && th.wrote == 0;
+        // --xattr only labels a file the transfer wrote to, not one created empty after.
+        let written = matches!(th.out.sink, Sink::File { file: Some(_), .. });
         if (result.is_ok() || th.wrote > 0) && !unmet && th.out.finish().is_err() && result.is_ok()
         {
             // curl creates the empty file after reporting errors: the failure only
@@ -805,7 +833,21 @@ fn finish_job(
             return Finished::Retry(Box::new(meta), delay);
         }
         if let Sink::File { path, file, .. } = &mut th.out.sink {
-            let opened = file.take().is_some();
+            let f = file.take();
+            let opened = f.is_some();
+            if let (Some(f), true, true) = (&f, result.is_ok(), op.xattr && written) {
+                if let Err(e) = write_xattrs(f, &meta.url, info.content_type.as_deref()) {
+                    if !g.silent {
+                        let w = format!(
+                            "Error setting extended attributes on '{}': {}",
+                            path.display(),
+                            os_text(&e)
+                        );
+                        errout_write(errout, crate::args::warning_text(&w).as_bytes());
+                    }
+                }
+            }
+            drop(f);
             if meta.filename.is_some() {
                 // --no-clobber may have picked another name.
                 meta.filename = Some(path.to_string_lossy().into_owned());

@@ -851,3 +851,146 @@ fn etag_compare_and_save_same_file() {
         .reply(etagged("\"new\""))
         .run(OXCURL);
 }
+
+// ---- --xattr ----------------------------------------------------------------------
+
+/// Download to a file with `args` and list the file's `user.*` attributes, sorted.
+fn xattrs_after(
+    program: &Path,
+    reply: Reply,
+    url_path: &str,
+    args: &[&str],
+) -> Vec<(String, Vec<u8>)> {
+    let server = ScriptedServer::with_replies(vec![reply]);
+    let dir = TempDir::new("xattr");
+    let out = dir.path().join("f");
+    let url = server.url().replacen("http://", "http://user:secret@", 1);
+    let status = Command::new(program)
+        .args(["-s", "-o"])
+        .arg(&out)
+        .args(args)
+        .arg(format!("{url}{url_path}"))
+        .status()
+        .unwrap();
+    let _ = status;
+    let Ok(f) = std::fs::File::open(&out) else {
+        return Vec::new();
+    };
+    let mut names = vec![0u8; 4096];
+    let n = rustix::fs::flistxattr(&f, &mut names[..]).unwrap();
+    let port = server.port().to_string();
+    let mut all: Vec<(String, Vec<u8>)> = names[..n]
+        .split(|&b| b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            let name = String::from_utf8_lossy(n).into_owned();
+            let mut v = vec![0u8; 4096];
+            let len = rustix::fs::fgetxattr(&f, name.as_str(), &mut v[..]).unwrap();
+            v.truncate(len);
+            // The two runs use different servers.
+            let v = String::from_utf8_lossy(&v)
+                .replace(&port, "PORT")
+                .into_bytes();
+            (name, v)
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+fn xattr_compare(
+    reply: impl Fn() -> Reply,
+    url_path: &str,
+    args: &[&str],
+) -> Vec<(String, Vec<u8>)> {
+    let ours = xattrs_after(Path::new(OXCURL), reply(), url_path, args);
+    let theirs = xattrs_after(&reference_curl(), reply(), url_path, args);
+    assert_eq!(ours, theirs);
+    ours
+}
+
+#[test]
+fn xattr_origin_mime_and_creator() {
+    let got = xattr_compare(
+        || {
+            Reply::status(
+                200,
+                &[("Content-Type", "text/plain; charset=utf-8")],
+                "hello\n",
+            )
+        },
+        "/dir/file.txt?q=1#frag",
+        &["--xattr"],
+    );
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["user.creator", "user.mime_type", "user.xdg.origin.url"]
+    );
+}
+
+#[test]
+fn xattr_without_content_type() {
+    let got = xattr_compare(|| Reply::ok("hello\n"), "/x", &["--xattr"]);
+    assert_eq!(got.len(), 2);
+}
+
+#[test]
+fn xattr_not_set_for_empty_body() {
+    let got = xattr_compare(|| Reply::ok(""), "/x", &["--xattr"]);
+    assert!(got.is_empty());
+}
+
+#[test]
+fn xattr_not_set_on_error() {
+    let got = xattr_compare(
+        || Reply::status(404, &[("Content-Type", "text/html")], "missing\n"),
+        "/x",
+        &["--xattr", "-f"],
+    );
+    assert!(got.is_empty());
+}
+
+#[test]
+fn xattr_off_by_default() {
+    let got = xattr_compare(|| Reply::ok("hello\n"), "/x", &[]);
+    assert!(got.is_empty());
+}
+
+// ---- --create-file-mode -----------------------------------------------------------
+
+#[test]
+fn create_file_mode_leaves_http_downloads_alone() {
+    let mode = |program: &Path| {
+        let server = ScriptedServer::with_replies(vec![Reply::ok("x\n")]);
+        let dir = TempDir::new("mode");
+        let out = dir.path().join("f");
+        let ok = Command::new(program)
+            .args(["-s", "--create-file-mode", "0600", "-o"])
+            .arg(&out)
+            .arg(server.url())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(&out).unwrap().permissions().mode() & 0o777
+    };
+    assert_eq!(mode(Path::new(OXCURL)), mode(&reference_curl()));
+}
+
+#[test]
+fn create_file_mode_rejects_non_octal() {
+    Case::new("create_file_mode_rejects_non_octal")
+        .args(&["--create-file-mode", "0789", "{url}/"])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn create_file_mode_too_large() {
+    Case::new("create_file_mode_too_large")
+        .args(&["--create-file-mode", "1000", "{url}/"])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
