@@ -89,6 +89,8 @@ impl Out {
                             let _ = std::fs::create_dir_all(parent);
                         }
                     }
+                    // curl names the file as asked for, not its last numbered try.
+                    let asked = path.clone();
                     let f = if *append {
                         OpenOptions::new().append(true).create(true).open(&*path)
                     } else if *no_clobber {
@@ -103,7 +105,7 @@ impl Out {
                         Err(e) => {
                             let w = format!(
                                 "Failed to open the file {}: {}",
-                                path.display(),
+                                asked.display(),
                                 os_text(&e)
                             );
                             if let Some(dest) = &self.warn {

@@ -994,3 +994,42 @@ fn create_file_mode_too_large() {
         .compare_stderr(true)
         .run(OXCURL);
 }
+
+#[test]
+fn no_clobber_gives_up_after_99() {
+    Case::new("no_clobber_gives_up_after_99")
+        .args(&[
+            "--no-progress-meter",
+            "--no-clobber",
+            "-o",
+            "{tmp}/out",
+            "-w",
+            "%{filename_effective}\n",
+            "{url}/",
+        ])
+        .setup(|dir| {
+            std::fs::write(dir.join("out"), "0\n").unwrap();
+            for n in 1..100 {
+                std::fs::write(dir.join(format!("out.{n}")), format!("{n}\n")).unwrap();
+            }
+        })
+        .compare_stderr(true)
+        .reply(Reply::ok("new\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn no_clobber_with_remote_name() {
+    Case::new("no_clobber_with_remote_name")
+        .args(&[
+            "-sS",
+            "--no-clobber",
+            "-O",
+            "--output-dir",
+            "{tmp}",
+            "{url}/f.txt",
+        ])
+        .file("f.txt", "old\n")
+        .reply(Reply::ok("new\n"))
+        .run(OXCURL);
+}
