@@ -688,6 +688,14 @@ opts![
         "http ftp sftp file"
     ),
     (
+        "rate",
+        None,
+        Arg,
+        "<max request rate>",
+        "Request rate for serial transfers",
+        "connection"
+    ),
+    (
         "raw",
         None,
         Bool,
@@ -1129,6 +1137,8 @@ pub struct Global {
     pub parallel_max: usize,
     pub no_buffer: bool,
     pub fail_early: bool,
+    /// `--rate`: at least this many milliseconds between the starts of serial transfers.
+    pub rate_ms: u64,
 }
 
 /// Everything parsed from the command line.
@@ -1478,8 +1488,8 @@ impl Parser {
                 self.op().time_cond = time_cond(&a(), silent);
             }
             "retry" => self.op().retry.retries = parse_unum(name, &a())?,
-            "retry-delay" => self.op().retry.delay = parse_unum(name, &a())?,
-            "retry-max-time" => self.op().retry.max_time = parse_unum(name, &a())?,
+            "retry-delay" => self.op().retry.delay = parse_secs_ms(name, &a())?,
+            "retry-max-time" => self.op().retry.max_time = parse_secs_ms(name, &a())?,
             "retry-all-errors" => self.op().retry.all_errors = on,
             "retry-connrefused" => self.op().retry.connrefused = on,
             "cookie" => self.op().cookie.push(a()),
@@ -1488,6 +1498,7 @@ impl Parser {
             "basic" => {}
             "oauth2-bearer" => self.op().bearer = Some(a()),
             "fail-early" => self.cfg.global.fail_early = on,
+            "rate" => self.cfg.global.rate_ms = parse_rate(&a())?,
             "junk-session-cookies" => self.op().junk_session_cookies = on,
             "config" => {
                 let f = a();
@@ -1716,9 +1727,71 @@ fn time_cond(arg: &str, silent: bool) -> Option<(oxcurl_core::options::TimeCondi
     }
 }
 
+/// `--rate N[/[M]unit]`: N transfers per M units of s, m, h or d (per hour without a
+/// unit); the result is the wait between transfer starts in milliseconds.
+fn parse_rate(v: &str) -> Result<u64, ParseError> {
+    let (num, unit) = match v.split_once('/') {
+        Some((n, u)) => (n, Some(u)),
+        None => (v, None),
+    };
+    if num.len() > 25 {
+        return Err(perr("option --rate: too large number"));
+    }
+    let denominator = parse_unum("rate", num)?;
+    if denominator < 1 {
+        return Err(perr("option --rate: is badly used here"));
+    }
+    let mut numerator: u64 = 60 * 60 * 1000;
+    if let Some(u) = unit {
+        let digits = u.bytes().take_while(u8::is_ascii_digit).count();
+        let (units, rest) = match u[..digits].parse::<u64>() {
+            Ok(n) => (n, &u[digits..]),
+            Err(_) => (1, u),
+        };
+        numerator = match rest.as_bytes().first() {
+            Some(b's') => 1000,
+            Some(b'm') => 60 * 1000,
+            Some(b'h') => 60 * 60 * 1000,
+            Some(b'd') => 24 * 60 * 60 * 1000,
+            _ => {
+                return Err(perr(
+                    "unsupported --rate unit\ncurl: option --rate: is badly used here",
+                ))
+            }
+        };
+        if units == 0 {
+            return Err(perr("option --rate: too large number"));
+        }
+        numerator = numerator.saturating_mul(units);
+    }
+    if denominator > numerator {
+        return Err(perr("option --rate: too large number"));
+    }
+    Ok(numerator / denominator)
+}
+
+/// Seconds that curl keeps in milliseconds: more than fits after `* 1000` is refused.
+fn parse_secs_ms(name: &str, v: &str) -> Result<u64, ParseError> {
+    let n = parse_unum(name, v)?;
+    if n > i64::MAX as u64 / 1000 {
+        return Err(perr(format!("option --{name}: too large number")));
+    }
+    Ok(n)
+}
+
 /// curl's `str2unum`: a whole number, negative ones refused with their own text.
 fn parse_unum(name: &str, v: &str) -> Result<u64, ParseError> {
-    let n = parse_num(name, v)?;
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    let n = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        v.parse::<i64>().ok()
+    } else {
+        None
+    };
+    let n = n.ok_or_else(|| {
+        perr(format!(
+            "option --{name}: expected a proper numerical parameter"
+        ))
+    })?;
     u64::try_from(n).map_err(|_| {
         perr(format!(
             "option --{name}: expected a positive numerical parameter"

@@ -552,6 +552,8 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
     let mut pending: std::collections::VecDeque<(Easy, JobMeta)> = Default::default();
     // Set up but never run: reported failed with the stop code at the end.
     let mut leftovers: Vec<JobMeta> = Vec::new();
+    // When the last serial transfer started, for --rate.
+    let mut last_start: Option<Instant> = None;
     loop {
         while stop.is_none() && running.len() + pending.len() < par + ahead {
             let Some(step) = plan.next() else { break };
@@ -599,6 +601,16 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             let Some((easy, meta)) = pending.pop_front() else {
                 break;
             };
+            // --rate: serial transfers start at most once per interval.
+            if let (false, Some(t)) = (g.parallel, last_start) {
+                let wait = Duration::from_millis(g.rate_ms).saturating_sub(t.elapsed());
+                if !wait.is_zero() {
+                    std::thread::sleep(wait);
+                }
+            }
+            if g.rate_ms > 0 {
+                last_start = Some(Instant::now());
+            }
             let id = multi.add(easy);
             running.push((id, meta));
         }
@@ -624,6 +636,8 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 Finished::Done(code) => last = code,
                 Finished::Retry(meta, delay) => {
                     std::thread::sleep(delay);
+                    // A retry does not wait for --rate.
+                    last_start = None;
                     // Again from the start, keeping the retry count; -D appends.
                     let target = Target {
                         first_in_op: false,
