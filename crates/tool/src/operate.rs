@@ -366,6 +366,8 @@ struct ToolHandler {
     echo: Option<usize>,
     held: Vec<u8>,
     include: bool,
+    /// The engine reported progress: the meter has something to finish.
+    progressed: bool,
     /// `--etag-save`: the file that gets the ETag of a 2xx or 3xx response.
     etag_save: Option<PathBuf>,
 }
@@ -500,6 +502,7 @@ impl Handler for ToolHandler {
         Some(self)
     }
     fn progress(&mut self, dltotal: u64, dlnow: u64, ultotal: u64, ulnow: u64) -> bool {
+        self.progressed = true;
         if let Some((m, dest)) = &mut self.meter {
             let mut buf = Vec::new();
             let dt = (dltotal > 0).then_some(dltotal);
@@ -801,7 +804,7 @@ fn finish_job(
         .as_any_mut()
         .and_then(|a| a.downcast_mut::<ToolHandler>());
     if let Some(th) = th {
-        if let Some((m, dest)) = &mut th.meter {
+        if let (Some((m, dest)), true) = (&mut th.meter, th.progressed) {
             let mut buf = Vec::new();
             let dt = info.content_length_download;
             let _ = m.done(
@@ -1497,6 +1500,7 @@ fn configure(
         echo: None,
         held: Vec::new(),
         include: o.include_header,
+        progressed: false,
         etag_save,
     };
     Ok((Easy::new(o, Box::new(handler)), filename, url))

@@ -193,6 +193,15 @@ fn proto_only_https_refuses_http() {
 }
 
 #[test]
+fn proto_refusal_shows_no_meter() {
+    proto_case(
+        "proto_refusal_shows_no_meter",
+        &["--proto", "=https", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
 fn proto_deny_http() {
     proto_case("proto_deny_http", &["-sS", "--proto", "-http", "{url}/"]).run(OXCURL);
 }
