@@ -58,6 +58,17 @@ struct Out {
     warn: Option<ErrOut>,
 }
 
+/// Whether stdout is a regular file.
+fn stdout_is_file() -> bool {
+    use std::os::fd::AsFd;
+    io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(File::from)
+        .and_then(|f| f.metadata())
+        .is_ok_and(|m| m.is_file())
+}
+
 /// The system's text for an I/O error, as curl's `strerror` gives it.
 fn os_text(e: &io::Error) -> String {
     let t = e.to_string();
@@ -453,7 +464,17 @@ impl Handler for ToolHandler {
                     // Only the latest ETag stays in the file.
                     let mut data = v.to_vec();
                     data.push(b'\n');
-                    let _ = std::fs::write(f, data);
+                    if f.as_os_str() == "-" {
+                        // curl truncates stdout first, which fails unless it is a file.
+                        if !stdout_is_file() {
+                            return oxcurl_core::options::WRITEFUNC_ERROR;
+                        }
+                        if let Ok(mut o) = self.out.stdout.lock() {
+                            let _ = o.write_all(&data);
+                        }
+                    } else {
+                        let _ = std::fs::write(f, data);
+                    }
                 }
                 if self.include {
                     self.echo = Some(line.len());
@@ -1404,7 +1425,9 @@ fn configure(
     // --etag-save: curl opens the file (for appending) before the transfer, so it exists
     // afterwards even without an ETag.
     let etag_save = op.etag_save.as_ref().map(|f| {
-        let _ = OpenOptions::new().append(true).create(true).open(f);
+        if f != "-" {
+            let _ = OpenOptions::new().append(true).create(true).open(f);
+        }
         PathBuf::from(f)
     });
     // -J: only for a name taken from the URL (-O), not for -o.

@@ -1042,3 +1042,22 @@ fn no_clobber_with_remote_name() {
         .reply(Reply::ok("new\n"))
         .run(OXCURL);
 }
+
+#[test]
+fn etag_save_to_stdout_pipe_fails() {
+    // curl 8.14.1 truncates the ETag stream before writing, which a pipe refuses.
+    Case::new("etag_save_to_stdout_pipe_fails")
+        .args(&["-sS", "--etag-save", "-", "{url}/"])
+        .compare_stderr(true)
+        .reply(etagged("\"abc\""))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_to_stdout_without_etag() {
+    Case::new("etag_save_to_stdout_without_etag")
+        .args(&["-sS", "--etag-save", "-", "{url}/"])
+        .compare_stderr(true)
+        .reply(Reply::ok("untagged\n"))
+        .run(OXCURL);
+}
