@@ -379,6 +379,8 @@ struct ToolHandler {
     include: bool,
     /// The engine reported progress: the meter has something to finish.
     progressed: bool,
+    /// Where an appending output file started (`-C`), for a retry to go back to.
+    resume_from: u64,
     /// `--etag-save`: the file that gets the ETag of a 2xx or 3xx response.
     etag_save: Option<PathBuf>,
 }
@@ -854,11 +856,12 @@ fn finish_job(
             let _ = h.finish();
         }
         if let Some(delay) = retry_decision(g, op, &mut meta, &info, &result, errout) {
-            // The output file starts again from empty (curl truncates what was written);
-            // the -D file keeps what it has and gets the new headers appended.
+            // The output file goes back to where this transfer started writing (empty, or
+            // the resume offset with -C); the -D file keeps what it has and gets the new
+            // headers appended.
             if let Sink::File {
                 file: Some(f),
-                append: false,
+                append,
                 ..
             } = &mut th.out.sink
             {
@@ -867,7 +870,7 @@ fn finish_job(
                         let note = format!("Note: Throwing away {} bytes\n", th.wrote);
                         errout_write(errout, note.as_bytes());
                     }
-                    let _ = f.set_len(0);
+                    let _ = f.set_len(if *append { th.resume_from } else { 0 });
                 }
             }
             return Finished::Retry(Box::new(meta), delay);
@@ -1524,6 +1527,7 @@ fn configure(
         held: Vec::new(),
         include: o.include_header,
         progressed: false,
+        resume_from: o.resume_from,
         etag_save,
     };
     Ok((Easy::new(o, Box::new(handler)), filename, url))

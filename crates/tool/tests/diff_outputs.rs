@@ -1061,3 +1061,12 @@ fn etag_save_to_stdout_without_etag() {
         .reply(Reply::ok("untagged\n"))
         .run(OXCURL);
 }
+
+#[test]
+fn out_null_is_unknown_in_8_14() {
+    // --out-null came with curl 8.16; 8.14.1 rejects it.
+    Case::new("out_null_is_unknown_in_8_14")
+        .args(&["-s", "--out-null", "{url}/"])
+        .compare_stderr(true)
+        .run(OXCURL);
+}

@@ -411,3 +411,27 @@ fn retry_delay_too_large() {
     )
     .run(OXCURL);
 }
+
+#[test]
+#[ignore = "issue 3: with -C curl fails any response without Content-Range (here the 503) with exit 33 before retrying; the engine only checks 200 responses, so oxcurl retries"]
+fn retry_with_resume_keeps_the_start() {
+    case(
+        "retry_with_resume_keeps_the_start",
+        &[
+            "--no-progress-meter",
+            "--retry",
+            "1",
+            "-C",
+            "-",
+            "-o",
+            "{tmp}/out",
+            "{url}/",
+        ],
+    )
+    .file("out", "0123")
+    .replies(vec![
+        Reply::status(503, &[], "an error page to throw away\n"),
+        Reply::status(206, &[("Content-Range", "bytes 4-9/10")], "456789"),
+    ])
+    .run(OXCURL);
+}
