@@ -871,8 +871,15 @@ fn xattrs_after(
     args: &[&str],
 ) -> Vec<(String, Vec<u8>)> {
     let server = ScriptedServer::with_replies(vec![reply]);
-    let dir = TempDir::new("xattr");
-    let out = dir.path().join("f");
+    // Under target/, on the checkout's file system (a tmpfs /tmp may lack user xattrs).
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "xattr-{}-{}",
+        std::process::id(),
+        XATTR_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("f");
+    let _ = std::fs::remove_file(&out);
     let url = server.url().replacen("http://", "http://user:secret@", 1);
     let status = Command::new(program)
         .args(["-s", "-o"])
@@ -883,6 +890,7 @@ fn xattrs_after(
         .unwrap();
     let _ = status;
     let Ok(f) = std::fs::File::open(&out) else {
+        let _ = std::fs::remove_dir_all(&dir);
         return Vec::new();
     };
     let mut names = vec![0u8; 4096];
@@ -904,8 +912,11 @@ fn xattrs_after(
         })
         .collect();
     all.sort();
+    let _ = std::fs::remove_dir_all(&dir);
     all
 }
+
+static XATTR_RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 fn xattr_compare(
     reply: impl Fn() -> Reply,
