@@ -2925,6 +2925,8 @@ impl Transfer {
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>, r: Result<()>) {
+        // A URL or protocol refused at the start: curl never calls the progress callback.
+        let refused_at_init = r.is_err() && matches!(self.state, State::Init);
         if r.is_err() {
             self.conn = None;
         }
@@ -2944,7 +2946,7 @@ impl Transfer {
             }
         }
         self.result = Some(r);
-        if !self.opts.no_progress {
+        if !self.opts.no_progress && !refused_at_init {
             let (dltotal, ultotal) = self.totals();
             let _ = self.handler.progress(
                 dltotal,

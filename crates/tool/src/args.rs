@@ -212,6 +212,14 @@ opts![
         "output"
     ),
     (
+        "create-file-mode",
+        None,
+        Arg,
+        "<mode>",
+        "File mode for created files",
+        "sftp scp file upload"
+    ),
+    (
         "crlfile",
         None,
         Arg,
@@ -283,6 +291,22 @@ opts![
         "<filename>",
         "Write the received headers to <filename>",
         "http ftp"
+    ),
+    (
+        "etag-compare",
+        None,
+        Arg,
+        "<file>",
+        "Load ETag from file",
+        "http"
+    ),
+    (
+        "etag-save",
+        None,
+        Arg,
+        "<file>",
+        "Parse incoming ETag and save to a file",
+        "http"
     ),
     (
         "expect100-timeout",
@@ -833,6 +857,14 @@ opts![
         "http ftp sftp file"
     ),
     (
+        "rate",
+        None,
+        Arg,
+        "<max request rate>",
+        "Request rate for serial transfers",
+        "connection"
+    ),
+    (
         "raw",
         None,
         Bool,
@@ -1192,6 +1224,14 @@ opts![
         "Output FORMAT after completion",
         "verbose"
     ),
+    (
+        "xattr",
+        None,
+        Bool,
+        "",
+        "Store metadata in extended file attributes",
+        "output"
+    ),
 ];
 
 /// Find an option by long name; curl accepts unambiguous prefixes of long names? No: curl
@@ -1278,6 +1318,13 @@ pub struct Operation {
     pub clobber_always: bool,
     /// `-J`.
     pub content_disposition: bool,
+    pub etag_save: Option<String>,
+    /// `--xattr`.
+    pub xattr: bool,
+    /// `--create-file-mode`: for files created on the server (SFTP, SCP, FILE); HTTP
+    /// downloads keep the default mode, as in curl.
+    pub create_file_mode: Option<u32>,
+    pub etag_compare: Option<String>,
     pub remote_time: bool,
     pub remove_on_error: bool,
     /// `--retry`, `--retry-delay`, `--retry-max-time`, `--retry-all-errors`,
@@ -1349,6 +1396,8 @@ pub struct Global {
     pub parallel_max: usize,
     pub no_buffer: bool,
     pub fail_early: bool,
+    /// `--rate`: at least this many milliseconds between the starts of serial transfers.
+    pub rate_ms: u64,
 }
 
 /// Everything parsed from the command line.
@@ -1758,6 +1807,23 @@ impl Parser {
                 self.op().clobber_always = on;
             }
             "remote-header-name" => self.op().content_disposition = on,
+            "etag-save" => self.op().etag_save = Some(a()),
+            "xattr" => self.op().xattr = on,
+            "create-file-mode" => {
+                let v = a();
+                // Octal digits only: no sign, no blanks.
+                let digits = !v.is_empty() && v.bytes().all(|b| (b'0'..=b'7').contains(&b));
+                let mode = u64::from_str_radix(if digits { &v } else { "x" }, 8).map_err(|_| {
+                    perr(format!(
+                        "option --{name}: expected a proper numerical parameter"
+                    ))
+                })?;
+                if mode > 0o777 {
+                    return Err(perr(format!("option --{name}: too large number")));
+                }
+                self.op().create_file_mode = Some(mode as u32);
+            }
+            "etag-compare" => self.op().etag_compare = Some(a()),
             "remote-time" => self.op().remote_time = on,
             "remove-on-error" => self.op().remove_on_error = on,
             "time-cond" => {
@@ -1765,8 +1831,8 @@ impl Parser {
                 self.op().time_cond = time_cond(&a(), silent);
             }
             "retry" => self.op().retry.retries = parse_unum(name, &a())?,
-            "retry-delay" => self.op().retry.delay = parse_unum(name, &a())?,
-            "retry-max-time" => self.op().retry.max_time = parse_unum(name, &a())?,
+            "retry-delay" => self.op().retry.delay = parse_secs_ms(name, &a())?,
+            "retry-max-time" => self.op().retry.max_time = parse_secs_ms(name, &a())?,
             "retry-all-errors" => self.op().retry.all_errors = on,
             "retry-connrefused" => self.op().retry.connrefused = on,
             "cookie" => self.op().cookie.push(a()),
@@ -1843,6 +1909,7 @@ impl Parser {
             "netrc-optional" => self.op().netrc_optional = on,
             "netrc-file" => self.op().netrc_file = Some(a()),
             "fail-early" => self.cfg.global.fail_early = on,
+            "rate" => self.cfg.global.rate_ms = parse_rate(&a())?,
             "junk-session-cookies" => self.op().junk_session_cookies = on,
             "config" => {
                 let f = a();
@@ -2109,9 +2176,71 @@ fn time_cond(arg: &str, silent: bool) -> Option<(oxcurl_core::options::TimeCondi
     }
 }
 
+/// `--rate N[/[M]unit]`: N transfers per M units of s, m, h or d (per hour without a
+/// unit); the result is the wait between transfer starts in milliseconds.
+fn parse_rate(v: &str) -> Result<u64, ParseError> {
+    let (num, unit) = match v.split_once('/') {
+        Some((n, u)) => (n, Some(u)),
+        None => (v, None),
+    };
+    if num.len() > 25 {
+        return Err(perr("option --rate: too large number"));
+    }
+    let denominator = parse_unum("rate", num)?;
+    if denominator < 1 {
+        return Err(perr("option --rate: is badly used here"));
+    }
+    let mut numerator: u64 = 60 * 60 * 1000;
+    if let Some(u) = unit {
+        let digits = u.bytes().take_while(u8::is_ascii_digit).count();
+        let (units, rest) = match u[..digits].parse::<u64>() {
+            Ok(n) => (n, &u[digits..]),
+            Err(_) => (1, u),
+        };
+        numerator = match rest.as_bytes().first() {
+            Some(b's') => 1000,
+            Some(b'm') => 60 * 1000,
+            Some(b'h') => 60 * 60 * 1000,
+            Some(b'd') => 24 * 60 * 60 * 1000,
+            _ => {
+                return Err(perr(
+                    "unsupported --rate unit\ncurl: option --rate: is badly used here",
+                ))
+            }
+        };
+        if units == 0 {
+            return Err(perr("option --rate: too large number"));
+        }
+        numerator = numerator.saturating_mul(units);
+    }
+    if denominator > numerator {
+        return Err(perr("option --rate: too large number"));
+    }
+    Ok(numerator / denominator)
+}
+
+/// Seconds that curl keeps in milliseconds: more than fits after `* 1000` is refused.
+fn parse_secs_ms(name: &str, v: &str) -> Result<u64, ParseError> {
+    let n = parse_unum(name, v)?;
+    if n > i64::MAX as u64 / 1000 {
+        return Err(perr(format!("option --{name}: too large number")));
+    }
+    Ok(n)
+}
+
 /// curl's `str2unum`: a whole number, negative ones refused with their own text.
 fn parse_unum(name: &str, v: &str) -> Result<u64, ParseError> {
-    let n = parse_num(name, v)?;
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    let n = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        v.parse::<i64>().ok()
+    } else {
+        None
+    };
+    let n = n.ok_or_else(|| {
+        perr(format!(
+            "option --{name}: expected a proper numerical parameter"
+        ))
+    })?;
     u64::try_from(n).map_err(|_| {
         perr(format!(
             "option --{name}: expected a positive numerical parameter"

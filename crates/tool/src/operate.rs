@@ -58,6 +58,17 @@ struct Out {
     warn: Option<ErrOut>,
 }
 
+/// Whether stdout is a regular file.
+fn stdout_is_file() -> bool {
+    use std::os::fd::AsFd;
+    io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(File::from)
+        .and_then(|f| f.metadata())
+        .is_ok_and(|m| m.is_file())
+}
+
 /// The system's text for an I/O error, as curl's `strerror` gives it.
 fn os_text(e: &io::Error) -> String {
     let t = e.to_string();
@@ -89,6 +100,8 @@ impl Out {
                             let _ = std::fs::create_dir_all(parent);
                         }
                     }
+                    // curl names the file as asked for, not its last numbered try.
+                    let asked = path.clone();
                     let f = if *append {
                         OpenOptions::new().append(true).create(true).open(&*path)
                     } else if *no_clobber {
@@ -103,7 +116,7 @@ impl Out {
                         Err(e) => {
                             let w = format!(
                                 "Failed to open the file {}: {}",
-                                path.display(),
+                                asked.display(),
                                 os_text(&e)
                             );
                             if let Some(dest) = &self.warn {
@@ -157,6 +170,32 @@ fn open_no_clobber(path: &mut PathBuf) -> io::Result<File> {
         n += 1;
     }
     r
+}
+
+/// `--xattr` (curl's `tool_xattr.c`): the Content-Type as `user.mime_type`, the URL without
+/// its credentials as `user.xdg.origin.url`, and `user.creator` set to `curl`.
+fn write_xattrs(f: &File, url: &str, content_type: Option<&str>) -> io::Result<()> {
+    use rustix::fs::{fsetxattr, XattrFlags};
+    let set = |name: &str, value: &str| {
+        fsetxattr(f, name, value.as_bytes(), XattrFlags::empty()).map_err(io::Error::from)
+    };
+    if let Some(ct) = content_type {
+        set("user.mime_type", ct)?;
+    }
+    let flags = oxcurl_urlapi::Flags {
+        guess_scheme: true,
+        non_support_scheme: true,
+        ..Default::default()
+    };
+    let origin = oxcurl_urlapi::Url::parse(url, flags)
+        .and_then(|mut u| {
+            u.set(oxcurl_urlapi::Part::User, None, Default::default())?;
+            u.set(oxcurl_urlapi::Part::Password, None, Default::default())?;
+            u.get(oxcurl_urlapi::Part::Url, Default::default())
+        })
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    set("user.xdg.origin.url", &origin)?;
+    set("user.creator", "curl")
 }
 
 /// `-R`: the file's access and modification times become the response's Last-Modified.
@@ -338,6 +377,12 @@ struct ToolHandler {
     echo: Option<usize>,
     held: Vec<u8>,
     include: bool,
+    /// The engine reported progress: the meter has something to finish.
+    progressed: bool,
+    /// Where an appending output file started (`-C`), for a retry to go back to.
+    resume_from: u64,
+    /// `--etag-save`: the file that gets the ETag of a 2xx or 3xx response.
+    etag_save: Option<PathBuf>,
 }
 
 impl ToolHandler {
@@ -414,6 +459,31 @@ impl Handler for ToolHandler {
                 .and_then(|c| c.trim().parse().ok())
                 .unwrap_or(0);
         }
+        let wanted = self.code / 100 == 2 || self.code / 100 == 3;
+        if let (Some(f), true) = (&self.etag_save, wanted) {
+            if line.len() >= 5 && line[..5].eq_ignore_ascii_case(b"etag:") {
+                if let Some(v) = crate::output::etag_value(line) {
+                    // Only the latest ETag stays in the file.
+                    let mut data = v.to_vec();
+                    data.push(b'\n');
+                    if f.as_os_str() == "-" {
+                        // curl truncates stdout first, which fails unless it is a file.
+                        if !stdout_is_file() {
+                            return oxcurl_core::options::WRITEFUNC_ERROR;
+                        }
+                        if let Ok(mut o) = self.out.stdout.lock() {
+                            let _ = o.write_all(&data);
+                        }
+                    } else {
+                        let _ = std::fs::write(f, data);
+                    }
+                }
+                if self.include {
+                    self.echo = Some(line.len());
+                }
+                return line.len();
+            }
+        }
         if !self.content_disposition(line) {
             return oxcurl_core::options::WRITEFUNC_ERROR;
         }
@@ -455,6 +525,7 @@ impl Handler for ToolHandler {
         Some(self)
     }
     fn progress(&mut self, dltotal: u64, dlnow: u64, ultotal: u64, ulnow: u64) -> bool {
+        self.progressed = true;
         if let Some((m, dest)) = &mut self.meter {
             let mut buf = Vec::new();
             let dt = (dltotal > 0).then_some(dltotal);
@@ -507,6 +578,8 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
     let mut pending: std::collections::VecDeque<(Easy, JobMeta)> = Default::default();
     // Set up but never run: reported failed with the stop code at the end.
     let mut leftovers: Vec<JobMeta> = Vec::new();
+    // When the last serial transfer started, for --rate.
+    let mut last_start: Option<Instant> = None;
     loop {
         while stop.is_none() && running.len() + pending.len() < par + ahead {
             let Some(step) = plan.next() else { break };
@@ -554,6 +627,16 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             let Some((easy, meta)) = pending.pop_front() else {
                 break;
             };
+            // --rate: serial transfers start at most once per interval.
+            if let (false, Some(t)) = (g.parallel, last_start) {
+                let wait = Duration::from_millis(g.rate_ms).saturating_sub(t.elapsed());
+                if !wait.is_zero() {
+                    std::thread::sleep(wait);
+                }
+            }
+            if g.rate_ms > 0 {
+                last_start = Some(Instant::now());
+            }
             let id = multi.add(easy);
             running.push((id, meta));
         }
@@ -579,6 +662,8 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 Finished::Done(code) => last = code,
                 Finished::Retry(meta, delay) => {
                     std::thread::sleep(delay);
+                    // A retry does not wait for --rate.
+                    last_start = None;
                     // Again from the start, keeping the retry count; -D appends.
                     let target = Target {
                         first_in_op: false,
@@ -742,7 +827,7 @@ fn finish_job(
         .as_any_mut()
         .and_then(|a| a.downcast_mut::<ToolHandler>());
     if let Some(th) = th {
-        if let Some((m, dest)) = &mut th.meter {
+        if let (Some((m, dest)), true) = (&mut th.meter, th.progressed) {
             let mut buf = Vec::new();
             let dt = info.content_length_download;
             let _ = m.done(
@@ -758,6 +843,8 @@ fn finish_job(
         // No empty file for a 304 (a time condition not met, simulated or from the
         // server): curl leaves what is there alone.
         let unmet = info.response_code == 304 && th.wrote == 0;
+        // --xattr only labels a file the transfer wrote to, not one created empty after.
+        let written = matches!(th.out.sink, Sink::File { file: Some(_), .. });
         if (result.is_ok() || th.wrote > 0) && !unmet && th.out.finish().is_err() && result.is_ok()
         {
             // curl creates the empty file after reporting errors: the failure only
@@ -769,11 +856,12 @@ fn finish_job(
             let _ = h.finish();
         }
         if let Some(delay) = retry_decision(g, op, &mut meta, &info, &result, errout) {
-            // The output file starts again from empty (curl truncates what was written);
-            // the -D file keeps what it has and gets the new headers appended.
+            // The output file goes back to where this transfer started writing (empty, or
+            // the resume offset with -C); the -D file keeps what it has and gets the new
+            // headers appended.
             if let Sink::File {
                 file: Some(f),
-                append: false,
+                append,
                 ..
             } = &mut th.out.sink
             {
@@ -782,13 +870,27 @@ fn finish_job(
                         let note = format!("Note: Throwing away {} bytes\n", th.wrote);
                         errout_write(errout, note.as_bytes());
                     }
-                    let _ = f.set_len(0);
+                    let _ = f.set_len(if *append { th.resume_from } else { 0 });
                 }
             }
             return Finished::Retry(Box::new(meta), delay);
         }
         if let Sink::File { path, file, .. } = &mut th.out.sink {
-            let opened = file.take().is_some();
+            let f = file.take();
+            let opened = f.is_some();
+            if let (Some(f), true, true) = (&f, result.is_ok(), op.xattr && written) {
+                if let Err(e) = write_xattrs(f, &meta.url, info.content_type.as_deref()) {
+                    if !g.silent {
+                        let w = format!(
+                            "Error setting extended attributes on '{}': {}",
+                            path.display(),
+                            os_text(&e)
+                        );
+                        errout_write(errout, crate::args::warning_text(&w).as_bytes());
+                    }
+                }
+            }
+            drop(f);
             if meta.filename.is_some() {
                 // --no-clobber may have picked another name.
                 meta.filename = Some(path.to_string_lossy().into_owned());
@@ -1198,6 +1300,20 @@ fn configure(
             headers.push("Accept: application/json".into());
         }
     }
+    if let Some(f) = &op.etag_compare {
+        // Added after the user's headers, read again for every transfer.
+        let contents = match std::fs::read(f) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                if !g.silent {
+                    let w = format!("Failed to open {f}: {}", os_text(&e));
+                    errout_write(errout, crate::args::warning_text(&w).as_bytes());
+                }
+                None
+            }
+        };
+        headers.push(crate::output::if_none_match(contents.as_deref()));
+    }
     o.headers = headers;
     if let Some(ua) = &op.useragent {
         o.useragent = Some(ua.clone());
@@ -1357,6 +1473,14 @@ fn configure(
         },
         None => Sink::Stdout,
     };
+    // --etag-save: curl opens the file (for appending) before the transfer, so it exists
+    // afterwards even without an ETag.
+    let etag_save = op.etag_save.as_ref().map(|f| {
+        if f != "-" {
+            let _ = OpenOptions::new().append(true).create(true).open(f);
+        }
+        PathBuf::from(f)
+    });
     // -J: only for a name taken from the URL (-O), not for -o.
     let cd_pending =
         (op.content_disposition && remote && spec.output.is_none()).then(|| op.output_dir.clone());
@@ -1450,6 +1574,9 @@ fn configure(
         echo: None,
         held: Vec::new(),
         include: o.include_header,
+        progressed: false,
+        resume_from: o.resume_from,
+        etag_save,
     };
     Ok((Easy::new(o, Box::new(handler)), filename, url))
 }

@@ -1,5 +1,7 @@
-//! Output file naming from response headers (curl's `tool_cb_hdr.c`): the `filename=`
-//! parameter of `Content-Disposition` that `-J` uses. Does no I/O.
+//! What the tool takes from response headers for its files (curl's `tool_cb_hdr.c`): the
+//! `filename=` parameter of `Content-Disposition` that `-J` uses and the `ETag` value that
+//! `--etag-save` stores; and the `If-None-Match` header `--etag-compare` makes from its
+//! file's contents. Does no I/O.
 
 /// curl 8.14.1's scan of one `Content-Disposition:` header line (the whole line, name and
 /// line ending included) for `filename=`: parameters are found by skipping to the next
@@ -63,6 +65,56 @@ fn parse_filename(v: &[u8]) -> Option<Vec<u8>> {
     Some(s.to_vec())
 }
 
+/// curl's `save_etag`: the value of an `ETag:` header line (name included) of a complete
+/// line, blanks before and white space after it removed; None when there is nothing to save.
+pub fn etag_value(line: &[u8]) -> Option<&[u8]> {
+    if line.len() < 5 || !line[..5].eq_ignore_ascii_case(b"etag:") {
+        return None;
+    }
+    if line.last() != Some(&b'\n') {
+        return None;
+    }
+    let mut v = &line[5..];
+    while v.len() > 1 && matches!(v[0], b' ' | b'\t') {
+        v = &v[1..];
+    }
+    while let Some((last, rest)) = v.split_last() {
+        if !last.is_ascii_whitespace() {
+            break;
+        }
+        v = rest;
+    }
+    (!v.is_empty()).then_some(v)
+}
+
+/// curl 8.14.1's `--etag-compare` header: the file's lines, each cut at its first CR or
+/// LF, joined; `""` when that is empty or the file is missing.
+pub fn if_none_match(contents: Option<&[u8]>) -> String {
+    let mut tag = Vec::new();
+    if let Some(c) = contents {
+        // fgets reads lines of at most 255 bytes.
+        let mut rest = c;
+        while !rest.is_empty() {
+            let line_end = rest
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(rest.len(), |i| i + 1);
+            let chunk = &rest[..line_end.min(255)];
+            rest = &rest[chunk.len()..];
+            let cut = chunk
+                .iter()
+                .position(|&b| b == b'\r' || b == b'\n' || b == 0)
+                .unwrap_or(chunk.len());
+            tag.extend_from_slice(&chunk[..cut]);
+        }
+    }
+    if tag.is_empty() {
+        "If-None-Match: \"\"".to_string()
+    } else {
+        format!("If-None-Match: {}", String::from_utf8_lossy(&tag))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +175,21 @@ mod tests {
             Some(Some("p.txt".into()))
         );
         assert_eq!(name("Content-Type: text/plain; filename=x\r\n"), None);
+    }
+
+    #[test]
+    fn etags() {
+        assert_eq!(etag_value(b"ETag:   \"abc\"  \r\n"), Some(&b"\"abc\""[..]));
+        assert_eq!(etag_value(b"etag: W/\"x\"\n"), Some(&b"W/\"x\""[..]));
+        assert_eq!(etag_value(b"ETag:\r\n"), None);
+        assert_eq!(etag_value(b"ETag: x"), None);
+        assert_eq!(etag_value(b"ETags: x\r\n"), None);
+        assert_eq!(if_none_match(None), "If-None-Match: \"\"");
+        assert_eq!(if_none_match(Some(b"")), "If-None-Match: \"\"");
+        assert_eq!(
+            if_none_match(Some(b"\"x1\"\n\"x2\"\n")),
+            "If-None-Match: \"x1\"\"x2\""
+        );
+        assert_eq!(if_none_match(Some(b"  a \r\n")), "If-None-Match:   a ");
     }
 }

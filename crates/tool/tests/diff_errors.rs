@@ -341,7 +341,6 @@ fn url_unsupported_protocol() {
 }
 
 #[test]
-#[ignore = "issue 2: progress meter is printed before the exit 1 error (curl prints none)"]
 fn url_unsupported_protocol_not_silent() {
     err_case(
         "url_unsupported_protocol_not_silent",

@@ -193,6 +193,15 @@ fn proto_only_https_refuses_http() {
 }
 
 #[test]
+fn proto_refusal_shows_no_meter() {
+    proto_case(
+        "proto_refusal_shows_no_meter",
+        &["--proto", "=https", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
 fn proto_deny_http() {
     proto_case("proto_deny_http", &["-sS", "--proto", "-http", "{url}/"]).run(OXCURL);
 }
@@ -720,5 +729,355 @@ fn empty_output_open_failure_is_silent_but_fails() {
         ])
         .compare_stderr(true)
         .reply(Reply::ok(""))
+        .run(OXCURL);
+}
+
+// ---- --etag-save / --etag-compare -----------------------------------------------
+
+fn etagged(tag: &str) -> Reply {
+    Reply::status(200, &[("ETag", tag)], "tagged\n")
+}
+
+#[test]
+fn etag_save_writes_trimmed_value() {
+    Case::new("etag_save_writes_trimmed_value")
+        .args(&["-sS", "--etag-save", "{tmp}/etag", "{url}/"])
+        .reply(etagged("   \"abc123\"   "))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_replaces_old_value() {
+    Case::new("etag_save_replaces_old_value")
+        .args(&["-sS", "--etag-save", "{tmp}/etag", "{url}/"])
+        .file("etag", "\"a much longer old etag value\"\n")
+        .reply(etagged("W/\"new\""))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_without_etag_keeps_file() {
+    Case::new("etag_save_without_etag_keeps_file")
+        .args(&["-sS", "--etag-save", "{tmp}/etag", "{url}/"])
+        .file("etag", "\"old\"\n")
+        .reply(Reply::ok("untagged\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_without_etag_creates_empty_file() {
+    Case::new("etag_save_without_etag_creates_empty_file")
+        .args(&["-sS", "--etag-save", "{tmp}/etag", "{url}/"])
+        .reply(Reply::ok("untagged\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_ignores_error_responses() {
+    Case::new("etag_save_ignores_error_responses")
+        .args(&["-sS", "--etag-save", "{tmp}/etag", "{url}/"])
+        .reply(Reply::status(404, &[("ETag", "\"err\"")], "no\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_with_include() {
+    Case::new("etag_save_with_include")
+        .args(&["-sS", "-i", "--etag-save", "{tmp}/etag", "{url}/"])
+        .reply(etagged("\"abc\""))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_sends_if_none_match() {
+    Case::new("etag_compare_sends_if_none_match")
+        .args(&["-sS", "--etag-compare", "{tmp}/etag", "{url}/"])
+        .file("etag", "\"abc123\"\n")
+        .reply(Reply::status(304, &[], ""))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_joins_lines() {
+    Case::new("etag_compare_joins_lines")
+        .args(&["-sS", "--etag-compare", "{tmp}/etag", "{url}/"])
+        .file("etag", "\"x1\"\r\n\"x2\"\n")
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_empty_file() {
+    Case::new("etag_compare_empty_file")
+        .args(&["-sS", "--etag-compare", "{tmp}/etag", "{url}/"])
+        .file("etag", "")
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_missing_file_warns() {
+    Case::new("etag_compare_missing_file_warns")
+        .args(&[
+            "--no-progress-meter",
+            "--etag-compare",
+            "{tmp}/nope",
+            "{url}/",
+        ])
+        .compare_stderr(true)
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_after_custom_header() {
+    Case::new("etag_compare_after_custom_header")
+        .args(&[
+            "-sS",
+            "-H",
+            "If-None-Match: \"mine\"",
+            "--etag-compare",
+            "{tmp}/etag",
+            "{url}/",
+        ])
+        .file("etag", "\"file\"\n")
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_compare_and_save_same_file() {
+    Case::new("etag_compare_and_save_same_file")
+        .args(&[
+            "-sS",
+            "--etag-compare",
+            "{tmp}/etag",
+            "--etag-save",
+            "{tmp}/etag",
+            "{url}/",
+        ])
+        .file("etag", "\"old\"\n")
+        .reply(etagged("\"new\""))
+        .run(OXCURL);
+}
+
+// ---- --xattr ----------------------------------------------------------------------
+
+/// Download to a file with `args` and list the file's `user.*` attributes, sorted.
+fn xattrs_after(
+    program: &Path,
+    reply: Reply,
+    url_path: &str,
+    args: &[&str],
+) -> Vec<(String, Vec<u8>)> {
+    let server = ScriptedServer::with_replies(vec![reply]);
+    // Under target/, on the checkout's file system (a tmpfs /tmp may lack user xattrs).
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "xattr-{}-{}",
+        std::process::id(),
+        XATTR_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("f");
+    let _ = std::fs::remove_file(&out);
+    let url = server.url().replacen("http://", "http://user:secret@", 1);
+    let status = Command::new(program)
+        .args(["-s", "-o"])
+        .arg(&out)
+        .args(args)
+        .arg(format!("{url}{url_path}"))
+        .status()
+        .unwrap();
+    let _ = status;
+    let Ok(f) = std::fs::File::open(&out) else {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Vec::new();
+    };
+    let mut names = vec![0u8; 4096];
+    let n = rustix::fs::flistxattr(&f, &mut names[..]).unwrap();
+    let port = server.port().to_string();
+    let mut all: Vec<(String, Vec<u8>)> = names[..n]
+        .split(|&b| b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            let name = String::from_utf8_lossy(n).into_owned();
+            let mut v = vec![0u8; 4096];
+            let len = rustix::fs::fgetxattr(&f, name.as_str(), &mut v[..]).unwrap();
+            v.truncate(len);
+            // The two runs use different servers.
+            let v = String::from_utf8_lossy(&v)
+                .replace(&port, "PORT")
+                .into_bytes();
+            (name, v)
+        })
+        .collect();
+    all.sort();
+    let _ = std::fs::remove_dir_all(&dir);
+    all
+}
+
+static XATTR_RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn xattr_compare(
+    reply: impl Fn() -> Reply,
+    url_path: &str,
+    args: &[&str],
+) -> Vec<(String, Vec<u8>)> {
+    let ours = xattrs_after(Path::new(OXCURL), reply(), url_path, args);
+    let theirs = xattrs_after(&reference_curl(), reply(), url_path, args);
+    assert_eq!(ours, theirs);
+    ours
+}
+
+#[test]
+fn xattr_origin_mime_and_creator() {
+    let got = xattr_compare(
+        || {
+            Reply::status(
+                200,
+                &[("Content-Type", "text/plain; charset=utf-8")],
+                "hello\n",
+            )
+        },
+        "/dir/file.txt?q=1#frag",
+        &["--xattr"],
+    );
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["user.creator", "user.mime_type", "user.xdg.origin.url"]
+    );
+}
+
+#[test]
+fn xattr_without_content_type() {
+    let got = xattr_compare(|| Reply::ok("hello\n"), "/x", &["--xattr"]);
+    assert_eq!(got.len(), 2);
+}
+
+#[test]
+fn xattr_not_set_for_empty_body() {
+    let got = xattr_compare(|| Reply::ok(""), "/x", &["--xattr"]);
+    assert!(got.is_empty());
+}
+
+#[test]
+fn xattr_not_set_on_error() {
+    let got = xattr_compare(
+        || Reply::status(404, &[("Content-Type", "text/html")], "missing\n"),
+        "/x",
+        &["--xattr", "-f"],
+    );
+    assert!(got.is_empty());
+}
+
+#[test]
+fn xattr_off_by_default() {
+    let got = xattr_compare(|| Reply::ok("hello\n"), "/x", &[]);
+    assert!(got.is_empty());
+}
+
+// ---- --create-file-mode -----------------------------------------------------------
+
+#[test]
+fn create_file_mode_leaves_http_downloads_alone() {
+    let mode = |program: &Path| {
+        let server = ScriptedServer::with_replies(vec![Reply::ok("x\n")]);
+        let dir = TempDir::new("mode");
+        let out = dir.path().join("f");
+        let ok = Command::new(program)
+            .args(["-s", "--create-file-mode", "0600", "-o"])
+            .arg(&out)
+            .arg(server.url())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(&out).unwrap().permissions().mode() & 0o777
+    };
+    assert_eq!(mode(Path::new(OXCURL)), mode(&reference_curl()));
+}
+
+#[test]
+fn create_file_mode_rejects_non_octal() {
+    Case::new("create_file_mode_rejects_non_octal")
+        .args(&["--create-file-mode", "0789", "{url}/"])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn create_file_mode_too_large() {
+    Case::new("create_file_mode_too_large")
+        .args(&["--create-file-mode", "1000", "{url}/"])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn no_clobber_gives_up_after_99() {
+    Case::new("no_clobber_gives_up_after_99")
+        .args(&[
+            "--no-progress-meter",
+            "--no-clobber",
+            "-o",
+            "{tmp}/out",
+            "-w",
+            "%{filename_effective}\n",
+            "{url}/",
+        ])
+        .setup(|dir| {
+            std::fs::write(dir.join("out"), "0\n").unwrap();
+            for n in 1..100 {
+                std::fs::write(dir.join(format!("out.{n}")), format!("{n}\n")).unwrap();
+            }
+        })
+        .compare_stderr(true)
+        .reply(Reply::ok("new\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn no_clobber_with_remote_name() {
+    Case::new("no_clobber_with_remote_name")
+        .args(&[
+            "-sS",
+            "--no-clobber",
+            "-O",
+            "--output-dir",
+            "{tmp}",
+            "{url}/f.txt",
+        ])
+        .file("f.txt", "old\n")
+        .reply(Reply::ok("new\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_to_stdout_pipe_fails() {
+    // curl 8.14.1 truncates the ETag stream before writing, which a pipe refuses.
+    Case::new("etag_save_to_stdout_pipe_fails")
+        .args(&["-sS", "--etag-save", "-", "{url}/"])
+        .compare_stderr(true)
+        .reply(etagged("\"abc\""))
+        .run(OXCURL);
+}
+
+#[test]
+fn etag_save_to_stdout_without_etag() {
+    Case::new("etag_save_to_stdout_without_etag")
+        .args(&["-sS", "--etag-save", "-", "{url}/"])
+        .compare_stderr(true)
+        .reply(Reply::ok("untagged\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn out_null_is_unknown_in_8_14() {
+    // --out-null came with curl 8.16; 8.14.1 rejects it.
+    Case::new("out_null_is_unknown_in_8_14")
+        .args(&["-s", "--out-null", "{url}/"])
+        .compare_stderr(true)
         .run(OXCURL);
 }
