@@ -1907,17 +1907,28 @@ fn method_conflict(op: &Operation) -> Option<String> {
 /// A warning as curl's `warnf` prints it: `Warning: ` before each line, the text cut at the
 /// last blank within 70 columns.
 pub fn warning_text(msg: &str) -> String {
-    const WIDTH: usize = 79 - 9;
+    prefixed_text("Warning: ", msg)
+}
+
+/// curl's notef layout (verbose notes): like [`warning_text`] with `Note: ` lines.
+pub fn note_text(msg: &str) -> String {
+    prefixed_text("Note: ", msg)
+}
+
+/// curl's `voutf`: the message cut into lines of at most 79 columns, prefix included,
+/// at the last blank that fits.
+fn prefixed_text(prefix: &str, msg: &str) -> String {
+    let width = 79 - prefix.len();
     let mut out = String::new();
     let mut rest = msg;
     while !rest.is_empty() {
-        out.push_str("Warning: ");
-        if rest.len() > WIDTH {
-            let cut = rest.as_bytes()[..WIDTH]
+        out.push_str(prefix);
+        if rest.len() > width {
+            let cut = rest.as_bytes()[..width]
                 .iter()
                 .rposition(|&b| b == b' ' || b == b'\t')
                 .map(|i| i + 1)
-                .unwrap_or(WIDTH);
+                .unwrap_or(width);
             let cut = (cut..=rest.len())
                 .find(|&i| rest.is_char_boundary(i))
                 .unwrap_or(rest.len());
