@@ -2371,7 +2371,13 @@ pub fn error_text(msg: &str) -> String {
     prefixed_text("curl: ", msg)
 }
 
-/// `prefix` before each line of `msg`, lines cut at the last blank within 79 columns.
+/// curl's notef layout (verbose notes): like [`warning_text`] with `Note: ` lines.
+pub fn note_text(msg: &str) -> String {
+    prefixed_text("Note: ", msg)
+}
+
+/// curl's `voutf`: the message cut into lines of at most 79 columns, prefix included,
+/// at the last blank that fits.
 fn prefixed_text(prefix: &str, msg: &str) -> String {
     let width = 79 - prefix.len();
     let mut out = String::new();

@@ -821,6 +821,7 @@ fn finish_job(
             format!("The requested URL returned error: {}", info.response_code),
         ));
     }
+    let mut late_note = None;
     // Take the handler back out to close files and print the meter's last line.
     let mut handler = easy.take_handler();
     let th = handler
@@ -866,9 +867,10 @@ fn finish_job(
             } = &mut th.out.sink
             {
                 if th.wrote > 0 {
-                    if g.verbose > 0 {
-                        let note = format!("Note: Throwing away {} bytes\n", th.wrote);
-                        errout_write(errout, note.as_bytes());
+                    // curl's notef: verbose and not silent.
+                    if g.verbose > 0 && !g.silent {
+                        let note = format!("Throwing away {} bytes", th.wrote);
+                        errout_write(errout, crate::args::note_text(&note).as_bytes());
                     }
                     let _ = f.set_len(if *append { th.resume_from } else { 0 });
                 }
@@ -896,14 +898,14 @@ fn finish_job(
                 meta.filename = Some(path.to_string_lossy().into_owned());
             }
             if opened && result.is_err() && op.remove_on_error {
-                // curl's notef, shown only in verbose mode.
+                // curl's notef, shown only in verbose mode without -s.
                 let removed = match std::fs::metadata(&*path) {
                     Ok(m) if m.is_file() => std::fs::remove_file(&*path).is_ok(),
                     _ => false,
                 };
-                if removed && g.verbose > 0 {
-                    let note = format!("Note: Removed output file: {}\n", path.display());
-                    errout_write(errout, note.as_bytes());
+                if removed && g.verbose > 0 && !g.silent {
+                    // Printed after the transfer's error, as in curl.
+                    late_note = Some(format!("Removed output file: {}", path.display()));
                 }
             }
             if opened && result.is_ok() && op.remote_time {
@@ -911,7 +913,11 @@ fn finish_job(
             }
         }
     }
-    Finished::Done(conclude(g, op, &meta, &info, result, stdout, errout))
+    let code = conclude(g, op, &meta, &info, result, stdout, errout);
+    if let Some(n) = late_note {
+        errout_write(errout, crate::args::note_text(&n).as_bytes());
+    }
+    Finished::Done(code)
 }
 
 /// The end of a transfer, run or not: `-w` output, then the error message; returns the

@@ -1081,3 +1081,27 @@ fn out_null_is_unknown_in_8_14() {
         .compare_stderr(true)
         .run(OXCURL);
 }
+
+#[test]
+fn remove_on_error_verbose_note() {
+    Case::new("remove_on_error_verbose_note")
+        .args(&[
+            "-v",
+            "--no-progress-meter",
+            "--remove-on-error",
+            "-o",
+            "{tmp}/part",
+            "{url}/",
+        ])
+        .compare_stderr(true)
+        .normalise_with(|d| {
+            String::from_utf8_lossy(d)
+                .lines()
+                .filter(|l| l.starts_with("Note: ") || l.starts_with("curl: "))
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+                .into_bytes()
+        })
+        .reply(Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly some").close())
+        .run(OXCURL);
+}

@@ -435,3 +435,43 @@ fn retry_with_resume_keeps_the_start() {
     ])
     .run(OXCURL);
 }
+
+/// Only curl's `Note:` and `Warning:` lines of a verbose run.
+fn notes_only(d: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(d)
+        .lines()
+        .filter(|l| l.starts_with("Note: ") || l.starts_with("Warning: "))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+#[test]
+fn retry_verbose_notes_thrown_away_bytes() {
+    case(
+        "retry_verbose_notes_thrown_away_bytes",
+        &[
+            "-v",
+            "--no-progress-meter",
+            "--retry",
+            "1",
+            "-o",
+            "{tmp}/out",
+            "{url}/",
+        ],
+    )
+    .normalise_with(notes_only)
+    .replies(vec![busy(503), Reply::ok("ok\n")])
+    .run(OXCURL);
+}
+
+#[test]
+fn retry_silent_verbose_has_no_notes() {
+    case(
+        "retry_silent_verbose_has_no_notes",
+        &["-sv", "--retry", "1", "-o", "{tmp}/out", "{url}/"],
+    )
+    .normalise_with(notes_only)
+    .replies(vec![busy(503), Reply::ok("ok\n")])
+    .run(OXCURL);
+}
