@@ -1230,8 +1230,15 @@ fn configure(
         if up == "-" || up == "." {
             upload = Some((Box::new(io::stdin()), None, None));
         } else {
-            let f = File::open(up)
-                .map_err(|_| Error::new(Code::ReadError, Code::ReadError.strerror()))?;
+            let f = File::open(up).map_err(|_| {
+                // curl prints these (even with -s) before the transfer's own error.
+                let text = format!(
+                    "curl: cannot open '{up}'\n\
+                     curl: try 'curl --help' or 'curl --manual' for more information\n"
+                );
+                errout_write(errout, text.as_bytes());
+                Error::new(Code::ReadError, Code::ReadError.strerror())
+            })?;
             let len = f.metadata().ok().map(|m| m.len());
             upload = Some((Box::new(f), len, Some(PathBuf::from(up))));
             url = add_file_name_to_url(&url, up);

@@ -363,7 +363,6 @@ fn proto_restriction() {
 // ---- local file errors ----------------------------------------------------------
 
 #[test]
-#[ignore = "issue 2: lacks curl's 'cannot open '<path>'' and 'try curl --help' lines before the exit 26 message"]
 fn upload_missing_file() {
     err_case(
         "upload_missing_file",
@@ -538,5 +537,23 @@ fn boolean_option_with_no_prefix() {
         &["--no-silent", "-s", "{url}/"],
     )
     .reply(Reply::ok("x"))
+    .run(OXCURL);
+}
+
+#[test]
+fn upload_missing_file_not_silent() {
+    err_case(
+        "upload_missing_file_not_silent",
+        &["-T", "{tmp}/nope", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn upload_missing_file_silent() {
+    err_case(
+        "upload_missing_file_silent",
+        &["-s", "-T", "{tmp}/nope", "{url}/"],
+    )
     .run(OXCURL);
 }
