@@ -13,7 +13,7 @@ use oxcurl_core::{Body, Code, Easy, Error, Handler, Info, InfoType, Multi, Optio
 
 use crate::args::{Config, ContinueAt, DataKind, Global, Operation};
 use crate::plan::{Plan, Step, Target};
-use crate::progress::Meter;
+use crate::progress::{Bar, Meter};
 use crate::writeout::{self, WriteoutContext};
 
 /// The tool's receive buffer (curl's tool default, 100 KiB).
@@ -366,6 +366,8 @@ struct ToolHandler {
     upload_path: Option<PathBuf>,
     tracer: Option<Tracer>,
     meter: Option<(Meter, ErrOut)>,
+    /// The `-#` bar instead of the meter.
+    bar: Option<(Bar, ErrOut)>,
     /// With `--fail`, the body of an error response is not written.
     wrote: u64,
     /// `-J` still waiting for a Content-Disposition name: the `--output-dir` to put it in.
@@ -526,6 +528,13 @@ impl Handler for ToolHandler {
     }
     fn progress(&mut self, dltotal: u64, dlnow: u64, ultotal: u64, ulnow: u64) -> bool {
         self.progressed = true;
+        if let Some((b, dest)) = &mut self.bar {
+            let mut buf = Vec::new();
+            let _ = b.update(Instant::now(), dltotal, dlnow, ultotal, ulnow, &mut buf);
+            if !buf.is_empty() {
+                errout_write(dest, &buf);
+            }
+        }
         if let Some((m, dest)) = &mut self.meter {
             let mut buf = Vec::new();
             let dt = (dltotal > 0).then_some(dltotal);
@@ -822,12 +831,30 @@ fn finish_job(
         ));
     }
     let mut late_note = None;
+    let mut bar_end: Option<(Vec<u8>, ErrOut)> = None;
     // Take the handler back out to close files and print the meter's last line.
     let mut handler = easy.take_handler();
     let th = handler
         .as_any_mut()
         .and_then(|a| a.downcast_mut::<ToolHandler>());
     if let Some(th) = th {
+        if let (Some((b, dest)), true) = (&mut th.bar, th.progressed) {
+            let mut buf = Vec::new();
+            let dt = info.content_length_download.unwrap_or(0);
+            let _ = b.update(
+                Instant::now(),
+                dt,
+                info.size_download,
+                0,
+                info.size_upload,
+                &mut buf,
+            );
+            errout_write(dest, &buf);
+            // The newline that ends the bar comes after the transfer's error, as in curl.
+            let mut end = Vec::new();
+            let _ = b.finish(&mut end);
+            bar_end = Some((end, Arc::clone(dest)));
+        }
         if let (Some((m, dest)), true) = (&mut th.meter, th.progressed) {
             let mut buf = Vec::new();
             let dt = info.content_length_download;
@@ -914,6 +941,9 @@ fn finish_job(
         }
     }
     let code = conclude(g, op, &meta, &info, result, stdout, errout);
+    if let Some((end, dest)) = bar_end {
+        errout_write(&dest, &end);
+    }
     if let Some(n) = late_note {
         errout_write(errout, crate::args::note_text(&n).as_bytes());
     }
@@ -1558,7 +1588,12 @@ fn configure(
         None
     };
     let show_meter = !g.silent && !g.no_progress && !body_to_tty && !g.parallel && !g.progress_bar;
-    o.no_progress = !show_meter;
+    let show_bar = !g.silent && !g.no_progress && !g.parallel && g.progress_bar;
+    o.no_progress = !show_meter && !show_bar;
+    let bar = show_bar.then(|| {
+        let width = crate::progress::bar_width(std::env::var("COLUMNS").ok().as_deref(), None);
+        (Bar::new(width, o.resume_from), Arc::clone(errout))
+    });
     let meter = show_meter.then(|| {
         (
             Meter::new(Instant::now()).with_resume(o.resume_from),
@@ -1581,6 +1616,7 @@ fn configure(
         upload_path,
         tracer,
         meter,
+        bar,
         wrote: 0,
         cd_pending,
         code: 0,
