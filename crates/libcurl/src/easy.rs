@@ -174,6 +174,8 @@ struct BodySpec {
     fields: Option<usize>,
     /// COPYPOSTFIELDS: our copy.
     copied: Option<Vec<u8>>,
+    /// MIMEPOST: the application's mime, read at perform time.
+    mime: Option<usize>,
     fields_size: Option<i64>,
     post: bool,
     upload: bool,
@@ -306,6 +308,13 @@ impl State {
         if b.upload {
             return Body::Upload(b.infile_size);
         }
+        if let Some(m) = b.mime {
+            // SAFETY: the application keeps a MIMEPOST mime alive until the transfer is done
+            // (CURLOPT_MIMEPOST(3)).
+            if let Some(m) = unsafe { crate::mime::body_of(m as *mut crate::mime::MimeHandle) } {
+                return Body::Mime(m);
+            }
+        }
         if let Some(c) = &b.copied {
             return Body::Fields(c.clone());
         }
@@ -401,6 +410,9 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
                 ..st.cb
             };
             d.body = st.body.clone();
+            // curl copies the mime; the copy would need the application's callbacks to be
+            // duplicable, so the new handle starts without one.
+            d.body.mime = None;
             d.headers = st.headers;
             d.resolve = st.resolve;
             d.connect_to = st.connect_to;
@@ -490,6 +502,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 } else {
                     st.body.fields = None;
                     st.body.copied = None;
+                    st.body.mime = None;
                 }
             }
             HTTPGET => {
@@ -649,6 +662,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             POSTFIELDS => {
                 st.body.fields = (!v.is_null()).then_some(v as usize);
                 st.body.copied = None;
+                st.body.mime = None;
                 st.body.post = true;
                 st.body.upload = false;
                 st.opts.nobody = false;
@@ -666,7 +680,16 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 };
                 st.body.copied = Some(bytes);
                 st.body.fields = None;
+                st.body.mime = None;
                 st.body.post = true;
+                st.body.upload = false;
+                st.opts.nobody = false;
+            }
+            MIMEPOST => {
+                st.body.mime = (!v.is_null()).then_some(v as usize);
+                st.body.fields = None;
+                st.body.copied = None;
+                st.body.post = !v.is_null();
                 st.body.upload = false;
                 st.opts.nobody = false;
             }
