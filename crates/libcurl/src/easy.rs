@@ -61,7 +61,7 @@ impl Callbacks {
 }
 
 /// The engine's `Handler` made of C function pointers.
-struct CHandler(Callbacks);
+struct CHandler(Callbacks, crate::headers::Shared);
 
 // SAFETY: libcurl's contract is that a handle is used by one thread at a time; the handler
 // is only called on the thread inside curl_easy_perform/curl_multi_perform, and the
@@ -87,6 +87,9 @@ impl Handler for CHandler {
         self.write_to(None, self.0.write_data, data)
     }
     fn header(&mut self, line: &[u8]) -> usize {
+        if let Ok(mut store) = self.1.lock() {
+            store.line(line);
+        }
         if self.0.header.is_some() {
             self.write_to(self.0.header, self.0.header_data, line)
         } else if !self.0.header_data.is_null() {
@@ -208,6 +211,8 @@ pub struct EasyHandle {
     pub(crate) busy: Cell<bool>,
     /// The handle belongs to a multi.
     pub(crate) in_multi: Cell<bool>,
+    /// What curl_easy_header reads; shared with the running transfer's handler.
+    pub(crate) headers: crate::headers::Shared,
 }
 
 impl EasyHandle {
@@ -229,6 +234,7 @@ impl EasyHandle {
             }),
             busy: Cell::new(false),
             in_multi: Cell::new(false),
+            headers: crate::headers::new_store(),
         });
         let p: *mut EasyHandle = &mut *h;
         h.state.get_mut().cb.handle = p;
@@ -267,7 +273,10 @@ impl EasyHandle {
             unsafe { *st.errorbuffer = 0 };
         }
         st.strings.clear();
-        (opts, Box::new(CHandler(st.cb)))
+        if let Ok(mut store) = self.headers.lock() {
+            store.clear();
+        }
+        (opts, Box::new(CHandler(st.cb, self.headers.clone())))
     }
 
     /// Takes a finished transfer back: its statistics and its error text.

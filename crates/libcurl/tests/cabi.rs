@@ -504,3 +504,47 @@ fn valgrind_mime_is_clean() {
     let _ = std::fs::remove_file(&exe);
     assert_eq!(out.code, Some(0), "valgrind mime: {}", out.stderr_str());
 }
+
+#[test]
+fn header_api_matches_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|req| match req.path() {
+        "/rep" => Reply::raw(
+            "HTTP/1.1 200 OK\r\nX-Rep: a\r\nContent-Length: 2\r\nx-rep:   b  \r\n\
+             X-Other: o\r\nX-REP: c\r\n\r\nok",
+        ),
+        "/redir" => Reply::raw(
+            "HTTP/1.1 302 Found\r\nLocation: /hop\r\nX-Rep: first\r\nContent-Length: 0\r\n\r\n",
+        ),
+        "/hop" => Reply::raw(
+            "HTTP/1.1 301 Moved\r\nLocation: /rep\r\nX-Rep: second\r\nContent-Length: 0\r\n\r\n",
+        ),
+        "/early" => Reply::raw(
+            "HTTP/1.1 103 Early Hints\r\nLink: </style.css>\r\n\r\n\
+             HTTP/1.1 200 OK\r\nX-Rep: final\r\nContent-Length: 2\r\n\r\nok",
+        ),
+        "/trailer" => Reply::chunked_with_trailers(&["ab", "cd"], &[("X-Trailer", "t")]),
+        _ => Reply::status(404, &[], ""),
+    });
+    let base = s.url().trim_end_matches('/').to_string();
+    let urls: Vec<String> = ["rep", "redir", "early", "trailer"]
+        .iter()
+        .map(|p| format!("{base}/{p}"))
+        .collect();
+    let args: Vec<&str> = urls.iter().map(String::as_str).collect();
+    let ours = run_ok("headers", Lib::Ours, &args);
+    for want in [
+        " header(Location,0,1,0)=0 Location: /hop (0/1) origin=1\n",
+        " header(X-REP,2,1,-1)=0 X-REP: c (2/3) origin=1\n",
+        "  Link: </style.css> (0/1) origin=8 reserved=1\n",
+        " header(X-Trailer,0,2,-1)=0 X-Trailer: t (0/1) origin=2\n",
+        "url 2: rc=0 redirects=2\n",
+    ] {
+        assert!(ours.contains(want), "{want:?} in\n{ours}");
+    }
+    let reference = run_ok("headers", Lib::Reference, &args);
+    for (a, b) in ours.lines().zip(reference.lines()) {
+        assert_eq!(a, b, "ours vs reference\n{ours}");
+    }
+    assert_eq!(ours, reference);
+}

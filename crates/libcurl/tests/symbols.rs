@@ -40,9 +40,6 @@ const NOT_YET: &[&str] = &[
     "curl_global_trace",
     "curl_strequal",
     "curl_strnequal",
-    // header.h: the header API
-    "curl_easy_header",
-    "curl_easy_nextheader",
     // mprintf.h
     "curl_maprintf",
     "curl_mfprintf",
