@@ -1,6 +1,8 @@
 /* The MIME API: misuse error codes, then multipart uploads (a body of known size, a chunked
- * one, a file gone before perform). Usage: mime URL FILE, FILE an existing file the program
- * may overwrite and remove. Prints the result codes and the callbacks' counts. */
+ * one, a file gone before perform, with a third argument one sent again after a 307 to it,
+ * with a fourth one a read callback that aborts). Usage: mime URL FILE [URL307 [abort]], FILE
+ * a file the program may overwrite and remove. Prints the result codes and the callbacks'
+ * counts. */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +27,15 @@ static size_t cb_read(char *buf, size_t size, size_t n, void *arg)
   memcpy(buf, s->data + s->pos, want);
   s->pos += want;
   return want;
+}
+
+static size_t cb_abort(char *buf, size_t size, size_t n, void *arg)
+{
+  (void)buf;
+  (void)size;
+  (void)n;
+  (void)arg;
+  return CURL_READFUNC_ABORT;
 }
 
 static int cb_seek(void *arg, curl_off_t offset, int origin)
@@ -189,6 +200,35 @@ int main(int argc, char **argv)
   curl_easy_setopt(h, CURLOPT_MIMEPOST, m);
   rc = curl_easy_perform(h);
   printf("gone: rc=%d\n", (int)rc);
+  if(argc > 3) {
+    /* 4: a 307 sends the body again: the callback's data is rewound with its seek */
+    struct src again = { "sent twice", 10, 0, 0, 0 };
+    curl_mime *m2 = curl_mime_init(h);
+    p = curl_mime_addpart(m2);
+    curl_mime_name(p, "again");
+    curl_mime_data_cb(p, (curl_off_t)again.len, cb_read, cb_seek, cb_free, &again);
+    curl_easy_setopt(h, CURLOPT_URL, argv[3]);
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(h, CURLOPT_MIMEPOST, m2);
+    rc = curl_easy_perform(h);
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    printf("307: rc=%d code=%ld seeks=%d\n", (int)rc, code, again.seeks);
+    curl_easy_setopt(h, CURLOPT_MIMEPOST, NULL);
+    curl_mime_free(m2);
+    printf("307: frees=%d\n", again.frees);
+  }
+  if(argc > 4) {
+    /* 5: a read callback that aborts the transfer */
+    curl_mime *m3 = curl_mime_init(h);
+    p = curl_mime_addpart(m3);
+    curl_mime_name(p, "abort");
+    curl_mime_data_cb(p, 10, cb_abort, NULL, NULL, NULL);
+    curl_easy_setopt(h, CURLOPT_URL, argv[1]);
+    curl_easy_setopt(h, CURLOPT_MIMEPOST, m3);
+    rc = curl_easy_perform(h);
+    printf("abort: rc=%d\n", (int)rc);
+    curl_mime_free(m3);
+  }
   curl_easy_cleanup(h);
   curl_mime_free(m); /* the application's, after cleanup */
   return 0;
