@@ -199,6 +199,17 @@ pub(crate) struct State {
     info: Info,
     /// Strings handed out by getinfo; they live until the next perform or cleanup.
     strings: Vec<CString>,
+    /// The copy of the MIMEPOST mime curl_easy_duphandle made: this handle's to free.
+    owned_mime: usize,
+}
+
+impl State {
+    /// Frees the MIMEPOST copy this handle owns, if any.
+    fn drop_owned_mime(&mut self) {
+        let m = std::mem::take(&mut self.owned_mime);
+        // SAFETY: made by mime::dup for this handle and not handed to the application.
+        unsafe { crate::mime::free(m as *mut crate::mime::MimeHandle) };
+    }
 }
 
 const MAGIC: u32 = 0xc0de_ea51;
@@ -231,6 +242,7 @@ impl EasyHandle {
                 private: std::ptr::null_mut(),
                 info: Info::default(),
                 strings: Vec::new(),
+                owned_mime: 0,
             }),
             busy: Cell::new(false),
             in_multi: Cell::new(false),
@@ -367,6 +379,7 @@ pub extern "C" fn curl_easy_cleanup(h: *mut EasyHandle) {
         if let Some(easy) = e.state.borrow_mut().easy.as_mut() {
             let _ = easy.save_state();
         }
+        e.state.borrow_mut().drop_owned_mime();
         // SAFETY: a live handle from Box::into_raw, not referenced elsewhere (not busy, not
         // in a multi); the magic is cleared first so a stale pointer is caught.
         unsafe {
@@ -390,6 +403,7 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.opts = Options::default();
         st.cb = Callbacks::new(h);
         st.body = BodySpec::default();
+        st.drop_owned_mime();
         st.headers = std::ptr::null();
         st.resolve = std::ptr::null();
         st.connect_to = std::ptr::null();
@@ -419,9 +433,13 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
                 ..st.cb
             };
             d.body = st.body.clone();
-            // curl copies the mime; the copy would need the application's callbacks to be
-            // duplicable, so the new handle starts without one.
-            d.body.mime = None;
+            // curl gives the new handle its own copy of the mime, freed with it.
+            if let Some(m) = st.body.mime {
+                // SAFETY: the application keeps a MIMEPOST mime alive while it is set.
+                let copy = unsafe { crate::mime::dup(m as *mut crate::mime::MimeHandle) };
+                d.owned_mime = copy as usize;
+                d.body.mime = (!copy.is_null()).then_some(copy as usize);
+            }
             d.headers = st.headers;
             d.resolve = st.resolve;
             d.connect_to = st.connect_to;
@@ -695,6 +713,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.opts.nobody = false;
             }
             MIMEPOST => {
+                st.drop_owned_mime();
                 st.body.mime = (!v.is_null()).then_some(v as usize);
                 st.body.fields = None;
                 st.body.copied = None;

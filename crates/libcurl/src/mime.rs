@@ -467,6 +467,72 @@ pub extern "C" fn curl_mime_headers(
     })
 }
 
+/// A deep copy of a mime for `curl_easy_duphandle`, as curl's `Curl_mime_duppart`: a new
+/// boundary, copied data, header lists owned by the copy, subparts copied, callback parts
+/// sharing the application's callbacks and argument (so its free callback runs for each).
+/// NULL for NULL.
+///
+/// # Safety
+/// `m` is NULL or a live mime.
+pub(crate) unsafe fn dup(m: *mut MimeHandle) -> *mut MimeHandle {
+    // SAFETY: per the caller.
+    let Some(src) = (unsafe { mime_ref(m) }) else {
+        return std::ptr::null_mut();
+    };
+    let copy = curl_mime_init(std::ptr::null_mut());
+    for &sp in &src.parts {
+        // SAFETY: parts of a live mime are live.
+        let Some(sp) = (unsafe { part_ref(sp) }) else {
+            continue;
+        };
+        let dp = curl_mime_addpart(copy);
+        // SAFETY: just made by curl_mime_addpart.
+        let Some(d) = (unsafe { part_ref(dp) }) else {
+            continue;
+        };
+        d.data = match &sp.data {
+            Data::None => Data::None,
+            Data::Bytes(b) => Data::Bytes(b.clone()),
+            Data::File(f) => Data::File(f.clone()),
+            Data::Callback(cb) => Data::Callback(*cb),
+            Data::Subparts(sub) => {
+                // SAFETY: an attached mime lives as long as its part.
+                let sub = unsafe { dup(*sub) };
+                // SAFETY: the fresh copy, not attached anywhere yet.
+                if let Some(s) = unsafe { mime_ref(sub) } {
+                    s.parent = dp;
+                }
+                Data::Subparts(sub)
+            }
+        };
+        d.name = sp.name.clone();
+        d.filename = sp.filename.clone();
+        d.ctype = sp.ctype.clone();
+        d.encoder = sp.encoder;
+        let mut list: *mut CurlSlist = std::ptr::null_mut();
+        let mut node = sp.headers;
+        while !node.is_null() {
+            // SAFETY: a live slist node; its data is a C string copied by append.
+            unsafe {
+                list = slist::curl_slist_append(list, (*node).data);
+                node = (*node).next;
+            }
+        }
+        d.headers = list;
+        d.owns_headers = !list.is_null();
+    }
+    copy
+}
+
+/// Frees a mime made by [`dup`].
+///
+/// # Safety
+/// `m` is NULL or a live mime not used elsewhere.
+pub(crate) unsafe fn free(m: *mut MimeHandle) {
+    // SAFETY: per the caller.
+    unsafe { free_mime(m) }
+}
+
 /// The engine body of a `CURLOPT_MIMEPOST` mime.
 ///
 /// # Safety

@@ -502,7 +502,7 @@ fn redirecting_server() -> ScriptedServer {
 }
 
 #[test]
-fn mime_callback_data_is_rewound_for_a_307() {
+fn mime_callback_data_is_rewound_for_a_307_and_copied_by_duphandle() {
     let s = redirecting_server();
     let base = s.url().trim_end_matches('/').to_string();
     let (up, again) = (format!("{base}/up"), format!("{base}/307"));
@@ -522,6 +522,18 @@ fn mime_callback_data_is_rewound_for_a_307() {
     assert_eq!(bodies.len(), 4, "two requests from each library");
     assert_eq!(bodies[0], bodies[2]);
     assert_eq!(bodies[1], bodies[3]);
+    assert!(ours.contains("dup: rc=0 code=200\n"), "{ours}");
+    let dups: Vec<Vec<u8>> = s
+        .requests()
+        .iter()
+        .filter(|r| r.raw().windows(10).any(|w| w == b"duplicated"))
+        .map(|r| mask_boundaries(&r.raw()))
+        .collect();
+    assert_eq!(dups.len(), 2, "one from each library");
+    assert_eq!(
+        String::from_utf8_lossy(&dups[0]),
+        String::from_utf8_lossy(&dups[1])
+    );
 }
 
 #[test]

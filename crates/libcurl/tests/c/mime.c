@@ -217,6 +217,33 @@ int main(int argc, char **argv)
     curl_mime_free(m2);
     printf("307: frees=%d\n", again.frees);
   }
+  if(argc > 3) {
+    /* 4b: a duplicated handle has its own copy of the mime, freed with it */
+    struct src dupsrc = { "duplicated", 10, 0, 0, 0 };
+    curl_mime *m2 = curl_mime_init(h), *sub2 = curl_mime_init(h);
+    CURL *d;
+    p = curl_mime_addpart(m2);
+    curl_mime_name(p, "cb");
+    curl_mime_data_cb(p, (curl_off_t)dupsrc.len, cb_read, cb_seek, cb_free, &dupsrc);
+    p = curl_mime_addpart(m2);
+    curl_mime_name(p, "inner");
+    curl_mime_headers(p, curl_slist_append(NULL, "X-Dup: yes"), 1);
+    curl_mime_subparts(p, sub2);
+    p = curl_mime_addpart(sub2);
+    curl_mime_filename(p, "x.txt");
+    curl_mime_data(p, "nested copy", CURL_ZERO_TERMINATED);
+    curl_easy_setopt(h, CURLOPT_URL, argv[1]);
+    curl_easy_setopt(h, CURLOPT_MIMEPOST, m2);
+    d = curl_easy_duphandle(h);
+    curl_easy_setopt(h, CURLOPT_MIMEPOST, NULL);
+    curl_mime_free(m2);
+    printf("dup: frees after original=%d\n", dupsrc.frees);
+    rc = curl_easy_perform(d);
+    curl_easy_getinfo(d, CURLINFO_RESPONSE_CODE, &code);
+    printf("dup: rc=%d code=%ld\n", (int)rc, code);
+    curl_easy_cleanup(d);
+    printf("dup: frees after cleanup=%d\n", dupsrc.frees);
+  }
   if(argc > 4) {
     /* 5: a read callback that aborts the transfer */
     curl_mime *m3 = curl_mime_init(h);
