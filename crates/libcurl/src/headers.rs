@@ -147,11 +147,20 @@ impl Store {
             _ => return,
         };
         if matches!(line.first(), Some(b' ' | b'\t')) {
-            // A folded line continues the previous value.
+            // A folded line continues the previous value with one of its leading blanks,
+            // as curl's unfold_value.
             if let Some(last) = self.entries.last_mut() {
+                let blanks = line
+                    .iter()
+                    .take_while(|&&b| b == b' ' || b == b'\t')
+                    .count();
+                let rest = &line[blanks - 1..];
+                let end = rest
+                    .iter()
+                    .rposition(|c| !c.is_ascii_whitespace())
+                    .map_or(1, |e| e + 1);
                 let mut v = last.value.as_bytes().to_vec();
-                v.push(b' ');
-                v.extend_from_slice(t);
+                v.extend_from_slice(&rest[..end]);
                 last.value = cstring(&v);
             }
             return;
@@ -160,7 +169,8 @@ impl Store {
             return;
         };
         self.entries.push(Entry {
-            name: cstring(trim(&line[..colon])),
+            // curl keeps the name as sent, up to the colon.
+            name: cstring(&line[..colon]),
             value: cstring(trim(&line[colon + 1..])),
             request: self.requests,
             origin,

@@ -574,7 +574,7 @@ fn header_api_matches_reference() {
     s.set_handler(|req| match req.path() {
         "/rep" => Reply::raw(
             "HTTP/1.1 200 OK\r\nX-Rep: a\r\nContent-Length: 2\r\nx-rep:   b  \r\n\
-             X-Other: o\r\nX-REP: c\r\n\r\nok",
+             X-Fold: one\r\n   two  \r\n\tthree\r\nX-Other: o\r\nX-REP: c\r\n\r\nok",
         ),
         "/redir" => Reply::raw(
             "HTTP/1.1 302 Found\r\nLocation: /hop\r\nX-Rep: first\r\nContent-Length: 0\r\n\r\n",
@@ -602,6 +602,7 @@ fn header_api_matches_reference() {
         "  Link: </style.css> (0/1) origin=8 reserved=1\n",
         " header(X-Trailer,0,2,-1)=0 X-Trailer: t (0/1) origin=2\n",
         "url 2: rc=0 redirects=2\n",
+        "  X-Fold: one two\tthree (0/1) origin=1 reserved=1\n",
     ] {
         assert!(ours.contains(want), "{want:?} in\n{ours}");
     }
