@@ -299,6 +299,9 @@ impl EasyHandle {
         info: Info,
         r: &Result<(), oxcurl_core::Error>,
     ) -> CURLcode {
+        if let Ok(mut store) = self.headers.lock() {
+            store.tunnel_done(info.http_connectcode);
+        }
         let mut st = self.state.borrow_mut();
         st.info = info;
         if let Some(mut easy) = easy {

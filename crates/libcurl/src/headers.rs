@@ -71,6 +71,8 @@ enum Phase {
 pub(crate) struct Store {
     entries: Vec<Entry>,
     requests: i32,
+    /// The final status code of each request so far.
+    finals: Vec<u16>,
     phase: Phase,
     /// The structs handed out: [0] by curl_easy_header, [1] by curl_easy_nextheader.
     out: [CurlHeader; 2],
@@ -86,6 +88,7 @@ pub(crate) fn new_store() -> Shared {
     Arc::new(Mutex::new(Store {
         entries: Vec::new(),
         requests: 0,
+        finals: Vec::new(),
         phase: Phase::Start,
         out: [EMPTY, EMPTY],
     }))
@@ -114,6 +117,7 @@ impl Store {
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
         self.requests = 0;
+        self.finals.clear();
         self.phase = Phase::Start;
         self.out = [EMPTY, EMPTY];
     }
@@ -128,6 +132,7 @@ impl Store {
             self.phase = Phase::Headers(if (100..200).contains(&code) {
                 CURLH_1XX
             } else {
+                self.finals.push(code);
                 CURLH_HEADER
             });
             return;
@@ -175,6 +180,30 @@ impl Store {
             request: self.requests,
             origin,
         });
+    }
+
+    /// The transfer went through a proxy tunnel set up in it (`connect_code` is not 0): the
+    /// responses up to the proxy's 2xx answered CONNECT. curl stores them as `CURLH_CONNECT`
+    /// headers of the first request and does not count them as requests.
+    pub(crate) fn tunnel_done(&mut self, connect_code: u32) {
+        if connect_code == 0 || self.finals.is_empty() {
+            return;
+        }
+        let n = self
+            .finals
+            .iter()
+            .position(|c| (200..300).contains(c))
+            .map_or(self.finals.len(), |i| i + 1) as i32;
+        for e in &mut self.entries {
+            if e.request < n {
+                e.request = 0;
+                e.origin = CURLH_CONNECT;
+            } else {
+                e.request -= n;
+            }
+        }
+        self.requests = (self.requests - n).max(0);
+        self.finals.drain(..n as usize);
     }
 
     fn matches(e: &Entry, name: &[u8], origin: c_uint, request: i32) -> bool {

@@ -1,6 +1,6 @@
 /* The header API over several responses: each URL argument is fetched (redirects followed)
  * and its stored headers printed per request and origin, then lookups and their error
- * codes. Usage: headers URL... */
+ * codes. Usage: headers [proxy=HOST:PORT] URL... (with a proxy, through a CONNECT tunnel) */
 #include <curl/curl.h>
 #include <curl/header.h>
 #include <stdio.h>
@@ -50,7 +50,14 @@ int main(int argc, char **argv)
          curl_easy_nextheader(h, CURLH_HEADER, -1, NULL) ? "header" : "NULL");
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
-  for(i = 1; i < argc; i++) {
+  i = 1;
+  if(argc > 1 && !strncmp(argv[1], "proxy=", 6)) {
+    /* through a CONNECT tunnel */
+    curl_easy_setopt(h, CURLOPT_PROXY, argv[1] + 6);
+    curl_easy_setopt(h, CURLOPT_HTTPPROXYTUNNEL, 1L);
+    i = 2;
+  }
+  for(; i < argc; i++) {
     CURLcode rc;
     long redirects = 0;
     curl_easy_setopt(h, CURLOPT_URL, argv[i]);
@@ -59,6 +66,7 @@ int main(int argc, char **argv)
     printf("url %d: rc=%d redirects=%ld\n", i, (int)rc, redirects);
     dump(h, ORIGINS, -1);
     for(r = 0; r <= (int)redirects; r++) {
+      dump(h, CURLH_CONNECT, r);
       dump(h, CURLH_HEADER, r);
       dump(h, CURLH_1XX, r);
       dump(h, CURLH_TRAILER, r);
