@@ -179,6 +179,8 @@ struct BodySpec {
     copied: Option<Vec<u8>>,
     /// MIMEPOST: the application's mime, read at perform time.
     mime: Option<usize>,
+    /// MIME_OPTIONS has CURLMIMEOPT_FORMESCAPE: backslash-escape names.
+    mime_escape: bool,
     fields_size: Option<i64>,
     post: bool,
     upload: bool,
@@ -335,7 +337,9 @@ impl State {
         if let Some(m) = b.mime {
             // SAFETY: the application keeps a MIMEPOST mime alive until the transfer is done
             // (CURLOPT_MIMEPOST(3)).
-            if let Some(m) = unsafe { crate::mime::body_of(m as *mut crate::mime::MimeHandle) } {
+            if let Some(m) =
+                unsafe { crate::mime::body_of(m as *mut crate::mime::MimeHandle, b.mime_escape) }
+            {
                 return Body::Mime(m);
             }
         }
@@ -523,6 +527,8 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 }
             }
             FAILONERROR => o.fail_on_error = on,
+            // CURLMIMEOPT_FORMESCAPE is bit 0.
+            MIME_OPTIONS => st.body.mime_escape = v & 1 != 0,
             UPLOAD => st.body.upload = on,
             POST => {
                 st.body.post = on;

@@ -533,11 +533,24 @@ pub(crate) unsafe fn free(m: *mut MimeHandle) {
     unsafe { free_mime(m) }
 }
 
-/// The engine body of a `CURLOPT_MIMEPOST` mime.
+/// The engine body of a `CURLOPT_MIMEPOST` mime; `backslash_escape` is
+/// `CURLMIMEOPT_FORMESCAPE`.
 ///
 /// # Safety
 /// `m` is NULL or a live mime (the application keeps it until the transfer is done).
-pub(crate) unsafe fn body_of(m: *mut MimeHandle) -> Option<Mime> {
+pub(crate) unsafe fn body_of(m: *mut MimeHandle, backslash_escape: bool) -> Option<Mime> {
+    fn escape_all(m: &mut Mime) {
+        m.backslash_escape = true;
+        for p in &mut m.parts {
+            if let PartData::Multipart(sub) = &mut p.data {
+                escape_all(sub);
+            }
+        }
+    }
     // SAFETY: per the caller.
-    unsafe { mime_ref(m) }.map(|m| m.to_core("form-data"))
+    let mut mime = unsafe { mime_ref(m) }.map(|m| m.to_core("form-data"))?;
+    if backslash_escape {
+        escape_all(&mut mime);
+    }
+    Some(mime)
 }

@@ -486,6 +486,10 @@ fn mime_api_uploads_and_misuse_match_reference() {
     assert!(first.contains("name=\"bin%22quote\""), "{first}");
     let second = String::from_utf8_lossy(&reqs[1].raw()).into_owned();
     assert!(second.contains("Transfer-Encoding: chunked"), "{second}");
+    assert!(
+        second.contains("name=\"esc\\\"aped\\\\name\"; filename=\"f\\\"ile.txt\""),
+        "{second}"
+    );
 }
 
 /// A server answering `/307` with a 307 to `/up`, everything else with 200.
@@ -551,21 +555,36 @@ fn mime_callback_abort_matches_reference() {
 }
 
 #[test]
-fn valgrind_mime_is_clean() {
+fn valgrind_mime_and_headers_are_clean() {
     let s = redirecting_server();
     let base = s.url().trim_end_matches('/').to_string();
     let (url, again) = (format!("{base}/up"), format!("{base}/307"));
     let file = std::env::temp_dir().join(format!("cabi-mime-vg-{}.txt", std::process::id()));
-    let exe = compile("mime", Lib::Ours);
-    let out = oxcurl_testsupport::process::Exec::new("valgrind")
-        .args(["--error-exitcode=1", "--leak-check=full", "-q"])
-        .arg(&exe)
-        .args([url.as_str(), file.to_str().expect("utf-8"), again.as_str()])
-        .env("LD_LIBRARY_PATH", Lib::Ours.dir())
-        .timeout(std::time::Duration::from_secs(120))
-        .run();
-    let _ = std::fs::remove_file(&exe);
-    assert_eq!(out.code, Some(0), "valgrind mime: {}", out.stderr_str());
+    let hs = header_server();
+    let hbase = hs.url().trim_end_matches('/').to_string();
+    let hurls: Vec<String> = ["rep", "redir", "early", "trailer"]
+        .iter()
+        .map(|p| format!("{hbase}/{p}"))
+        .collect();
+    let runs: [(&str, Vec<String>); 2] = [
+        (
+            "mime",
+            vec![url, file.to_str().expect("utf-8").to_string(), again],
+        ),
+        ("headers", hurls),
+    ];
+    for (prog, args) in runs {
+        let exe = compile(prog, Lib::Ours);
+        let out = oxcurl_testsupport::process::Exec::new("valgrind")
+            .args(["--error-exitcode=1", "--leak-check=full", "-q"])
+            .arg(&exe)
+            .args(&args)
+            .env("LD_LIBRARY_PATH", Lib::Ours.dir())
+            .timeout(std::time::Duration::from_secs(120))
+            .run();
+        let _ = std::fs::remove_file(&exe);
+        assert_eq!(out.code, Some(0), "valgrind {prog}: {}", out.stderr_str());
+    }
 }
 
 fn header_server() -> ScriptedServer {

@@ -182,12 +182,18 @@ int main(int argc, char **argv)
   curl_mime_encoder(p, "quoted-printable");
   curl_mime_data(p, "caf\xc3\xa9 = ok \r\nnext line", CURL_ZERO_TERMINATED);
   p = curl_mime_addpart(m);
+  curl_mime_name(p, "esc\"aped\\name");
+  curl_mime_filename(p, "f\"ile.txt");
+  curl_mime_data(p, "escaped", CURL_ZERO_TERMINATED);
+  curl_easy_setopt(h, CURLOPT_MIME_OPTIONS, (long)CURLMIMEOPT_FORMESCAPE);
+  p = curl_mime_addpart(m);
   curl_mime_name(p, "unsized");
   curl_mime_data_cb(p, -1, cb_read, NULL, cb_free, &unsized);
   curl_easy_setopt(h, CURLOPT_MIMEPOST, m);
   rc = curl_easy_perform(h);
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
   printf("chunked: rc=%d code=%ld\n", (int)rc, code);
+  curl_easy_setopt(h, CURLOPT_MIME_OPTIONS, 0L);
 
   /* 3: the file is gone when the transfer starts */
   curl_mime_free(m);
