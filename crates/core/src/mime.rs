@@ -7,6 +7,7 @@
 use std::fs::File;
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 /// A multipart body (`curl_mime`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +29,64 @@ pub enum PartData {
     /// Read when sent (`curl_mime_filedata`).
     File(PathBuf),
     Multipart(Mime),
+    /// Produced by the application while sending (`curl_mime_data_cb`).
+    Callback(CallbackData),
+}
+
+/// Part data the application hands out on demand.
+pub trait PartSource: Send {
+    /// Fill `buf`; `Ok(0)` ends the data.
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, MimeError>;
+    /// Back to the start before the data is sent (again); false when that cannot be done.
+    fn rewind(&mut self) -> bool;
+}
+
+/// A [`PartSource`] and its size, unknown when `None` (the body then goes chunked).
+#[derive(Clone)]
+pub struct CallbackData {
+    pub source: Arc<Mutex<Box<dyn PartSource>>>,
+    pub size: Option<u64>,
+}
+
+impl std::fmt::Debug for CallbackData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallbackData")
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for CallbackData {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.source, &other.source) && self.size == other.size
+    }
+}
+
+impl Eq for CallbackData {}
+
+impl CallbackData {
+    fn read(&self, buf: &mut [u8]) -> Result<usize, MimeError> {
+        self.source.lock().map_err(|_| MimeError)?.read(buf)
+    }
+    fn rewind(&self) -> Result<(), MimeError> {
+        let mut s = self.source.lock().map_err(|_| MimeError)?;
+        if s.rewind() {
+            Ok(())
+        } else {
+            Err(MimeError)
+        }
+    }
+    fn read_all(&self) -> Result<Vec<u8>, MimeError> {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 8192];
+        loop {
+            let n = self.read(&mut buf)?;
+            if n == 0 {
+                return Ok(out);
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+    }
 }
 
 /// `curl_mime_encoder` names.
@@ -198,6 +257,7 @@ fn quoted_printable(data: &[u8]) -> Vec<u8> {
 enum Seg {
     Bytes(Vec<u8>),
     File(PathBuf, u64),
+    Source(CallbackData, u64),
 }
 
 impl Mime {
@@ -337,6 +397,20 @@ impl Mime {
                     }
                 }
                 PartData::Multipart(m) => m.segments(out, known)?,
+                PartData::Callback(c) => {
+                    c.rewind()?;
+                    if part
+                        .encoder
+                        .is_some_and(|e| matches!(e, Encoder::Base64 | Encoder::QuotedPrintable))
+                    {
+                        push(out, &encode(&c.read_all()?));
+                    } else {
+                        if c.size.is_none() {
+                            *known = false;
+                        }
+                        out.push(Seg::Source(c.clone(), c.size.unwrap_or(0)));
+                    }
+                }
             }
             push(out, b"\r\n");
         }
@@ -355,7 +429,7 @@ impl Mime {
             .iter()
             .map(|s| match s {
                 Seg::Bytes(b) => b.len() as u64,
-                Seg::File(_, n) => *n,
+                Seg::File(_, n) | Seg::Source(_, n) => *n,
             })
             .sum();
         segs.reverse();
@@ -408,6 +482,15 @@ impl MimeReader {
                     } else {
                         n += got;
                         // Hand out file data as read, as curl does.
+                        break;
+                    }
+                }
+                Some(Seg::Source(c, _)) => {
+                    let got = c.read(&mut buf[n..])?;
+                    if got == 0 {
+                        self.segs.pop();
+                    } else {
+                        n += got;
                         break;
                     }
                 }
@@ -473,6 +556,51 @@ mod tests {
         assert_eq!(quoted_printable(b"a \r\nb="), b"a=20\r\nb=3D");
         let soft = quoted_printable(&[b'x'; 80]);
         assert_eq!(&soft[75..78], b"=\r\n");
+    }
+
+    struct Chunks(Vec<u8>, usize, u32);
+
+    impl PartSource for Chunks {
+        fn read(&mut self, buf: &mut [u8]) -> Result<usize, MimeError> {
+            let n = (self.0.len() - self.1).min(buf.len()).min(3);
+            buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
+            self.1 += n;
+            Ok(n)
+        }
+        fn rewind(&mut self) -> bool {
+            self.1 = 0;
+            self.2 += 1;
+            true
+        }
+    }
+
+    #[test]
+    fn callback_parts_with_and_without_size() {
+        let src = |size| {
+            PartData::Callback(CallbackData {
+                source: Arc::new(Mutex::new(Box::new(Chunks(b"abcdefg".to_vec(), 0, 0)))),
+                size,
+            })
+        };
+        for size in [Some(7), None] {
+            let m = Mime {
+                subtype: "form-data",
+                boundary: "B".into(),
+                parts: vec![MimePart {
+                    name: Some("cb".into()),
+                    data: src(size),
+                    ..MimePart::default()
+                }],
+                backslash_escape: false,
+            };
+            let (body, got) = read_all(&m);
+            let want =
+                "--B\r\nContent-Disposition: form-data; name=\"cb\"\r\n\r\nabcdefg\r\n--B--\r\n";
+            assert_eq!(String::from_utf8(body).unwrap(), want);
+            assert_eq!(got, size.map(|_| want.len() as u64));
+            // A second reader (a redirect) rewinds the source and sends it again.
+            assert_eq!(read_all(&m).0.len(), want.len());
+        }
     }
 
     #[test]

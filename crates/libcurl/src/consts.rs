@@ -13,6 +13,7 @@ pub const CURLE_FAILED_INIT: CURLcode = 2;
 pub const CURLE_NOT_BUILT_IN: CURLcode = 4;
 pub const CURLE_OUT_OF_MEMORY: CURLcode = 27;
 pub const CURLE_BAD_FUNCTION_ARGUMENT: CURLcode = 43;
+pub const CURLE_READ_ERROR: CURLcode = 26;
 pub const CURLE_UNKNOWN_OPTION: CURLcode = 48;
 pub const CURLE_RECURSIVE_API_CALL: CURLcode = 93;
 
@@ -109,6 +110,8 @@ pub mod opt {
     pub const HTTP_CONTENT_DECODING: c_int = 158;
     pub const POSTREDIR: c_int = 161;
     pub const COPYPOSTFIELDS: c_int = 10165;
+    pub const MIMEPOST: c_int = 10269;
+    pub const MIME_OPTIONS: c_int = 315;
     pub const USERNAME: c_int = 10173;
     pub const PASSWORD: c_int = 10174;
     pub const RESOLVE: c_int = 10203;

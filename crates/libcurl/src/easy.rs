@@ -61,7 +61,7 @@ impl Callbacks {
 }
 
 /// The engine's `Handler` made of C function pointers.
-struct CHandler(Callbacks);
+struct CHandler(Callbacks, crate::headers::Shared);
 
 // SAFETY: libcurl's contract is that a handle is used by one thread at a time; the handler
 // is only called on the thread inside curl_easy_perform/curl_multi_perform, and the
@@ -87,6 +87,9 @@ impl Handler for CHandler {
         self.write_to(None, self.0.write_data, data)
     }
     fn header(&mut self, line: &[u8]) -> usize {
+        if let Ok(mut store) = self.1.lock() {
+            store.line(line);
+        }
         if self.0.header.is_some() {
             self.write_to(self.0.header, self.0.header_data, line)
         } else if !self.0.header_data.is_null() {
@@ -174,6 +177,10 @@ struct BodySpec {
     fields: Option<usize>,
     /// COPYPOSTFIELDS: our copy.
     copied: Option<Vec<u8>>,
+    /// MIMEPOST: the application's mime, read at perform time.
+    mime: Option<usize>,
+    /// MIME_OPTIONS has CURLMIMEOPT_FORMESCAPE: backslash-escape names.
+    mime_escape: bool,
     fields_size: Option<i64>,
     post: bool,
     upload: bool,
@@ -194,6 +201,17 @@ pub(crate) struct State {
     info: Info,
     /// Strings handed out by getinfo; they live until the next perform or cleanup.
     strings: Vec<CString>,
+    /// The copy of the MIMEPOST mime curl_easy_duphandle made: this handle's to free.
+    owned_mime: usize,
+}
+
+impl State {
+    /// Frees the MIMEPOST copy this handle owns, if any.
+    fn drop_owned_mime(&mut self) {
+        let m = std::mem::take(&mut self.owned_mime);
+        // SAFETY: made by mime::dup for this handle and not handed to the application.
+        unsafe { crate::mime::free(m as *mut crate::mime::MimeHandle) };
+    }
 }
 
 const MAGIC: u32 = 0xc0de_ea51;
@@ -206,6 +224,8 @@ pub struct EasyHandle {
     pub(crate) busy: Cell<bool>,
     /// The handle belongs to a multi.
     pub(crate) in_multi: Cell<bool>,
+    /// What curl_easy_header reads; shared with the running transfer's handler.
+    pub(crate) headers: crate::headers::Shared,
 }
 
 impl EasyHandle {
@@ -224,9 +244,11 @@ impl EasyHandle {
                 private: std::ptr::null_mut(),
                 info: Info::default(),
                 strings: Vec::new(),
+                owned_mime: 0,
             }),
             busy: Cell::new(false),
             in_multi: Cell::new(false),
+            headers: crate::headers::new_store(),
         });
         let p: *mut EasyHandle = &mut *h;
         h.state.get_mut().cb.handle = p;
@@ -265,7 +287,10 @@ impl EasyHandle {
             unsafe { *st.errorbuffer = 0 };
         }
         st.strings.clear();
-        (opts, Box::new(CHandler(st.cb)))
+        if let Ok(mut store) = self.headers.lock() {
+            store.clear();
+        }
+        (opts, Box::new(CHandler(st.cb, self.headers.clone())))
     }
 
     /// Takes a finished transfer back: its statistics and its error text.
@@ -276,6 +301,9 @@ impl EasyHandle {
         info: Info,
         r: &Result<(), oxcurl_core::Error>,
     ) -> CURLcode {
+        if let Ok(mut store) = self.headers.lock() {
+            store.tunnel_done(info.http_connectcode);
+        }
         let mut st = self.state.borrow_mut();
         st.info = info;
         if let Some(mut easy) = easy {
@@ -305,6 +333,15 @@ impl State {
         let b = &self.body;
         if b.upload {
             return Body::Upload(b.infile_size);
+        }
+        if let Some(m) = b.mime {
+            // SAFETY: the application keeps a MIMEPOST mime alive until the transfer is done
+            // (CURLOPT_MIMEPOST(3)).
+            if let Some(m) =
+                unsafe { crate::mime::body_of(m as *mut crate::mime::MimeHandle, b.mime_escape) }
+            {
+                return Body::Mime(m);
+            }
         }
         if let Some(c) = &b.copied {
             return Body::Fields(c.clone());
@@ -349,6 +386,7 @@ pub extern "C" fn curl_easy_cleanup(h: *mut EasyHandle) {
         if let Some(easy) = e.state.borrow_mut().easy.as_mut() {
             let _ = easy.save_state();
         }
+        e.state.borrow_mut().drop_owned_mime();
         // SAFETY: a live handle from Box::into_raw, not referenced elsewhere (not busy, not
         // in a multi); the magic is cleared first so a stale pointer is caught.
         unsafe {
@@ -372,6 +410,7 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.opts = Options::default();
         st.cb = Callbacks::new(h);
         st.body = BodySpec::default();
+        st.drop_owned_mime();
         st.headers = std::ptr::null();
         st.resolve = std::ptr::null();
         st.connect_to = std::ptr::null();
@@ -401,6 +440,13 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
                 ..st.cb
             };
             d.body = st.body.clone();
+            // curl gives the new handle its own copy of the mime, freed with it.
+            if let Some(m) = st.body.mime {
+                // SAFETY: the application keeps a MIMEPOST mime alive while it is set.
+                let copy = unsafe { crate::mime::dup(m as *mut crate::mime::MimeHandle) };
+                d.owned_mime = copy as usize;
+                d.body.mime = (!copy.is_null()).then_some(copy as usize);
+            }
             d.headers = st.headers;
             d.resolve = st.resolve;
             d.connect_to = st.connect_to;
@@ -481,6 +527,8 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 }
             }
             FAILONERROR => o.fail_on_error = on,
+            // CURLMIMEOPT_FORMESCAPE is bit 0.
+            MIME_OPTIONS => st.body.mime_escape = v & 1 != 0,
             UPLOAD => st.body.upload = on,
             POST => {
                 st.body.post = on;
@@ -490,6 +538,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 } else {
                     st.body.fields = None;
                     st.body.copied = None;
+                    st.body.mime = None;
                 }
             }
             HTTPGET => {
@@ -649,6 +698,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             POSTFIELDS => {
                 st.body.fields = (!v.is_null()).then_some(v as usize);
                 st.body.copied = None;
+                st.body.mime = None;
                 st.body.post = true;
                 st.body.upload = false;
                 st.opts.nobody = false;
@@ -666,7 +716,17 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 };
                 st.body.copied = Some(bytes);
                 st.body.fields = None;
+                st.body.mime = None;
                 st.body.post = true;
+                st.body.upload = false;
+                st.opts.nobody = false;
+            }
+            MIMEPOST => {
+                st.drop_owned_mime();
+                st.body.mime = (!v.is_null()).then_some(v as usize);
+                st.body.fields = None;
+                st.body.copied = None;
+                st.body.post = !v.is_null();
                 st.body.upload = false;
                 st.opts.nobody = false;
             }

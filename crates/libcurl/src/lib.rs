@@ -16,6 +16,8 @@ pub mod alloc;
 pub mod consts;
 pub mod easy;
 pub mod global;
+pub mod headers;
+pub mod mime;
 pub mod multi;
 pub mod options;
 mod opttable;

@@ -20,10 +20,10 @@ fn unknown_option_numbers_answer_unknown_option() {
 #[test]
 fn known_options_of_missing_features_answer_not_built_in() {
     let h = curl_easy_init();
-    // CURLOPT_SSH_AUTH_TYPES (no SSH) and CURLOPT_MIMEPOST (no MIME yet)
+    // CURLOPT_SSH_AUTH_TYPES (no SSH) and CURLOPT_HTTPPOST (no form API yet)
     assert_eq!(oxcurl_easy_setopt_long(h, 151, 1), CURLE_NOT_BUILT_IN);
     assert_eq!(
-        oxcurl_easy_setopt_ptr(h, 10269, std::ptr::null_mut()),
+        oxcurl_easy_setopt_ptr(h, 10024, std::ptr::null_mut()),
         CURLE_NOT_BUILT_IN
     );
     // an HTTP version the engine does not speak
