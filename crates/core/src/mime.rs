@@ -66,14 +66,14 @@ impl Eq for CallbackData {}
 
 impl CallbackData {
     fn read(&self, buf: &mut [u8]) -> Result<usize, MimeError> {
-        self.source.lock().map_err(|_| MimeError)?.read(buf)
+        self.source.lock().map_err(|_| MimeError::Read)?.read(buf)
     }
     fn rewind(&self) -> Result<(), MimeError> {
-        let mut s = self.source.lock().map_err(|_| MimeError)?;
+        let mut s = self.source.lock().map_err(|_| MimeError::Read)?;
         if s.rewind() {
             Ok(())
         } else {
-            Err(MimeError)
+            Err(MimeError::Read)
         }
     }
     fn read_all(&self) -> Result<Vec<u8>, MimeError> {
@@ -133,9 +133,14 @@ pub struct MimePart {
     pub data: PartData,
 }
 
-/// A MIME body could not be produced (curl: `CURLE_READ_ERROR`).
-#[derive(Debug)]
-pub struct MimeError;
+/// A MIME body could not be produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MimeError {
+    /// Reading a part failed (curl: `CURLE_READ_ERROR`).
+    Read,
+    /// A part's read callback asked to abort (curl: `CURLE_ABORTED_BY_CALLBACK`).
+    Aborted,
+}
 
 /// curl's boundary: 24 dashes and 22 random alphanumerics.
 pub fn new_boundary(random: &[u8; 22]) -> String {
@@ -377,7 +382,7 @@ impl Mime {
                 PartData::Empty => {}
                 PartData::Bytes(b) => push(out, &encode(b)),
                 PartData::File(p) => {
-                    let meta = std::fs::metadata(p).map_err(|_| MimeError)?;
+                    let meta = std::fs::metadata(p).map_err(|_| MimeError::Read)?;
                     if part
                         .encoder
                         .is_some_and(|e| matches!(e, Encoder::Base64 | Encoder::QuotedPrintable))
@@ -386,13 +391,13 @@ impl Mime {
                         let mut data = Vec::new();
                         File::open(p)
                             .and_then(|mut f| f.read_to_end(&mut data))
-                            .map_err(|_| MimeError)?;
+                            .map_err(|_| MimeError::Read)?;
                         if !meta.is_file() {
                             *known = false;
                         }
                         push(out, &encode(&data));
                     } else {
-                        File::open(p).map_err(|_| MimeError)?;
+                        File::open(p).map_err(|_| MimeError::Read)?;
                         out.push(Seg::File(p.clone(), meta.len()));
                     }
                 }
@@ -472,10 +477,10 @@ impl MimeReader {
                 }
                 Some(Seg::File(p, _)) => {
                     if self.file.is_none() {
-                        self.file = Some(File::open(p).map_err(|_| MimeError)?);
+                        self.file = Some(File::open(p).map_err(|_| MimeError::Read)?);
                     }
                     let f = self.file.as_mut().expect("opened");
-                    let got = f.read(&mut buf[n..]).map_err(|_| MimeError)?;
+                    let got = f.read(&mut buf[n..]).map_err(|_| MimeError::Read)?;
                     if got == 0 {
                         self.file = None;
                         self.segs.pop();

@@ -2072,6 +2072,7 @@ impl Transfer {
         let read = match self.mime.as_mut() {
             Some(m) => match m.read(&mut self.up.buf[start..start + room]) {
                 Ok(n) => ReadResult::Data(n),
+                Err(crate::mime::MimeError::Aborted) => ReadResult::Abort,
                 Err(_) => {
                     return Err(Error::new(
                         Code::ReadError,

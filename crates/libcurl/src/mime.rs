@@ -188,8 +188,10 @@ impl PartSource for CSource {
         // SAFETY: the read callback given to curl_mime_data_cb; buf is writable for its length.
         let n =
             unsafe { (self.cb.read)(buf.as_mut_ptr() as *mut c_char, 1, buf.len(), self.cb.arg) };
-        if n == CURL_READFUNC_ABORT || n == CURL_READFUNC_PAUSE || n > buf.len() {
-            Err(MimeError)
+        if n == CURL_READFUNC_ABORT {
+            Err(MimeError::Aborted)
+        } else if n == CURL_READFUNC_PAUSE || n > buf.len() {
+            Err(MimeError::Read)
         } else {
             Ok(n)
         }

@@ -541,7 +541,6 @@ fn mime_callback_data_is_rewound_for_a_307_and_copied_by_duphandle() {
 }
 
 #[test]
-#[ignore = "issue 5: a MIME read callback's CURL_READFUNC_ABORT ends the transfer with CURLE_READ_ERROR; curl answers CURLE_ABORTED_BY_CALLBACK (the engine maps every MIME read error to CURLE_READ_ERROR)"]
 fn mime_callback_abort_matches_reference() {
     let s = redirecting_server();
     let base = s.url().trim_end_matches('/').to_string();
