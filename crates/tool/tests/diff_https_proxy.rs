@@ -36,7 +36,7 @@ fn verbose_norm(data: &[u8]) -> Vec<u8> {
 }
 
 macro_rules! suite {
-    ($m:ident, $backend:literal, $inner_ignored:meta) => {
+    ($m:ident, $backend:literal) => {
         mod $m {
             use super::*;
 
@@ -311,7 +311,6 @@ macro_rules! suite {
             }
 
             #[test]
-            #[$inner_ignored]
             fn tls_inside_tls() {
                 let proxy = HttpsProxy::start(&TlsServerOptions::default());
                 tunnelled(
@@ -327,7 +326,6 @@ macro_rules! suite {
             }
 
             #[test]
-            #[$inner_ignored]
             fn tls_inside_tls_verbose() {
                 let proxy = HttpsProxy::start(&TlsServerOptions::default());
                 tunnelled(
@@ -341,7 +339,6 @@ macro_rules! suite {
             }
 
             #[test]
-            #[$inner_ignored]
             fn proxy_insecure_and_k_are_separate() {
                 // The proxy is self-signed and the origin untrusted: each needs its own switch.
                 let proxy = HttpsProxy::start(&with_cert(ServerCert::SelfSigned));
@@ -355,7 +352,6 @@ macro_rules! suite {
             }
 
             #[test]
-            #[$inner_ignored]
             fn untrusted_origin_inside_tunnel_is_35() {
                 // curl 8.14.1 loses OpenSSL's verification error inside the proxy session.
                 let proxy = HttpsProxy::start(&TlsServerOptions::default());
@@ -370,7 +366,6 @@ macro_rules! suite {
             }
 
             #[test]
-            #[$inner_ignored]
             fn origin_wrong_name_inside_tunnel_is_60() {
                 let proxy = HttpsProxy::start(&TlsServerOptions::default());
                 tunnelled(
@@ -383,7 +378,6 @@ macro_rules! suite {
             }
 
             #[test]
-            #[$inner_ignored]
             fn origin_pin_mismatch_inside_tunnel_is_90() {
                 let proxy = HttpsProxy::start(&TlsServerOptions::default());
                 tunnelled(
@@ -421,9 +415,5 @@ macro_rules! suite {
     };
 }
 
-suite!(rustls, "rustls", cfg_attr(any(), ignore));
-suite!(
-    openssl,
-    "openssl",
-    ignore = "issue 8: the OpenSSL backend does not run TLS inside an HTTPS proxy's TLS yet"
-);
+suite!(rustls, "rustls");
+suite!(openssl, "openssl");

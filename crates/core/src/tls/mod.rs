@@ -259,63 +259,58 @@ impl Session {
     ) -> Result<Session, Error> {
         Ok(match config {
             Config::Rustls(c) => Session::Rustls(rustls_backend::Session::new(c.clone(), host)?),
-            Config::OpenSsl(_) if over_tls => {
-                return Err(connect_error(
-                    "TLS connect error: TLS inside an HTTPS proxy tunnel is not supported with the OpenSSL backend",
-                ))
-            }
-            Config::OpenSsl(c) => {
-                Session::OpenSsl(openssl_backend::Session::new(c, host, sock, opts)?)
-            }
+            Config::OpenSsl(c) => Session::OpenSsl(openssl_backend::Session::new(
+                c, host, sock, opts, over_tls,
+            )?),
         })
     }
     /// Advance the handshake as far as the transport allows.
     pub fn handshake(&mut self, io: &mut Io<'_>) -> Result<Handshake, Error> {
         match self {
             Session::Rustls(s) => s.handshake(io),
-            Session::OpenSsl(s) => s.handshake(),
+            Session::OpenSsl(s) => s.handshake(io),
         }
     }
     /// Decrypted bytes; Ok(0) at the peer's close_notify.
     pub fn recv(&mut self, io: &mut Io<'_>, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Session::Rustls(s) => s.recv(io, buf),
-            Session::OpenSsl(s) => s.recv(buf),
+            Session::OpenSsl(s) => s.recv(io, buf),
         }
     }
     /// Encrypt and send; how many plaintext bytes were taken.
     pub fn send(&mut self, io: &mut Io<'_>, buf: &[u8]) -> io::Result<usize> {
         match self {
             Session::Rustls(s) => s.send(io, buf),
-            Session::OpenSsl(s) => s.send(buf),
+            Session::OpenSsl(s) => s.send(io, buf),
         }
     }
     /// Write out queued records; WouldBlock while some remain.
     pub fn flush(&mut self, io: &mut Io<'_>) -> io::Result<()> {
         match self {
             Session::Rustls(s) => s.flush(io),
-            Session::OpenSsl(_) => Ok(()),
+            Session::OpenSsl(s) => s.flush(io),
         }
     }
     /// Are records waiting for the transport to become writable?
     pub fn wants_write(&self) -> bool {
         match self {
             Session::Rustls(s) => s.wants_write(),
-            Session::OpenSsl(_) => false,
+            Session::OpenSsl(s) => s.wants_write(),
         }
     }
     /// Is an idle pooled connection still usable?
     pub fn is_alive(&mut self, io: &mut Io<'_>) -> bool {
         match self {
             Session::Rustls(s) => s.is_alive(io),
-            Session::OpenSsl(s) => s.is_alive(io.sock()),
+            Session::OpenSsl(s) => s.is_alive(io),
         }
     }
     /// Send close_notify, best effort.
     pub fn close(&mut self, io: &mut Io<'_>) {
         match self {
             Session::Rustls(s) => s.close(io),
-            Session::OpenSsl(s) => s.close(),
+            Session::OpenSsl(s) => s.close(io),
         }
     }
     /// The negotiated ALPN protocol.
