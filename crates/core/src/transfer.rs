@@ -1414,10 +1414,13 @@ impl Transfer {
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    return Err(Error::new(
-                        Code::RecvError,
-                        format!("Recv failure: {}", connect::os_error_text(&e)),
-                    ))
+                    // A TLS failure on the way to an HTTPS proxy keeps its own text.
+                    return Err(crate::tls::curl_error(&e).unwrap_or_else(|| {
+                        Error::new(
+                            Code::RecvError,
+                            format!("Recv failure: {}", connect::os_error_text(&e)),
+                        )
+                    }));
                 }
             }
             let line = match t.feed(&byte) {

@@ -417,3 +417,48 @@ macro_rules! suite {
 
 suite!(rustls, "rustls");
 suite!(openssl, "openssl");
+
+/// A proxy that closes its TLS connection instead of answering CONNECT: 56 `Proxy CONNECT
+/// aborted` on both backends.
+fn proxy_closes_on_connect(name: &str, backend: &str) {
+    let r = Case::new(name)
+        .compare_stderr(true)
+        .env("CURL_SSL_BACKEND", backend)
+        .tls(TlsServerOptions::default())
+        .args(&[
+            "-sS",
+            "-p",
+            "-x",
+            "https://localhost:{port}",
+            "--proxy-cacert",
+            "{ca}",
+            "http://example.com/",
+        ])
+        .reply(Reply::new().close())
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 56, "{}", r.oxcurl.stderr_str());
+}
+
+#[test]
+fn proxy_closing_on_connect_is_56_openssl() {
+    proxy_closes_on_connect("proxy_closing_on_connect_is_56_openssl", "openssl");
+}
+
+#[test]
+fn proxy_closing_on_connect_is_56_rustls() {
+    proxy_closes_on_connect("proxy_closing_on_connect_is_56_rustls", "rustls");
+}
+
+#[test]
+fn version_lists_https_proxy_feature() {
+    let out = oxcurl_testsupport::Exec::new(OXCURL).arg("-V").run();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let features = text
+        .lines()
+        .find(|l| l.starts_with("Features: "))
+        .unwrap_or_else(|| panic!("no Features line in {text}"));
+    assert!(
+        features.contains(" HSTS HTTPS-proxy IPv6 "),
+        "HTTPS-proxy in curl's place: {features}"
+    );
+}
