@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::time::Instant;
 
 use crate::connect::Stream;
-use crate::tls;
+use crate::tls::{self, Io};
 
 #[derive(Debug)]
 pub struct Conn {
@@ -16,6 +16,8 @@ pub struct Conn {
     pub stream: Stream,
     /// The TLS session over the socket, for https.
     pub tls: Option<Box<tls::Session>>,
+    /// The TLS session to an HTTPS proxy; `tls` then runs inside it.
+    pub proxy_tls: Option<Box<tls::Session>>,
     /// What makes connections interchangeable: scheme, host, port, route.
     pub key: String,
     pub host: String,
@@ -30,42 +32,83 @@ pub struct Conn {
 }
 
 impl Conn {
+    /// The session to the origin (if any) and what it runs over: the socket, or the
+    /// session to an HTTPS proxy. Without origin TLS, the proxy session (if any) is first.
+    fn layers(&mut self) -> (Option<&mut tls::Session>, Io<'_>) {
+        match (&mut self.tls, &mut self.proxy_tls) {
+            (Some(t), Some(p)) => (Some(t), Io::Tls(p, &mut self.stream)),
+            (Some(t), None) | (None, Some(t)) => (Some(t), Io::Sock(&mut self.stream)),
+            (None, None) => (None, Io::Sock(&mut self.stream)),
+        }
+    }
     /// Received bytes (decrypted over TLS); Ok(0) at end of stream.
     pub fn recv(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match &mut self.tls {
-            Some(t) => t.recv(&mut self.stream, buf),
-            None => self.stream.read(buf),
+        match self.layers() {
+            (Some(t), mut io) => t.recv(&mut io, buf),
+            (None, mut io) => io.sock().read(buf),
         }
     }
     /// Send bytes (encrypted over TLS); how many were taken.
     pub fn send(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match &mut self.tls {
-            Some(t) => t.send(&mut self.stream, buf),
-            None => self.stream.write(buf),
+        match self.layers() {
+            (Some(t), mut io) => t.send(&mut io, buf),
+            (None, mut io) => io.sock().write(buf),
         }
     }
-    /// Push out what the TLS layer still holds; WouldBlock while some remains.
+    /// Push out what the TLS layers still hold; WouldBlock while some remains.
     pub fn flush(&mut self) -> io::Result<()> {
-        match &mut self.tls {
-            Some(t) => t.flush(&mut self.stream),
-            None => Ok(()),
+        if let (Some(t), mut io) = self.layers() {
+            t.flush(&mut io)?;
         }
+        if let (Some(p), Some(_)) = (&mut self.proxy_tls, &self.tls) {
+            p.flush(&mut Io::Sock(&mut self.stream))?;
+        }
+        Ok(())
     }
     /// Does the connection hold bytes waiting for the socket to become writable?
     pub fn wants_write(&self) -> bool {
         self.tls.as_ref().is_some_and(|t| t.wants_write())
+            || self.proxy_tls.as_ref().is_some_and(|t| t.wants_write())
+    }
+    /// Advance the handshake of the newest TLS layer. Records the inner session queued in
+    /// the proxy session are pushed to the socket before waiting for an answer.
+    pub fn handshake(&mut self) -> Result<tls::Handshake, crate::error::Error> {
+        let r = match self.layers() {
+            (Some(t), mut io) => t.handshake(&mut io)?,
+            (None, _) => return Ok(tls::Handshake::Done),
+        };
+        if let (Some(p), Some(_)) = (&mut self.proxy_tls, &self.tls) {
+            match p.flush(&mut Io::Sock(&mut self.stream)) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if r == tls::Handshake::WantRead {
+                        return Ok(tls::Handshake::WantWrite);
+                    }
+                }
+                Err(e) => {
+                    return Err(tls::connect_error(format!(
+                        "TLS connect error: {}",
+                        crate::connect::os_error_text(&e)
+                    )))
+                }
+            }
+        }
+        Ok(r)
     }
     /// Is an idle connection still usable?
     pub fn is_alive(&mut self) -> bool {
-        match &mut self.tls {
-            Some(t) => t.is_alive(&mut self.stream),
-            None => self.stream.is_alive(),
+        match self.layers() {
+            (Some(t), mut io) => t.is_alive(&mut io),
+            (None, mut io) => io.sock().is_alive(),
         }
     }
-    /// Orderly close: TLS close_notify, best effort.
+    /// Orderly close: TLS close_notify (inner first), best effort.
     pub fn close(&mut self) {
-        if let Some(t) = &mut self.tls {
-            t.close(&mut self.stream);
+        if let (Some(t), mut io) = self.layers() {
+            t.close(&mut io);
+        }
+        if let (Some(p), Some(_)) = (&mut self.proxy_tls, &self.tls) {
+            p.close(&mut Io::Sock(&mut self.stream));
         }
     }
 }

@@ -205,6 +205,9 @@ pub struct Options {
     pub time_condition: Option<(TimeCondition, i64)>,
     /// TLS settings for https.
     pub tls: crate::tls::TlsOptions,
+    /// TLS settings for an HTTPS proxy (`CURLOPT_PROXY_SSL_VERIFYPEER`, `PROXY_CAINFO`...),
+    /// separate from the origin's.
+    pub proxy_tls: crate::tls::TlsOptions,
     /// `CURLOPT_HSTS`: the HSTS cache file; HSTS is on when set.
     pub hsts_file: Option<String>,
     /// `CURLOPT_COOKIEFILE`: cookie files to read (`-` is stdin); any entry, even an empty
@@ -307,6 +310,7 @@ impl Default for Options {
             allowed_protocols: None,
             time_condition: None,
             tls: crate::tls::TlsOptions::default(),
+            proxy_tls: crate::tls::TlsOptions::default(),
             hsts_file: None,
             cookie_files: Vec::new(),
             cookie_jar: None,

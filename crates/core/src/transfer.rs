@@ -66,9 +66,11 @@ enum State {
         host: String,
         port: u16,
     },
-    /// TLS handshake on a connected socket; which readiness it waits for.
+    /// TLS handshake on a connected socket; which readiness it waits for, and whether it
+    /// is the handshake with an HTTPS proxy (else with the origin).
     TlsConnect {
         want_write: bool,
+        proxy: bool,
     },
     /// CONNECT handshake with an HTTP proxy.
     Tunnel,
@@ -297,7 +299,7 @@ impl Transfer {
                     });
                 }
             }
-            State::TlsConnect { want_write } => {
+            State::TlsConnect { want_write, .. } => {
                 if let Some(c) = &self.conn {
                     out[0] = Some(Interest {
                         fd: c.stream.fd(),
@@ -652,10 +654,21 @@ impl Transfer {
         };
         // Absolute-form requests share one proxy connection across origins; a tunnel is
         // bound to its origin. Neither ever serves a direct transfer.
-        let key = match &self.proxy {
-            Some(p) if p.kind.is_http() && !self.tunnel_wanted => format!("proxy:{}", p.key()),
-            Some(p) => format!("{key}|tunnel:{}", p.key()),
-            None => key,
+        let proxy_key = self.proxy.as_ref().map(|p| {
+            if p.kind == crate::proxy::ProxyKind::Https {
+                // Connections to the proxy made with other proxy TLS settings differ too.
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                self.opts.proxy_tls.hash(&mut h);
+                format!("{}/{:x}", p.key(), h.finish())
+            } else {
+                p.key()
+            }
+        });
+        let key = match (&self.proxy, proxy_key) {
+            (Some(p), Some(pk)) if p.kind.is_http() && !self.tunnel_wanted => format!("proxy:{pk}"),
+            (Some(_), Some(pk)) => format!("{key}|tunnel:{pk}"),
+            _ => key,
         };
         let key = match &self.preproxy {
             Some(p) => format!("{key}|pre:{}", p.key()),
@@ -959,6 +972,7 @@ impl Transfer {
             sock_id: connect::next_sock_id(),
             stream,
             tls: None,
+            proxy_tls: None,
             key,
             host,
             port,
@@ -970,6 +984,9 @@ impl Transfer {
         });
         if self.socks_proxy().is_some() {
             return self.start_socks(cx);
+        }
+        if self.https_proxy() {
+            return self.start_proxy_tls(cx);
         }
         if self.tunnel_wanted {
             self.start_tunnel();
@@ -1105,60 +1122,144 @@ impl Transfer {
         let config = cx.tls.config(&self.opts.tls, alpn)?;
         let host = self.url_host();
         let sni = host.split('%').next().unwrap_or(&host).to_string();
+        let conn = self.conn.as_ref().expect("conn");
         let session = crate::tls::Session::new(
             &config,
             &sni,
-            &self.conn.as_ref().expect("conn").stream,
+            &conn.stream,
             &self.opts.tls,
+            conn.proxy_tls.is_some(),
         )?;
-        if self.opts.verbose {
-            if !alpn.is_empty() {
-                let offer: Vec<&str> = alpn
-                    .iter()
-                    .map(|a| std::str::from_utf8(a).unwrap_or(""))
-                    .collect();
-                self.verbose(&format!("ALPN: curl offers {}", offer.join(",")));
-            }
-            if self.opts.tls.verify_peer {
-                let (f, p) = (
-                    self.opts.tls.effective_cafile().to_string(),
-                    self.opts.tls.effective_capath().to_string(),
-                );
-                self.verbose(&format!(" CAfile: {f}"));
-                self.verbose(&format!(" CApath: {p}"));
-            }
-        }
+        let opts = self.opts.tls.clone();
+        self.tls_notes(alpn, &opts);
         self.conn.as_mut().expect("conn").tls = Some(Box::new(session));
-        self.state = State::TlsConnect { want_write: true };
+        self.state = State::TlsConnect {
+            want_write: true,
+            proxy: false,
+        };
         Ok(())
     }
 
+    /// Is the proxy of this transfer an HTTPS proxy (TLS to the proxy first)?
+    fn https_proxy(&self) -> bool {
+        self.proxy
+            .as_ref()
+            .is_some_and(|p| p.kind == crate::proxy::ProxyKind::Https)
+    }
+
+    /// The ALPN protocols offered to an HTTPS proxy: curl offers them only when the
+    /// transfer itself is https (tunnelled); absolute-form requests go without ALPN.
+    fn proxy_alpn_offer(&self) -> &'static [&'static [u8]] {
+        if self.info.scheme == "https" && self.opts.tls.alpn {
+            &[b"http/1.1"]
+        } else {
+            &[]
+        }
+    }
+
+    /// Start TLS with the HTTPS proxy on the fresh connection (SNI: the proxy's name).
+    fn start_proxy_tls(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        let alpn = self.proxy_alpn_offer();
+        let config = cx.tls.config(&self.opts.proxy_tls, alpn)?;
+        let host = self
+            .proxy
+            .as_ref()
+            .map(|p| p.host.clone())
+            .unwrap_or_default();
+        let sni = host.split('%').next().unwrap_or(&host).to_string();
+        let conn = self.conn.as_ref().expect("conn");
+        let session =
+            crate::tls::Session::new(&config, &sni, &conn.stream, &self.opts.proxy_tls, false)?;
+        let opts = self.opts.proxy_tls.clone();
+        self.tls_notes(alpn, &opts);
+        self.conn.as_mut().expect("conn").proxy_tls = Some(Box::new(session));
+        self.state = State::TlsConnect {
+            want_write: true,
+            proxy: true,
+        };
+        Ok(())
+    }
+
+    /// curl's `-v` lines before a handshake: the ALPN offer and the CA locations.
+    fn tls_notes(&mut self, alpn: &[&[u8]], opts: &crate::tls::TlsOptions) {
+        if !self.opts.verbose {
+            return;
+        }
+        if !alpn.is_empty() {
+            let offer: Vec<&str> = alpn
+                .iter()
+                .map(|a| std::str::from_utf8(a).unwrap_or(""))
+                .collect();
+            self.verbose(&format!("ALPN: curl offers {}", offer.join(",")));
+        }
+        if opts.verify_peer {
+            self.verbose(&format!(" CAfile: {}", opts.effective_cafile()));
+            self.verbose(&format!(" CApath: {}", opts.effective_capath()));
+        }
+    }
+
     fn do_tls_connect(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let State::TlsConnect { proxy, .. } = self.state else {
+            unreachable!()
+        };
         let conn = self.conn.as_mut().expect("conn");
-        let tls = conn.tls.as_mut().expect("tls");
-        match tls.handshake(&mut conn.stream)? {
+        let inner = !proxy && conn.proxy_tls.is_some();
+        let step = conn.handshake().map_err(|e| {
+            if inner {
+                crate::tls::inner_handshake_error(e)
+            } else {
+                e
+            }
+        })?;
+        match step {
             crate::tls::Handshake::WantRead => {
-                self.state = State::TlsConnect { want_write: false };
+                self.state = State::TlsConnect {
+                    want_write: false,
+                    proxy,
+                };
                 return Ok(false);
             }
             crate::tls::Handshake::WantWrite => {
-                self.state = State::TlsConnect { want_write: true };
+                self.state = State::TlsConnect {
+                    want_write: true,
+                    proxy,
+                };
                 return Ok(false);
             }
             crate::tls::Handshake::Done => {}
         }
+        if proxy {
+            self.tls_established(true)?;
+            if self.tunnel_wanted {
+                self.start_tunnel();
+            } else {
+                self.timers.clear(TimerId::ConnectTimeout);
+                self.info.time_appconnect = cx.now.duration_since(self.started);
+                self.established(cx);
+            }
+            return Ok(true);
+        }
         self.info.time_appconnect = cx.now.duration_since(self.started);
-        self.tls_established()?;
+        self.tls_established(false)?;
         self.established(cx);
         Ok(true)
     }
 
-    /// After the handshake: `-v` lines, the pinned key check.
-    fn tls_established(&mut self) -> Result<()> {
+    /// After a handshake (with the proxy or the origin): the pinned key check, `-v` lines.
+    fn tls_established(&mut self, proxy: bool) -> Result<()> {
         let conn = self.conn.as_ref().expect("conn");
-        let tls = conn.tls.as_ref().expect("tls");
+        let tls = if proxy {
+            conn.proxy_tls.as_ref().expect("proxy tls")
+        } else {
+            conn.tls.as_ref().expect("tls")
+        };
+        let opts = if proxy {
+            &self.opts.proxy_tls
+        } else {
+            &self.opts.tls
+        };
         let certs = tls.chain_der();
-        if let Some(pin) = self.opts.tls.pinned_pubkey.clone() {
+        if let Some(pin) = opts.pinned_pubkey.clone() {
             let spki = certs
                 .first()
                 .and_then(|c| crate::tls::x509::Cert::parse(c).map(|c| c.spki_der().to_vec()))
@@ -1174,25 +1275,42 @@ impl Transfer {
             return Ok(());
         }
         let mut lines = vec![tls.connection_summary()];
-        if !self.alpn_offer().is_empty() {
+        let offered = if proxy {
+            !self.proxy_alpn_offer().is_empty()
+        } else {
+            !self.alpn_offer().is_empty()
+        };
+        if offered {
             lines.push(match tls.alpn() {
                 Some(p) => format!("ALPN: server accepted {}", String::from_utf8_lossy(p)),
                 None => "ALPN: server did not agree on a protocol. Uses default.".into(),
             });
         }
-        let host = self.url_host();
+        let host = if proxy {
+            self.proxy
+                .as_ref()
+                .map(|p| p.host.clone())
+                .unwrap_or_default()
+        } else {
+            self.url_host()
+        };
+        let (verify_host, verify_peer) = (opts.verify_host, opts.verify_peer);
         if let Some(leaf) = certs.first().and_then(|c| crate::tls::x509::Cert::parse(c)) {
-            lines.push("Server certificate:".into());
+            lines.push(if proxy {
+                "Proxy certificate:".into()
+            } else {
+                "Server certificate:".into()
+            });
             lines.push(format!(" subject: {}", leaf.subject()));
             lines.push(format!(" start date: {}", leaf.start_date()));
             lines.push(format!(" expire date: {}", leaf.expire_date()));
-            if self.opts.tls.verify_host {
+            if verify_host {
                 if let Some(m) = crate::tls::x509::san_match(&leaf, &host) {
                     lines.push(format!(" subjectAltName: {m}"));
                 }
             }
             lines.push(format!(" issuer: {}", leaf.issuer()));
-            if self.opts.tls.verify_peer {
+            if verify_peer {
                 lines.push(" SSL certificate verify ok.".into());
             }
         }
@@ -1213,7 +1331,7 @@ impl Transfer {
 
     /// Decide the proxy for the current URL (options, then environment, minus `no_proxy`).
     fn select_proxy(&mut self, scheme: &str, host: &str) -> Result<()> {
-        use crate::proxy::{self, ProxyKind};
+        use crate::proxy;
         self.proxy = None;
         self.preproxy = None;
         self.tunnel_wanted = false;
@@ -1231,18 +1349,6 @@ impl Transfer {
             return Ok(());
         };
         let mut p = proxy::parse(&s, self.opts.proxy_type)?;
-        match p.kind {
-            ProxyKind::Http | ProxyKind::Http10 => {}
-            ProxyKind::Https => {
-                return Err(Error::new(
-                    Code::NotBuiltIn,
-                    format!(
-                        "Unsupported proxy '{s}', libcurl is built without the HTTPS-proxy support."
-                    ),
-                ))
-            }
-            _ => {}
-        }
         if let Some(c) = &self.opts.proxy_userpwd {
             p.creds = Some(c.clone());
         }
@@ -1363,10 +1469,13 @@ impl Transfer {
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    return Err(Error::new(
-                        Code::RecvError,
-                        format!("Recv failure: {}", connect::os_error_text(&e)),
-                    ))
+                    // A TLS failure on the way to an HTTPS proxy keeps its own text.
+                    return Err(crate::tls::curl_error(&e).unwrap_or_else(|| {
+                        Error::new(
+                            Code::RecvError,
+                            format!("Recv failure: {}", connect::os_error_text(&e)),
+                        )
+                    }));
                 }
             }
             let line = match t.feed(&byte) {
@@ -1718,7 +1827,9 @@ impl Transfer {
         }
         if self.preproxy.is_some() {
             // The SOCKS leg reached the HTTP proxy; the HTTP proxy paths follow.
-            if self.tunnel_wanted {
+            if self.https_proxy() {
+                self.start_proxy_tls(cx)?;
+            } else if self.tunnel_wanted {
                 self.start_tunnel();
             } else {
                 self.timers.clear(TimerId::ConnectTimeout);

@@ -10,7 +10,8 @@
 //! * [`nginx`]: start Debian's nginx on an ephemeral port serving a directory.
 //! * [`fs`]: temporary directories and sparse files.
 //! * [`tls`]: a local test PKI and TLS server configurations.
-//! * [`proxy`]: a CONNECT proxy that records the handshake and relays the tunnel.
+//! * [`proxy`]: a CONNECT proxy that records the handshake and relays the tunnel, and an
+//!   HTTPS proxy (TLS in front of it).
 //! * [`socks`]: a SOCKS4/4a/5 proxy that records the handshake and relays.
 //!
 //! Servers listen on loopback only and bind ephemeral ports.
@@ -30,6 +31,6 @@ pub use fs::{sparse_file, TempDir};
 pub use http::{Action, ContinueMode, Exhausted, RawConn, Reply, Request, ScriptedServer};
 pub use nginx::Nginx;
 pub use process::{reference_curl, Exec, Output};
-pub use proxy::ConnectProxy;
+pub use proxy::{ConnectProxy, HttpsProxy};
 pub use socks::{SocksMode, SocksServer};
 pub use tls::{pki, ServerCert, TlsServerOptions};

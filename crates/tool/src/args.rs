@@ -801,6 +801,62 @@ opts![
         "proxy auth"
     ),
     (
+        "proxy-ca-native",
+        None,
+        Bool,
+        "",
+        "Load CA certs from the OS to verify proxy",
+        "tls"
+    ),
+    (
+        "proxy-cacert",
+        None,
+        Arg,
+        "<file>",
+        "CA certificates to verify proxy against",
+        "proxy tls"
+    ),
+    (
+        "proxy-capath",
+        None,
+        Arg,
+        "<dir>",
+        "CA directory to verify proxy against",
+        "proxy tls"
+    ),
+    (
+        "proxy-cert",
+        None,
+        Arg,
+        "<cert[:passwd]>",
+        "Set client certificate for proxy",
+        "proxy tls"
+    ),
+    (
+        "proxy-cert-type",
+        None,
+        Arg,
+        "<type>",
+        "Client certificate type for HTTPS proxy",
+        "proxy tls"
+    ),
+    (
+        "proxy-ciphers",
+        None,
+        Arg,
+        "<list>",
+        "TLS 1.2 (1.1, 1.0) ciphers to use for proxy",
+        "proxy tls"
+    ),
+    (
+        "proxy-crlfile",
+        None,
+        Arg,
+        "<file>",
+        "Set a CRL list for proxy",
+        "proxy tls"
+    ),
+    (
         "proxy-digest",
         None,
         Bool,
@@ -817,12 +873,84 @@ opts![
         "http proxy"
     ),
     (
+        "proxy-insecure",
+        None,
+        Bool,
+        "",
+        "Skip HTTPS proxy cert verification",
+        "proxy tls"
+    ),
+    (
+        "proxy-key",
+        None,
+        Arg,
+        "<key>",
+        "Private key for HTTPS proxy",
+        "proxy tls"
+    ),
+    (
+        "proxy-key-type",
+        None,
+        Arg,
+        "<type>",
+        "Private key file type for proxy",
+        "proxy tls"
+    ),
+    (
         "proxy-ntlm",
         None,
         Bool,
         "",
         "NTLM authentication with the proxy",
         "proxy auth"
+    ),
+    (
+        "proxy-pass",
+        None,
+        Arg,
+        "<phrase>",
+        "Passphrase for private key for HTTPS proxy",
+        "proxy tls auth"
+    ),
+    (
+        "proxy-pinnedpubkey",
+        None,
+        Arg,
+        "<hashes>",
+        "FILE/HASHES public key to verify proxy with",
+        "proxy tls"
+    ),
+    (
+        "proxy-ssl-allow-beast",
+        None,
+        Bool,
+        "",
+        "Allow this security flaw for HTTPS proxy",
+        "proxy tls"
+    ),
+    (
+        "proxy-ssl-auto-client-cert",
+        None,
+        Bool,
+        "",
+        "Auto client certificate for proxy",
+        "proxy tls"
+    ),
+    (
+        "proxy-tls13-ciphers",
+        None,
+        Arg,
+        "<list>",
+        "TLS 1.3 proxy cipher suites",
+        "proxy tls"
+    ),
+    (
+        "proxy-tlsv1",
+        None,
+        Bool,
+        "",
+        "TLSv1 for HTTPS proxy",
+        "proxy tls auth"
     ),
     (
         "proxy-user",
@@ -1259,6 +1387,8 @@ pub enum DataKind {
 #[derive(Clone, Debug, Default)]
 pub struct Operation {
     pub tls: TlsOptions,
+    /// The HTTPS proxy's TLS settings (`--proxy-cacert`, `--proxy-insecure`...).
+    pub proxy_tls: TlsOptions,
     pub hsts: Option<String>,
     pub urls: Vec<UrlSpec>,
     pub data: Vec<(DataKind, String)>,
@@ -1725,6 +1855,32 @@ impl Parser {
             "interface" => self.op().interface = Some(a()),
             "tcp-nodelay" => self.op().tcp_nodelay = on,
             "keepalive" => self.op().keepalive = on,
+            "proxy-insecure" => {
+                self.op().proxy_tls.verify_peer = !on;
+                self.op().proxy_tls.verify_host = !on;
+            }
+            "proxy-cacert" => self.op().proxy_tls.cafile = Some(a()),
+            "proxy-capath" => self.op().proxy_tls.capath = Some(a()),
+            "proxy-ca-native" => self.op().proxy_tls.ca_native = on,
+            "proxy-cert" => {
+                let (cert, pass) = split_cert_arg(&a());
+                self.op().proxy_tls.cert = Some(cert);
+                if pass.is_some() {
+                    self.op().proxy_tls.key_passwd = pass;
+                }
+            }
+            "proxy-cert-type" => self.op().proxy_tls.cert_type = Some(a()),
+            "proxy-key" => self.op().proxy_tls.key = Some(a()),
+            "proxy-key-type" => self.op().proxy_tls.key_type = Some(a()),
+            "proxy-pass" => self.op().proxy_tls.key_passwd = Some(a()),
+            "proxy-pinnedpubkey" => self.op().proxy_tls.pinned_pubkey = Some(a()),
+            "proxy-ciphers" => self.op().proxy_tls.ciphers = Some(a()),
+            "proxy-tls13-ciphers" => self.op().proxy_tls.tls13_ciphers = Some(a()),
+            "proxy-crlfile" => self.op().proxy_tls.crlfile = Some(a()),
+            "proxy-tlsv1" => self.op().proxy_tls.min_version = TlsVersion::V1_0,
+            // Accepted as curl does: BEAST workarounds are not disabled by rustls, and no
+            // OS client certificate store exists here.
+            "proxy-ssl-allow-beast" | "proxy-ssl-auto-client-cert" => {}
             "insecure" => {
                 self.op().tls.verify_peer = !on;
                 self.op().tls.verify_host = !on;

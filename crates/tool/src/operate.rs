@@ -1426,6 +1426,7 @@ fn configure(
     o.interface = op.interface.clone();
     o.tcp_nodelay = op.tcp_nodelay;
     o.tls = op.tls.clone();
+    o.proxy_tls = op.proxy_tls.clone();
     o.hsts_file = op.hsts.clone();
     o.tcp_keepalive = op.keepalive || op.keepalive_time.is_some();
     if let Some(t) = op.keepalive_time {

@@ -461,7 +461,6 @@ fn unknown_proxy_scheme() {
 }
 
 #[test]
-#[ignore = "issue 8: HTTPS proxy not built yet"]
 fn https_proxy() {
     case("https_proxy")
         .tls(TlsServerOptions::default())

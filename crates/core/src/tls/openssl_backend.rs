@@ -17,7 +17,7 @@ use openssl::x509::verify::X509VerifyFlags;
 use openssl::x509::X509VerifyResult;
 
 use super::x509::Cert;
-use super::{connect_error, Handshake, TlsOptions, TlsVersion};
+use super::{connect_error, Handshake, Io, TlsOptions, TlsVersion};
 use crate::connect::Stream;
 use crate::error::{Code, Error};
 
@@ -246,20 +246,45 @@ fn openssl_last() -> String {
     err_text(&ErrorStack::get())
 }
 
-/// The socket as OpenSSL's BIO sees it: a duplicate descriptor of the connection's socket,
-/// so the connection keeps its own for polling.
+/// What OpenSSL's BIO reads and writes: a duplicate descriptor of the connection's socket
+/// (so the connection keeps its own for polling), or, for a session inside an HTTPS
+/// proxy's session, byte queues the session fills from and drains into [`Io`].
 #[derive(Debug)]
-pub struct Dup(Stream);
+pub enum Dup {
+    Sock(Stream),
+    Mem { rx: Vec<u8>, tx: Vec<u8>, eof: bool },
+}
 
 impl Read for Dup {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.read(buf)
+        match self {
+            Dup::Sock(s) => s.read(buf),
+            Dup::Mem { rx, eof, .. } => {
+                if rx.is_empty() {
+                    return if *eof {
+                        Ok(0)
+                    } else {
+                        Err(io::ErrorKind::WouldBlock.into())
+                    };
+                }
+                let n = buf.len().min(rx.len());
+                buf[..n].copy_from_slice(&rx[..n]);
+                rx.drain(..n);
+                Ok(n)
+            }
+        }
     }
 }
 
 impl Write for Dup {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
+        match self {
+            Dup::Sock(s) => s.write(buf),
+            Dup::Mem { tx, .. } => {
+                tx.extend_from_slice(buf);
+                Ok(buf.len())
+            }
+        }
     }
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
@@ -297,10 +322,20 @@ impl Session {
         host: &str,
         sock: &Stream,
         opts: &TlsOptions,
+        over_tls: bool,
     ) -> Result<Session, Error> {
-        let dup = sock
-            .try_clone()
-            .map_err(|e| connect_error(format!("TLS connect error: {e}")))?;
+        let dup = if over_tls {
+            Dup::Mem {
+                rx: Vec::new(),
+                tx: Vec::new(),
+                eof: false,
+            }
+        } else {
+            Dup::Sock(
+                sock.try_clone()
+                    .map_err(|e| connect_error(format!("TLS connect error: {e}")))?,
+            )
+        };
         let mut ssl = Ssl::new(ctx)
             .map_err(|e| connect_error(format!("TLS connect error: {}", err_text(&e))))?;
         if host.parse::<std::net::IpAddr>().is_err() {
@@ -311,7 +346,7 @@ impl Session {
         }
         Ok(Session {
             state: State::Start(ssl),
-            dup: Some(Dup(dup)),
+            dup: Some(dup),
             host: host.to_string(),
             verify_peer: opts.verify_peer,
             verify_host: opts.verify_host,
@@ -319,7 +354,88 @@ impl Session {
         })
     }
 
-    pub fn handshake(&mut self) -> Result<Handshake, Error> {
+    /// The BIO of the session, whatever the handshake state.
+    fn bio(&mut self) -> Option<&mut Dup> {
+        match &mut self.state {
+            State::Start(_) => self.dup.as_mut(),
+            State::Mid(m) => Some(m.get_mut()),
+            State::Done(s) => Some(s.get_mut()),
+            State::Failed => None,
+        }
+    }
+
+    /// Inside a proxy session: move what the proxy session has decrypted into the BIO.
+    fn pump_in(&mut self, io: &mut Io<'_>) -> io::Result<()> {
+        let Some(Dup::Mem { rx, eof, .. }) = self.bio() else {
+            return Ok(());
+        };
+        let mut buf = [0u8; 16 * 1024];
+        while !*eof {
+            match io.read(&mut buf) {
+                Ok(0) => *eof = true,
+                Ok(n) => rx.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Inside a proxy session: hand the records OpenSSL wrote to the proxy session;
+    /// WouldBlock while some remain.
+    fn pump_out(&mut self, io: &mut Io<'_>) -> io::Result<()> {
+        let Some(Dup::Mem { tx, .. }) = self.bio() else {
+            return Ok(());
+        };
+        while !tx.is_empty() {
+            match io.write(tx) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    tx.drain(..n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Records waiting for the proxy session to take them.
+    pub fn wants_write(&self) -> bool {
+        let bio = match &self.state {
+            State::Start(_) => self.dup.as_ref(),
+            State::Mid(m) => Some(m.get_ref()),
+            State::Done(s) => Some(s.get_ref()),
+            State::Failed => None,
+        };
+        matches!(bio, Some(Dup::Mem { tx, .. }) if !tx.is_empty())
+    }
+
+    /// Write out what the proxy session has not taken yet.
+    pub fn flush(&mut self, io: &mut Io<'_>) -> io::Result<()> {
+        self.pump_out(io)
+    }
+
+    pub fn handshake(&mut self, io: &mut Io<'_>) -> Result<Handshake, Error> {
+        let io_failed = |e: io::Error| {
+            connect_error(format!(
+                "TLS connect error: {}",
+                crate::connect::os_error_text(&e)
+            ))
+        };
+        self.pump_in(io).map_err(io_failed)?;
+        let r = self.handshake_step();
+        let out = self.pump_out(io);
+        match (r, out) {
+            (Err(e), _) => Err(e),
+            (Ok(_), Err(e)) if e.kind() != io::ErrorKind::WouldBlock => Err(io_failed(e)),
+            (Ok(Handshake::WantRead), Err(_)) => Ok(Handshake::WantWrite),
+            (Ok(h), _) => Ok(h),
+        }
+    }
+
+    fn handshake_step(&mut self) -> Result<Handshake, Error> {
         let r = match std::mem::replace(&mut self.state, State::Failed) {
             State::Start(ssl) => ssl.connect(self.dup.take().expect("socket")),
             State::Mid(m) => m.handshake(),
@@ -407,7 +523,17 @@ impl Session {
         }
     }
 
-    pub fn recv(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+    pub fn recv(&mut self, io: &mut Io<'_>, buf: &mut [u8]) -> io::Result<usize> {
+        self.pump_in(io)?;
+        let r = self.recv_plain(buf);
+        match self.pump_out(io) {
+            Err(e) if e.kind() != io::ErrorKind::WouldBlock => return Err(e),
+            _ => {}
+        }
+        r
+    }
+
+    fn recv_plain(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let s = self.stream()?;
         match s.ssl_read(buf) {
             Ok(n) => Ok(n),
@@ -444,7 +570,16 @@ impl Session {
         }
     }
 
-    pub fn send(&mut self, buf: &[u8]) -> io::Result<usize> {
+    pub fn send(&mut self, io: &mut Io<'_>, buf: &[u8]) -> io::Result<usize> {
+        self.pump_out(io)?;
+        let n = self.send_plain(buf)?;
+        match self.pump_out(io) {
+            Err(e) if e.kind() != io::ErrorKind::WouldBlock => Err(e),
+            _ => Ok(n),
+        }
+    }
+
+    fn send_plain(&mut self, buf: &[u8]) -> io::Result<usize> {
         let s = self.stream()?;
         match s.ssl_write(buf) {
             Ok(n) => Ok(n),
@@ -466,9 +601,12 @@ impl Session {
         }
     }
 
-    pub fn is_alive(&mut self, sock: &mut Stream) -> bool {
-        if sock.is_alive() {
+    pub fn is_alive(&mut self, io: &mut Io<'_>) -> bool {
+        if io.sock().is_alive() {
             return true;
+        }
+        if self.pump_in(io).is_err() {
+            return false;
         }
         // Something arrived while idle: a session ticket is fine, data or a close is not.
         let Ok(s) = self.stream() else {
@@ -478,10 +616,11 @@ impl Session {
         matches!(s.ssl_read(&mut b), Err(ref e) if e.code() == ErrorCode::WANT_READ)
     }
 
-    pub fn close(&mut self) {
+    pub fn close(&mut self, io: &mut Io<'_>) {
         if let State::Done(s) = &mut self.state {
             let _ = s.shutdown();
         }
+        let _ = self.pump_out(io);
     }
 
     pub fn alpn(&self) -> Option<&[u8]> {

@@ -16,8 +16,7 @@ use rustls::{
 };
 
 use super::x509::Cert;
-use super::{connect_error, Handshake, SockIo, TlsOptions, TlsVersion};
-use crate::connect::Stream;
+use super::{connect_error, Handshake, Io, TlsOptions, TlsVersion};
 use crate::error::{Code, Error};
 
 /// OpenSSL's names for the TLS 1.2 suites rustls implements; TLS 1.3 suites keep IANA names.
@@ -493,10 +492,10 @@ impl Session {
     }
 
     /// Advance the handshake as far as the socket allows.
-    pub fn handshake(&mut self, sock: &mut Stream) -> Result<Handshake, Error> {
+    pub fn handshake(&mut self, io: &mut Io<'_>) -> Result<Handshake, Error> {
         loop {
             while self.conn.wants_write() {
-                match self.conn.write_tls(&mut SockIo(sock)) {
+                match self.conn.write_tls(io) {
                     Ok(_) => {}
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                         return Ok(Handshake::WantWrite)
@@ -518,7 +517,7 @@ impl Session {
                     "TLS connect error: peer closed the connection during the handshake",
                 ));
             }
-            match self.conn.read_tls(&mut SockIo(sock)) {
+            match self.conn.read_tls(io) {
                 Ok(0) => self.eof = true,
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(Handshake::WantRead),
@@ -532,7 +531,7 @@ impl Session {
             }
             if let Err(e) = self.conn.process_new_packets() {
                 // Send the alert rustls queued, then report.
-                let _ = self.conn.write_tls(&mut SockIo(sock));
+                let _ = self.conn.write_tls(io);
                 return Err(self.map_error(&e, true));
             }
         }
@@ -584,9 +583,9 @@ impl Session {
     }
 
     /// Write out queued TLS records; WouldBlock while some remain.
-    pub fn flush(&mut self, sock: &mut Stream) -> io::Result<()> {
+    pub fn flush(&mut self, io: &mut Io<'_>) -> io::Result<()> {
         while self.conn.wants_write() {
-            match self.conn.write_tls(&mut SockIo(sock)) {
+            match self.conn.write_tls(io) {
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
@@ -602,7 +601,7 @@ impl Session {
 
     /// Decrypted bytes into `buf`; Ok(0) at the peer's close_notify; WouldBlock when the
     /// socket has nothing more.
-    pub fn recv(&mut self, sock: &mut Stream, buf: &mut [u8]) -> io::Result<usize> {
+    pub fn recv(&mut self, io: &mut Io<'_>, buf: &mut [u8]) -> io::Result<usize> {
         loop {
             match self.conn.reader().read(buf) {
                 Ok(n) => return Ok(n),
@@ -618,17 +617,17 @@ impl Session {
             if self.eof {
                 return Ok(0);
             }
-            match self.conn.read_tls(&mut SockIo(sock)) {
+            match self.conn.read_tls(io) {
                 Ok(0) => self.eof = true,
                 Ok(_) => {}
                 Err(e) => return Err(e),
             }
             if let Err(e) = self.conn.process_new_packets() {
-                let _ = self.conn.write_tls(&mut SockIo(sock));
+                let _ = self.conn.write_tls(io);
                 return Err(super::io_error(self.map_error(&e, false)));
             }
             // Records the peer's messages made us queue (key updates, alerts).
-            match self.flush(sock) {
+            match self.flush(io) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 Err(e) => return Err(e),
@@ -638,10 +637,10 @@ impl Session {
 
     /// Encrypt up to `buf.len()` bytes; queued records beyond what the socket takes wait
     /// for [`Session::flush`]. WouldBlock while earlier records are still queued.
-    pub fn send(&mut self, sock: &mut Stream, buf: &[u8]) -> io::Result<usize> {
-        self.flush(sock)?;
+    pub fn send(&mut self, io: &mut Io<'_>, buf: &[u8]) -> io::Result<usize> {
+        self.flush(io)?;
         let n = self.conn.writer().write(buf)?;
-        match self.flush(sock) {
+        match self.flush(io) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
             Err(e) => return Err(e),
@@ -651,10 +650,10 @@ impl Session {
 
     /// Is an idle pooled connection still usable? Handles records that arrived meanwhile
     /// (session tickets are fine; a close_notify or data is not).
-    pub fn is_alive(&mut self, sock: &mut Stream) -> bool {
+    pub fn is_alive(&mut self, io: &mut Io<'_>) -> bool {
         let mut probe = [0u8; 1];
         loop {
-            match self.conn.read_tls(&mut SockIo(sock)) {
+            match self.conn.read_tls(io) {
                 Ok(0) => return false,
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
@@ -670,9 +669,9 @@ impl Session {
     }
 
     /// Send close_notify (best effort) before the socket is closed.
-    pub fn close(&mut self, sock: &mut Stream) {
+    pub fn close(&mut self, io: &mut Io<'_>) {
         self.conn.send_close_notify();
-        let _ = self.flush(sock);
+        let _ = self.flush(io);
     }
 
     /// The negotiated ALPN protocol.
