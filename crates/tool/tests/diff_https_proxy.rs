@@ -525,3 +525,30 @@ fn version_lists_https_proxy_feature() {
         "HTTPS-proxy in curl's place: {features}"
     );
 }
+
+#[test]
+fn socks_preproxy_then_https_proxy() {
+    let socks =
+        oxcurl_testsupport::SocksServer::start(oxcurl_testsupport::SocksMode::Relay { auth: None });
+    let pre = format!("socks5h://127.0.0.1:{}", socks.port());
+    Case::new("socks_preproxy_then_https_proxy")
+        .compare_stderr(true)
+        .tls(TlsServerOptions::default())
+        .args(&[
+            "-sS",
+            "--preproxy",
+            &pre,
+            "-x",
+            "https://localhost:{port}",
+            "--proxy-cacert",
+            "{ca}",
+            "http://example.com/pre",
+        ])
+        .reply(Reply::ok("pre\n"))
+        .run(OXCURL);
+    assert_eq!(
+        socks.handshakes().len(),
+        2,
+        "one SOCKS handshake per client"
+    );
+}
