@@ -292,6 +292,47 @@ macro_rules! suite {
                 .run(OXCURL);
             }
 
+            #[test]
+            fn proxy_connection_is_reused_for_another_origin() {
+                let r = case("proxy_connection_is_reused_for_another_origin")
+                    .tls(TlsServerOptions::default())
+                    .args(&[
+                        "-sS",
+                        "-x",
+                        "https://localhost:{port}",
+                        "--proxy-cacert",
+                        "{ca}",
+                        "http://one.example/a",
+                        "http://two.example/b",
+                    ])
+                    .replies(vec![Reply::ok("a\n"), Reply::ok("b\n")])
+                    .run(OXCURL);
+                assert_eq!(r.oxcurl.connections.len(), 1);
+            }
+
+            #[test]
+            fn other_proxy_tls_options_get_another_connection() {
+                let r = case("other_proxy_tls_options_get_another_connection")
+                    .tls(TlsServerOptions::default())
+                    .args(&[
+                        "-sS",
+                        "-x",
+                        "https://localhost:{port}",
+                        "--proxy-cacert",
+                        "{ca}",
+                        "http://one.example/a",
+                        "--next",
+                        "-sS",
+                        "-x",
+                        "https://localhost:{port}",
+                        "--proxy-insecure",
+                        "http://one.example/b",
+                    ])
+                    .replies(vec![Reply::ok("a\n"), Reply::ok("b\n")])
+                    .run(OXCURL);
+                assert_eq!(r.oxcurl.connections.len(), 2);
+            }
+
             // ---- https:// through the proxy (TLS inside TLS) -----------------------------
 
             fn tunnelled(
@@ -323,6 +364,28 @@ macro_rules! suite {
                 let heads = proxy.heads();
                 assert_eq!(heads.len(), 2, "one CONNECT per client");
                 assert!(heads[1].starts_with(b"CONNECT localhost:"), "{heads:?}");
+            }
+
+            #[test]
+            fn tunnel_is_reused_for_the_same_origin() {
+                let proxy = HttpsProxy::start(&TlsServerOptions::default());
+                let url = proxy.url();
+                case("tunnel_is_reused_for_the_same_origin")
+                    .tls(TlsServerOptions::default())
+                    .args(&[
+                        "-sS",
+                        "-x",
+                        url.as_str(),
+                        "--proxy-cacert",
+                        "{ca}",
+                        "--cacert",
+                        "{ca}",
+                        "https://localhost:{port}/a",
+                        "https://localhost:{port}/b",
+                    ])
+                    .replies(vec![Reply::ok("a\n"), Reply::ok("b\n")])
+                    .run(OXCURL);
+                assert_eq!(proxy.heads().len(), 2, "one CONNECT per client");
             }
 
             #[test]
@@ -460,5 +523,32 @@ fn version_lists_https_proxy_feature() {
     assert!(
         features.contains(" HSTS HTTPS-proxy IPv6 "),
         "HTTPS-proxy in curl's place: {features}"
+    );
+}
+
+#[test]
+fn socks_preproxy_then_https_proxy() {
+    let socks =
+        oxcurl_testsupport::SocksServer::start(oxcurl_testsupport::SocksMode::Relay { auth: None });
+    let pre = format!("socks5h://127.0.0.1:{}", socks.port());
+    Case::new("socks_preproxy_then_https_proxy")
+        .compare_stderr(true)
+        .tls(TlsServerOptions::default())
+        .args(&[
+            "-sS",
+            "--preproxy",
+            &pre,
+            "-x",
+            "https://localhost:{port}",
+            "--proxy-cacert",
+            "{ca}",
+            "http://example.com/pre",
+        ])
+        .reply(Reply::ok("pre\n"))
+        .run(OXCURL);
+    assert_eq!(
+        socks.handshakes().len(),
+        2,
+        "one SOCKS handshake per client"
     );
 }
