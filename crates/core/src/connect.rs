@@ -155,6 +155,10 @@ impl HappyEyeballs {
             self.families[1].started = true;
         }
         for i in 0..2 {
+            // The first family may have run out just now: the second starts at once.
+            if i == 1 && self.families[0].exhausted() && !self.families[1].addrs.is_empty() {
+                self.families[1].started = true;
+            }
             if !self.families[i].started {
                 continue;
             }
@@ -323,4 +327,56 @@ pub fn connect_unix(path: &str, abstract_ns: bool) -> io::Result<UnixStream> {
     };
     s.set_nonblocking(true)?;
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    /// A loopback port nothing listens on (bound, then released).
+    fn closed_port() -> u16 {
+        let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    }
+
+    #[test]
+    fn second_family_starts_as_soon_as_the_first_runs_out() {
+        let port = closed_port();
+        let addrs = [
+            SocketAddr::from(([0, 0, 0, 0, 0, 0, 0, 1], port)),
+            SocketAddr::from(([127, 0, 0, 1], port)),
+        ];
+        let opts = Options::default();
+        let now = Instant::now();
+        let mut he = HappyEyeballs::new(&addrs, now, &opts);
+        let mut notes = Vec::new();
+        // The clock never reaches the Happy Eyeballs delay: only the first family's
+        // failure can start the second one.
+        let mut failed = false;
+        for _ in 0..50 {
+            let r = he.poll(now, &opts, &mut notes);
+            // Nothing else would wake the transfer before the delay: the poll that sees
+            // the first family fail must already have started the second.
+            if notes.iter().any(|n| n.starts_with("connect to ::1")) {
+                assert!(
+                    notes.iter().any(|n| n.starts_with("  Trying 127.0.0.1:")),
+                    "{notes:?}"
+                );
+            }
+            match r {
+                ConnectPoll::Failed(_) => {
+                    failed = true;
+                    break;
+                }
+                ConnectPoll::Connected(..) => panic!("nothing listens there"),
+                ConnectPoll::Pending => std::thread::sleep(Duration::from_millis(5)),
+            }
+        }
+        assert!(failed, "{notes:?}");
+        assert!(
+            notes.iter().any(|n| n.starts_with("  Trying 127.0.0.1:")),
+            "{notes:?}"
+        );
+    }
 }
