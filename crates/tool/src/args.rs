@@ -2319,9 +2319,7 @@ fn time_cond(arg: &str, silent: bool) -> Option<(oxcurl_core::options::TimeCondi
             Some((cond, secs))
         }
         Err(e) => {
-            // The system's text for the error, without Rust's "(os error N)".
-            let text = e.to_string();
-            let text = text.split(" (os error").next().unwrap_or_default();
+            let text = oxcurl_core::connect::os_error_text(&e);
             warn(&format!("Failed to get filetime: {text}"));
             warn(
                 "Illegal date format for -z, --time-cond (and not a filename). Disabling time \

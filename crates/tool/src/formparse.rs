@@ -79,7 +79,10 @@ fn attributes<'a>(
                 let (w, r) = word(file.trim_start(), end, warnings);
                 match std::fs::read_to_string(&w) {
                     Ok(text) => part.headers.extend(header_lines(&text)),
-                    Err(e) => warnings.push(format!("Cannot read from {w}: {}", strerror(&e))),
+                    Err(e) => warnings.push(format!(
+                        "Cannot read from {w}: {}",
+                        oxcurl_core::connect::os_error_text(&e)
+                    )),
                 }
                 s = r;
             } else {
@@ -132,15 +135,6 @@ fn header_lines(text: &str) -> Vec<String> {
         out.push(line.to_string());
     }
     out
-}
-
-/// The C library's text for an I/O error, without Rust's `(os error N)`.
-fn strerror(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
 }
 
 fn read_stdin() -> Vec<u8> {

@@ -69,15 +69,6 @@ fn stdout_is_file() -> bool {
         .is_ok_and(|m| m.is_file())
 }
 
-/// The system's text for an I/O error, as curl's `strerror` gives it.
-fn os_text(e: &io::Error) -> String {
-    let t = e.to_string();
-    match t.find(" (os error") {
-        Some(i) => t[..i].to_string(),
-        None => t,
-    }
-}
-
 impl Out {
     fn write(&mut self, data: &[u8]) -> bool {
         match &mut self.sink {
@@ -117,7 +108,7 @@ impl Out {
                             let w = format!(
                                 "Failed to open the file {}: {}",
                                 asked.display(),
-                                os_text(&e)
+                                oxcurl_core::connect::os_error_text(&e)
                             );
                             if let Some(dest) = &self.warn {
                                 errout_write(dest, crate::args::warning_text(&w).as_bytes());
@@ -913,7 +904,7 @@ fn finish_job(
                         let w = format!(
                             "Error setting extended attributes on '{}': {}",
                             path.display(),
-                            os_text(&e)
+                            oxcurl_core::connect::os_error_text(&e)
                         );
                         errout_write(errout, crate::args::warning_text(&w).as_bytes());
                     }
@@ -1349,7 +1340,10 @@ fn configure(
             Ok(c) => Some(c),
             Err(e) => {
                 if !g.silent {
-                    let w = format!("Failed to open {f}: {}", os_text(&e));
+                    let w = format!(
+                        "Failed to open {f}: {}",
+                        oxcurl_core::connect::os_error_text(&e)
+                    );
                     errout_write(errout, crate::args::warning_text(&w).as_bytes());
                 }
                 None

@@ -64,8 +64,7 @@ impl Vars {
             v.as_bytes().to_vec()
         } else if let Some(f) = rest.strip_prefix('@') {
             read_file(f).map_err(|e| {
-                let why = e.to_string();
-                let why = why.split(" (os error").next().unwrap_or(&why);
+                let why = oxcurl_core::connect::os_error_text(&e);
                 VarError::ReadFile(format!("Failed to open {f}: {why}"))
             })?
         } else {
