@@ -4,6 +4,7 @@
 mod common;
 
 use common::{compile, run, run_ok, Lib};
+use oxcurl_testsupport::diff::mask_boundaries;
 use oxcurl_testsupport::http::{Reply, ScriptedServer};
 
 fn server() -> ScriptedServer {
@@ -419,26 +420,6 @@ fn verbose_default_trace_matches_reference() {
         drop_sent(ours),
         drop_sent(verbose_trace(Lib::Reference, &url))
     );
-}
-
-/// Request bytes with curl's random MIME boundaries (24 dashes, 22 alphanumerics) masked.
-fn mask_boundaries(raw: &[u8]) -> Vec<u8> {
-    let dashes = [b'-'; 24];
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        if raw[i..].starts_with(&dashes)
-            && raw.len() >= i + 46
-            && raw[i + 24..i + 46].iter().all(u8::is_ascii_alphanumeric)
-        {
-            out.extend_from_slice(b"BOUNDARY");
-            i += 46;
-        } else {
-            out.push(raw[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 #[test]

@@ -77,6 +77,27 @@ pub fn mask_digits(data: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Replaces curl's random multipart boundaries (24 dashes and 22 alphanumerics) by
+/// `BOUNDARY`, so bodies and `Content-Type` headers of two runs compare.
+pub fn mask_boundaries(raw: &[u8]) -> Vec<u8> {
+    let dashes = [b'-'; 24];
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i..].starts_with(&dashes)
+            && raw.len() >= i + 46
+            && raw[i + 24..i + 46].iter().all(u8::is_ascii_alphanumeric)
+        {
+            out.extend_from_slice(b"BOUNDARY");
+            i += 46;
+        } else {
+            out.push(raw[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 /// Replaces every occurrence of `from` in `data` by `to`.
 pub fn replace_all(data: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
     if from.is_empty() {

@@ -3,32 +3,10 @@
 //! boundaries masked. Chunked bodies are compared after removing the chunk framing, since
 //! where chunks end depends on read sizes.
 
+use oxcurl_testsupport::diff::mask_boundaries;
 use oxcurl_testsupport::{Case, Reply};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
-
-fn mask_boundary(data: &[u8]) -> Vec<u8> {
-    let marker = b"------------------------";
-    let mut out = Vec::with_capacity(data.len());
-    let mut i = 0;
-    while i < data.len() {
-        if data[i..].starts_with(marker) {
-            out.extend_from_slice(b"BOUNDARY");
-            i += marker.len();
-            // A delimiter line has two more dashes in front of the boundary.
-            while i < data.len() && data[i] == b'-' {
-                i += 1;
-            }
-            while i < data.len() && data[i].is_ascii_alphanumeric() {
-                i += 1;
-            }
-        } else {
-            out.push(data[i]);
-            i += 1;
-        }
-    }
-    out
-}
 
 /// Undo chunked framing after the head of each request on the connection.
 fn dechunk(data: &[u8]) -> Vec<u8> {
@@ -83,7 +61,7 @@ fn form_case(name: &str, args: &[&str]) -> Case {
     Case::new(name)
         .args(args)
         .reply(Reply::ok("ok\n"))
-        .normalise_requests_with(|d| mask_boundary(&dechunk(d)))
+        .normalise_requests_with(|d| mask_boundaries(&dechunk(d)))
 }
 
 #[test]
@@ -344,7 +322,7 @@ fn verbose_shows_form_body() {
     )
     .compare_stderr(true)
     .normalise_with(|d| {
-        let s = String::from_utf8_lossy(&mask_boundary(d)).into_owned();
+        let s = String::from_utf8_lossy(&mask_boundaries(d)).into_owned();
         s.lines()
             .filter(|l| l.starts_with("> ") || l.starts_with("} ") || l.contains("upload"))
             .map(|l| format!("{l}\n"))

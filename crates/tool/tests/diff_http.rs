@@ -1,6 +1,7 @@
 //! Differential tests: request bytes, stdout and exit code of oxcurl against the
 //! reference curl 8.14.1 for the HTTP request-building options.
 
+use oxcurl_testsupport::diff::mask_boundaries;
 use oxcurl_testsupport::{Case, Reply};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -694,7 +695,7 @@ fn form_multipart_fields() {
     Case::new("form_multipart_fields")
         .args(&["-s", "-F", "a=1", "-F", "b=two", "{url}/form"])
         .reply(Reply::ok("x"))
-        .normalise_requests_with(mask_boundary)
+        .normalise_requests_with(mask_boundaries)
         .run(OXCURL);
 }
 
@@ -704,33 +705,8 @@ fn form_multipart_file() {
         .args(&["-s", "-F", "f=@{tmp}/up.txt", "{url}/form"])
         .file("up.txt", "file contents\n")
         .reply(Reply::ok("x"))
-        .normalise_requests_with(mask_boundary)
+        .normalise_requests_with(mask_boundaries)
         .run(OXCURL);
-}
-
-/// Replaces curl's random multipart boundary (`------------------------` followed by
-/// 22 alphanumerics) with a fixed string.
-fn mask_boundary(data: &[u8]) -> Vec<u8> {
-    let marker = b"------------------------";
-    let mut out = Vec::with_capacity(data.len());
-    let mut i = 0;
-    while i < data.len() {
-        if data[i..].starts_with(marker) {
-            out.extend_from_slice(b"BOUNDARY");
-            i += marker.len();
-            // A delimiter line has two more dashes in front of the boundary.
-            while i < data.len() && data[i] == b'-' {
-                i += 1;
-            }
-            while i < data.len() && data[i].is_ascii_alphanumeric() {
-                i += 1;
-            }
-        } else {
-            out.push(data[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 // ---- uploads ------------------------------------------------------------------------
