@@ -1572,15 +1572,24 @@ impl Parser {
         self.cfg.ops.last_mut().expect("one operation")
     }
 
+    /// A warning as curl's `warnf` prints it; nothing with `-s`.
+    fn warn(&self, msg: &str) {
+        if !self.cfg.global.silent {
+            eprint!("{}", warning_text(msg));
+        }
+    }
+
+    fn warn_all(&self, msgs: &[String]) {
+        for m in msgs {
+            self.warn(m);
+        }
+    }
+
     /// Expand `{{variables}}` in an `--expand-*` argument, printing curl's warnings.
     fn expand(&mut self, v: &str) -> Result<String, ParseError> {
         let mut warnings = Vec::new();
         let r = self.vars.expand(v, &mut warnings);
-        if !self.cfg.global.silent {
-            for w in &warnings {
-                eprint!("{}", warning_text(w));
-            }
-        }
+        self.warn_all(&warnings);
         r.map_err(|e| {
             if let crate::var::VarError::UnknownFunction(f) = e {
                 eprintln!("curl: unknown variable function in '{f}'");
@@ -1914,14 +1923,9 @@ impl Parser {
             // is not sent.
             "false-start" | "ssl-no-revoke" | "tls-earlydata" => {}
             "sslv2" | "sslv3" => {
-                if !self.cfg.global.silent {
-                    eprint!(
-                        "{}",
-                        warning_text(&format!(
-                            "--{name} is deprecated and has no function anymore"
-                        ))
-                    );
-                }
+                self.warn(&format!(
+                    "--{name} is deprecated and has no function anymore"
+                ));
             }
             "tlsv1" | "tlsv1.0" => self.op().tls.min_version = TlsVersion::V1_0,
             "tlsv1.1" => self.op().tls.min_version = TlsVersion::V1_1,
@@ -1947,10 +1951,8 @@ impl Parser {
                     ["ftp", "ftps", "http", "https"].map(String::from).to_vec()
                 };
                 let (set, unknown) = crate::proto::parse(&a(), &start);
-                if !self.cfg.global.silent {
-                    for u in unknown {
-                        eprint!("{}", warning_text(&format!("unrecognized protocol '{u}'")));
-                    }
+                for u in unknown {
+                    self.warn(&format!("unrecognized protocol '{u}'"));
                 }
                 if name == "proto" {
                     self.op().proto = Some(set);
@@ -2009,20 +2011,14 @@ impl Parser {
             "form" | "form-string" => {
                 let mut warnings = Vec::new();
                 let r = crate::formparse::parse(&a(), name == "form-string", &mut warnings);
-                if !self.cfg.global.silent {
-                    for w in &warnings {
-                        eprint!("{}", warning_text(w));
-                    }
-                }
+                self.warn_all(&warnings);
                 match r {
                     Ok((part, bad_encoder)) => {
                         self.op().form.push(part);
                         self.op().form_bad_encoder |= bad_encoder;
                     }
                     Err(e) => {
-                        if !self.cfg.global.silent {
-                            eprint!("{}", warning_text(&e));
-                        }
+                        self.warn(&e);
                         return Err(perr(format!("option {}: is badly used here", self.typed)));
                     }
                 }
@@ -2031,11 +2027,7 @@ impl Parser {
             "variable" => {
                 let mut warnings = Vec::new();
                 let r = self.vars.set(&a(), &mut warnings, read_arg_file);
-                if !self.cfg.global.silent {
-                    for w in &warnings {
-                        eprint!("{}", warning_text(w));
-                    }
-                }
+                self.warn_all(&warnings);
                 match r {
                     Ok(()) => {}
                     Err(crate::var::VarError::ReadFile(why)) => {
