@@ -1400,6 +1400,11 @@ impl Transfer {
         out.header
     }
 
+    /// The proxy of this transfer has credentials (`-U` or in the proxy URL).
+    fn proxy_has_user(&self) -> bool {
+        self.proxy.as_ref().is_some_and(|p| p.creds.is_some())
+    }
+
     /// A request body is held back: the host or the proxy authentication needs a probe.
     fn probing(&self) -> bool {
         self.auth.authneg || self.proxy_auth.authneg
@@ -1528,7 +1533,7 @@ impl Transfer {
         }
         self.info.http_connectcode = t.code;
         if t.code == 407 {
-            let proxy_user = self.proxy.as_ref().is_some_and(|p| p.creds.is_some());
+            let proxy_user = self.proxy_has_user();
             if self.proxy_auth.act(407, proxy_user, false, true) {
                 return self.tunnel_auth_retry(cx, t.close);
             }
@@ -2574,7 +2579,7 @@ impl Transfer {
             get_or_head,
         );
         if self.proxy.is_some() && !self.tunnel_wanted {
-            let proxy_user = self.proxy.as_ref().is_some_and(|p| p.creds.is_some());
+            let proxy_user = self.proxy_has_user();
             retry |= self.proxy_auth.act(code, proxy_user, false, get_or_head);
         }
         if !retry {
@@ -2651,12 +2656,12 @@ impl Transfer {
             self.timers.clear(TimerId::Expect100);
             self.resp.keepalive = false;
         }
-        let proxy_user = self.proxy.as_ref().is_some_and(|p| p.creds.is_some());
+        let proxy_user = self.proxy_has_user();
         if self.opts.fail_on_error
             && code >= 400
             && match code {
-                401 => self.auth.fail_401(self.creds.is_some()),
-                407 => self.proxy_auth.fail_401(proxy_user),
+                401 => self.auth.fails_on_challenge(self.creds.is_some()),
+                407 => self.proxy_auth.fails_on_challenge(proxy_user),
                 _ => true,
             }
         {

@@ -38,7 +38,8 @@ impl Algo {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lower-case hex, as the Digest and SigV4 hashes are written.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     const H: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {

@@ -325,8 +325,9 @@ impl HostAuth {
         false
     }
 
-    /// curl's `http_should_fail` for `--fail` on a 401: only when not negotiating.
-    pub fn fail_401(&self, has_user: bool) -> bool {
+    /// curl's `http_should_fail` for `--fail` on this side's challenge (401 for the host,
+    /// 407 for the proxy): only when not negotiating.
+    pub fn fails_on_challenge(&self, has_user: bool) -> bool {
         !has_user || self.problem
     }
 }

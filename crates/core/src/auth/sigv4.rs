@@ -8,6 +8,7 @@
 use hmac::{Hmac, Mac};
 use sha2::{Digest as _, Sha256};
 
+use super::digest::hex;
 use crate::error::{Code, Error};
 use crate::parsedate;
 
@@ -42,10 +43,6 @@ pub struct Params<'a> {
 pub struct Signed {
     pub value: Vec<u8>,
     pub notes: Vec<String>,
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 fn sha256_hex(data: &[u8]) -> String {
