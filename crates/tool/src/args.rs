@@ -2260,10 +2260,9 @@ fn read_error(name: &str) -> ParseError {
 /// a name (`name@file`); a `=` before it makes it content.
 fn check_data_file(name: &str, v: &str, urlencode: bool) -> Result<(), ParseError> {
     let file = if urlencode {
-        match (v.find('='), v.find('@')) {
-            (Some(e), Some(a)) if e < a => None,
-            (_, Some(a)) => Some(&v[a + 1..]),
-            _ => None,
+        match urlencode_parts(v).1 {
+            UrlEncodeSource::File(f) => Some(f),
+            UrlEncodeSource::Text(_) => None,
         }
     } else {
         v.strip_prefix('@')
@@ -2271,6 +2270,33 @@ fn check_data_file(name: &str, v: &str, urlencode: bool) -> Result<(), ParseErro
     match file {
         Some(f) if f != "-" && std::fs::File::open(f).is_err() => Err(read_error(name)),
         _ => Ok(()),
+    }
+}
+
+/// Where a `--data-urlencode` (or `--url-query`) argument's content comes from.
+#[derive(Debug, PartialEq, Eq)]
+pub enum UrlEncodeSource<'a> {
+    Text(&'a str),
+    File(&'a str),
+}
+
+/// Split a `--data-urlencode` argument: `content`, `=content`, `name=content`, `@file`,
+/// `name@file` (an `@` after the first `=` is content). Returns the name, if any, and the
+/// content's source.
+pub fn urlencode_parts(arg: &str) -> (Option<&str>, UrlEncodeSource<'_>) {
+    if let Some(rest) = arg.strip_prefix('=') {
+        return (None, UrlEncodeSource::Text(rest));
+    }
+    let eq = arg.find('=');
+    match arg.find('@') {
+        Some(a) if eq.is_none_or(|e| a < e) => (
+            Some(&arg[..a]).filter(|s| !s.is_empty()),
+            UrlEncodeSource::File(&arg[a + 1..]),
+        ),
+        _ => match eq {
+            Some(e) => (Some(&arg[..e]), UrlEncodeSource::Text(&arg[e + 1..])),
+            None => (None, UrlEncodeSource::Text(arg)),
+        },
     }
 }
 
@@ -2629,6 +2655,16 @@ mod tests {
 
     fn p(a: &[&str]) -> Result<Config, ParseError> {
         parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn urlencode_argument_forms() {
+        use UrlEncodeSource::{File, Text};
+        assert_eq!(urlencode_parts("a b"), (None, Text("a b")));
+        assert_eq!(urlencode_parts("=x=@y"), (None, Text("x=@y")));
+        assert_eq!(urlencode_parts("n=v@w"), (Some("n"), Text("v@w")));
+        assert_eq!(urlencode_parts("n@f=g"), (Some("n"), File("f=g")));
+        assert_eq!(urlencode_parts("@f"), (None, File("f")));
     }
 
     #[test]

@@ -1159,26 +1159,12 @@ fn add_file_name_to_url(url: &str, file: &str) -> String {
 /// One `--data-urlencode` (or `--url-query`) argument: `content`, `=content`,
 /// `name=content`, `@file` or `name@file`, the content percent-encoded.
 fn urlencode_piece(arg: &str) -> Result<Vec<u8>, Error> {
-    let (name, content): (Option<&str>, Vec<u8>) = if let Some(rest) = arg.strip_prefix('=') {
-        (None, rest.as_bytes().to_vec())
-    } else if let Some(eq) = arg.find('=') {
-        let at = arg.find('@');
-        if at.is_some_and(|a| a < eq) {
-            let a = at.expect("checked");
-            let f = &arg[a + 1..];
-            let d = crate::args::read_arg_file(f)
-                .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?;
-            (Some(&arg[..a]).filter(|s| !s.is_empty()), d)
-        } else {
-            (Some(&arg[..eq]), arg.as_bytes()[eq + 1..].to_vec())
-        }
-    } else if let Some(a) = arg.find('@') {
-        let f = &arg[a + 1..];
-        let d = crate::args::read_arg_file(f)
-            .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?;
-        (Some(&arg[..a]).filter(|s| !s.is_empty()), d)
-    } else {
-        (None, arg.as_bytes().to_vec())
+    use crate::args::UrlEncodeSource;
+    let (name, source) = crate::args::urlencode_parts(arg);
+    let content = match source {
+        UrlEncodeSource::Text(t) => t.as_bytes().to_vec(),
+        UrlEncodeSource::File(f) => crate::args::read_arg_file(f)
+            .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?,
     };
     let mut p = Vec::new();
     if let Some(n) = name {
