@@ -1559,6 +1559,75 @@ fn perr(msg: impl Into<String>) -> ParseError {
     }
 }
 
+/// Options whose argument may not be empty: curl answers
+/// `option -o: blank argument where content is expected` (its `DENY_BLANK`).
+const DENY_BLANK: &[&str] = &[
+    "abstract-unix-socket",
+    "cacert",
+    "capath",
+    "cert-type",
+    "ciphers",
+    "cookie-jar",
+    "crlfile",
+    "curves",
+    "dump-header",
+    "engine",
+    "etag-compare",
+    "etag-save",
+    "ftp-account",
+    "ftp-alternative-to-user",
+    "ftp-port",
+    "haproxy-clientip",
+    "hostpubmd5",
+    "hostpubsha256",
+    "interface",
+    "ipfs-gateway",
+    "key",
+    "key-type",
+    "krb",
+    "libcurl",
+    "mail-auth",
+    "mail-from",
+    "netrc-file",
+    "oauth2-bearer",
+    "output",
+    "output-dir",
+    "pass",
+    "pinnedpubkey",
+    "preproxy",
+    "proto-default",
+    "proxy-cacert",
+    "proxy-capath",
+    "proxy-cert-type",
+    "proxy-ciphers",
+    "proxy-crlfile",
+    "proxy-key-type",
+    "proxy-pinnedpubkey",
+    "proxy-service-name",
+    "proxy-tls13-ciphers",
+    "proxy-tlsauthtype",
+    "proxy-tlspassword",
+    "proxy1.0",
+    "pubkey",
+    "range",
+    "request",
+    "request-target",
+    "sasl-authzid",
+    "service-name",
+    "sigalgs",
+    "socks4",
+    "socks4a",
+    "socks5",
+    "socks5-hostname",
+    "tls13-ciphers",
+    "tlsauthtype",
+    "tlsuser",
+    "trace",
+    "trace-ascii",
+    "unix-socket",
+    "url",
+];
+
 struct Parser {
     cfg: Config,
     /// `--variable` values, for `--expand-*` arguments.
@@ -1660,6 +1729,9 @@ impl Parser {
         negated: bool,
         arg: Option<String>,
     ) -> Result<(), ParseError> {
+        if arg.as_deref() == Some("") && DENY_BLANK.binary_search(&o.long).is_ok() {
+            return Err(blank_argument(&self.typed));
+        }
         self.apply(o, negated, arg).map_err(|mut e| {
             let long = format!("option --{}:", o.long);
             if let Some(rest) = e.msg.strip_prefix(&long) {
@@ -2076,6 +2148,10 @@ impl Parser {
             let arg = &args[i];
             i += 1;
             if only_urls || !arg.starts_with('-') || arg == "-" {
+                if arg.is_empty() {
+                    // curl reads a bare argument as `--url` named as typed: nothing.
+                    return Err(blank_argument(""));
+                }
                 self.add_url(arg.clone());
                 continue;
             }
@@ -2728,4 +2804,11 @@ mod tests {
         assert_eq!(split_config_line("url = \"x\""), ("url", "\"x\""));
         assert_eq!(split_config_line("-o out"), ("-o", "out"));
     }
+}
+
+/// curl's `PARAM_BLANK_STRING` error for the option as typed.
+fn blank_argument(typed: &str) -> ParseError {
+    perr(format!(
+        "option {typed}: blank argument where content is expected"
+    ))
 }

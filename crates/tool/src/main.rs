@@ -73,6 +73,14 @@ fn run(argv: Vec<String>) -> i32 {
             return e.code;
         }
     };
+    // No arguments and no URL from a .curlrc: curl only points at its help.
+    if argv.is_empty() && cfg.ops.iter().all(|op| op.urls.is_empty()) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "curl: try 'curl --help' or 'curl --manual' for more information"
+        );
+        return 2;
+    }
     match &cfg.action {
         Some(args::Action::Version) => {
             print!("{}", help::version());

@@ -350,9 +350,37 @@ fn url_unsupported_protocol_not_silent() {
 }
 
 #[test]
-#[ignore = "issue 2: empty URL argument gives 'no URL specified' instead of 'option : blank argument where content is expected'"]
 fn url_empty_string() {
     err_case("url_empty_string", &["-sS", ""]).run(OXCURL);
+}
+
+#[test]
+fn blank_output_argument() {
+    err_case("blank_output_argument", &["-o", "", "{url}/"]).run(OXCURL);
+}
+
+#[test]
+fn blank_url_option_argument() {
+    err_case("blank_url_option_argument", &["--url", ""]).run(OXCURL);
+}
+
+#[test]
+fn blank_request_argument_long_form() {
+    err_case(
+        "blank_request_argument_long_form",
+        &["--request", "", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn blank_url_after_other_url() {
+    err_case("blank_url_after_other_url", &["-s", "{url}/", ""]).run(OXCURL);
+}
+
+#[test]
+fn blank_header_is_allowed() {
+    err_case("blank_header_is_allowed", &["-sS", "-H", "", "{url}/"]).run(OXCURL);
 }
 
 #[test]
@@ -449,7 +477,6 @@ fn no_url_given() {
 }
 
 #[test]
-#[ignore = "issue 2: prints 'curl: (2) no URL specified' line; curl prints only the 'try curl --help' line"]
 fn no_arguments_at_all() {
     err_case("no_arguments_at_all", &[]).run(OXCURL);
 }
