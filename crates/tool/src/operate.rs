@@ -328,10 +328,10 @@ impl Tracer {
             while c < width && i + c < data.len() {
                 let b = data[i + c];
                 if nohex && i + c + 1 < data.len() && b == b'\r' && data[i + c + 1] == b'\n' {
-                    i += 1; // skip the CR, let the LF end the line
+                    i += 2; // the CRLF ends the line and is not shown
                     break;
                 }
-                out.push(if (0x20..0x7f).contains(&b) { b } else { b'.' });
+                out.push(if (0x20..0x80).contains(&b) { b } else { b'.' });
                 if nohex
                     && i + c + 2 < data.len()
                     && data[i + c + 1] == b'\r'

@@ -294,7 +294,6 @@ fn trace_ascii_file_written() {
 }
 
 #[test]
-#[ignore = "issue 2: --trace-ascii writes an extra '004e: .' line for the LF of each CRLF"]
 fn trace_ascii_data_lines_match_reference() {
     let r = case(
         "trace_ascii_data_lines_match_reference",
@@ -312,6 +311,37 @@ fn trace_ascii_data_lines_match_reference() {
     let a = keep(r.reference.files.get("trace.txt").expect("reference trace"));
     let b = keep(r.oxcurl.files.get("trace.txt").expect("oxcurl trace"));
     assert_eq!(a, b, "trace data lines differ");
+}
+
+/// Data lines of both trace formats for a body with every byte value and CRLFs placed at
+/// and around the 64-column line end of `--trace-ascii`.
+#[test]
+fn trace_dump_lines_of_binary_and_crlf_body_match_reference() {
+    let mut body: Vec<u8> = (0u8..=255).collect();
+    body.extend_from_slice(&[b'a'; 62]);
+    body.extend_from_slice(b"\r\n");
+    body.extend_from_slice(&[b'b'; 63]);
+    body.extend_from_slice(b"\r\n\r\n\x7f\r");
+    for (name, opt) in [
+        ("trace_dump_ascii", "--trace-ascii"),
+        ("trace_dump_hex", "--trace"),
+    ] {
+        let r = case(name, &["-s", opt, "{tmp}/trace.txt", "{url}/"])
+            .reply(Reply::ok(&body))
+            .compare_files(false)
+            .run(OXCURL);
+        let keep = |d: &[u8]| -> Vec<String> {
+            String::from_utf8_lossy(d)
+                .lines()
+                .filter(|l| l.starts_with("<= Recv data") || l.starts_with('0'))
+                .map(|l| l.to_string())
+                .collect()
+        };
+        let a = keep(r.reference.files.get("trace.txt").expect("reference trace"));
+        let b = keep(r.oxcurl.files.get("trace.txt").expect("oxcurl trace"));
+        assert!(a.iter().any(|l| l.starts_with("<= Recv data")), "{a:?}");
+        assert_eq!(a, b, "{opt} data lines differ");
+    }
 }
 
 // ---- informational --------------------------------------------------------------
