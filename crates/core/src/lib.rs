@@ -41,3 +41,12 @@ pub use transfer::base64;
 pub const LIBCURL_VERSION: &str = "8.14.1";
 /// oxcurl's own version.
 pub const OXCURL_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What `curl_version()` returns: `libcurl/8.14.1 rustls/0.23 (OpenSSL/3.0.19) oxcurl/0.1.0`,
+/// the TLS backend in use first. `-V` and `%{json}`'s `curl_version` print the same text.
+pub fn version_line() -> String {
+    format!(
+        "libcurl/{LIBCURL_VERSION} {} oxcurl/{OXCURL_VERSION}",
+        tls::version_string()
+    )
+}

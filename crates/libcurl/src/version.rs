@@ -86,12 +86,7 @@ fn build() -> Data {
         oxcurl_core::tls::TlsOptions::default()
             .effective_capath()
             .to_string(),
-        format!(
-            "libcurl/{} {} oxcurl/{}",
-            oxcurl_core::LIBCURL_VERSION,
-            ssl_version(),
-            oxcurl_core::OXCURL_VERSION
-        ),
+        oxcurl_core::version_line(),
     ]
     .into_iter()
     .map(|s| CString::new(s).unwrap_or_default())

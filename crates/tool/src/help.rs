@@ -94,14 +94,14 @@ pub fn help(topic: Option<&str>) -> String {
 /// `-V`: curl's format, listing only what is really built in.
 pub fn version() -> String {
     format!(
-        "curl {v} (x86_64-pc-linux-gnu) libcurl/{v} {tls} oxcurl/{o}\n\
+        "curl {v} (x86_64-pc-linux-gnu) {line}\n\
          Release-Date: 2025-06-04\n\
          Protocols: http https\n\
          Features: AsynchDNS brotli HSTS HTTPS-proxy IPv6 Largefile libz MultiSSL NTLM PSL SSL UnixSockets zstd\n\
          oxcurl {o}: curl {v} compatible, written in Rust\n",
         v = oxcurl_core::LIBCURL_VERSION,
         o = oxcurl_core::OXCURL_VERSION,
-        tls = oxcurl_core::tls::version_string()
+        line = oxcurl_core::version_line()
     )
 }
 

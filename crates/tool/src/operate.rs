@@ -980,7 +980,7 @@ fn conclude(
             num_certs: 0,
             ftp_entry_path: None,
             tls_earlydata: 0,
-            curl_version: &version_line_short(),
+            curl_version: &oxcurl_core::version_line(),
             url_part: &part,
         };
         let mut so = Vec::new();
@@ -1029,14 +1029,6 @@ fn url_part(u: &str, part: &str) -> Option<String> {
 }
 
 /// The first line of `-V`, as `%{json}`'s `curl_version` wants it (libcurl part only).
-fn version_line_short() -> String {
-    format!(
-        "libcurl/{} oxcurl/{}",
-        oxcurl_core::LIBCURL_VERSION,
-        oxcurl_core::OXCURL_VERSION
-    )
-}
-
 /// URL-encode all but unreserved characters, space as `+` (curl's `--data-urlencode`).
 fn urlencode(data: &[u8]) -> String {
     let mut s = String::with_capacity(data.len() * 3);
