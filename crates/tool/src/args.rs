@@ -19,6 +19,8 @@ pub enum Kind {
     Action,
     /// Takes one argument.
     Arg,
+    /// A switch that is on by default: listed in help as `--no-NAME`, set by both forms.
+    NoBool,
 }
 
 /// One command-line option.
@@ -50,13 +52,14 @@ opts![
         "Connect via abstract Unix domain socket",
         "connection"
     ),
+    ("alpn", None, Bool, "", "Enable the ALPN TLS extension", ""),
     (
-        "alpn",
+        "alt-svc",
         None,
-        Bool,
-        "",
-        "Enable the ALPN TLS extension",
-        "tls http"
+        Arg,
+        "<filename>",
+        "Enable alt-svc with this cache file",
+        "http"
     ),
     (
         "anyauth",
@@ -64,7 +67,15 @@ opts![
         Bool,
         "",
         "Pick any authentication method",
-        "http proxy auth"
+        "auth http proxy"
+    ),
+    (
+        "append",
+        Some('a'),
+        Bool,
+        "",
+        "Append to target file when uploading",
+        "ftp sftp"
     ),
     (
         "aws-sigv4",
@@ -81,7 +92,7 @@ opts![
         Bool,
         "",
         "Enable buffering of the output stream",
-        "output"
+        ""
     ),
     (
         "ca-native",
@@ -142,9 +153,9 @@ opts![
     (
         "clobber",
         None,
-        Bool,
+        NoBool,
         "",
-        "Overwrite files that already exist",
+        "Do not overwrite files that already exist",
         "output"
     ),
     (
@@ -154,6 +165,14 @@ opts![
         "",
         "Request compressed response",
         "http"
+    ),
+    (
+        "compressed-ssh",
+        None,
+        Bool,
+        "",
+        "Enable SSH compression",
+        "scp ssh"
     ),
     (
         "config",
@@ -217,7 +236,15 @@ opts![
         Arg,
         "<mode>",
         "File mode for created files",
-        "sftp scp file upload"
+        "file scp sftp upload"
+    ),
+    (
+        "crlf",
+        None,
+        Bool,
+        "",
+        "Convert LF to CRLF in upload",
+        "ftp smtp"
     ),
     (
         "crlfile",
@@ -276,22 +303,121 @@ opts![
         "http post upload"
     ),
     (
+        "delegation",
+        None,
+        Arg,
+        "<LEVEL>",
+        "GSS-API delegation permission",
+        "auth"
+    ),
+    (
         "digest",
         None,
         Bool,
         "",
         "HTTP Digest Authentication",
-        "proxy auth http"
+        "auth http proxy"
     ),
     ("disable", Some('q'), Bool, "", "Disable .curlrc", "curl"),
+    (
+        "disable-eprt",
+        None,
+        Bool,
+        "",
+        "Inhibit using EPRT or LPRT",
+        "ftp"
+    ),
+    ("disable-epsv", None, Bool, "", "Inhibit using EPSV", "ftp"),
+    (
+        "disallow-username-in-url",
+        None,
+        Bool,
+        "",
+        "Disallow username in URL",
+        "curl"
+    ),
+    (
+        "dns-interface",
+        None,
+        Arg,
+        "<interface>",
+        "Interface to use for DNS requests",
+        "dns"
+    ),
+    (
+        "dns-ipv4-addr",
+        None,
+        Arg,
+        "<address>",
+        "IPv4 address to use for DNS requests",
+        "dns"
+    ),
+    (
+        "dns-ipv6-addr",
+        None,
+        Arg,
+        "<address>",
+        "IPv6 address to use for DNS requests",
+        "dns"
+    ),
+    (
+        "dns-servers",
+        None,
+        Arg,
+        "<addresses>",
+        "DNS server addrs to use",
+        "dns"
+    ),
+    (
+        "doh-cert-status",
+        None,
+        Bool,
+        "",
+        "Verify DoH server cert status OCSP-staple",
+        "dns tls"
+    ),
+    (
+        "doh-insecure",
+        None,
+        Bool,
+        "",
+        "Allow insecure DoH server connections",
+        "dns tls"
+    ),
+    (
+        "doh-url",
+        None,
+        Arg,
+        "<URL>",
+        "Resolve hostnames over DoH",
+        "dns"
+    ),
+    (
+        "dump-ca-embed",
+        None,
+        Bool,
+        "",
+        "Write the embedded CA bundle to standard output",
+        "http proxy tls"
+    ),
     (
         "dump-header",
         Some('D'),
         Arg,
         "<filename>",
         "Write the received headers to <filename>",
-        "http ftp"
+        "ftp http"
     ),
+    ("ech", None, Arg, "<config>", "Configure ECH", "tls"),
+    (
+        "egd-file",
+        None,
+        Arg,
+        "<file>",
+        "EGD socket path for random data",
+        "deprecated"
+    ),
+    ("engine", None, Arg, "<name>", "Crypto engine to use", "tls"),
     (
         "etag-compare",
         None,
@@ -330,7 +456,7 @@ opts![
         Bool,
         "",
         "Fail on first transfer error",
-        "curl important"
+        "curl global"
     ),
     (
         "fail-with-body",
@@ -354,7 +480,7 @@ opts![
         Arg,
         "<name=content>",
         "Specify multipart MIME data",
-        "http upload post imap smtp"
+        "http imap post smtp upload"
     ),
     (
         "form-escape",
@@ -362,7 +488,7 @@ opts![
         Bool,
         "",
         "Escape form fields using backslash",
-        "http upload post"
+        "http post upload"
     ),
     (
         "form-string",
@@ -370,7 +496,88 @@ opts![
         Arg,
         "<name=string>",
         "Specify multipart MIME data",
-        "http upload post smtp imap"
+        "http imap post smtp upload"
+    ),
+    (
+        "ftp-account",
+        None,
+        Arg,
+        "<data>",
+        "Account data string",
+        "auth ftp"
+    ),
+    (
+        "ftp-alternative-to-user",
+        None,
+        Arg,
+        "<command>",
+        "String to replace USER [name]",
+        "ftp"
+    ),
+    (
+        "ftp-create-dirs",
+        None,
+        Bool,
+        "",
+        "Create the remote dirs if not present",
+        "ftp sftp"
+    ),
+    (
+        "ftp-method",
+        None,
+        Arg,
+        "<method>",
+        "Control CWD usage",
+        "ftp"
+    ),
+    (
+        "ftp-pasv",
+        None,
+        Bool,
+        "",
+        "Send PASV/EPSV instead of PORT",
+        "ftp"
+    ),
+    (
+        "ftp-port",
+        Some('P'),
+        Arg,
+        "<address>",
+        "Send PORT instead of PASV",
+        "ftp"
+    ),
+    ("ftp-pret", None, Bool, "", "Send PRET before PASV", "ftp"),
+    (
+        "ftp-skip-pasv-ip",
+        None,
+        Bool,
+        "",
+        "Skip the IP address for PASV",
+        "ftp"
+    ),
+    (
+        "ftp-ssl-ccc",
+        None,
+        Bool,
+        "",
+        "Send CCC after authenticating",
+        "ftp tls"
+    ),
+    (
+        "ftp-ssl-ccc-mode",
+        None,
+        Arg,
+        "<active/passive>",
+        "Set CCC mode",
+        "ftp tls"
+    ),
+    (
+        "ftp-ssl-control",
+        None,
+        Bool,
+        "",
+        "Require TLS for login, clear for transfer",
+        "ftp tls"
     ),
     (
         "get",
@@ -389,12 +596,36 @@ opts![
         "curl"
     ),
     (
+        "happy-eyeballs-timeout-ms",
+        None,
+        Arg,
+        "<ms>",
+        "Time for IPv6 before IPv4",
+        "connection timeout"
+    ),
+    (
+        "haproxy-clientip",
+        None,
+        Arg,
+        "<ip>",
+        "Set address in HAProxy PROXY",
+        "http proxy"
+    ),
+    (
+        "haproxy-protocol",
+        None,
+        Bool,
+        "",
+        "Send HAProxy PROXY protocol v1 header",
+        "http proxy"
+    ),
+    (
         "head",
         Some('I'),
         Bool,
         "",
         "Show document info only",
-        "http ftp file"
+        "file ftp http"
     ),
     (
         "header",
@@ -402,7 +633,7 @@ opts![
         Arg,
         "<header/@file>",
         "Pass custom header(s) to server",
-        "http"
+        "http imap smtp"
     ),
     (
         "help",
@@ -411,6 +642,22 @@ opts![
         "<subject>",
         "Get help for commands",
         "important curl"
+    ),
+    (
+        "hostpubmd5",
+        None,
+        Arg,
+        "<md5>",
+        "Acceptable MD5 hash of host public key",
+        "scp sftp ssh"
+    ),
+    (
+        "hostpubsha256",
+        None,
+        Arg,
+        "<sha256>",
+        "Acceptable SHA256 hash of host public key",
+        "scp sftp ssh"
     ),
     (
         "hsts",
@@ -430,13 +677,32 @@ opts![
     ),
     ("http1.0", Some('0'), Action, "", "Use HTTP/1.0", "http"),
     ("http1.1", None, Action, "", "Use HTTP/1.1", "http"),
+    ("http2", None, Bool, "", "Use HTTP/2", "http"),
+    (
+        "http2-prior-knowledge",
+        None,
+        Bool,
+        "",
+        "Use HTTP/2 without HTTP/1.1 Upgrade",
+        "http"
+    ),
+    ("http3", None, Bool, "", "Use HTTP/3", "http"),
+    ("http3-only", None, Bool, "", "Use HTTP/3 only", "http"),
+    (
+        "ignore-content-length",
+        None,
+        Bool,
+        "",
+        "Ignore the size of the remote resource",
+        "ftp http"
+    ),
     (
         "include",
         None,
         Bool,
         "",
         "Include response headers in output",
-        "important verbose"
+        ""
     ),
     (
         "insecure",
@@ -444,7 +710,7 @@ opts![
         Bool,
         "",
         "Allow insecure server connections",
-        "tls ssh"
+        "scp sftp ssh tls"
     ),
     (
         "interface",
@@ -453,6 +719,22 @@ opts![
         "<name>",
         "Use network interface",
         "connection"
+    ),
+    (
+        "ip-tos",
+        None,
+        Arg,
+        "<string>",
+        "Set IP Type of Service or Traffic Class",
+        "connection"
+    ),
+    (
+        "ipfs-gateway",
+        None,
+        Arg,
+        "<URL>",
+        "Gateway for IPFS",
+        "curl"
     ),
     (
         "ipv4",
@@ -486,12 +768,13 @@ opts![
         "Ignore session cookies read from file",
         "http"
     ),
+    ("keepalive", None, Bool, "", "Use TCP keepalive", ""),
     (
-        "keepalive",
+        "keepalive-cnt",
         None,
-        Bool,
-        "",
-        "Use TCP keepalive",
+        Arg,
+        "<integer>",
+        "Maximum number of keepalive probes",
         "connection"
     ),
     (
@@ -500,9 +783,9 @@ opts![
         Arg,
         "<seconds>",
         "Interval time for keepalive probes",
-        "connection"
+        "connection timeout"
     ),
-    ("key", None, Arg, "<key>", "Private key filename", "tls ssh"),
+    ("key", None, Arg, "<key>", "Private key filename", "ssh tls"),
     (
         "key-type",
         None,
@@ -510,6 +793,38 @@ opts![
         "<type>",
         "Private key file type (DER/PEM/ENG)",
         "tls"
+    ),
+    (
+        "krb",
+        None,
+        Arg,
+        "<level>",
+        "Enable Kerberos with security <level>",
+        "ftp"
+    ),
+    (
+        "libcurl",
+        None,
+        Arg,
+        "<file>",
+        "Generate libcurl code for this command line",
+        "curl global"
+    ),
+    (
+        "limit-rate",
+        None,
+        Arg,
+        "<speed>",
+        "Limit transfer speed to RATE",
+        "connection"
+    ),
+    (
+        "list-only",
+        Some('l'),
+        Bool,
+        "",
+        "List only mode",
+        "file ftp pop3 sftp"
     ),
     (
         "local-port",
@@ -526,7 +841,55 @@ opts![
         Bool,
         "",
         "As --location, but send secrets to other hosts",
-        "http auth"
+        "auth http"
+    ),
+    (
+        "login-options",
+        None,
+        Arg,
+        "<options>",
+        "Server login options",
+        "auth imap ldap pop3 smtp"
+    ),
+    (
+        "mail-auth",
+        None,
+        Arg,
+        "<address>",
+        "Originator address of the original email",
+        "smtp"
+    ),
+    (
+        "mail-from",
+        None,
+        Arg,
+        "<address>",
+        "Mail from this address",
+        "smtp"
+    ),
+    (
+        "mail-rcpt",
+        None,
+        Arg,
+        "<address>",
+        "Mail to this address",
+        "smtp"
+    ),
+    (
+        "mail-rcpt-allowfails",
+        None,
+        Bool,
+        "",
+        "Allow RCPT TO command to fail",
+        "smtp"
+    ),
+    (
+        "manual",
+        Some('M'),
+        Bool,
+        "",
+        "Display the full manual",
+        "curl"
     ),
     (
         "max-filesize",
@@ -551,6 +914,30 @@ opts![
         "<seconds>",
         "Maximum time allowed for transfer",
         "connection timeout"
+    ),
+    (
+        "metalink",
+        None,
+        Bool,
+        "",
+        "Process given URLs as metalink XML file",
+        "deprecated"
+    ),
+    (
+        "mptcp",
+        None,
+        Bool,
+        "",
+        "Enable Multipath TCP",
+        "connection"
+    ),
+    (
+        "negotiate",
+        None,
+        Bool,
+        "",
+        "Use HTTP Negotiate (SPNEGO) authentication",
+        "auth http"
     ),
     (
         "netrc",
@@ -590,7 +977,7 @@ opts![
         Action,
         "",
         "Disable the ALPN TLS extension",
-        "tls"
+        "http tls"
     ),
     (
         "no-buffer",
@@ -633,6 +1020,14 @@ opts![
         "proxy"
     ),
     (
+        "npn",
+        None,
+        NoBool,
+        "",
+        "Disable the NPN TLS extension",
+        "deprecated"
+    ),
+    (
         "ntlm",
         None,
         Bool,
@@ -641,12 +1036,20 @@ opts![
         "auth http"
     ),
     (
+        "ntlm-wb",
+        None,
+        Bool,
+        "",
+        "HTTP NTLM authentication with winbind",
+        "deprecated"
+    ),
+    (
         "oauth2-bearer",
         None,
         Arg,
         "<token>",
         "OAuth 2 Bearer Token",
-        "auth imap pop3 smtp ldap"
+        "auth imap ldap pop3 smtp"
     ),
     (
         "output",
@@ -670,7 +1073,7 @@ opts![
         Bool,
         "",
         "Perform transfers in parallel",
-        "connection curl"
+        "connection curl global"
     ),
     (
         "parallel-immediate",
@@ -678,7 +1081,7 @@ opts![
         Bool,
         "",
         "Do not wait for multiplexing",
-        "connection curl"
+        "connection curl global"
     ),
     (
         "parallel-max",
@@ -686,7 +1089,7 @@ opts![
         Arg,
         "<num>",
         "Maximum concurrency for parallel transfers",
-        "connection curl"
+        "connection curl global"
     ),
     (
         "pass",
@@ -694,7 +1097,7 @@ opts![
         Arg,
         "<phrase>",
         "Passphrase for the private key",
-        "ssh tls auth"
+        "auth ssh tls"
     ),
     (
         "path-as-is",
@@ -750,7 +1153,7 @@ opts![
         Bool,
         "",
         "Display transfer progress as a bar",
-        "verbose"
+        "global verbose"
     ),
     (
         "proto",
@@ -790,7 +1193,7 @@ opts![
         Bool,
         "",
         "Pick any proxy authentication method",
-        "proxy auth"
+        "auth proxy"
     ),
     (
         "proxy-basic",
@@ -798,7 +1201,7 @@ opts![
         Bool,
         "",
         "Use Basic authentication on the proxy",
-        "proxy auth"
+        "auth proxy"
     ),
     (
         "proxy-ca-native",
@@ -862,7 +1265,7 @@ opts![
         Bool,
         "",
         "Digest auth with the proxy",
-        "proxy"
+        "proxy tls"
     ),
     (
         "proxy-header",
@@ -870,6 +1273,14 @@ opts![
         Arg,
         "<header/@file>",
         "Pass custom header(s) to proxy",
+        "proxy"
+    ),
+    (
+        "proxy-http2",
+        None,
+        Bool,
+        "",
+        "Use HTTP/2 with HTTPS proxy",
         "http proxy"
     ),
     (
@@ -897,12 +1308,20 @@ opts![
         "proxy tls"
     ),
     (
+        "proxy-negotiate",
+        None,
+        Bool,
+        "",
+        "HTTP Negotiate (SPNEGO) auth with the proxy",
+        "auth proxy"
+    ),
+    (
         "proxy-ntlm",
         None,
         Bool,
         "",
         "NTLM authentication with the proxy",
-        "proxy auth"
+        "auth proxy"
     ),
     (
         "proxy-pass",
@@ -910,7 +1329,7 @@ opts![
         Arg,
         "<phrase>",
         "Passphrase for private key for HTTPS proxy",
-        "proxy tls auth"
+        "auth proxy tls"
     ),
     (
         "proxy-pinnedpubkey",
@@ -918,6 +1337,14 @@ opts![
         Arg,
         "<hashes>",
         "FILE/HASHES public key to verify proxy with",
+        "proxy tls"
+    ),
+    (
+        "proxy-service-name",
+        None,
+        Arg,
+        "<name>",
+        "SPNEGO proxy service name",
         "proxy tls"
     ),
     (
@@ -945,12 +1372,36 @@ opts![
         "proxy tls"
     ),
     (
+        "proxy-tlsauthtype",
+        None,
+        Arg,
+        "<type>",
+        "TLS authentication type for HTTPS proxy",
+        "auth proxy tls"
+    ),
+    (
+        "proxy-tlspassword",
+        None,
+        Arg,
+        "<string>",
+        "TLS password for HTTPS proxy",
+        "auth proxy tls"
+    ),
+    (
+        "proxy-tlsuser",
+        None,
+        Arg,
+        "<name>",
+        "TLS username for HTTPS proxy",
+        "auth proxy tls"
+    ),
+    (
         "proxy-tlsv1",
         None,
         Bool,
         "",
         "TLSv1 for HTTPS proxy",
-        "proxy tls auth"
+        "auth proxy tls"
     ),
     (
         "proxy-user",
@@ -958,7 +1409,7 @@ opts![
         Arg,
         "<user:password>",
         "Proxy user and password",
-        "proxy auth"
+        "auth proxy"
     ),
     (
         "proxy1.0",
@@ -977,12 +1428,36 @@ opts![
         "proxy"
     ),
     (
+        "pubkey",
+        None,
+        Arg,
+        "<key>",
+        "SSH Public key filename",
+        "auth scp sftp ssh"
+    ),
+    (
+        "quote",
+        Some('Q'),
+        Arg,
+        "<command>",
+        "Send command(s) to server before transfer",
+        "ftp sftp"
+    ),
+    (
+        "random-file",
+        None,
+        Arg,
+        "<file>",
+        "File for reading random data from",
+        "deprecated"
+    ),
+    (
         "range",
         Some('r'),
         Arg,
         "<range>",
         "Retrieve only the bytes within RANGE",
-        "http ftp sftp file"
+        "file ftp http sftp"
     ),
     (
         "rate",
@@ -990,7 +1465,7 @@ opts![
         Arg,
         "<max request rate>",
         "Request rate for serial transfers",
-        "connection"
+        "connection global"
     ),
     (
         "raw",
@@ -1047,7 +1522,7 @@ opts![
         Arg,
         "<method>",
         "Specify request method to use",
-        "connection"
+        "connection ftp imap pop3 smtp"
     ),
     (
         "request-target",
@@ -1106,12 +1581,36 @@ opts![
         "curl timeout"
     ),
     (
+        "sasl-authzid",
+        None,
+        Arg,
+        "<identity>",
+        "Identity for SASL PLAIN authentication",
+        "auth"
+    ),
+    (
+        "sasl-ir",
+        None,
+        Bool,
+        "",
+        "Initial response in SASL authentication",
+        "auth"
+    ),
+    (
+        "service-name",
+        None,
+        Arg,
+        "<name>",
+        "SPNEGO service name",
+        "auth"
+    ),
+    (
         "sessionid",
         None,
         Bool,
         "",
         "Enable SSL session-ID reusing",
-        "tls"
+        ""
     ),
     (
         "show-error",
@@ -1119,7 +1618,7 @@ opts![
         Bool,
         "",
         "Show error even when -s is used",
-        "curl"
+        "curl global"
     ),
     (
         "show-headers",
@@ -1127,7 +1626,15 @@ opts![
         Bool,
         "",
         "Show response headers in output",
-        "important http output"
+        "important output verbose"
+    ),
+    (
+        "sigalgs",
+        None,
+        Arg,
+        "<list>",
+        "TLS signature algorithms to use",
+        "tls"
     ),
     (
         "silent",
@@ -1136,6 +1643,14 @@ opts![
         "",
         "Silent mode",
         "important verbose"
+    ),
+    (
+        "skip-existing",
+        None,
+        Bool,
+        "",
+        "Skip download if local file already exists",
+        "curl output"
     ),
     (
         "socks4",
@@ -1167,7 +1682,31 @@ opts![
         Bool,
         "",
         "Username/password auth for SOCKS5 proxies",
-        "proxy auth"
+        "auth proxy"
+    ),
+    (
+        "socks5-gssapi",
+        None,
+        Bool,
+        "",
+        "Enable GSS-API auth for SOCKS5 proxies",
+        "auth proxy"
+    ),
+    (
+        "socks5-gssapi-nec",
+        None,
+        Bool,
+        "",
+        "Compatibility with NEC SOCKS5 server",
+        "auth proxy"
+    ),
+    (
+        "socks5-gssapi-service",
+        None,
+        Arg,
+        "<name>",
+        "SOCKS5 proxy service name for GSS-API",
+        "auth proxy"
     ),
     (
         "socks5-hostname",
@@ -1178,11 +1717,75 @@ opts![
         "proxy"
     ),
     (
+        "speed-limit",
+        Some('Y'),
+        Arg,
+        "<speed>",
+        "Stop transfers slower than this",
+        "connection"
+    ),
+    (
+        "speed-time",
+        Some('y'),
+        Arg,
+        "<seconds>",
+        "Trigger 'speed-limit' abort after this time",
+        "connection timeout"
+    ),
+    (
+        "ssl",
+        None,
+        Bool,
+        "",
+        "Try enabling TLS",
+        "imap ldap pop3 smtp tls"
+    ),
+    (
+        "ssl-allow-beast",
+        None,
+        Bool,
+        "",
+        "Allow security flaw to improve interop",
+        "tls"
+    ),
+    (
+        "ssl-auto-client-cert",
+        None,
+        Bool,
+        "",
+        "Use auto client certificate (Schannel)",
+        "tls"
+    ),
+    (
         "ssl-no-revoke",
         None,
         Bool,
         "",
         "Disable cert revocation checks (Schannel)",
+        "tls"
+    ),
+    (
+        "ssl-reqd",
+        None,
+        Bool,
+        "",
+        "Require SSL/TLS",
+        "imap ldap pop3 smtp tls"
+    ),
+    (
+        "ssl-revoke-best-effort",
+        None,
+        Bool,
+        "",
+        "Ignore missing cert CRL dist points",
+        "tls"
+    ),
+    (
+        "ssl-sessions",
+        None,
+        Arg,
+        "<filename>",
+        "Load/save SSL session tickets from/to this file",
         "tls"
     ),
     ("sslv2", Some('2'), Bool, "", "SSLv2", "deprecated"),
@@ -1193,7 +1796,15 @@ opts![
         Arg,
         "<file>",
         "Where to redirect stderr",
-        "verbose"
+        "global verbose"
+    ),
+    (
+        "styled-output",
+        None,
+        Bool,
+        "",
+        "Enable styled output for HTTP headers",
+        "global verbose"
     ),
     (
         "suppress-connect-headers",
@@ -1204,6 +1815,14 @@ opts![
         "proxy"
     ),
     (
+        "tcp-fastopen",
+        None,
+        Bool,
+        "",
+        "Use TCP Fast Open",
+        "connection"
+    ),
+    (
         "tcp-nodelay",
         None,
         Bool,
@@ -1212,12 +1831,36 @@ opts![
         "connection"
     ),
     (
+        "telnet-option",
+        Some('t'),
+        Arg,
+        "<opt=val>",
+        "Set telnet option",
+        "telnet"
+    ),
+    (
+        "tftp-blksize",
+        None,
+        Arg,
+        "<value>",
+        "Set TFTP BLKSIZE option",
+        "tftp"
+    ),
+    (
+        "tftp-no-options",
+        None,
+        Bool,
+        "",
+        "Do not send any TFTP options",
+        "tftp"
+    ),
+    (
         "time-cond",
         Some('z'),
         Arg,
         "<time>",
         "Transfer based on a time condition",
-        "http ftp"
+        "ftp http"
     ),
     (
         "tls-earlydata",
@@ -1243,18 +1886,43 @@ opts![
         "TLS 1.3 cipher suites to use",
         "tls"
     ),
+    (
+        "tlsauthtype",
+        None,
+        Arg,
+        "<type>",
+        "TLS authentication type",
+        "auth tls"
+    ),
+    (
+        "tlspassword",
+        None,
+        Arg,
+        "<string>",
+        "TLS password",
+        "auth tls"
+    ),
+    ("tlsuser", None, Arg, "<name>", "TLS username", "auth tls"),
     ("tlsv1", Some('1'), Bool, "", "TLSv1.0 or greater", "tls"),
     ("tlsv1.0", None, Bool, "", "TLSv1.0 or greater", "tls"),
     ("tlsv1.1", None, Bool, "", "TLSv1.1 or greater", "tls"),
     ("tlsv1.2", None, Bool, "", "TLSv1.2 or greater", "tls"),
     ("tlsv1.3", None, Bool, "", "TLSv1.3 or greater", "tls"),
     (
+        "tr-encoding",
+        None,
+        Bool,
+        "",
+        "Request compressed transfer encoding",
+        "http"
+    ),
+    (
         "trace",
         None,
         Arg,
         "<file>",
         "Write a debug trace to FILE",
-        "verbose"
+        "global verbose"
     ),
     (
         "trace-ascii",
@@ -1262,7 +1930,23 @@ opts![
         Arg,
         "<file>",
         "Like --trace, but without hex output",
-        "verbose"
+        "global verbose"
+    ),
+    (
+        "trace-config",
+        None,
+        Arg,
+        "<string>",
+        "Details to log in trace/verbose output",
+        "global verbose"
+    ),
+    (
+        "trace-ids",
+        None,
+        Bool,
+        "",
+        "Transfer + connection ids in verbose output",
+        "global verbose"
     ),
     (
         "trace-time",
@@ -1270,7 +1954,7 @@ opts![
         Bool,
         "",
         "Add time stamps to trace/verbose output",
-        "verbose"
+        "global verbose"
     ),
     (
         "unix-socket",
@@ -1289,6 +1973,14 @@ opts![
         "important upload"
     ),
     (
+        "upload-flags",
+        None,
+        Arg,
+        "<flags>",
+        "IMAP upload behavior",
+        "curl output"
+    ),
+    (
         "url",
         None,
         Arg,
@@ -1303,6 +1995,14 @@ opts![
         "<data>",
         "Add a URL query part",
         "http post upload"
+    ),
+    (
+        "use-ascii",
+        Some('B'),
+        Bool,
+        "",
+        "Use ASCII/text transfer",
+        "ftp ldap output"
     ),
     (
         "user",
@@ -1334,7 +2034,7 @@ opts![
         Bool,
         "",
         "Make the operation more talkative",
-        "important verbose"
+        "important global verbose"
     ),
     (
         "version",
@@ -1343,6 +2043,14 @@ opts![
         "",
         "Show version number and quit",
         "important curl"
+    ),
+    (
+        "vlan-priority",
+        None,
+        Arg,
+        "<priority>",
+        "Set VLAN priority",
+        "connection"
     ),
     (
         "write-out",
@@ -1543,6 +2251,10 @@ pub struct Config {
 pub enum Action {
     Version,
     Help(Option<String>),
+    /// `-M`: curl prints its built-in manual; this build has none.
+    Manual,
+    /// `--dump-ca-embed`: print the CA bundle built into the binary; there is none.
+    DumpCaEmbed,
 }
 
 /// A command-line error: curl prints `curl: MESSAGE` and the help hint, exit 2.
@@ -1550,6 +2262,13 @@ pub enum Action {
 pub struct ParseError {
     pub msg: String,
     pub code: i32,
+}
+
+/// curl's `PARAM_BLANK_STRING` error for the option as typed.
+fn blank_argument(typed: &str) -> ParseError {
+    perr(format!(
+        "option {typed}: blank argument where content is expected"
+    ))
 }
 
 fn perr(msg: impl Into<String>) -> ParseError {
@@ -2135,6 +2854,155 @@ impl Parser {
                 let f = a();
                 self.config_file(&f)?;
             }
+            // Options of protocols this build does not speak (FTP, SMTP, IMAP, POP3, SSH,
+            // TELNET, TFTP, LDAP, IPFS) and TLS switches of other backends: curl stores
+            // them and an HTTP transfer never reads them, so they are accepted and have no
+            // effect. Arguments are still checked as curl checks them.
+            "append"
+            | "compressed-ssh"
+            | "disable-eprt"
+            | "disable-epsv"
+            | "doh-cert-status"
+            | "doh-insecure"
+            | "ftp-create-dirs"
+            | "ftp-pasv"
+            | "ftp-pret"
+            | "ftp-skip-pasv-ip"
+            | "ftp-ssl-ccc"
+            | "ftp-ssl-control"
+            | "list-only"
+            | "mail-rcpt-allowfails"
+            | "sasl-ir"
+            | "socks5-gssapi-nec"
+            | "ssl"
+            | "ssl-allow-beast"
+            | "ssl-auto-client-cert"
+            | "ssl-reqd"
+            | "ssl-revoke-best-effort"
+            | "tftp-no-options"
+            | "use-ascii" => {}
+            // Accepted, not applied: the terminal styling of header names, Linux TCP Fast
+            // Open and MPTCP (the kernel falls back to plain TCP the same way), and the
+            // extra tracing of `--trace-ids`/`--trace-config`.
+            "styled-output" | "tcp-fastopen" | "mptcp" | "trace-ids" => {}
+            "trace-config" => {}
+            "ftp-account"
+            | "ftp-alternative-to-user"
+            | "ftp-port"
+            | "hostpubsha256"
+            | "login-options"
+            | "mail-auth"
+            | "mail-from"
+            | "mail-rcpt"
+            | "pubkey"
+            | "quote"
+            | "sasl-authzid"
+            | "service-name"
+            | "proxy-service-name"
+            | "socks5-gssapi-service"
+            | "telnet-option"
+            | "ipfs-gateway" => {}
+            // TLS-SRP credentials: without `--tlsauthtype SRP` (not built, as in curl's
+            // OpenSSL 3 builds) they select nothing.
+            "tlsuser" | "tlspassword" | "proxy-tlsuser" | "proxy-tlspassword" => {}
+            "tftp-blksize" | "keepalive-cnt" => {
+                let n = parse_num(name, &a())?;
+                if n < 0 {
+                    return Err(perr(format!(
+                        "option --{name}: expected a proper numerical parameter"
+                    )));
+                }
+            }
+            "hostpubmd5" => {
+                if a().len() != 32 {
+                    return Err(perr(format!("option --{name}: is badly used here")));
+                }
+            }
+            "ftp-method" => {
+                if !matches!(a().as_str(), "multicwd" | "nocwd" | "singlecwd") {
+                    self.warn(&format!(
+                        "unrecognized ftp file method '{}', using default",
+                        a()
+                    ));
+                }
+            }
+            "ftp-ssl-ccc-mode" => {
+                if !matches!(a().as_str(), "active" | "passive") {
+                    self.warn(&format!(
+                        "unrecognized ftp CCC method '{}', using default",
+                        a()
+                    ));
+                }
+            }
+            "delegation" => {
+                if !matches!(a().as_str(), "none" | "policy" | "always") {
+                    self.warn(&format!(
+                        "unrecognized delegation method '{}', using none",
+                        a()
+                    ));
+                }
+            }
+            // Options curl itself has retired.
+            "egd-file" | "random-file" | "metalink" | "ntlm-wb" | "npn" => {
+                self.warn(&format!(
+                    "--{name} is deprecated and has no function anymore"
+                ));
+            }
+            "libcurl" => {
+                self.warn("--libcurl option was disabled at build-time");
+                return Err(perr(format!("option --{name}: is unknown")));
+            }
+            "manual" => {
+                if on {
+                    self.cfg.action = Some(Action::Manual);
+                }
+            }
+            "dump-ca-embed" => {
+                if on {
+                    self.cfg.action = Some(Action::DumpCaEmbed);
+                }
+            }
+            // Features this build does not have: curl's answer when its libcurl lacks them.
+            "alt-svc"
+            | "crlf"
+            | "disallow-username-in-url"
+            | "dns-interface"
+            | "dns-ipv4-addr"
+            | "dns-ipv6-addr"
+            | "dns-servers"
+            | "doh-url"
+            | "ech"
+            | "engine"
+            | "happy-eyeballs-timeout-ms"
+            | "haproxy-clientip"
+            | "haproxy-protocol"
+            | "http2"
+            | "http2-prior-knowledge"
+            | "http3"
+            | "http3-only"
+            | "ignore-content-length"
+            | "ip-tos"
+            | "krb"
+            | "limit-rate"
+            | "negotiate"
+            | "proxy-http2"
+            | "proxy-negotiate"
+            | "proxy-tlsauthtype"
+            | "sigalgs"
+            | "skip-existing"
+            | "socks5-gssapi"
+            | "speed-limit"
+            | "speed-time"
+            | "ssl-sessions"
+            | "tlsauthtype"
+            | "tr-encoding"
+            | "vlan-priority" => {
+                if on {
+                    return Err(perr(format!(
+                        "option --{name}: the installed libcurl version does not support this"
+                    )));
+                }
+            }
             _ => return Err(perr(format!("option --{name}: is unknown"))),
         }
         Ok(())
@@ -2168,13 +3036,11 @@ impl Parser {
                 let (o, negated) = match find_long(long) {
                     Some(o) => (o, false),
                     None => match long.strip_prefix("no-").and_then(find_long) {
-                        Some(o) if o.kind == Kind::Bool => (o, true),
+                        Some(o) if matches!(o.kind, Kind::Bool | Kind::NoBool) => (o, true),
                         _ => return Err(perr(format!("option {arg}: is unknown"))),
                     },
                 };
-                let val = if o.kind == Kind::Arg
-                    || (o.long == "help" && i < args.len() && !args[i].starts_with('-'))
-                {
+                let val = if o.kind == Kind::Arg || (o.long == "help" && i < args.len()) {
                     if o.long == "help" {
                         let v = args.get(i).cloned();
                         i += 1;
@@ -2209,6 +3075,19 @@ impl Parser {
                     // curl names the whole argument, wherever the unknown letter is.
                     return Err(perr(format!("option {arg}: is unknown")));
                 };
+                if o.long == "help" {
+                    // `-h TOPIC` takes the next argument, if any. Letters after the `h` in
+                    // the same group make curl 8.14.1 drop the group and ask for no help
+                    // (`-hI URL` is a plain GET): the same here.
+                    if k < chars.len() {
+                        break;
+                    }
+                    let topic = args.get(i).cloned();
+                    i += usize::from(topic.is_some());
+                    self.typed = "-h".to_string();
+                    self.apply_typed(o, false, topic)?;
+                    break;
+                }
                 if o.kind == Kind::Arg {
                     let rest: String = chars[k..].iter().collect();
                     let val = if !rest.is_empty() {
@@ -2804,11 +3683,4 @@ mod tests {
         assert_eq!(split_config_line("url = \"x\""), ("url", "\"x\""));
         assert_eq!(split_config_line("-o out"), ("-o", "out"));
     }
-}
-
-/// curl's `PARAM_BLANK_STRING` error for the option as typed.
-fn blank_argument(typed: &str) -> ParseError {
-    perr(format!(
-        "option {typed}: blank argument where content is expected"
-    ))
 }

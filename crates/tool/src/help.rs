@@ -1,92 +1,175 @@
 //! `--help` and `--version` output, generated from the option table.
 
-use crate::args::{Kind, OPTIONS};
+use crate::args::{Kind, Opt, OPTIONS};
 
+/// curl's help categories, in the order `--help` lists them ("important" is the default view).
 const CATEGORIES: &[(&str, &str)] = &[
     ("auth", "Authentication methods"),
     ("connection", "Manage connections"),
     ("curl", "The command line tool itself"),
+    ("deprecated", "Legacy"),
     ("dns", "Names and resolving"),
     ("file", "FILE protocol"),
+    ("ftp", "FTP protocol"),
+    ("global", "Global options"),
     ("http", "HTTP and HTTPS protocol"),
-    ("important", "Important options"),
+    ("imap", "IMAP protocol"),
+    ("ldap", "LDAP protocol"),
     ("output", "Filesystem output"),
+    ("pop3", "POP3 protocol"),
     ("post", "HTTP POST specific"),
     ("proxy", "Options for proxies"),
+    ("scp", "SCP protocol"),
+    ("sftp", "SFTP protocol"),
+    ("smtp", "SMTP protocol"),
+    ("ssh", "SSH protocol"),
+    ("telnet", "TELNET protocol"),
+    ("tftp", "TFTP protocol"),
     ("timeout", "Timeouts and delays"),
+    ("tls", "TLS/SSL related"),
     ("upload", "Upload, sending data"),
     ("verbose", "Tracing, logging etc"),
 ];
 
-fn line(o: &crate::args::Opt, width: usize) -> String {
-    let short = match o.short {
-        Some(c) => format!(" -{c}, "),
-        None => "     ".to_string(),
-    };
-    let mut left = format!("{short}--{}", o.long);
-    if o.kind == Kind::Arg || !o.arg.is_empty() {
-        left.push(' ');
-        left.push_str(o.arg);
+/// The name an option is listed under: `no-clobber` for an option that is on by default.
+fn shown_name(o: &Opt) -> String {
+    if o.kind == Kind::NoBool {
+        format!("no-{}", o.long)
+    } else {
+        o.long.to_string()
     }
-    format!("{left:<width$} {}\n", o.help)
 }
 
-/// The text `-h` prints for a topic (None: the important options).
-pub fn help(topic: Option<&str>) -> String {
-    let mut s = String::from("Usage: curl [options...] <url>\n");
+/// The option column of a help line: `-d, --data <data>` or `    --anyauth`.
+fn opt_text(o: &Opt) -> String {
+    let mut s = match o.short {
+        Some(c) => format!("-{c}, --{}", shown_name(o)),
+        None => format!("    --{}", shown_name(o)),
+    };
+    if !o.arg.is_empty() {
+        s.push(' ');
+        s.push_str(o.arg);
+    }
+    s
+}
+
+/// The options of one category (aliases have none), sorted by the name they are listed under.
+fn listed(cat: Option<&str>) -> Vec<&'static Opt> {
+    let mut v: Vec<&Opt> = OPTIONS
+        .iter()
+        .filter(|o| !o.cats.is_empty())
+        .filter(|o| cat.is_none_or(|c| o.cats.split(' ').any(|x| x == c)))
+        .collect();
+    v.sort_by_key(|o| shown_name(o));
+    v
+}
+
+/// curl's `print_category`: one column for the options, as wide as the widest unless that
+/// leaves too little room for the longest description in `cols` columns.
+fn print_category(opts: &[&Opt], cols: usize, s: &mut String) {
+    let texts: Vec<String> = opts.iter().map(|o| opt_text(o)).collect();
+    let mut longopt = texts.iter().map(|t| t.len()).max().unwrap_or(0).max(5);
+    let longdesc = opts.iter().map(|o| o.help.len()).max().unwrap_or(0).max(5);
+    // curl computes in size_t: a description wider than the screen wraps the arithmetic
+    // around, and printf takes the width as an int (negative: its absolute value).
+    if longopt + longdesc > cols {
+        longopt = cols.wrapping_sub(longdesc);
+    }
+    for (o, t) in opts.iter().zip(texts) {
+        let desclen = o.help.len();
+        let mut w = longopt;
+        if w.wrapping_add(desclen) >= cols.wrapping_sub(2) {
+            w = if desclen < cols.wrapping_sub(2) {
+                cols.wrapping_sub(3).wrapping_sub(desclen)
+            } else {
+                0
+            };
+        }
+        let w = (w as u32 as i32).unsigned_abs() as usize;
+        s.push_str(&format!(" {t:<w$}  {}\n", o.help));
+    }
+}
+
+/// curl's `get_categories_list`: the category names as a comma list wrapped at `cols`.
+fn categories_list(cols: usize, s: &mut String) {
+    let mut col = 0;
+    for (i, (name, _)) in CATEGORIES.iter().enumerate() {
+        let len = name.len();
+        if i + 1 == CATEGORIES.len() {
+            if col + len + 1 < cols {
+                s.push_str(&format!("{name}.\n"));
+            } else {
+                s.push_str(&format!("\n{name}.\n"));
+            }
+        } else if col + len + 2 < cols {
+            s.push_str(&format!("{name}, "));
+            col += len + 2;
+        } else {
+            s.push_str(&format!("\n{name}, "));
+            col = len + 2;
+        }
+    }
+}
+
+/// The screen width as curl takes it when stdin is not a terminal: `COLUMNS`, else 79.
+fn columns() -> usize {
+    crate::progress::columns_env(std::env::var("COLUMNS").ok().as_deref()).unwrap_or(79)
+}
+
+/// The text `-h` prints for a topic (None: the important options); Err: the text for
+/// stderr when the topic names no option.
+pub fn help(topic: Option<&str>) -> Result<String, String> {
+    let s = help_at(topic, columns());
+    if s == NO_SUCH_OPTION {
+        Err(s)
+    } else {
+        Ok(s)
+    }
+}
+
+const NO_SUCH_OPTION: &str = "Incorrect option name to show help for, see curl -h\n";
+
+fn help_at(topic: Option<&str>, cols: usize) -> String {
+    let mut s = String::new();
     match topic {
         None => {
-            for o in OPTIONS
-                .iter()
-                .filter(|o| o.cats.split(' ').any(|c| c == "important"))
-            {
-                s.push_str(&line(o, 28));
-            }
+            s.push_str("Usage: curl [options...] <url>\n");
+            print_category(&listed(Some("important")), cols, &mut s);
             s.push_str("\nThis is not the full help; this menu is split into categories.\n");
             s.push_str(
                 "Use \"--help category\" to get an overview of all categories, which are:\n",
             );
-            let names: Vec<&str> = CATEGORIES
-                .iter()
-                .map(|c| c.0)
-                .filter(|c| *c != "important")
-                .collect();
-            s.push_str(&names.join(", "));
-            s.push_str(".\nUse \"--help all\" to list all options\n");
+            categories_list(cols, &mut s);
+            s.push_str("Use \"--help all\" to list all options\n");
             s.push_str("Use \"--help [option]\" to view documentation for a given option\n");
         }
-        Some("all") => {
-            for o in OPTIONS {
-                s.push_str(&line(o, 34));
-            }
-        }
+        Some("all") => print_category(&listed(None), cols, &mut s),
         Some("category") => {
             for (c, d) in CATEGORIES {
-                s.push_str(&format!("{c:<11} {d}\n"));
+                s.push_str(&format!(" {c:<11} {d}\n"));
             }
         }
-        Some(cat) => {
-            if let Some((_, d)) = CATEGORIES.iter().find(|c| c.0 == cat) {
-                s = format!("{d}\n");
-                for o in OPTIONS
-                    .iter()
-                    .filter(|o| o.cats.split(' ').any(|c| c == cat))
-                {
-                    s.push_str(&line(o, 34));
-                }
-            } else {
-                let name = cat.trim_start_matches('-');
-                match crate::args::find_long(name) {
-                    Some(o) => s = line(o, 34),
-                    None => {
-                        s = format!(
-                            "Unknown category provided, here is a list of all categories:\n\n{}",
-                            help(Some("category"))
-                        )
-                    }
-                }
+        Some(cat) if cat.starts_with('-') => {
+            let o = match cat.strip_prefix("--") {
+                Some(l) => crate::args::find_long(l)
+                    .or_else(|| l.strip_prefix("no-").and_then(crate::args::find_long)),
+                None => cat.chars().nth(1).and_then(crate::args::find_short),
+            };
+            match o {
+                Some(o) => print_category(&[o], cols, &mut s),
+                None => s.push_str(NO_SUCH_OPTION),
             }
         }
+        Some(cat) => match CATEGORIES.iter().find(|c| c.0 == cat) {
+            Some((name, d)) => {
+                s.push_str(&format!("{name}: {d}\n"));
+                print_category(&listed(Some(name)), cols, &mut s);
+            }
+            None => {
+                s.push_str("Unknown category provided, here is a list of all categories:\n\n");
+                s.push_str(&help_at(Some("category"), cols));
+            }
+        },
     }
     s
 }
@@ -108,10 +191,26 @@ pub fn version() -> String {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn every_option_is_in_help_all() {
-        let all = super::help(Some("all"));
-        for o in crate::args::OPTIONS {
-            assert!(all.contains(&format!("--{}", o.long)), "{}", o.long);
+    fn every_listed_option_is_in_help_all() {
+        let all = super::help_at(Some("all"), 79);
+        for o in crate::args::OPTIONS.iter().filter(|o| !o.cats.is_empty()) {
+            let name = super::shown_name(o);
+            assert!(
+                all.contains(&format!("--{name} ")) || all.contains(&format!("--{name}\n")),
+                "{name}"
+            );
         }
+    }
+
+    #[test]
+    fn category_list_wraps_like_curl() {
+        let mut s = String::new();
+        super::categories_list(40, &mut s);
+        assert_eq!(
+            s,
+            "auth, connection, curl, deprecated, \ndns, file, ftp, global, http, imap, \n\
+             ldap, output, pop3, post, proxy, scp, \nsftp, smtp, ssh, telnet, tftp, \n\
+             timeout, tls, upload, verbose.\n"
+        );
     }
 }

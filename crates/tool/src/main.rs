@@ -86,8 +86,16 @@ fn run(argv: Vec<String>) -> i32 {
             print!("{}", help::version());
             return 0;
         }
+        Some(args::Action::Manual) => {
+            println!("built-in manual was disabled at build-time");
+            return 0;
+        }
+        Some(args::Action::DumpCaEmbed) => return 0,
         Some(args::Action::Help(topic)) => {
-            print!("{}", help::help(topic.as_deref()));
+            match help::help(topic.as_deref()) {
+                Ok(text) => print!("{text}"),
+                Err(text) => eprint!("{text}"),
+            }
             return 0;
         }
         None => {}

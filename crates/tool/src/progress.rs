@@ -279,13 +279,21 @@ const MAX_BARLENGTH: usize = 400;
 /// Width used when neither `COLUMNS` nor the terminal tell.
 const DEFAULT_WIDTH: usize = 79;
 
-/// The bar width: `COLUMNS` when it is a plain number above 20 (and below 10000), else
-/// the terminal's width (`terminal_cols`, from stderr's tty), else 79; never above 400.
-pub fn bar_width(columns_env: Option<&str>, terminal_cols: Option<usize>) -> usize {
-    let from_env = columns_env
-        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-        .and_then(|s| s.parse::<usize>().ok())
-        .filter(|&n| n > 20 && n < 10000);
+/// The width `COLUMNS` gives, as curl reads it: the leading decimal digits (whatever
+/// follows is ignored), when they make a number from 21 to 10000.
+pub fn columns_env(v: Option<&str>) -> Option<usize> {
+    let v = v?;
+    let digits = v.bytes().take_while(|b| b.is_ascii_digit()).count();
+    v[..digits]
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n > 20 && n <= 10000)
+}
+
+/// The bar width: `COLUMNS` (see `columns_env`), else the terminal's width
+/// (`terminal_cols`, from stderr's tty), else 79; never above 400.
+pub fn bar_width(columns_env_value: Option<&str>, terminal_cols: Option<usize>) -> usize {
+    let from_env = columns_env(columns_env_value);
     let width = from_env
         .or(terminal_cols.filter(|&n| n > 0))
         .unwrap_or(DEFAULT_WIDTH);

@@ -370,7 +370,6 @@ fn version_long_option() {
 }
 
 #[test]
-#[ignore = "issue 2: --help output differs from curl's from line 5 on"]
 fn help_output_matches() {
     Case::new("help_output_matches")
         .args(&["--help"])
@@ -378,10 +377,180 @@ fn help_output_matches() {
 }
 
 #[test]
-#[ignore = "issue 2: --help all output differs from curl's (oxcurl starts with a Usage line, curl lists all options)"]
 fn help_all_output_matches() {
     Case::new("help_all_output_matches")
         .args(&["--help", "all"])
+        .run(OXCURL);
+}
+
+/// Every category and the layouts `COLUMNS` selects, including widths where curl's size_t
+/// arithmetic wraps around.
+#[test]
+fn help_categories_and_widths_match() {
+    let topics = [
+        vec!["--help", "category"],
+        vec!["--help", "http"],
+        vec!["--help", "tls"],
+        vec!["--help", "ftp"],
+        vec!["--help", "deprecated"],
+        vec!["--help", "nosuchcategory"],
+        vec!["--help", "--nosuchoption"],
+        vec!["-h"],
+        vec!["-h", "tls"],
+        vec!["-htls"],
+        vec!["--help", "http://example.com/"],
+    ];
+    for (i, t) in topics.iter().enumerate() {
+        for cols in ["79", "40", "21", "200", "200x", "10001", "abc"] {
+            Case::new(&format!("help_categories_and_widths_{i}_{cols}"))
+                .args(t)
+                .env("COLUMNS", cols)
+                .run(OXCURL);
+        }
+    }
+    for cols in ["40", "21", "200"] {
+        Case::new(&format!("help_all_width_{cols}"))
+            .args(&["--help", "all"])
+            .env("COLUMNS", cols)
+            .run(OXCURL);
+    }
+}
+
+/// Options of protocols oxcurl does not speak are accepted and leave an HTTP transfer as
+/// curl leaves it: same request, same output.
+#[test]
+fn other_protocol_options_leave_http_alone() {
+    let args: &[&[&str]] = &[
+        &[
+            "-a",
+            "-B",
+            "-l",
+            "--ftp-pasv",
+            "--ftp-create-dirs",
+            "--disable-epsv",
+        ],
+        &[
+            "-P",
+            "-",
+            "-Q",
+            "NOOP",
+            "--ftp-account",
+            "acct",
+            "--ftp-method",
+            "nocwd",
+        ],
+        &[
+            "--mail-from",
+            "a@b",
+            "--mail-rcpt",
+            "c@d",
+            "--mail-auth",
+            "e@f",
+            "--sasl-ir",
+        ],
+        &[
+            "-t",
+            "TTYPE=vt100",
+            "--tftp-blksize",
+            "1024",
+            "--tftp-no-options",
+        ],
+        &[
+            "--pubkey",
+            "k",
+            "--hostpubsha256",
+            "x",
+            "--compressed-ssh",
+            "--ssl-reqd",
+        ],
+        &[
+            "--login-options",
+            "AUTH=*",
+            "--sasl-authzid",
+            "z",
+            "--tlsuser",
+            "u",
+        ],
+        &[
+            "--hostpubmd5",
+            "0123456789abcdef0123456789abcdef",
+            "--ipfs-gateway",
+            "http://x",
+        ],
+    ];
+    for (i, a) in args.iter().enumerate() {
+        let mut v = vec!["-sS"];
+        v.extend_from_slice(a);
+        v.push("{url}/");
+        case(&format!("other_protocol_options_{i}"), &v)
+            .compare_stderr(true)
+            .run(OXCURL);
+    }
+}
+
+/// Option arguments curl checks even when the option has no effect on HTTP.
+#[test]
+fn other_protocol_option_arguments_are_checked() {
+    let args: &[&[&str]] = &[
+        &["--tftp-blksize", "x"],
+        &["--hostpubmd5", "short"],
+        &["--ftp-method", "sideways"],
+        &["--ftp-ssl-ccc-mode", "xx"],
+        &["--delegation", "maybe"],
+        &["--metalink"],
+        &["--no-npn"],
+        &["--egd-file", "f", "--random-file", "g"],
+        &["--ntlm-wb"],
+    ];
+    for (i, a) in args.iter().enumerate() {
+        let mut v: Vec<&str> = vec!["--no-progress-meter", "-o", "/dev/null"];
+        v.extend_from_slice(a);
+        v.push("{url}/");
+        case(&format!("other_protocol_option_arguments_{i}"), &v)
+            .compare_stderr(true)
+            .normalise_with(oxcurl_testsupport::diff::mask_digits)
+            .run(OXCURL);
+    }
+}
+
+/// Features this build lacks answer as curl does when its libcurl lacks them.
+#[test]
+fn unbuilt_features_are_reported_like_curl() {
+    for opt in [
+        "--http3",
+        "--http3-only",
+        "--dns-servers",
+        "--ech",
+        "--tlsauthtype",
+    ] {
+        case(&format!("unbuilt_{opt}"), &["-sS", opt, "x", "{url}/"])
+            .compare_stderr(true)
+            .run(OXCURL);
+    }
+}
+
+/// curl shows the option's manual page; without a built-in manual oxcurl shows its help line.
+#[test]
+fn help_for_one_option_shows_its_line() {
+    let out = Exec::new(OXCURL).args(["-h", "-s"]).run();
+    assert_eq!(out.exit_code(), 0);
+    assert_eq!(out.stdout_str(), " -s, --silent  Silent mode\n");
+}
+
+#[test]
+fn manual_is_not_built_in() {
+    let out = Exec::new(OXCURL).arg("-M").run();
+    assert_eq!(out.exit_code(), 0);
+    assert_eq!(
+        out.stdout_str(),
+        "built-in manual was disabled at build-time\n"
+    );
+}
+
+#[test]
+fn dump_ca_embed_prints_no_bundle_and_transfers_nothing() {
+    case("dump_ca_embed", &["--dump-ca-embed", "{url}/"])
+        .compare_stderr(true)
         .run(OXCURL);
 }
 
