@@ -546,12 +546,16 @@ impl Multi {
         if self.waker.inner.pending.swap(false, Ordering::SeqCst) {
             return Ok(true);
         }
-        self.poll(max)?;
+        self.wait(max, true)?;
         Ok(self.waker.inner.pending.swap(false, Ordering::SeqCst))
     }
 
     /// Wait for socket activity or the next timer, at most `max` (`curl_multi_wait`).
     pub fn poll(&mut self, max: Duration) -> io::Result<()> {
+        self.wait(max, false)
+    }
+
+    fn wait(&mut self, max: Duration, wakeable: bool) -> io::Result<()> {
         if !self.resolver_registered {
             oxcurl_sys::register(
                 &self.poller,
@@ -566,12 +570,28 @@ impl Multi {
         }
         self.events.clear();
         // Round up so a timer is not polled for a fraction of a millisecond early.
-        let wait = if wait.is_zero() {
+        let mut wait = if wait.is_zero() {
             wait
         } else {
             wait + Duration::from_micros(500)
         };
-        self.poller.wait(&mut self.events, Some(wait))?;
+        let until = Instant::now() + wait;
+        loop {
+            self.poller.wait(&mut self.events, Some(wait))?;
+            // A wakeup is for `poll_wakeable` only (curl_multi_wait ignores it): keep
+            // waiting for the rest of the time.
+            if wakeable
+                || !self.events.is_empty()
+                || !self.waker.inner.pending.load(Ordering::SeqCst)
+            {
+                break;
+            }
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            wait = until - now;
+        }
         let mut resolver = false;
         for ev in self.events.iter() {
             if ev.key == WAKE_KEY {
@@ -607,6 +627,13 @@ impl Multi {
             v.push((self.resolver.wake_socket().as_raw_fd(), true, false));
         }
         v
+    }
+
+    /// Whether `wait_fds` would name any socket.
+    pub fn has_wait_fds(&self) -> bool {
+        self.slots
+            .iter()
+            .any(|s| !s.regs.is_empty() || s.t.as_ref().is_some_and(|t| t.resolving()))
     }
 
     /// Run until every transfer is done, collecting nothing (callers read `info_read`).
