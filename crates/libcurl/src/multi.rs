@@ -259,21 +259,20 @@ fn run(
     let Some(mut multi) = m.state.borrow_mut().multi.take() else {
         return CURLM_INTERNAL_ERROR;
     };
-    let handles: Vec<*mut EasyHandle> = m.state.borrow().handles.iter().map(|x| x.0).collect();
-    for &h in &handles {
-        // SAFETY: handles in the list are live.
-        if let Some(e) = unsafe { EasyHandle::from_ptr(h) } {
-            e.busy.set(true);
+    // Flags set and cleared through short borrows (nothing allocated per call): callbacks
+    // cannot add or remove handles meanwhile (recursive calls are refused).
+    let set_busy = |busy: bool| {
+        for &(h, _) in &m.state.borrow().handles {
+            // SAFETY: handles in the list are live.
+            if let Some(e) = unsafe { EasyHandle::from_ptr(h) } {
+                e.busy.set(busy);
+            }
         }
-    }
+    };
+    set_busy(true);
     m.busy.set(true);
     let r = f(&mut multi);
-    for &h in &handles {
-        // SAFETY: as above; callbacks cannot remove handles (recursive calls refused).
-        if let Some(e) = unsafe { EasyHandle::from_ptr(h) } {
-            e.busy.set(false);
-        }
-    }
+    set_busy(false);
     let n = multi.running();
     m.state.borrow_mut().multi = Some(multi);
     // Socket changes first: finished transfers are still known to the engine, so a socket's
