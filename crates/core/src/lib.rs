@@ -16,6 +16,7 @@ pub mod hsts;
 pub mod info;
 pub mod mime;
 pub mod multi;
+pub mod multi_ev;
 pub mod options;
 pub mod parsedate;
 pub mod proxy;
@@ -32,7 +33,8 @@ mod transfer;
 pub use easy::Easy;
 pub use error::{Code, Error};
 pub use info::Info;
-pub use multi::{Message, Multi, TransferId};
+pub use multi::{Message, Multi, MultiWaker, TransferId};
+pub use multi_ev::{SocketChange, SocketWhat};
 pub use options::{Body, Handler, InfoType, Options, ReadResult};
 /// Standard base64 with padding, as curl encodes credentials and values.
 pub use transfer::base64;

@@ -1,9 +1,15 @@
 //! The multi handle as executor: a slab of transfers, the reactor (epoll through `polling`,
 //! level mode, interest diffed after every pass), the timer queue of nearest deadlines, the
 //! connection pool, receive buffers, the resolver and the message queue.
+//!
+//! With socket events on (`set_socket_events`), the interests are also aggregated per socket
+//! for an application-owned event loop (`multi_ev`), which then drives the multi through
+//! `socket_action` (curl's `curl_multi_socket_action`).
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use oxcurl_sys::{Event, Events, Poller};
@@ -13,6 +19,7 @@ use crate::dns::Resolver;
 use crate::easy::Easy;
 use crate::error::{Error, Result};
 use crate::info::Info;
+use crate::multi_ev::{SocketChange, SocketTable};
 use crate::timer::TimerQueue;
 use crate::transfer::{Cx, Transfer};
 
@@ -42,6 +49,31 @@ pub struct Message {
 /// Event key of the resolver's wake socket (polling reserves usize::MAX).
 const WAKE_KEY: usize = usize::MAX - 1;
 
+/// Socket identity of the resolver's wake socket in the socket table (connection sockets
+/// count up from 0).
+const WAKE_SOCK_ID: u64 = u64::MAX;
+
+/// Ends a `Multi::poll_wakeable` early from any thread (`curl_multi_wakeup`).
+#[derive(Clone, Debug)]
+pub struct MultiWaker {
+    inner: Arc<WakeState>,
+}
+
+#[derive(Debug)]
+struct WakeState {
+    poller: Arc<Poller>,
+    /// A wakeup not yet seen by `poll_wakeable`: plain `poll` may be woken by the same
+    /// notification, and must leave it for the next `poll_wakeable`.
+    pending: AtomicBool,
+}
+
+impl MultiWaker {
+    pub fn wake(&self) -> io::Result<()> {
+        self.inner.pending.store(true, Ordering::SeqCst);
+        self.inner.poller.notify()
+    }
+}
+
 struct Slot {
     gen: u64,
     t: Option<Transfer>,
@@ -51,11 +83,20 @@ struct Slot {
     queued: Option<Instant>,
     /// Sockets registered for it: fd, socket identity, readable, writable.
     regs: Vec<(RawFd, u64, bool, bool)>,
+    /// Sockets it waits on in the socket table (with socket events on), as `regs` plus the
+    /// resolver's wake socket while it looks up a name.
+    ev_regs: Vec<(RawFd, u64, bool, bool)>,
 }
 
 pub struct Multi {
-    poller: Poller,
+    poller: Arc<Poller>,
+    waker: MultiWaker,
     events: Events,
+    /// Interests per socket for an application-owned loop, when `socket_events` is on.
+    socket_events: bool,
+    sockets: SocketTable,
+    /// When the earliest of the runnable transfers became runnable.
+    ready_since: Option<Instant>,
     slots: Vec<Slot>,
     free: Vec<usize>,
     timers: TimerQueue,
@@ -82,9 +123,19 @@ impl std::fmt::Debug for Multi {
 
 impl Multi {
     pub fn new() -> io::Result<Multi> {
+        let poller = Arc::new(Poller::new()?);
         Ok(Multi {
-            poller: Poller::new()?,
+            waker: MultiWaker {
+                inner: Arc::new(WakeState {
+                    poller: poller.clone(),
+                    pending: AtomicBool::new(false),
+                }),
+            },
+            poller,
             events: Events::new(),
+            socket_events: false,
+            sockets: SocketTable::default(),
+            ready_since: None,
             slots: Vec::new(),
             free: Vec::new(),
             timers: TimerQueue::default(),
@@ -123,6 +174,7 @@ impl Multi {
                     ready: false,
                     queued: None,
                     regs: Vec::with_capacity(2),
+                    ev_regs: Vec::new(),
                 });
                 self.slots.len() - 1
             }
@@ -132,6 +184,7 @@ impl Multi {
         s.t = Some(t);
         s.ready = true;
         s.queued = None;
+        self.ready_since.get_or_insert(now);
         self.running += 1;
         TransferId { slot, gen: s.gen }
     }
@@ -159,8 +212,10 @@ impl Multi {
         let mut t = s.t.take()?;
         s.ready = false;
         s.queued = None;
-        let regs = std::mem::take(&mut s.regs);
-        drop(regs);
+        s.regs.clear();
+        for (fd, sid, _, _) in s.ev_regs.drain(..) {
+            self.sockets.unset(fd, sid, id.slot, id.gen);
+        }
         if !t.is_done() {
             self.running -= 1;
             let mut cx = Cx {
@@ -238,10 +293,147 @@ impl Multi {
             self.slots[i].ready = false;
             self.run_slot(i, now)?;
         }
+        self.ready_since = None;
         if self.running == 0 {
             self.bufs.clear();
         }
         Ok(self.running)
+    }
+
+    /// Report socket interests through [`Multi::socket_change`] for an application-owned
+    /// event loop (on when `CURLMOPT_SOCKETFUNCTION` is set). Turning it on reports the
+    /// sockets running transfers wait on; turning it off forgets them without reports.
+    pub fn set_socket_events(&mut self, on: bool) {
+        if on == self.socket_events {
+            return;
+        }
+        self.socket_events = on;
+        if on {
+            for i in 0..self.slots.len() {
+                if self.slots[i].t.is_some() {
+                    self.report_interest(i);
+                }
+            }
+        } else {
+            self.sockets.clear();
+            for s in &mut self.slots {
+                s.ev_regs.clear();
+            }
+        }
+    }
+
+    /// The next socket change for the application's loop (`CURLMOPT_SOCKETFUNCTION`); `owner`
+    /// identifies the transfer it came from, if still there.
+    pub fn socket_change(&mut self) -> Option<(SocketChange, Option<TransferId>)> {
+        let c = self.sockets.pop()?;
+        let (slot, gen) = c.owner;
+        let id = TransferId { slot, gen };
+        Some((c, self.get(id).is_some().then_some(id)))
+    }
+
+    /// Associate the application's value with a socket in use (`curl_multi_assign`); false
+    /// if no transfer waits on `fd`.
+    pub fn assign(&mut self, fd: RawFd, user: usize) -> bool {
+        self.sockets.assign(fd, user)
+    }
+
+    fn mark_ready(&mut self, slot: usize, now: Instant) {
+        if let Some(s) = self.slots.get_mut(slot) {
+            if s.t.is_some() {
+                s.ready = true;
+                self.ready_since.get_or_insert(now);
+            }
+        }
+    }
+
+    /// Activity on `fd` (`curl_multi_socket_action`), or `None` for `CURL_SOCKET_TIMEOUT`:
+    /// run the transfers waiting on the socket, those whose timers expired and anything
+    /// else runnable. An unknown descriptor just runs the rest, as curl does.
+    pub fn socket_action(&mut self, fd: Option<RawFd>) -> io::Result<usize> {
+        if let Some(fd) = fd {
+            let now = Instant::now();
+            let (slots, since) = (&mut self.slots, &mut self.ready_since);
+            for (slot, gen) in self.sockets.users(fd) {
+                if let Some(s) = slots
+                    .get_mut(slot)
+                    .filter(|s| s.gen == gen && s.t.is_some())
+                {
+                    s.ready = true;
+                    since.get_or_insert(now);
+                }
+            }
+            if !self.socket_events {
+                // Without the table, find the owners among the poller registrations.
+                for i in 0..self.slots.len() {
+                    if self.slots[i].regs.iter().any(|r| r.0 == fd) {
+                        self.mark_ready(i, now);
+                    }
+                }
+            }
+        }
+        self.perform()
+    }
+
+    /// Run every transfer, ready or not (`curl_multi_socket_all`).
+    pub fn socket_all(&mut self) -> io::Result<usize> {
+        let now = Instant::now();
+        for i in 0..self.slots.len() {
+            self.mark_ready(i, now);
+        }
+        self.perform()
+    }
+
+    /// When the multi next needs to run: the earliest timer, or when a transfer became
+    /// runnable (`CURLMOPT_TIMERFUNCTION`'s deadline). Unchanged until it is run, so the
+    /// application is told once.
+    pub fn next_deadline(&mut self) -> Option<Instant> {
+        let slots = &self.slots;
+        self.timers.prune(|at, slot, gen| {
+            slots
+                .get(slot)
+                .is_some_and(|s| s.gen == gen && s.queued == Some(at))
+        });
+        match (self.timers.peek(), self.ready_since) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Diff what transfer `i` waits on, with the resolver's wake socket while it looks up a
+    /// name, against what the socket table holds for it.
+    fn report_interest(&mut self, i: usize) {
+        let slot = &mut self.slots[i];
+        let gen = slot.gen;
+        let mut want: [Option<(RawFd, u64, bool, bool)>; 3] = [None; 3];
+        if let Some(t) = slot.t.as_ref().filter(|t| !t.is_done()) {
+            for (w, x) in want.iter_mut().zip(t.interests().iter().flatten()) {
+                *w = Some((x.fd.as_raw_fd(), x.id, x.read, x.write));
+            }
+            if t.resolving() {
+                want[2] = Some((
+                    self.resolver.wake_socket().as_raw_fd(),
+                    WAKE_SOCK_ID,
+                    true,
+                    false,
+                ));
+            }
+        }
+        let sockets = &mut self.sockets;
+        slot.ev_regs.retain(|&(fd, id, _, _)| {
+            let keep = want.iter().flatten().any(|w| w.0 == fd && w.1 == id);
+            if !keep {
+                sockets.unset(fd, id, i, gen);
+            }
+            keep
+        });
+        for &(fd, id, r, w) in want.iter().flatten() {
+            match slot.ev_regs.iter_mut().find(|x| x.0 == fd && x.1 == id) {
+                Some(x) if x.2 == r && x.3 == w => continue,
+                Some(x) => *x = (fd, id, r, w),
+                None => slot.ev_regs.push((fd, id, r, w)),
+            }
+            sockets.set(fd, id, i, gen, r, w);
+        }
     }
 
     fn run_slot(&mut self, i: usize, now: Instant) -> io::Result<()> {
@@ -275,6 +467,9 @@ impl Multi {
             });
         }
         self.apply_interest(i)?;
+        if self.socket_events {
+            self.report_interest(i);
+        }
         // Queue the nearest deadline if it changed.
         let t = self.slots[i].t.as_ref().expect("transfer");
         let nearest = if done { None } else { t.timers.nearest() };
@@ -340,8 +535,27 @@ impl Multi {
             .map(|t| t.saturating_duration_since(Instant::now()))
     }
 
-    /// Wait for socket activity or the next timer, at most `max` (`curl_multi_poll`).
+    /// A handle that ends a `poll_wakeable` from another thread (`curl_multi_wakeup`).
+    pub fn waker(&self) -> MultiWaker {
+        self.waker.clone()
+    }
+
+    /// `poll` that a [`MultiWaker`] ends early (`curl_multi_poll`); a wakeup that came
+    /// while nobody waited ends the next call at once. Returns whether it was woken.
+    pub fn poll_wakeable(&mut self, max: Duration) -> io::Result<bool> {
+        if self.waker.inner.pending.swap(false, Ordering::SeqCst) {
+            return Ok(true);
+        }
+        self.wait(max, true)?;
+        Ok(self.waker.inner.pending.swap(false, Ordering::SeqCst))
+    }
+
+    /// Wait for socket activity or the next timer, at most `max` (`curl_multi_wait`).
     pub fn poll(&mut self, max: Duration) -> io::Result<()> {
+        self.wait(max, false)
+    }
+
+    fn wait(&mut self, max: Duration, wakeable: bool) -> io::Result<()> {
         if !self.resolver_registered {
             oxcurl_sys::register(
                 &self.poller,
@@ -356,12 +570,28 @@ impl Multi {
         }
         self.events.clear();
         // Round up so a timer is not polled for a fraction of a millisecond early.
-        let wait = if wait.is_zero() {
+        let mut wait = if wait.is_zero() {
             wait
         } else {
             wait + Duration::from_micros(500)
         };
-        self.poller.wait(&mut self.events, Some(wait))?;
+        let until = Instant::now() + wait;
+        loop {
+            self.poller.wait(&mut self.events, Some(wait))?;
+            // A wakeup is for `poll_wakeable` only (curl_multi_wait ignores it): keep
+            // waiting for the rest of the time.
+            if wakeable
+                || !self.events.is_empty()
+                || !self.waker.inner.pending.load(Ordering::SeqCst)
+            {
+                break;
+            }
+            let now = Instant::now();
+            if now >= until {
+                break;
+            }
+            wait = until - now;
+        }
         let mut resolver = false;
         for ev in self.events.iter() {
             if ev.key == WAKE_KEY {
@@ -399,6 +629,13 @@ impl Multi {
         v
     }
 
+    /// Whether `wait_fds` would name any socket.
+    pub fn has_wait_fds(&self) -> bool {
+        self.slots
+            .iter()
+            .any(|s| !s.regs.is_empty() || s.t.as_ref().is_some_and(|t| t.resolving()))
+    }
+
     /// Run until every transfer is done, collecting nothing (callers read `info_read`).
     pub fn run_all(&mut self) -> io::Result<()> {
         loop {
@@ -424,5 +661,147 @@ impl Multi {
                 "Transfer removed",
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::multi_ev::SocketWhat;
+    use crate::options::{Handler, Options};
+    use oxcurl_testsupport::http::{Reply, ScriptedServer};
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    struct Keep(Arc<Mutex<Vec<u8>>>);
+    impl Handler for Keep {
+        fn write(&mut self, d: &[u8]) -> usize {
+            self.0.lock().expect("lock").extend_from_slice(d);
+            d.len()
+        }
+    }
+
+    /// An outside loop that knows only the reported sockets and the deadline: it pokes every
+    /// watched socket (readiness is the application's business; a spurious call is allowed)
+    /// and runs timers when due. A socket not reported would leave its transfer stuck.
+    #[test]
+    fn socket_action_runs_parallel_transfers_from_reported_sockets_only() {
+        let s = ScriptedServer::start();
+        s.set_handler(|req| Reply::status(200, &[], format!("body of {}\n", req.path())));
+        let base = s.url();
+        let base = base.trim_end_matches('/');
+        let mut m = Multi::new().expect("multi");
+        m.set_socket_events(true);
+        let mut bodies = Vec::new();
+        for i in 0..20 {
+            let opts = Options {
+                url: Some(format!("{base}/{i}")),
+                ..Options::default()
+            };
+            let b = Arc::new(Mutex::new(Vec::new()));
+            m.add(Easy::new(opts, Box::new(Keep(b.clone()))));
+            bodies.push(b);
+        }
+        let mut watched: HashMap<RawFd, (SocketWhat, usize)> = HashMap::new();
+        let give_up = Instant::now() + Duration::from_secs(30);
+        let mut running = m.running();
+        let mut seen = 0;
+        let mut fds: Vec<RawFd> = Vec::new();
+        while running > 0 {
+            assert!(Instant::now() < give_up, "stuck with {running} running");
+            while let Some((c, owner)) = m.socket_change() {
+                seen += 1;
+                assert!(owner.is_some() || c.what == SocketWhat::Remove);
+                match c.what {
+                    SocketWhat::Remove => {
+                        let (_, user) = watched.remove(&c.fd).expect("removed a watched socket");
+                        assert_eq!(user, c.user, "assigned value comes back");
+                    }
+                    what => {
+                        let prev = watched.get(&c.fd).map(|w| w.0);
+                        assert_ne!(prev, Some(what), "changes only");
+                        if prev.is_none() {
+                            assert!(m.assign(c.fd, 1000 + c.fd as usize));
+                        }
+                        watched.insert(c.fd, (what, 1000 + c.fd as usize));
+                    }
+                }
+            }
+            let due = m
+                .next_deadline()
+                .is_some_and(|d| d <= Instant::now() + Duration::from_millis(1));
+            if due {
+                running = m.socket_action(None).expect("timeout action");
+                continue;
+            }
+            fds.clear();
+            fds.extend(watched.keys());
+            for &fd in &fds {
+                running = m.socket_action(Some(fd)).expect("socket action");
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        while let Some((c, _)) = m.socket_change() {
+            seen += 1;
+            assert_eq!(c.what, SocketWhat::Remove);
+            watched.remove(&c.fd);
+        }
+        assert!(watched.is_empty(), "every socket removed: {watched:?}");
+        assert!(
+            seen >= 40,
+            "each transfer's socket reported and removed: {seen}"
+        );
+        let mut done = 0;
+        while let Some(msg) = m.info_read() {
+            assert!(msg.result.is_ok(), "{:?}", msg.result);
+            done += 1;
+        }
+        assert_eq!(done, 20);
+        for (i, b) in bodies.iter().enumerate() {
+            assert_eq!(
+                String::from_utf8_lossy(&b.lock().expect("lock")),
+                format!("body of /{i}\n")
+            );
+        }
+        assert_eq!(m.next_deadline(), None, "no timer left");
+    }
+
+    #[test]
+    fn deadline_of_added_transfers_is_the_first_add() {
+        let mut m = Multi::new().expect("multi");
+        assert_eq!(m.next_deadline(), None);
+        let opts = Options {
+            url: Some("http://127.0.0.1:9/".into()),
+            ..Options::default()
+        };
+        m.add(Easy::new(
+            opts.clone(),
+            Box::new(crate::options::NullHandler),
+        ));
+        let first = m.next_deadline().expect("runnable");
+        std::thread::sleep(Duration::from_millis(2));
+        m.add(Easy::new(opts, Box::new(crate::options::NullHandler)));
+        assert_eq!(m.next_deadline(), Some(first), "unchanged: told once");
+    }
+
+    #[test]
+    fn a_wakeup_ends_the_current_or_next_wakeable_poll_only() {
+        let mut m = Multi::new().expect("multi");
+        let w = m.waker();
+        w.wake().expect("wake");
+        // A plain poll may be woken too, but leaves the wakeup for poll_wakeable.
+        m.poll(Duration::from_millis(1)).expect("poll");
+        let t0 = Instant::now();
+        assert!(m.poll_wakeable(Duration::from_secs(10)).expect("poll"));
+        assert!(t0.elapsed() < Duration::from_secs(5));
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            w.wake().expect("wake");
+        });
+        let t0 = Instant::now();
+        assert!(m.poll_wakeable(Duration::from_secs(10)).expect("poll"));
+        assert!(t0.elapsed() < Duration::from_secs(5));
+        t.join().expect("join");
+        assert!(!m.poll_wakeable(Duration::from_millis(10)).expect("poll"));
     }
 }

@@ -23,10 +23,24 @@ pub const CURLM_BAD_HANDLE: CURLMcode = 1;
 pub const CURLM_BAD_EASY_HANDLE: CURLMcode = 2;
 pub const CURLM_OUT_OF_MEMORY: CURLMcode = 3;
 pub const CURLM_INTERNAL_ERROR: CURLMcode = 4;
+pub const CURLM_BAD_SOCKET: CURLMcode = 5;
 pub const CURLM_UNKNOWN_OPTION: CURLMcode = 6;
 pub const CURLM_ADDED_ALREADY: CURLMcode = 7;
 pub const CURLM_RECURSIVE_API_CALL: CURLMcode = 8;
+pub const CURLM_WAKEUP_FAILURE: CURLMcode = 9;
 pub const CURLM_BAD_FUNCTION_ARGUMENT: CURLMcode = 10;
+pub const CURLM_ABORTED_BY_CALLBACK: CURLMcode = 11;
+
+/// `CURL_POLL_*` from multi.h, what `CURLMOPT_SOCKETFUNCTION` is told.
+pub const CURL_POLL_IN: c_int = 1;
+pub const CURL_POLL_OUT: c_int = 2;
+pub const CURL_POLL_INOUT: c_int = 3;
+pub const CURL_POLL_REMOVE: c_int = 4;
+/// `CURL_SOCKET_TIMEOUT` (`CURL_SOCKET_BAD`).
+pub const CURL_SOCKET_TIMEOUT: c_int = -1;
+/// poll(2)'s `POLLIN`/`POLLOUT` as `CURL_WAIT_POLLIN`/`CURL_WAIT_POLLOUT`.
+pub const CURL_WAIT_POLLIN: i16 = 0x1;
+pub const CURL_WAIT_POLLOUT: i16 = 0x4;
 
 /// `CURLMSG_DONE`.
 pub const CURLMSG_DONE: c_int = 1;

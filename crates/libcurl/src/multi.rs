@@ -1,14 +1,33 @@
 //! Multi handles: `curl_multi_*` on `oxcurl_core::Multi`. A `CURLM *` is a
 //! `Box<MultiHandle>`. The engine multi is moved out of the handle while it runs, and a
 //! `busy` flag makes API calls from inside callbacks answer `CURLM_RECURSIVE_API_CALL`.
+//!
+//! The event-driven API (`curl_multi_socket_action`): with `CURLMOPT_SOCKETFUNCTION` set the
+//! engine aggregates socket interests, and after each run the changes are handed to the
+//! socket callback one at a time, with the engine back in the handle and no borrow held (so
+//! `curl_multi_assign` works from inside it); then `CURLMOPT_TIMERFUNCTION` is told the new
+//! deadline if it moved.
 
 use crate::consts::*;
 use crate::easy::EasyHandle;
-use oxcurl_core::{Easy, Multi, TransferId};
+use oxcurl_core::{Easy, Multi, MultiWaker, SocketWhat, TransferId};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::ffi::{c_int, c_long, c_void};
-use std::time::Duration;
+use std::ffi::{c_int, c_long, c_uint, c_void};
+use std::time::{Duration, Instant};
+
+/// `curl_socket_callback`.
+type SocketCb = unsafe extern "C" fn(
+    easy: *mut EasyHandle,
+    s: c_int,
+    what: c_int,
+    clientp: *mut c_void,
+    socketp: *mut c_void,
+) -> c_int;
+
+/// `curl_multi_timer_callback`.
+type TimerCb =
+    unsafe extern "C" fn(multi: *mut MultiHandle, ms: c_long, clientp: *mut c_void) -> c_int;
 
 /// The `data` union of `CURLMsg`.
 #[repr(C)]
@@ -51,6 +70,14 @@ pub struct MultiHandle {
     magic: u32,
     state: RefCell<State>,
     busy: Cell<bool>,
+    /// Thread-safe: the only field `curl_multi_wakeup` touches besides `magic`.
+    waker: MultiWaker,
+    socket_cb: Cell<Option<SocketCb>>,
+    socket_data: Cell<*mut c_void>,
+    timer_cb: Cell<Option<TimerCb>>,
+    timer_data: Cell<*mut c_void>,
+    /// The deadline the timer callback was last told (None: no timer).
+    told: Cell<Option<Instant>>,
 }
 
 impl MultiHandle {
@@ -87,8 +114,15 @@ pub extern "C" fn curl_multi_init() -> *mut MultiHandle {
         let Ok(multi) = Multi::new() else {
             return std::ptr::null_mut();
         };
+        let waker = multi.waker();
         Box::into_raw(Box::new(MultiHandle {
             magic: MAGIC,
+            waker,
+            socket_cb: Cell::new(None),
+            socket_data: Cell::new(std::ptr::null_mut()),
+            timer_cb: Cell::new(None),
+            timer_data: Cell::new(std::ptr::null_mut()),
+            told: Cell::new(None),
             state: RefCell::new(State {
                 multi: Some(Box::new(multi)),
                 handles: Vec::new(),
@@ -170,7 +204,8 @@ pub extern "C" fn curl_multi_add_handle(p: *mut MultiHandle, h: *mut EasyHandle)
         let id = multi.add(Easy::new(opts, handler));
         st.handles.push((h, Some(id)));
         e.in_multi.set(true);
-        CURLM_OK
+        drop(st);
+        notify(m, p, h)
     })
 }
 
@@ -193,7 +228,8 @@ pub extern "C" fn curl_multi_remove_handle(p: *mut MultiHandle, h: *mut EasyHand
         if let Some(multi) = st.multi.as_deref_mut() {
             detach(multi, e, id);
         }
-        CURLM_OK
+        drop(st);
+        notify(m, p, h)
     })
 }
 
@@ -203,29 +239,52 @@ pub extern "C" fn curl_multi_remove_handle(p: *mut MultiHandle, h: *mut EasyHand
 pub extern "C" fn curl_multi_perform(p: *mut MultiHandle, running: *mut c_int) -> CURLMcode {
     guard!(CURLM_INTERNAL_ERROR, {
         let m = multi!(p);
-        let Some(mut multi) = m.state.borrow_mut().multi.take() else {
-            return CURLM_INTERNAL_ERROR;
-        };
-        let handles: Vec<*mut EasyHandle> = m.state.borrow().handles.iter().map(|x| x.0).collect();
-        for &h in &handles {
-            // SAFETY: handles in the list are live.
-            if let Some(e) = unsafe { EasyHandle::from_ptr(h) } {
-                e.busy.set(true);
-            }
-        }
-        m.busy.set(true);
         // The application may wait on its own (select on curl_multi_fdset's descriptors), so
         // collect socket readiness without blocking first; after curl_multi_wait this finds
-        // nothing new. No borrow of either handle is held while the engine runs callbacks.
-        let r = multi.poll(Duration::ZERO).and_then(|()| multi.perform());
-        m.busy.set(false);
-        for &h in &handles {
-            // SAFETY: as above; callbacks cannot remove handles (recursive calls refused).
+        // nothing new.
+        run(m, p, running, |multi| {
+            multi.poll(Duration::ZERO).and_then(|()| multi.perform())
+        })
+    })
+}
+
+/// Runs the engine with `f`, no borrow of either handle held while it runs callbacks; then
+/// turns finished transfers into messages, reports socket changes and the new deadline.
+fn run(
+    m: &MultiHandle,
+    p: *mut MultiHandle,
+    running: *mut c_int,
+    f: impl FnOnce(&mut Multi) -> std::io::Result<usize>,
+) -> CURLMcode {
+    let Some(mut multi) = m.state.borrow_mut().multi.take() else {
+        return CURLM_INTERNAL_ERROR;
+    };
+    // Flags set and cleared through short borrows (nothing allocated per call): callbacks
+    // cannot add or remove handles meanwhile (recursive calls are refused).
+    let set_busy = |busy: bool| {
+        for &(h, _) in &m.state.borrow().handles {
+            // SAFETY: handles in the list are live.
             if let Some(e) = unsafe { EasyHandle::from_ptr(h) } {
-                e.busy.set(false);
+                e.busy.set(busy);
             }
         }
+    };
+    set_busy(true);
+    m.busy.set(true);
+    let r = f(&mut multi);
+    set_busy(false);
+    let n = multi.running();
+    m.state.borrow_mut().multi = Some(multi);
+    // Socket changes first: finished transfers are still known to the engine, so a socket's
+    // removal names its easy handle.
+    let mut rc = report_sockets(m, std::ptr::null_mut());
+    {
         let mut st = m.state.borrow_mut();
+        let st = &mut *st;
+        let Some(multi) = st.multi.as_deref_mut() else {
+            m.busy.set(false);
+            return CURLM_INTERNAL_ERROR;
+        };
         while let Some(msg) = multi.info_read() {
             let Some(slot) = st.handles.iter_mut().find(|x| x.1 == Some(msg.id)) else {
                 continue;
@@ -246,14 +305,262 @@ pub extern "C" fn curl_multi_perform(p: *mut MultiHandle, running: *mut c_int) -
                 data: MsgData { result: code },
             });
         }
-        let n = multi.running();
-        st.multi = Some(multi);
-        if r.is_err() {
-            return CURLM_INTERNAL_ERROR;
+    }
+    if rc == CURLM_OK {
+        rc = report_timer(m, p, true);
+    }
+    m.busy.set(false);
+    if r.is_err() {
+        return CURLM_INTERNAL_ERROR;
+    }
+    if !running.is_null() {
+        // SAFETY: a non-NULL `running` points to a writable int.
+        unsafe { *running = c_int::try_from(n).unwrap_or(c_int::MAX) };
+    }
+    rc
+}
+
+/// After a call that changed transfers outside `run` (add, remove): socket changes and the
+/// deadline, as callbacks, with API calls from them refused.
+fn notify(m: &MultiHandle, p: *mut MultiHandle, easy: *mut EasyHandle) -> CURLMcode {
+    m.busy.set(true);
+    let mut rc = report_sockets(m, easy);
+    if rc == CURLM_OK {
+        rc = report_timer(m, p, false);
+    }
+    m.busy.set(false);
+    rc
+}
+
+/// Hands the engine's socket changes to `CURLMOPT_SOCKETFUNCTION`, one at a time with no
+/// borrow held. `fallback` is the easy handle named when the transfer is already gone.
+fn report_sockets(m: &MultiHandle, fallback: *mut EasyHandle) -> CURLMcode {
+    loop {
+        let next = {
+            let mut st = m.state.borrow_mut();
+            let st = &mut *st;
+            let Some(multi) = st.multi.as_deref_mut() else {
+                return CURLM_INTERNAL_ERROR;
+            };
+            multi.socket_change().map(|(c, owner)| {
+                let easy = owner
+                    .and_then(|id| st.handles.iter().find(|x| x.1 == Some(id)))
+                    .map_or(fallback, |x| x.0);
+                (c, easy)
+            })
+        };
+        let Some((c, easy)) = next else {
+            return CURLM_OK;
+        };
+        let Some(cb) = m.socket_cb.get() else {
+            continue;
+        };
+        let what = match c.what {
+            SocketWhat::In => CURL_POLL_IN,
+            SocketWhat::Out => CURL_POLL_OUT,
+            SocketWhat::InOut => CURL_POLL_INOUT,
+            SocketWhat::Remove => CURL_POLL_REMOVE,
+        };
+        // SAFETY: the application's callback with curl_socket_callback's signature (set
+        // through CURLMOPT_SOCKETFUNCTION); `user` is the pointer it gave curl_multi_assign.
+        let r = unsafe { cb(easy, c.fd, what, m.socket_data.get(), c.user as *mut c_void) };
+        if r == -1 {
+            return CURLM_ABORTED_BY_CALLBACK;
         }
-        if !running.is_null() {
-            // SAFETY: a non-NULL `running` points to a writable int.
-            unsafe { *running = c_int::try_from(n).unwrap_or(c_int::MAX) };
+    }
+}
+
+/// Tells `CURLMOPT_TIMERFUNCTION` the engine's nearest deadline if it changed since it was
+/// last told: milliseconds from now (rounded up), -1 when no timer is left. After a run
+/// (`ran`), a deadline already due is told again even if unchanged: the application's
+/// one-shot timer for it has fired, and the multi still needs to run.
+fn report_timer(m: &MultiHandle, p: *mut MultiHandle, ran: bool) -> CURLMcode {
+    let Some(cb) = m.timer_cb.get() else {
+        return CURLM_OK;
+    };
+    let deadline = {
+        let mut st = m.state.borrow_mut();
+        let Some(multi) = st.multi.as_deref_mut() else {
+            return CURLM_INTERNAL_ERROR;
+        };
+        multi.next_deadline()
+    };
+    let due = deadline.is_some_and(|d| d <= Instant::now());
+    if deadline == m.told.get() && !(ran && due) {
+        return CURLM_OK;
+    }
+    m.told.set(deadline);
+    let ms = match deadline {
+        Some(at) => {
+            let d = at.saturating_duration_since(Instant::now());
+            c_long::try_from(d.as_nanos().div_ceil(1_000_000)).unwrap_or(c_long::MAX)
+        }
+        None => -1,
+    };
+    // SAFETY: the application's callback with curl_multi_timer_callback's signature (set
+    // through CURLMOPT_TIMERFUNCTION).
+    let r = unsafe { cb(p, ms, m.timer_data.get()) };
+    if r == -1 {
+        return CURLM_ABORTED_BY_CALLBACK;
+    }
+    CURLM_OK
+}
+
+/// `curl_multi_socket_action`: activity on socket `s` (`CURL_SOCKET_TIMEOUT`: timers are
+/// due); runs the transfers waiting on it, the expired timers and anything runnable.
+#[no_mangle]
+pub extern "C" fn curl_multi_socket_action(
+    p: *mut MultiHandle,
+    s: c_int,
+    _ev_bitmask: c_int,
+    running: *mut c_int,
+) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        let m = multi!(p);
+        // The event bits are not needed: a transfer that is run tries its socket and
+        // finds out, as curl does when they are 0.
+        let fd = (s != CURL_SOCKET_TIMEOUT).then_some(s);
+        run(m, p, running, |multi| multi.socket_action(fd))
+    })
+}
+
+/// `curl_multi_socket` (deprecated): `curl_multi_socket_action` with unknown events.
+#[no_mangle]
+pub extern "C" fn curl_multi_socket(
+    p: *mut MultiHandle,
+    s: c_int,
+    running: *mut c_int,
+) -> CURLMcode {
+    curl_multi_socket_action(p, s, 0, running)
+}
+
+/// `curl_multi_socket_all` (deprecated): runs every transfer.
+#[no_mangle]
+pub extern "C" fn curl_multi_socket_all(p: *mut MultiHandle, running: *mut c_int) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        let m = multi!(p);
+        run(m, p, running, Multi::socket_all)
+    })
+}
+
+/// `curl_multi_assign`: the pointer passed to the socket callback for `s`. Allowed from
+/// inside the multi's callbacks, as in curl.
+#[no_mangle]
+pub extern "C" fn curl_multi_assign(
+    p: *mut MultiHandle,
+    s: c_int,
+    sockp: *mut c_void,
+) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        // SAFETY: NULL or a live multi handle.
+        let Some(m) = (unsafe { MultiHandle::from_ptr(p) }) else {
+            return CURLM_BAD_HANDLE;
+        };
+        let Ok(mut st) = m.state.try_borrow_mut() else {
+            return CURLM_RECURSIVE_API_CALL;
+        };
+        // The engine is out of the handle only while transfers run (an easy callback).
+        let Some(multi) = st.multi.as_deref_mut() else {
+            return CURLM_RECURSIVE_API_CALL;
+        };
+        if multi.assign(s, sockp as usize) {
+            CURLM_OK
+        } else {
+            CURLM_BAD_SOCKET
+        }
+    })
+}
+
+/// `curl_multi_wakeup`: ends the current or next `curl_multi_poll`; callable from any
+/// thread.
+#[no_mangle]
+pub extern "C" fn curl_multi_wakeup(p: *mut MultiHandle) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        // SAFETY: NULL or a live multi handle, possibly in use on another thread: only
+        // `magic` (written once at init, cleared at cleanup) and the thread-safe `waker`
+        // are touched, never the `RefCell`/`Cell` fields.
+        let Some(m) = (unsafe { MultiHandle::from_ptr(p) }) else {
+            return CURLM_BAD_HANDLE;
+        };
+        match m.waker.wake() {
+            Ok(()) => CURLM_OK,
+            Err(_) => CURLM_WAKEUP_FAILURE,
+        }
+    })
+}
+
+/// `curl_multi_get_handles`: the added easy handles, NULL-terminated, in memory the
+/// application frees with `curl_free`.
+#[no_mangle]
+pub extern "C" fn curl_multi_get_handles(p: *mut MultiHandle) -> *mut *mut EasyHandle {
+    guard!(std::ptr::null_mut(), {
+        // SAFETY: NULL or a live multi handle.
+        let Some(m) = (unsafe { MultiHandle::from_ptr(p) }) else {
+            return std::ptr::null_mut();
+        };
+        let Ok(st) = m.state.try_borrow() else {
+            return std::ptr::null_mut();
+        };
+        let n = st.handles.len();
+        let size = (n + 1) * std::mem::size_of::<*mut EasyHandle>();
+        let out = crate::alloc::app_malloc(size).cast::<*mut EasyHandle>();
+        if out.is_null() {
+            return out;
+        }
+        for (i, (h, _)) in st.handles.iter().enumerate() {
+            // SAFETY: `out` holds n + 1 pointers and i < n.
+            unsafe { out.add(i).write(*h) };
+        }
+        // SAFETY: index n is the last of the n + 1 allocated.
+        unsafe { out.add(n).write(std::ptr::null_mut()) };
+        out
+    })
+}
+
+/// `curl_multi_waitfds`: the descriptors to wait on, as `struct curl_waitfd`s; too small an
+/// array gets `CURLM_OUT_OF_MEMORY` (after filling what fits), `fd_count` how many there are.
+#[no_mangle]
+pub extern "C" fn curl_multi_waitfds(
+    p: *mut MultiHandle,
+    ufds: *mut CurlWaitFd,
+    size: c_uint,
+    fd_count: *mut c_uint,
+) -> CURLMcode {
+    guard!(CURLM_INTERNAL_ERROR, {
+        if ufds.is_null() && (size > 0 || fd_count.is_null()) {
+            return CURLM_BAD_FUNCTION_ARGUMENT;
+        }
+        let m = multi!(p);
+        let st = m.state.borrow();
+        let Some(multi) = st.multi.as_deref() else {
+            return CURLM_INTERNAL_ERROR;
+        };
+        // One entry per descriptor, as curl merges the directions of a shared socket.
+        let mut fds: Vec<(c_int, i16)> = Vec::new();
+        for (fd, r, w) in multi.wait_fds() {
+            let ev = if r { CURL_WAIT_POLLIN } else { 0 } | if w { CURL_WAIT_POLLOUT } else { 0 };
+            match fds.iter_mut().find(|x| x.0 == fd) {
+                Some(x) => x.1 |= ev,
+                None => fds.push((fd, ev)),
+            }
+        }
+        let room = if ufds.is_null() { 0 } else { size as usize };
+        for (i, &(fd, events)) in fds.iter().take(room).enumerate() {
+            // SAFETY: `ufds` is non-NULL here and holds `size` entries, i < size.
+            unsafe {
+                ufds.add(i).write(CurlWaitFd {
+                    fd,
+                    events,
+                    revents: 0,
+                })
+            };
+        }
+        if !fd_count.is_null() {
+            // SAFETY: a non-NULL `fd_count` points to a writable unsigned int.
+            unsafe { *fd_count = c_uint::try_from(fds.len()).unwrap_or(c_uint::MAX) };
+        }
+        if !ufds.is_null() && fds.len() > room {
+            return CURLM_OUT_OF_MEMORY;
         }
         CURLM_OK
     })
@@ -265,6 +572,7 @@ fn wait(
     nextra: u32,
     ms: c_int,
     numfds: *mut c_int,
+    wakeable: bool,
 ) -> CURLMcode {
     let m = multi!(p);
     if ms < 0 || (nextra > 0 && extra.is_null()) {
@@ -277,7 +585,19 @@ fn wait(
     let Some(mut multi) = m.state.borrow_mut().multi.take() else {
         return CURLM_INTERNAL_ERROR;
     };
-    let r = multi.poll(Duration::from_millis(ms as u64));
+    let max = Duration::from_millis(ms as u64);
+    // curl_multi_wait(3): with no descriptor to wait on it returns at once (curl_multi_poll
+    // waits, on its wakeup socket at least).
+    let max = if !wakeable && !multi.has_wait_fds() {
+        Duration::ZERO
+    } else {
+        max
+    };
+    let r = if wakeable {
+        multi.poll_wakeable(max).map(drop)
+    } else {
+        multi.poll(max)
+    };
     m.state.borrow_mut().multi = Some(multi);
     if r.is_err() {
         return CURLM_INTERNAL_ERROR;
@@ -299,10 +619,12 @@ pub extern "C" fn curl_multi_wait(
     ms: c_int,
     numfds: *mut c_int,
 ) -> CURLMcode {
-    guard!(CURLM_INTERNAL_ERROR, { wait(p, extra, n, ms, numfds) })
+    guard!(CURLM_INTERNAL_ERROR, {
+        wait(p, extra, n, ms, numfds, false)
+    })
 }
 
-/// `curl_multi_poll`: as `curl_multi_wait` here.
+/// `curl_multi_poll`: as `curl_multi_wait`, and `curl_multi_wakeup` ends it early.
 #[no_mangle]
 pub extern "C" fn curl_multi_poll(
     p: *mut MultiHandle,
@@ -311,7 +633,9 @@ pub extern "C" fn curl_multi_poll(
     ms: c_int,
     numfds: *mut c_int,
 ) -> CURLMcode {
-    guard!(CURLM_INTERNAL_ERROR, { wait(p, extra, n, ms, numfds) })
+    guard!(CURLM_INTERNAL_ERROR, {
+        wait(p, extra, n, ms, numfds, true)
+    })
 }
 
 /// `curl_multi_timeout`: milliseconds until the next timer, -1 for none.
@@ -393,16 +717,40 @@ pub extern "C" fn oxcurl_multi_setopt_long(
     })
 }
 
-/// Typed half of `curl_multi_setopt` for pointer options: none supported yet.
+/// Typed half of `curl_multi_setopt` for pointer and function options.
 #[no_mangle]
 pub extern "C" fn oxcurl_multi_setopt_ptr(
     p: *mut MultiHandle,
-    _opt: c_int,
-    _v: *mut c_void,
+    opt: c_int,
+    v: *mut c_void,
 ) -> CURLMcode {
+    use crate::consts::mopt::*;
     guard!(CURLM_INTERNAL_ERROR, {
-        let _m = multi!(p);
-        CURLM_UNKNOWN_OPTION
+        let m = multi!(p);
+        match opt {
+            SOCKETFUNCTION => {
+                // SAFETY: the shim passes CURLMOPT_SOCKETFUNCTION's function pointer as a
+                // data pointer of the same size; NULL becomes None.
+                let cb = unsafe { std::mem::transmute::<*mut c_void, Option<SocketCb>>(v) };
+                m.socket_cb.set(cb);
+                let mut st = m.state.borrow_mut();
+                let Some(multi) = st.multi.as_deref_mut() else {
+                    return CURLM_INTERNAL_ERROR;
+                };
+                multi.set_socket_events(cb.is_some());
+            }
+            SOCKETDATA => m.socket_data.set(v),
+            TIMERFUNCTION => {
+                // SAFETY: as for SOCKETFUNCTION, with curl_multi_timer_callback's signature.
+                let cb = unsafe { std::mem::transmute::<*mut c_void, Option<TimerCb>>(v) };
+                m.timer_cb.set(cb);
+                // A new callback has been told nothing yet.
+                m.told.set(None);
+            }
+            TIMERDATA => m.timer_data.set(v),
+            _ => return CURLM_UNKNOWN_OPTION,
+        }
+        CURLM_OK
     })
 }
 

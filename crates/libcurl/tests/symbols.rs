@@ -14,14 +14,7 @@ const NOT_YET: &[&str] = &[
     "curl_formadd",
     "curl_formfree",
     "curl_formget",
-    // event-driven multi API, HTTP/2 push
-    "curl_multi_assign",
-    "curl_multi_get_handles",
-    "curl_multi_socket",
-    "curl_multi_socket_action",
-    "curl_multi_socket_all",
-    "curl_multi_waitfds",
-    "curl_multi_wakeup",
+    // HTTP/2 push
     "curl_pushheader_byname",
     "curl_pushheader_bynum",
     // share

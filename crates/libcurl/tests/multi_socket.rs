@@ -1,0 +1,144 @@
+//! The event-driven multi API (curl_multi_socket_action with SOCKETFUNCTION/TIMERFUNCTION,
+//! curl_multi_assign), curl_multi_wakeup, curl_multi_get_handles and curl_multi_waitfds:
+//! C programs run against our libcurl.so.4 and the reference libcurl, outputs compared.
+
+mod common;
+
+use common::{run_ok, Lib};
+use oxcurl_testsupport::http::{Reply, ScriptedServer};
+use std::net::ToSocketAddrs;
+
+/// Replies to `/i` with "hello from /i\n" repeated `repeat` times.
+fn server(repeat: usize) -> ScriptedServer {
+    let s = ScriptedServer::start();
+    s.set_handler(move |req| {
+        Reply::status(
+            200,
+            &[("Content-Type", "text/plain")],
+            format!("hello from {}\n", req.path()).repeat(repeat),
+        )
+    });
+    s
+}
+
+/// The machine's own name when it resolves to 127.0.0.1 through the system resolver (so a
+/// transfer goes through the threaded lookup and its wake socket), else 127.0.0.1.
+fn name_for_loopback(port: u16) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let host = host.trim();
+    let loopback = !host.is_empty()
+        && (host, port)
+            .to_socket_addrs()
+            .is_ok_and(|mut a| a.all(|a| a.ip() == std::net::IpAddr::from([127, 0, 0, 1])));
+    if loopback {
+        host.to_string()
+    } else {
+        "127.0.0.1".to_string()
+    }
+}
+
+fn port(url: &str) -> u16 {
+    url.rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("port")
+}
+
+#[test]
+fn socket_action_epoll_loop_100_transfers_matches_reference() {
+    let s = server(300);
+    let url = s.url();
+    let base = format!("http://{}:{}", name_for_loopback(port(&url)), port(&url));
+    let ours = run_ok("sockaction", Lib::Ours, &[&base, "100", "300"]);
+    let expected = "assign_unknown=5\n\
+         timer_after_add=0\n\
+         running=0 messages=100 ok=100 bodies_ok=100\n\
+         violations=0 assign_in_callback=0\n\
+         recursive_in_socket_cb=8 recursive_in_timer_cb=8\n";
+    assert!(ours.starts_with(expected), "{ours}");
+    assert!(
+        ours.ends_with("sockets_used=1 live_sockets_at_end=0\ntimer_after_remove=-1\n"),
+        "{ours}"
+    );
+    let reference = run_ok("sockaction", Lib::Reference, &[&base, "100", "300"]);
+    assert_eq!(ours, reference);
+    assert_eq!(s.requests().len(), 200);
+}
+
+#[test]
+fn wakeup_ends_poll_from_another_thread_matches_reference() {
+    let ours = run_ok("wakeup", Lib::Ours, &[]);
+    let expected = "wakeup_null=1\n\
+         poll_from_thread rc=0 numfds=0 early=1\n\
+         poll_after_wakeup rc=0 numfds=0 early=1\n\
+         wait_leaves_wakeup rc=0 numfds=0\n\
+         next_poll rc=0 early=1\n\
+         poll_without_wakeup rc=0 full=1\n";
+    assert_eq!(ours, expected);
+    let reference = run_ok("wakeup", Lib::Reference, &[]);
+    assert_eq!(ours, reference);
+}
+
+#[test]
+fn get_handles_and_waitfds_match_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|_| {
+        // Slow enough that the transfer is seen waiting for the response.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        Reply::status(200, &[], "slow\n")
+    });
+    let url = s.url();
+    let ours = run_ok("handles", Lib::Ours, &[&url]);
+    assert!(ours.contains("two=2\nafter_remove=1\n"), "{ours}");
+    assert!(
+        ours.contains("waiting_for_response count=1 events=1 revents=0\n"),
+        "{ours}"
+    );
+    let reference = run_ok("handles", Lib::Reference, &[&url]);
+    assert_eq!(ours, reference);
+}
+
+#[test]
+fn valgrind_socket_action_wakeup_handles_are_clean() {
+    if std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        panic!("valgrind is not installed (scripts/test.sh installs it)");
+    }
+    let s = server(50);
+    let url = s.url();
+    let slow = ScriptedServer::start();
+    slow.set_handler(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        Reply::status(200, &[], "slow\n")
+    });
+    let slow_url = slow.url();
+    for (prog, args) in [
+        ("sockaction", vec![url.as_str(), "20", "50"]),
+        ("wakeup", vec![]),
+        ("handles", vec![slow_url.as_str()]),
+    ] {
+        let exe = common::compile(prog, Lib::Ours);
+        let out = oxcurl_testsupport::process::Exec::new("valgrind")
+            .args([
+                "--error-exitcode=1",
+                "--leak-check=full",
+                "--errors-for-leak-kinds=definite",
+                "-q",
+            ])
+            .arg(&exe)
+            .args(&args)
+            .env("LD_LIBRARY_PATH", Lib::Ours.dir())
+            .timeout(std::time::Duration::from_secs(120))
+            .run();
+        let _ = std::fs::remove_file(&exe);
+        assert_eq!(out.code, Some(0), "valgrind {prog}: {}", out.stderr_str());
+        assert!(
+            !out.stdout_str().contains("violation:") && !out.stdout_str().contains("stuck"),
+            "{prog}: {}",
+            out.stdout_str()
+        );
+    }
+}
