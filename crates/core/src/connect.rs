@@ -272,8 +272,16 @@ fn start_connect(addr: SocketAddr, opts: &Options) -> io::Result<Socket> {
     if opts.tcp_keepalive {
         let ka = TcpKeepalive::new()
             .with_time(Duration::from_secs(opts.tcp_keepidle.into()))
-            .with_interval(Duration::from_secs(opts.tcp_keepintvl.into()));
+            .with_interval(Duration::from_secs(opts.tcp_keepintvl.into()))
+            .with_retries(opts.tcp_keepcnt);
         sock.set_tcp_keepalive(&ka)?;
+    }
+    if let Some(tos) = opts.ip_tos {
+        if addr.is_ipv6() {
+            sock.set_tclass_v6(tos)?;
+        } else {
+            sock.set_tos(tos)?;
+        }
     }
     if let Some(ifname) = &opts.interface {
         bind_interface(&sock, ifname)?;
@@ -378,5 +386,35 @@ mod tests {
             notes.iter().any(|n| n.starts_with("  Trying 127.0.0.1:")),
             "{notes:?}"
         );
+    }
+
+    #[test]
+    fn socket_gets_keepalive_count_and_type_of_service() {
+        let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let opts = Options {
+            tcp_keepalive: true,
+            tcp_keepcnt: 4,
+            ip_tos: Some(0x20),
+            ..Options::default()
+        };
+        let sock = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
+        assert_eq!(sock.keepalive_retries().expect("TCP_KEEPCNT"), 4);
+        assert_eq!(sock.tos().expect("IP_TOS"), 0x20);
+        let plain =
+            start_connect(l.local_addr().expect("addr"), &Options::default()).expect("connect");
+        assert_eq!(plain.tos().expect("IP_TOS"), 0);
+    }
+
+    #[test]
+    fn ipv6_socket_gets_the_traffic_class() {
+        let Ok(l) = TcpListener::bind("[::1]:0") else {
+            return; // no IPv6 loopback on this machine
+        };
+        let opts = Options {
+            ip_tos: Some(0xb8),
+            ..Options::default()
+        };
+        let sock = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
+        assert_eq!(sock.tclass_v6().expect("IPV6_TCLASS"), 0xb8);
     }
 }

@@ -190,6 +190,11 @@ pub struct Options {
     pub tcp_keepalive: bool,
     pub tcp_keepidle: u32,
     pub tcp_keepintvl: u32,
+    /// `CURLOPT_TCP_KEEPCNT`: unanswered probes before the connection is dropped.
+    pub tcp_keepcnt: u32,
+    /// The IP Type of Service (IPv6: traffic class) set on every socket (the tool's
+    /// `--ip-tos`; libcurl programs do it in a sockopt callback).
+    pub ip_tos: Option<u32>,
     pub buffer_size: usize,
     pub upload_buffer_size: usize,
     pub fresh_connect: bool,
@@ -300,6 +305,8 @@ impl Default for Options {
             tcp_keepalive: false,
             tcp_keepidle: 60,
             tcp_keepintvl: 60,
+            tcp_keepcnt: 9,
+            ip_tos: None,
             buffer_size: DEFAULT_BUFFER_SIZE,
             upload_buffer_size: 64 * 1024,
             fresh_connect: false,

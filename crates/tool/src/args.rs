@@ -2146,6 +2146,14 @@ pub struct Operation {
     pub tcp_nodelay: bool,
     pub keepalive: bool,
     pub keepalive_time: Option<u32>,
+    /// `--keepalive-cnt`: probes before the connection is dropped.
+    pub keepalive_cnt: Option<u32>,
+    /// `--happy-eyeballs-timeout-ms`.
+    pub happy_eyeballs_ms: Option<u64>,
+    /// `--ip-tos`: the IP Type of Service (IPv6 traffic class) of every socket.
+    pub ip_tos: Option<u32>,
+    /// `--skip-existing`: no transfer when the output file already exists.
+    pub skip_existing: bool,
     pub path_as_is: bool,
     pub proto_default: Option<String>,
     /// `--proto` / `--proto-redir`: the protocol sets they leave (None: not given).
@@ -2277,6 +2285,40 @@ fn perr(msg: impl Into<String>) -> ParseError {
         code: 2,
     }
 }
+
+/// `--ip-tos` names (curl's `tos_entries`, matched case-sensitively), sorted.
+const IP_TOS_NAMES: &[(&str, u32)] = &[
+    ("AF11", 0x28),
+    ("AF12", 0x30),
+    ("AF13", 0x38),
+    ("AF21", 0x48),
+    ("AF22", 0x50),
+    ("AF23", 0x58),
+    ("AF31", 0x68),
+    ("AF32", 0x70),
+    ("AF33", 0x78),
+    ("AF41", 0x88),
+    ("AF42", 0x90),
+    ("AF43", 0x98),
+    ("CE", 0x03),
+    ("CS0", 0x00),
+    ("CS1", 0x20),
+    ("CS2", 0x40),
+    ("CS3", 0x60),
+    ("CS4", 0x80),
+    ("CS5", 0xa0),
+    ("CS6", 0xc0),
+    ("CS7", 0xe0),
+    ("ECT0", 0x02),
+    ("ECT1", 0x01),
+    ("EF", 0xb8),
+    ("LE", 0x04),
+    ("LOWCOST", 0x02),
+    ("LOWDELAY", 0x10),
+    ("MINCOST", 0x02),
+    ("RELIABILITY", 0x04),
+    ("THROUGHPUT", 0x08),
+];
 
 /// Options whose argument may not be empty: curl answers
 /// `option -o: blank argument where content is expected` (its `DENY_BLANK`).
@@ -2905,14 +2947,30 @@ impl Parser {
             // TLS-SRP credentials: without `--tlsauthtype SRP` (not built, as in curl's
             // OpenSSL 3 builds) they select nothing.
             "tlsuser" | "tlspassword" | "proxy-tlsuser" | "proxy-tlspassword" => {}
-            "tftp-blksize" | "keepalive-cnt" => {
-                let n = parse_num(name, &a())?;
-                if n < 0 {
-                    return Err(perr(format!(
-                        "option --{name}: expected a proper numerical parameter"
-                    )));
-                }
+            "tftp-blksize" => {
+                parse_unum(name, &a())?;
             }
+            "keepalive-cnt" => {
+                self.op().keepalive_cnt = Some(parse_unum(name, &a())?.min(u32::MAX as u64) as u32)
+            }
+            "happy-eyeballs-timeout-ms" => {
+                self.op().happy_eyeballs_ms = Some(parse_unum(name, &a())?)
+            }
+            "ip-tos" => {
+                let v = a();
+                let tos = match IP_TOS_NAMES.binary_search_by(|(n, _)| n.cmp(&v.as_str())) {
+                    Ok(i) => IP_TOS_NAMES[i].1,
+                    Err(_) => {
+                        let n = parse_unum(name, &v)?;
+                        if n > 0xff {
+                            return Err(perr(format!("option --{name}: too large number")));
+                        }
+                        n as u32
+                    }
+                };
+                self.op().ip_tos = Some(tos);
+            }
+            "skip-existing" => self.op().skip_existing = on,
             "hostpubmd5" => {
                 if a().len() != 32 {
                     return Err(perr(format!("option --{name}: is badly used here")));
@@ -2973,7 +3031,6 @@ impl Parser {
             | "doh-url"
             | "ech"
             | "engine"
-            | "happy-eyeballs-timeout-ms"
             | "haproxy-clientip"
             | "haproxy-protocol"
             | "http2"
@@ -2981,7 +3038,6 @@ impl Parser {
             | "http3"
             | "http3-only"
             | "ignore-content-length"
-            | "ip-tos"
             | "krb"
             | "limit-rate"
             | "negotiate"
@@ -2989,7 +3045,6 @@ impl Parser {
             | "proxy-negotiate"
             | "proxy-tlsauthtype"
             | "sigalgs"
-            | "skip-existing"
             | "socks5-gssapi"
             | "speed-limit"
             | "speed-time"

@@ -603,6 +603,19 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 }
             };
             let op = &cfg.ops[target.op];
+            // --skip-existing: an output file already there means no transfer (curl says
+            // so in verbose mode); -w still reports it.
+            if op.skip_existing {
+                if let Some(p) = output_path(op, &target, || {}).filter(|p| p.exists()) {
+                    if g.verbose > 0 {
+                        let n = format!("skips transfer, \"{}\" exists locally", p.display());
+                        errout_write(&errout, crate::args::note_text(&n).as_bytes());
+                    }
+                    let meta = job_meta(op, &target, Some(p.to_string_lossy().into_owned()));
+                    conclude(&g, op, &meta, &Info::default(), Ok(()), &stdout, &errout);
+                    continue;
+                }
+            }
             let job = build_job(&g, op, &target, &stdout, &errout);
             match job.easy {
                 Ok(easy) => pending.push_back((easy, job.meta)),
@@ -1208,6 +1221,33 @@ fn build_job(
     Job { easy, meta }
 }
 
+/// The file a URL's body goes to (None: stdout): `-o`, or with `-O` the URL's last path
+/// segment (`no_name` is called when it has none and `curl_response` is used), under
+/// `--output-dir`.
+fn output_path(op: &Operation, spec: &Target, no_name: impl FnOnce()) -> Option<PathBuf> {
+    let remote = spec.remote_name || (op.remote_name_all && spec.output.is_none());
+    let mut path: Option<PathBuf> = None;
+    if let Some(out) = &spec.output {
+        if out != "-" {
+            path = Some(PathBuf::from(out));
+        }
+    } else if remote {
+        // The name comes from the URL as globbed, before -T or -G change it.
+        let name = remote_name(&spec.url).unwrap_or_else(|| {
+            no_name();
+            "curl_response".to_string()
+        });
+        path = Some(PathBuf::from(name));
+    }
+    if let (Some(p), Some(dir)) = (&path, &op.output_dir) {
+        // curl joins with a slash whatever the name is, absolute names too.
+        if !dir.is_empty() {
+            path = Some(PathBuf::from(format!("{dir}/{}", p.display())));
+        }
+    }
+    path
+}
+
 fn configure(
     g: &Global,
     op: &Operation,
@@ -1405,6 +1445,13 @@ fn configure(
         o.tcp_keepidle = t;
         o.tcp_keepintvl = t;
     }
+    if let Some(n) = op.keepalive_cnt {
+        o.tcp_keepcnt = n;
+    }
+    if let Some(ms) = op.happy_eyeballs_ms {
+        o.happy_eyeballs_timeout = std::time::Duration::from_millis(ms);
+    }
+    o.ip_tos = op.ip_tos;
     o.path_as_is = op.path_as_is;
     o.default_protocol = op.proto_default.clone();
     o.allowed_protocols = op.proto.clone();
@@ -1439,29 +1486,12 @@ fn configure(
 
     // Output.
     let mut filename = None;
-    let remote = spec.remote_name || (op.remote_name_all && spec.output.is_none());
-    let mut path: Option<PathBuf> = None;
-    if let Some(out) = &spec.output {
-        if out != "-" {
-            path = Some(PathBuf::from(out));
+    let path = output_path(op, spec, || {
+        if !g.silent {
+            let w = crate::args::warning_text("No remote file name, uses \"curl_response\"");
+            errout_write(errout, w.as_bytes());
         }
-    } else if remote {
-        // The name comes from the URL as globbed, before -T or -G change it.
-        let name = remote_name(&spec.url).unwrap_or_else(|| {
-            if !g.silent {
-                let w = crate::args::warning_text("No remote file name, uses \"curl_response\"");
-                errout_write(errout, w.as_bytes());
-            }
-            "curl_response".to_string()
-        });
-        path = Some(PathBuf::from(name));
-    }
-    if let (Some(p), Some(dir)) = (&path, &op.output_dir) {
-        // curl joins with a slash whatever the name is, absolute names too.
-        if !dir.is_empty() {
-            path = Some(PathBuf::from(format!("{dir}/{}", p.display())));
-        }
-    }
+    });
     let mut append = false;
     if let Some(c) = op.continue_at {
         match c {
@@ -1498,8 +1528,10 @@ fn configure(
         PathBuf::from(f)
     });
     // -J: only for a name taken from the URL (-O), not for -o.
-    let cd_pending =
-        (op.content_disposition && remote && spec.output.is_none()).then(|| op.output_dir.clone());
+    let cd_pending = (op.content_disposition
+        && (spec.remote_name || op.remote_name_all)
+        && spec.output.is_none())
+    .then(|| op.output_dir.clone());
     let body_to_tty = matches!(sink, Sink::Stdout) && io::stdout().is_terminal();
     let headers_out = op.dump_header.as_ref().map(|d| Out {
         sink: if d == "-" {

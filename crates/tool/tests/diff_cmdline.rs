@@ -537,6 +537,79 @@ fn help_for_one_option_shows_its_line() {
     assert_eq!(out.stdout_str(), " -s, --silent  Silent mode\n");
 }
 
+/// Socket options: the transfer is the same; bad values get curl's messages.
+#[test]
+fn socket_option_values_match_reference() {
+    let args: &[&[&str]] = &[
+        &["--ip-tos", "CS1"],
+        &["--ip-tos", "184"],
+        &["--ip-tos", "300"],
+        &["--ip-tos", "lowdelay"],
+        &["--ip-tos", "-1"],
+        &["--keepalive-cnt", "3"],
+        &["--keepalive-cnt", "-1"],
+        &["--happy-eyeballs-timeout-ms", "50"],
+        &["--happy-eyeballs-timeout-ms", "-5"],
+        &["--tftp-blksize", "-1"],
+    ];
+    for (i, a) in args.iter().enumerate() {
+        let mut v = vec!["-sS"];
+        v.extend_from_slice(a);
+        v.push("{url}/");
+        case(&format!("socket_option_values_{i}"), &v)
+            .compare_stderr(true)
+            .run(OXCURL);
+    }
+}
+
+/// --skip-existing: no request for an output file that exists, the verbose note, -w still
+/// runs; a missing file is downloaded.
+#[test]
+fn skip_existing_matches_reference() {
+    case(
+        "skip_existing_present",
+        &[
+            "-v",
+            "--skip-existing",
+            "-o",
+            "{tmp}/have.txt",
+            "-w",
+            "%{http_code} %{filename_effective}\n",
+            "{url}/",
+        ],
+    )
+    .file("have.txt", "old\n")
+    .normalise("{tmp}", "TMP")
+    .compare_stderr(true)
+    .run(OXCURL);
+    case(
+        "skip_existing_absent",
+        &[
+            "-s",
+            "--skip-existing",
+            "-o",
+            "{tmp}/new.txt",
+            "-w",
+            "%{http_code}\n",
+            "{url}/",
+        ],
+    )
+    .run(OXCURL);
+    case(
+        "skip_existing_remote_name",
+        &[
+            "-s",
+            "--skip-existing",
+            "--output-dir",
+            "{tmp}",
+            "-O",
+            "{url}/have.txt",
+        ],
+    )
+    .file("have.txt", "old\n")
+    .run(OXCURL);
+}
+
 #[test]
 fn manual_is_not_built_in() {
     let out = Exec::new(OXCURL).arg("-M").run();
