@@ -192,6 +192,8 @@ pub struct Options {
     pub tcp_keepintvl: u32,
     /// `CURLOPT_TCP_KEEPCNT`: unanswered probes before the connection is dropped.
     pub tcp_keepcnt: u32,
+    /// `CURLOPT_IGNORE_CONTENT_LENGTH`: read the body until the connection closes.
+    pub ignore_content_length: bool,
     /// The IP Type of Service (IPv6: traffic class) set on every socket (the tool's
     /// `--ip-tos`; libcurl programs do it in a sockopt callback).
     pub ip_tos: Option<u32>,
@@ -306,6 +308,7 @@ impl Default for Options {
             tcp_keepidle: 60,
             tcp_keepintvl: 60,
             tcp_keepcnt: 9,
+            ignore_content_length: false,
             ip_tos: None,
             buffer_size: DEFAULT_BUFFER_SIZE,
             upload_buffer_size: 64 * 1024,

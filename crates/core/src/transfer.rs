@@ -2707,6 +2707,10 @@ impl Transfer {
             ));
         }
         let no_body = self.method == "HEAD" || code == 204 || code == 304;
+        // CURLOPT_IGNORE_CONTENT_LENGTH: the body runs until the server closes.
+        if self.opts.ignore_content_length {
+            self.resp.content_length = None;
+        }
         self.resp.framing = if no_body {
             Framing::None
         } else if self.resp.chunked_te {

@@ -116,6 +116,11 @@ pub mod opt {
     pub const MAXFILESIZE_LARGE: c_int = 30117;
     pub const POSTFIELDSIZE_LARGE: c_int = 30120;
     pub const TCP_NODELAY: c_int = 121;
+    pub const IGNORE_CONTENT_LENGTH: c_int = 136;
+    pub const TCP_KEEPIDLE: c_int = 214;
+    pub const TCP_KEEPINTVL: c_int = 215;
+    pub const HAPPY_EYEBALLS_TIMEOUT_MS: c_int = 271;
+    pub const TCP_KEEPCNT: c_int = 326;
     pub const LOCALPORT: c_int = 139;
     pub const LOCALPORTRANGE: c_int = 140;
     pub const TIMEOUT_MS: c_int = 155;

@@ -589,6 +589,18 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             FORBID_REUSE => o.forbid_reuse = on,
             TCP_NODELAY => o.tcp_nodelay = on,
             TCP_KEEPALIVE => o.tcp_keepalive = on,
+            // curl refuses values below one (and takes at most INT_MAX/1000 seconds).
+            TCP_KEEPIDLE | TCP_KEEPINTVL | TCP_KEEPCNT if v <= 0 => {
+                return CURLE_BAD_FUNCTION_ARGUMENT
+            }
+            TCP_KEEPIDLE => o.tcp_keepidle = v.min(i32::MAX as c_long / 1000) as u32,
+            TCP_KEEPINTVL => o.tcp_keepintvl = v.min(i32::MAX as c_long / 1000) as u32,
+            TCP_KEEPCNT => o.tcp_keepcnt = v.min(i32::MAX as c_long) as u32,
+            HAPPY_EYEBALLS_TIMEOUT_MS if v < 0 => return CURLE_BAD_FUNCTION_ARGUMENT,
+            HAPPY_EYEBALLS_TIMEOUT_MS => {
+                o.happy_eyeballs_timeout = std::time::Duration::from_millis(v as u64)
+            }
+            IGNORE_CONTENT_LENGTH => o.ignore_content_length = on,
             LOCALPORT => o.local_port = v.clamp(0, 65535) as u16,
             LOCALPORTRANGE => o.local_port_range = v.clamp(1, 65535) as u16,
             HTTP_TRANSFER_DECODING => o.http_transfer_decoding = on,

@@ -2154,6 +2154,7 @@ pub struct Operation {
     pub ip_tos: Option<u32>,
     /// `--skip-existing`: no transfer when the output file already exists.
     pub skip_existing: bool,
+    pub ignore_content_length: bool,
     pub path_as_is: bool,
     pub proto_default: Option<String>,
     /// `--proto` / `--proto-redir`: the protocol sets they leave (None: not given).
@@ -2971,6 +2972,7 @@ impl Parser {
                 self.op().ip_tos = Some(tos);
             }
             "skip-existing" => self.op().skip_existing = on,
+            "ignore-content-length" => self.op().ignore_content_length = on,
             "hostpubmd5" => {
                 if a().len() != 32 {
                     return Err(perr(format!("option --{name}: is badly used here")));
@@ -3037,7 +3039,6 @@ impl Parser {
             | "http2-prior-knowledge"
             | "http3"
             | "http3-only"
-            | "ignore-content-length"
             | "krb"
             | "limit-rate"
             | "negotiate"

@@ -1452,6 +1452,7 @@ fn configure(
         o.happy_eyeballs_timeout = std::time::Duration::from_millis(ms);
     }
     o.ip_tos = op.ip_tos;
+    o.ignore_content_length = op.ignore_content_length;
     o.path_as_is = op.path_as_is;
     o.default_protocol = op.proto_default.clone();
     o.allowed_protocols = op.proto.clone();

@@ -935,3 +935,35 @@ fn http10_response_closes() {
         ))
         .run(OXCURL);
 }
+
+// ---- --ignore-content-length ------------------------------------------------------
+
+/// The body runs to the close, longer or shorter than the Content-Length said.
+#[test]
+fn ignore_content_length_reads_to_close() {
+    for (i, body) in ["0123456789", "012"].iter().enumerate() {
+        let raw = format!("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n{body}");
+        case(
+            &format!("ignore_content_length_{i}"),
+            &[
+                "-sS",
+                "--ignore-content-length",
+                "-w",
+                "%{size_download} %{http_code}\n",
+                "{url}/",
+            ],
+        )
+        .reply(Reply::raw(raw).close())
+        .compare_stderr(true)
+        .run(OXCURL);
+    }
+}
+
+/// Without the option, a short body is a partial file.
+#[test]
+fn content_length_short_body_is_partial_without_ignore() {
+    case("content_length_short_body_partial", &["-sS", "{url}/"])
+        .reply(Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n012").close())
+        .compare_stderr(true)
+        .run(OXCURL);
+}
