@@ -19,6 +19,7 @@ pub mod multi;
 pub mod options;
 pub mod parsedate;
 pub mod proxy;
+pub mod ratelimit;
 pub mod proto {
     //! Protocol code, sans-IO where hot or byte-subtle.
     pub mod connect;

@@ -177,6 +177,10 @@ pub struct Options {
     pub dns_cache_timeout: Option<Duration>,
     pub low_speed_limit: u64,
     pub low_speed_time: Option<Duration>,
+    /// `CURLOPT_MAX_RECV_SPEED_LARGE`: bytes per second, 0 for no limit.
+    pub max_recv_speed: u64,
+    /// `CURLOPT_MAX_SEND_SPEED_LARGE`: bytes per second, 0 for no limit.
+    pub max_send_speed: u64,
     pub max_filesize: Option<u64>,
     pub resolve: Vec<String>,
     pub connect_to: Vec<String>,
@@ -287,6 +291,8 @@ impl Default for Options {
             dns_cache_timeout: Some(Duration::from_secs(60)),
             low_speed_limit: 0,
             low_speed_time: None,
+            max_recv_speed: 0,
+            max_send_speed: 0,
             max_filesize: None,
             resolve: Vec::new(),
             connect_to: Vec::new(),

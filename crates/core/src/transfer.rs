@@ -23,6 +23,7 @@ use crate::options::{
 use crate::proto::h1::chunked::{ChunkEvent, ChunkedDecoder};
 use crate::proto::h1::head::{self, LineBuf, Tri, Version};
 use crate::proto::h1::request::{self, BodyFraming, RequestParts};
+use crate::ratelimit::RateLimit;
 use crate::timer::{TimerId, Timers};
 
 /// curl's limit on a response head (`MAX_HTTP_RESP_HEADER_SIZE`).
@@ -229,6 +230,8 @@ pub(crate) struct Transfer {
     tunnel: Option<(crate::proto::connect::Tunnel, Vec<u8>, usize)>,
     /// The SOCKS handshake in progress and the reply bytes read so far.
     socks: Option<(crate::proto::socks::Socks, Vec<u8>)>,
+    /// `CURLOPT_MAX_RECV_SPEED_LARGE` / `MAX_SEND_SPEED_LARGE` bookkeeping.
+    limit: RateLimit,
 }
 
 impl Transfer {
@@ -278,6 +281,7 @@ impl Transfer {
             tunnel_wanted: false,
             tunnel: None,
             socks: None,
+            limit: RateLimit::new(now),
         }
     }
 
@@ -354,6 +358,14 @@ impl Transfer {
             }
             _ => {}
         }
+        // Sleeping under a rate limit: the socket stays registered, wanting nothing, so
+        // only the rate-limit timer wakes the transfer.
+        if self.limit.sleeping {
+            for i in out.iter_mut().flatten() {
+                i.read = false;
+                i.write = false;
+            }
+        }
         out
     }
 
@@ -399,6 +411,9 @@ impl Transfer {
             return;
         }
         loop {
+            if self.rate_limited(cx.now) {
+                break;
+            }
             let r = match self.state {
                 State::Init => self.do_init(cx),
                 State::Resolving { .. } => self.do_resolving(cx),
@@ -422,6 +437,34 @@ impl Transfer {
             }
         }
         self.progress(cx.now);
+    }
+
+    /// Over `max_recv_speed` or `max_send_speed` while sending or receiving: sleep until
+    /// the rate-limit timer says the average is back under (curl's `MSTATE_RATELIMITING`).
+    fn rate_limited(&mut self, now: Instant) -> bool {
+        let max = (self.opts.max_recv_speed, self.opts.max_send_speed);
+        if max == (0, 0) || !matches!(self.state, State::Send | State::Recv) {
+            return false;
+        }
+        let cur = (self.info.size_download, self.info.size_upload);
+        match self.limit.wait(now, cur, max) {
+            Some(wait) => {
+                if !self.limit.sleeping {
+                    self.limit.sleeping = true;
+                    self.limit.restamp(now, cur, max);
+                }
+                self.timers.set(TimerId::RateLimit, now + wait);
+                true
+            }
+            None => {
+                if self.limit.sleeping {
+                    self.limit.sleeping = false;
+                    self.limit.restamp(now, cur, max);
+                    self.timers.clear(TimerId::RateLimit);
+                }
+                false
+            }
+        }
     }
 
     fn progress(&mut self, now: Instant) {
@@ -2111,9 +2154,12 @@ impl Transfer {
             return Ok(true);
         }
         while !self.up.body_done {
-            match self.send_body_some()? {
-                true => {}
-                false => return Ok(false),
+            if !self.send_body_some()? {
+                return Ok(false);
+            }
+            // Under a send limit, check the speed after every send.
+            if self.opts.max_send_speed > 0 && !self.up.body_done {
+                return Ok(true);
             }
         }
         let sent = self.info.size_upload - self.up.upload_base;
@@ -2136,7 +2182,8 @@ impl Transfer {
                     self.up.body_done = true;
                     return Ok(true);
                 }
-                match conn.send(&f[self.up.fields_sent..]) {
+                let end = send_end(self.up.fields_sent, f.len(), self.opts.max_send_speed);
+                match conn.send(&f[self.up.fields_sent..end]) {
                     Ok(n) => {
                         if self.opts.verbose {
                             let d = f[self.up.fields_sent..self.up.fields_sent + n].to_vec();
@@ -2164,7 +2211,8 @@ impl Transfer {
                     }
                 }
                 let conn = self.conn.as_mut().expect("conn");
-                match conn.send(&self.up.buf[self.up.pos..self.up.len]) {
+                let end = send_end(self.up.pos, self.up.len, self.opts.max_send_speed);
+                match conn.send(&self.up.buf[self.up.pos..end]) {
                     Ok(n) => {
                         self.up.pos += n;
                         Ok(true)
@@ -2184,7 +2232,12 @@ impl Transfer {
     /// Read the next piece of upload data from the application, framed when chunked.
     fn fill_upload(&mut self) -> Result<()> {
         let cap = self.opts.upload_buffer_size;
-        let (start, room) = if self.up.chunked { (18, cap) } else { (0, cap) };
+        let (start, mut room) = if self.up.chunked { (18, cap) } else { (0, cap) };
+        // Read no more than a second's worth under a send limit, so the upload counter
+        // (which the limit watches) moves in steps the limit can pace.
+        if self.opts.max_send_speed > 0 {
+            room = room.min(usize::try_from(self.opts.max_send_speed).unwrap_or(usize::MAX));
+        }
         let read = match self.mime.as_mut() {
             Some(m) => match m.read(&mut self.up.buf[start..start + room]) {
                 Ok(n) => ReadResult::Data(n),
@@ -2247,6 +2300,13 @@ impl Transfer {
     }
 
     fn recv_loop(&mut self, cx: &mut Cx<'_>, buf: &mut [u8]) -> Result<bool> {
+        // Under a receive limit, read at most a second's worth at a time and check the
+        // speed after every read (curl's `sendrecv_dl`).
+        let limited = self.opts.max_recv_speed > 0;
+        let buf = match usize::try_from(self.opts.max_recv_speed) {
+            Ok(max) if limited && max < buf.len() => &mut buf[..max],
+            _ => buf,
+        };
         loop {
             let conn = self.conn.as_mut().expect("conn");
             match conn.flush() {
@@ -2290,6 +2350,9 @@ impl Transfer {
                     .take()
                     .and_then(|r| r.err())
                     .unwrap_or_else(|| Error::code(Code::RecvError)));
+            }
+            if limited {
+                return Ok(true);
             }
         }
     }
@@ -3087,6 +3150,15 @@ impl Transfer {
 
 /// curl's message for a connection that could not be made (the reason is in `-v` output).
 /// `host` as it goes into a `host:port` authority (IPv6 in brackets).
+/// Where a send starting at `pos` of `len` bytes stops: at most `max_speed` bytes when
+/// sending is limited (curl's `xfer_send` cap), so no single write overshoots a second.
+fn send_end(pos: usize, len: usize, max_speed: u64) -> usize {
+    match usize::try_from(max_speed) {
+        Ok(max) if max > 0 => len.min(pos.saturating_add(max)),
+        _ => len,
+    }
+}
+
 fn bracket(host: &str) -> String {
     if host.contains(':') {
         format!("[{host}]")

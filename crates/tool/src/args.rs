@@ -512,6 +512,14 @@ opts![
         "tls"
     ),
     (
+        "limit-rate",
+        None,
+        Arg,
+        "<speed>",
+        "Limit transfer speed to RATE",
+        "connection"
+    ),
+    (
         "local-port",
         None,
         Arg,
@@ -1424,6 +1432,8 @@ pub struct Operation {
     pub connect_timeout: Option<f64>,
     pub expect100_timeout: Option<f64>,
     pub max_filesize: Option<u64>,
+    /// `--limit-rate`: bytes per second, both directions; 0 for no limit.
+    pub limit_rate: u64,
     pub write_out: Option<String>,
     pub output_dir: Option<String>,
     pub create_dirs: bool,
@@ -1577,6 +1587,31 @@ impl Parser {
         if !self.cfg.global.silent {
             eprint!("{}", warning_text(msg));
         }
+    }
+
+    /// curl's `GetSizeParameter`: a whole number with an optional one-letter unit (K, M or
+    /// G, 1024 based, or B), any case; `which` names the value in the warnings.
+    fn size_param(&self, name: &str, v: &str, which: &str) -> Result<u64, ParseError> {
+        let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+        let Ok(n) = v[..digits].parse::<i64>() else {
+            self.warn(&format!("invalid number specified for {which}"));
+            return Err(perr(format!("option --{name}: is badly used here")));
+        };
+        let unit = &v[digits..];
+        let shift = match unit.as_bytes() {
+            [] | [b'b' | b'B'] => 0,
+            [b'k' | b'K'] => 10,
+            [b'm' | b'M'] => 20,
+            [b'g' | b'G'] => 30,
+            _ => {
+                self.warn(&format!("unsupported {which} unit. Use G, M, K or B"));
+                return Err(perr(format!("option --{name}: is badly used here")));
+            }
+        };
+        if n > i64::MAX >> shift {
+            return Err(perr(format!("option --{name}: too large number")));
+        }
+        Ok((n << shift) as u64)
     }
 
     fn warn_all(&self, msgs: &[String]) {
@@ -1823,6 +1858,10 @@ impl Parser {
             "connect-timeout" => self.op().connect_timeout = Some(parse_secs(name, &a())?),
             "expect100-timeout" => self.op().expect100_timeout = Some(parse_secs(name, &a())?),
             "max-filesize" => self.op().max_filesize = Some(parse_size(name, &a())?),
+            "limit-rate" => {
+                let v = a();
+                self.op().limit_rate = self.size_param(name, &v, "rate")?;
+            }
             "write-out" => {
                 let v = a();
                 let fmt = if let Some(f) = v.strip_prefix('@') {

@@ -1386,6 +1386,12 @@ fn configure(
         o.expect_100_timeout = Duration::from_secs_f64(t);
     }
     o.max_filesize = op.max_filesize.filter(|n| *n > 0);
+    o.max_recv_speed = op.limit_rate;
+    o.max_send_speed = op.limit_rate;
+    // A smaller buffer under a low limit, for finer sleeps (as curl's tool does).
+    if op.limit_rate > 0 && op.limit_rate < TOOL_BUFFER_SIZE as u64 {
+        o.buffer_size = (op.limit_rate as usize).max(oxcurl_core::options::MIN_BUFFER_SIZE);
+    }
     o.resolve = op.resolve.clone();
     o.connect_to = op.connect_to.clone();
     o.ip_resolve = if op.ipv4 {
