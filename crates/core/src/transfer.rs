@@ -24,6 +24,7 @@ use crate::proto::h1::chunked::{ChunkEvent, ChunkedDecoder};
 use crate::proto::h1::head::{self, LineBuf, Tri, Version};
 use crate::proto::h1::request::{self, BodyFraming, RequestParts};
 use crate::ratelimit::RateLimit;
+use crate::speedcheck::SpeedCheck;
 use crate::timer::{TimerId, Timers};
 
 /// curl's limit on a response head (`MAX_HTTP_RESP_HEADER_SIZE`).
@@ -232,6 +233,8 @@ pub(crate) struct Transfer {
     socks: Option<(crate::proto::socks::Socks, Vec<u8>)>,
     /// `CURLOPT_MAX_RECV_SPEED_LARGE` / `MAX_SEND_SPEED_LARGE` bookkeeping.
     limit: RateLimit,
+    /// The low-speed abort's current speed (`CURLOPT_LOW_SPEED_LIMIT`).
+    speed: SpeedCheck,
 }
 
 impl Transfer {
@@ -282,6 +285,7 @@ impl Transfer {
             tunnel: None,
             socks: None,
             limit: RateLimit::new(now),
+            speed: SpeedCheck::new(now),
         }
     }
 
@@ -436,7 +440,36 @@ impl Transfer {
                 }
             }
         }
+        if let Err(e) = self.low_speed_check(cx.now) {
+            self.finish(cx, Err(e));
+            return;
+        }
         self.progress(cx.now);
+    }
+
+    /// While sending or receiving: fail when slower than `low_speed_limit` for
+    /// `low_speed_time`, looking again at least every second (curl's `Curl_speedcheck`).
+    fn low_speed_check(&mut self, now: Instant) -> Result<()> {
+        let limit = self.opts.low_speed_limit;
+        let time = self.opts.low_speed_time.unwrap_or_default();
+        if limit == 0 || time.is_zero() || !matches!(self.state, State::Send | State::Recv) {
+            self.timers.clear(TimerId::SpeedCheck);
+            return Ok(());
+        }
+        let total = self.info.size_download + self.info.size_upload;
+        self.speed.sample(now, total);
+        self.speed
+            .check(now, limit, time)
+            .map_err(|msg| Error::new(Code::OperationTimedout, msg))?;
+        if self
+            .timers
+            .get(TimerId::SpeedCheck)
+            .is_none_or(|t| t <= now)
+        {
+            self.timers
+                .set(TimerId::SpeedCheck, now + Duration::from_secs(1));
+        }
+        Ok(())
     }
 
     /// Over `max_recv_speed` or `max_send_speed` while sending or receiving: sleep until
@@ -1922,6 +1955,7 @@ impl Transfer {
         let url = self.url.clone().expect("url");
         self.info.time_pretransfer = now.duration_since(self.started);
         self.info.effective_method = self.method.clone();
+        self.speed.restart();
         let host = url.host_punycode().unwrap_or_default();
         let port = url.port_or_default();
         let host_header = if Some(port) == oxcurl_urlapi::default_port(url.scheme()) {

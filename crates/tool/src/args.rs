@@ -1186,6 +1186,22 @@ opts![
         "proxy"
     ),
     (
+        "speed-limit",
+        Some('Y'),
+        Arg,
+        "<speed>",
+        "Stop transfers slower than this",
+        "connection"
+    ),
+    (
+        "speed-time",
+        Some('y'),
+        Arg,
+        "<seconds>",
+        "Trigger 'speed-limit' abort after this time",
+        "connection"
+    ),
+    (
         "ssl-no-revoke",
         None,
         Bool,
@@ -1434,6 +1450,10 @@ pub struct Operation {
     pub max_filesize: Option<u64>,
     /// `--limit-rate`: bytes per second, both directions; 0 for no limit.
     pub limit_rate: u64,
+    /// `-Y`: abort below this many bytes per second...
+    pub low_speed_limit: u64,
+    /// `-y`: ...for this many seconds.
+    pub low_speed_time: u64,
     pub write_out: Option<String>,
     pub output_dir: Option<String>,
     pub create_dirs: bool,
@@ -1858,6 +1878,19 @@ impl Parser {
             "connect-timeout" => self.op().connect_timeout = Some(parse_secs(name, &a())?),
             "expect100-timeout" => self.op().expect100_timeout = Some(parse_secs(name, &a())?),
             "max-filesize" => self.op().max_filesize = Some(parse_size(name, &a())?),
+            // Each sets a default for the other, as curl does while parsing.
+            "speed-limit" => {
+                self.op().low_speed_limit = parse_unum(name, &a())?;
+                if self.op().low_speed_time == 0 {
+                    self.op().low_speed_time = 30;
+                }
+            }
+            "speed-time" => {
+                self.op().low_speed_time = parse_unum(name, &a())?;
+                if self.op().low_speed_limit == 0 {
+                    self.op().low_speed_limit = 1;
+                }
+            }
             "limit-rate" => {
                 let v = a();
                 self.op().limit_rate = self.size_param(name, &v, "rate")?;

@@ -1386,6 +1386,8 @@ fn configure(
         o.expect_100_timeout = Duration::from_secs_f64(t);
     }
     o.max_filesize = op.max_filesize.filter(|n| *n > 0);
+    o.low_speed_limit = op.low_speed_limit;
+    o.low_speed_time = Some(Duration::from_secs(op.low_speed_time)).filter(|t| !t.is_zero());
     o.max_recv_speed = op.limit_rate;
     o.max_send_speed = op.limit_rate;
     // A smaller buffer under a low limit, for finer sleeps (as curl's tool does).
