@@ -13,7 +13,7 @@ use oxcurl_core::{Body, Code, Easy, Error, Handler, Info, InfoType, Multi, Optio
 
 use crate::args::{Config, ContinueAt, DataKind, Global, Operation};
 use crate::plan::{Plan, Step, Target};
-use crate::progress::{Bar, Meter};
+use crate::progress::{Bar, Meter, ParallelMeter, XferProgress};
 use crate::writeout::{self, WriteoutContext};
 
 /// The tool's receive buffer (curl's tool default, 100 KiB).
@@ -359,6 +359,8 @@ struct ToolHandler {
     meter: Option<(Meter, ErrOut)>,
     /// The `-#` bar instead of the meter.
     bar: Option<(Bar, ErrOut)>,
+    /// With `-Z`: where the combined meter reads this transfer's progress.
+    xfer: Option<SharedProgress>,
     /// With `--fail`, the body of an error response is not written.
     wrote: u64,
     /// `-J` still waiting for a Content-Disposition name: the `--output-dir` to put it in.
@@ -519,6 +521,14 @@ impl Handler for ToolHandler {
     }
     fn progress(&mut self, dltotal: u64, dlnow: u64, ultotal: u64, ulnow: u64) -> bool {
         self.progressed = true;
+        if let Some(x) = &self.xfer {
+            if let Ok(mut x) = x.lock() {
+                x.dl_total = dltotal;
+                x.dl_now = dlnow;
+                x.ul_total = ultotal;
+                x.ul_now = ulnow;
+            }
+        }
         if let Some((b, dest)) = &mut self.bar {
             let mut buf = Vec::new();
             let _ = b.update(Instant::now(), dltotal, dlnow, ultotal, ulnow, &mut buf);
@@ -580,6 +590,9 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
     let mut leftovers: Vec<JobMeta> = Vec::new();
     // When the last serial transfer started, for --rate.
     let mut last_start: Option<Instant> = None;
+    let mut pmeter = parallel_meter(&g).then(|| ParallelMeter::new(Instant::now()));
+    let mut all_xfers = 0u64;
+    let mut scratch = Vec::new();
     loop {
         while stop.is_none() && running.len() + pending.len() < par + ahead {
             let Some(step) = plan.next() else { break };
@@ -605,7 +618,10 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             let op = &cfg.ops[target.op];
             let job = build_job(&g, op, &target, &stdout, &errout);
             match job.easy {
-                Ok(easy) => pending.push_back((easy, job.meta)),
+                Ok(easy) => {
+                    all_xfers += 1;
+                    pending.push_back((easy, job.meta));
+                }
                 Err(e) => last = report(&g, &errout, &e),
             }
         }
@@ -644,6 +660,13 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             break;
         }
         performed = true;
+        // curl draws after each pass, but its first pass only starts connecting while
+        // ours can finish a loopback transfer: drawing before the pass shows the same.
+        if let Some(m) = pmeter.as_mut() {
+            let xfers = running.iter().map(|(_, meta)| (meta, true));
+            let xfers = xfers.chain(pending.iter().map(|(_, meta)| (meta, false)));
+            draw_parallel_meter(m, xfers, all_xfers, false, &mut scratch, &errout);
+        }
         if let Err(e) = multi.perform() {
             errout_write(
                 &errout,
@@ -656,6 +679,11 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 continue;
             };
             let (id, meta) = running.swap_remove(pos);
+            if let (Some(m), Some(x)) = (pmeter.as_mut(), &meta.xfer) {
+                if let Ok(mut x) = x.lock() {
+                    m.finalize(&mut x);
+                }
+            }
             let (easy, info) = multi.remove(id).expect("finished transfer");
             let op = &cfg.ops[meta.op];
             match finish_job(&g, op, meta, easy, info, msg.result, &stdout, &errout) {
@@ -699,6 +727,12 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             }
         }
     }
+    // Nothing ran (a setup error came first): curl draws no meter at all.
+    if let (Some(m), true) = (pmeter.as_mut(), performed) {
+        let xfers = running.iter().map(|(_, meta)| (meta, true));
+        let xfers = xfers.chain(pending.iter().map(|(_, meta)| (meta, false)));
+        draw_parallel_meter(m, xfers, all_xfers, true, &mut scratch, &errout);
+    }
     let _ = multi.save_hsts();
     let _ = multi.save_cookies();
     if let Some(code) = stop {
@@ -726,6 +760,8 @@ struct JobMeta {
     /// The error is for -w only; curl prints no `curl: (N)` line for it.
     no_report: bool,
     retry: crate::retry::RetryState,
+    /// The progress the `-Z` meter shows for it.
+    xfer: Option<SharedProgress>,
 }
 
 /// Print `curl: (N) message` unless silenced; returns the exit code.
@@ -1196,6 +1232,7 @@ fn job_meta(op: &Operation, t: &Target, filename: Option<String>) -> JobMeta {
         op: t.op,
         filename,
         fail_with_body: op.fail_with_body,
+        xfer: None,
     }
 }
 
@@ -1207,10 +1244,11 @@ fn build_job(
     errout: &ErrOut,
 ) -> Job {
     let mut meta = job_meta(op, target, None);
-    let easy = configure(g, op, target, stdout, errout).map(|(easy, filename, url)| {
+    let easy = configure(g, op, target, stdout, errout).map(|(easy, filename, url, xfer)| {
         // %{url} shows the URL as -T and -G left it.
         meta.filename = filename;
         meta.url = url;
+        meta.xfer = xfer;
         easy
     });
     Job { easy, meta }
@@ -1222,7 +1260,7 @@ fn configure(
     spec: &Target,
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
-) -> Result<(Easy, Option<String>, String), Error> {
+) -> Result<(Easy, Option<String>, String, Option<SharedProgress>), Error> {
     let mut o = Options {
         useragent: Some(format!("curl/{}", oxcurl_core::LIBCURL_VERSION)),
         buffer_size: TOOL_BUFFER_SIZE,
@@ -1578,7 +1616,8 @@ fn configure(
     };
     let show_meter = !g.silent && !g.no_progress && !body_to_tty && !g.parallel && !g.progress_bar;
     let show_bar = !g.silent && !g.no_progress && !g.parallel && g.progress_bar;
-    o.no_progress = !show_meter && !show_bar;
+    let xfer = parallel_meter(g).then(|| Arc::new(Mutex::new(XferProgress::default())));
+    o.no_progress = !show_meter && !show_bar && xfer.is_none();
     let bar = show_bar.then(|| {
         let width = crate::progress::bar_width(std::env::var("COLUMNS").ok().as_deref(), None);
         (Bar::new(width, o.resume_from), Arc::clone(errout))
@@ -1606,6 +1645,7 @@ fn configure(
         tracer,
         meter,
         bar,
+        xfer: xfer.clone(),
         wrote: 0,
         cd_pending,
         code: 0,
@@ -1616,7 +1656,48 @@ fn configure(
         resume_from: o.resume_from,
         etag_save,
     };
-    Ok((Easy::new(o, Box::new(handler)), filename, url))
+    Ok((Easy::new(o, Box::new(handler)), filename, url, xfer))
+}
+
+/// A transfer's progress as its handler records it and the `-Z` meter reads it.
+type SharedProgress = Arc<Mutex<XferProgress>>;
+
+/// `-Z` shows one combined meter instead of the per-transfer ones, unless silenced.
+fn parallel_meter(g: &Global) -> bool {
+    g.parallel && !g.silent && !g.no_progress
+}
+
+/// Draw the `-Z` meter over the transfers set up (`pending`) or running, as curl's
+/// `progress_meter` does; `scratch` is reused between calls.
+fn draw_parallel_meter<'a>(
+    meter: &mut ParallelMeter,
+    xfers: impl Iterator<Item = (&'a JobMeta, bool)>,
+    all_xfers: u64,
+    last: bool,
+    scratch: &mut Vec<XferProgress>,
+    errout: &ErrOut,
+) {
+    scratch.clear();
+    let mut shared = Vec::new();
+    for (meta, added) in xfers {
+        if let Some(x) = &meta.xfer {
+            let mut p = x.lock().map(|p| p.clone()).unwrap_or_default();
+            p.added = added;
+            scratch.push(p);
+            shared.push(x);
+        }
+    }
+    let mut out = Vec::new();
+    let _ = meter.update(Instant::now(), scratch, all_xfers, last, &mut out);
+    // Keep what the meter noted (totals already counted) with each transfer.
+    for (x, p) in shared.iter().zip(scratch.iter()) {
+        if let Ok(mut x) = x.lock() {
+            *x = p.clone();
+        }
+    }
+    if !out.is_empty() {
+        errout_write(errout, &out);
+    }
 }
 
 #[cfg(test)]
