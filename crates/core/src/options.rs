@@ -155,6 +155,9 @@ pub struct Options {
     pub netrc_file: Option<String>,
     pub range: Option<String>,
     pub resume_from: u64,
+    /// `CURLOPT_RESUME_FROM_LARGE` of -1: resume an upload without knowing how much the
+    /// server has; curl then sends all of it with a `Content-Range` covering all of it.
+    pub resume_from_unknown: bool,
     pub follow_location: bool,
     /// -1: unlimited.
     pub max_redirs: i64,
@@ -271,6 +274,7 @@ impl Default for Options {
             netrc_file: None,
             range: None,
             resume_from: 0,
+            resume_from_unknown: false,
             follow_location: false,
             max_redirs: 30,
             post301: false,

@@ -170,6 +170,8 @@ struct Upload {
     body_done: bool,
     /// `info.size_upload` when this request started.
     upload_base: u64,
+    /// Bytes of the source still to skip before the body starts (a resumed upload).
+    skip: u64,
 }
 
 pub(crate) struct Transfer {
@@ -614,6 +616,10 @@ impl Transfer {
     }
 
     fn do_init(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        // curl refuses to resume a POST of fields or a form before doing anything.
+        if self.opts.resume_from > 0 && matches!(self.body, Body::Fields(_) | Body::Mime(_)) {
+            return Err(Error::code(Code::FailedInit));
+        }
         if self.url.is_none() {
             if let Some(t) = self.opts.timeout {
                 self.timers.set(TimerId::Timeout, self.started + t);
@@ -1950,6 +1956,38 @@ impl Transfer {
     }
 
     /// Build the request head for the current URL and connection.
+    /// curl's `http_resume` and the upload half of `Curl_http_range`: for a PUT or POST with
+    /// a resume offset or a range, the `Content-Range` value and how many bytes of the source
+    /// to skip. A size of -1 (unknown) goes into the header as curl computes it.
+    fn upload_range(&self) -> Result<(Option<String>, u64)> {
+        let clen: i64 = match &self.body {
+            Body::Upload(n) | Body::PostRead(n) => n.map_or(-1, |n| n as i64),
+            Body::Fields(f) => f.len() as i64,
+            Body::None | Body::Mime(_) => return Ok((None, 0)),
+        };
+        if self.opts.resume_from_unknown {
+            return Ok((Some(format!("bytes 0-{}/{clen}", clen - 1)), 0));
+        }
+        let resume = self.opts.resume_from as i64;
+        if resume > 0 {
+            if clen >= 0 && clen <= resume {
+                return Err(Error::new(
+                    Code::PartialFile,
+                    "File already completely uploaded",
+                ));
+            }
+            let total = resume + if clen >= 0 { clen - resume } else { -1 };
+            let range = format!("bytes {resume}-{}/{total}", total - 1);
+            return Ok((Some(range), resume as u64));
+        }
+        Ok(self
+            .opts
+            .range
+            .as_ref()
+            .map(|r| (Some(format!("bytes {r}/{clen}")), 0))
+            .unwrap_or((None, 0)))
+    }
+
     fn start_request(&mut self, cx: &mut Cx<'_>) {
         let now = cx.now;
         let url = self.url.clone().expect("url");
@@ -2079,6 +2117,20 @@ impl Transfer {
                 }
             }
         };
+        let (content_range, skip) = match self.upload_range() {
+            Ok(r) => r,
+            Err(e) => {
+                self.req_error = Some(e);
+                (None, 0)
+            }
+        };
+        let framing = match framing {
+            BodyFraming::Length { len, form } if !self.probing() => BodyFraming::Length {
+                len: len.saturating_sub(skip),
+                form,
+            },
+            f => f,
+        };
         let expect_100 = self.opts.http_version != HttpVersionPref::V1_0
             && match framing {
                 BodyFraming::Chunked => true,
@@ -2133,6 +2185,7 @@ impl Transfer {
                 sensitive_ok: same_origin || self.opts.unrestricted_auth,
                 proxy_authorization: proxy_authorization.as_deref(),
                 proxy_headers: absolute.then_some(self.opts.proxy_headers.as_slice()),
+                content_range: content_range.as_deref(),
             },
         );
         self.info.request_size += self.req.len() as u64;
@@ -2147,6 +2200,7 @@ impl Transfer {
             await_continue: expect_100,
             body_done: framing == BodyFraming::None || self.probing(),
             upload_base: self.info.size_upload,
+            skip,
             ..Upload::default()
         };
         if matches!(
@@ -2263,6 +2317,27 @@ impl Transfer {
         }
     }
 
+    /// A resumed upload: read and drop the bytes before the resume offset (curl's
+    /// `cr_in_resume_from` when the source cannot seek), using the upload buffer.
+    fn skip_upload(&mut self, start: usize, room: usize) -> Result<()> {
+        let mut passed = 0u64;
+        while self.up.skip > 0 {
+            let want = room.min(usize::try_from(self.up.skip).unwrap_or(usize::MAX));
+            let got = match self.handler.read(&mut self.up.buf[start..start + want]) {
+                ReadResult::Data(n) if n > 0 && n <= want => n,
+                _ => {
+                    return Err(Error::new(
+                        Code::ReadError,
+                        format!("Could only read {passed} bytes from the input"),
+                    ))
+                }
+            };
+            passed += got as u64;
+            self.up.skip -= got as u64;
+        }
+        Ok(())
+    }
+
     /// Read the next piece of upload data from the application, framed when chunked.
     fn fill_upload(&mut self) -> Result<()> {
         let cap = self.opts.upload_buffer_size;
@@ -2272,6 +2347,7 @@ impl Transfer {
         if self.opts.max_send_speed > 0 {
             room = room.min(usize::try_from(self.opts.max_send_speed).unwrap_or(usize::MAX));
         }
+        self.skip_upload(start, room)?;
         let read = match self.mime.as_mut() {
             Some(m) => match m.read(&mut self.up.buf[start..start + room]) {
                 Ok(n) => ReadResult::Data(n),
@@ -2797,7 +2873,13 @@ impl Transfer {
                     });
             }
         }
-        if self.opts.resume_from > 0 && code == 200 && self.opts.range.is_none() {
+        // Only a GET resumes a download (curl checks `HTTPREQ_GET`); uploads say where they
+        // resume with Content-Range and take whatever answer.
+        if self.opts.resume_from > 0
+            && code == 200
+            && self.opts.range.is_none()
+            && matches!(self.body, Body::None)
+        {
             return Err(Error::new(
                 Code::RangeError,
                 "HTTP server does not seem to support byte ranges. Cannot resume.",

@@ -1520,6 +1520,9 @@ fn configure(
     if let Some(c) = op.continue_at {
         match c {
             ContinueAt::At(n) => o.resume_from = n,
+            // An upload cannot look at a local file to learn where to resume: curl passes
+            // -1, "find out yourself", which HTTP cannot and so sends everything.
+            ContinueAt::Auto if spec.upload.is_some() => o.resume_from_unknown = true,
             ContinueAt::Auto => {
                 if let Some(p) = &path {
                     o.resume_from = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
