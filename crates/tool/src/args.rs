@@ -1415,7 +1415,9 @@ pub struct Operation {
     pub proxy_tls: TlsOptions,
     pub hsts: Option<String>,
     pub urls: Vec<UrlSpec>,
-    pub data: Vec<(DataKind, String)>,
+    /// `-d`-style arguments as given, each with the contents of the file it names (read
+    /// once, while parsing, as curl does; None for text and for stdin, read later).
+    pub data: Vec<(DataKind, String, Option<Vec<u8>>)>,
     pub json: bool,
     pub headers: Vec<String>,
     pub useragent: Option<String>,
@@ -1764,24 +1766,21 @@ impl Parser {
             "remote-name-all" => self.op().remote_name_all = on,
             "output-dir" => self.op().output_dir = Some(a()),
             "create-dirs" => self.op().create_dirs = on,
-            "data" | "data-ascii" => {
-                check_data_file(name, &a(), false)?;
-                self.op().data.push((DataKind::Ascii, a()))
+            "data" | "data-ascii" | "data-binary" | "data-urlencode" | "json" => {
+                let kind = match name {
+                    "data-binary" => DataKind::Binary,
+                    "data-urlencode" => DataKind::UrlEncode,
+                    "json" => DataKind::Json,
+                    _ => DataKind::Ascii,
+                };
+                let v = a();
+                let file = load_data_file(name, &v, kind == DataKind::UrlEncode)?;
+                self.op().data.push((kind, v, file));
+                if kind == DataKind::Json {
+                    self.op().json = true;
+                }
             }
-            "data-binary" => {
-                check_data_file(name, &a(), false)?;
-                self.op().data.push((DataKind::Binary, a()))
-            }
-            "data-raw" => self.op().data.push((DataKind::Raw, a())),
-            "data-urlencode" => {
-                check_data_file(name, &a(), true)?;
-                self.op().data.push((DataKind::UrlEncode, a()))
-            }
-            "json" => {
-                check_data_file(name, &a(), false)?;
-                self.op().data.push((DataKind::Json, a()));
-                self.op().json = true;
-            }
+            "data-raw" => self.op().data.push((DataKind::Raw, a(), None)),
             "header" => {
                 let v = a();
                 if let Some(f) = v.strip_prefix('@') {
@@ -2327,9 +2326,30 @@ fn read_error(name: &str) -> ParseError {
     }
 }
 
-/// `-d @file` and friends: curl reads the file while parsing, so a missing one is an
-/// argument error. `@-` (stdin) is read later. For `--data-urlencode` the `@` may follow
-/// a name (`name@file`); a `=` before it makes it content.
+/// `-d @file` and friends: curl reads the file while parsing, so a missing or unreadable
+/// one is an argument error, and the contents are kept for every URL. `@-` (stdin) is read
+/// later. For `--data-urlencode` the `@` may follow a name (`name@file`); a `=` before it
+/// makes it content.
+fn load_data_file(name: &str, v: &str, urlencode: bool) -> Result<Option<Vec<u8>>, ParseError> {
+    match data_file_name(v, urlencode) {
+        Some(f) if f != "-" => std::fs::read(f).map(Some).map_err(|_| read_error(name)),
+        _ => Ok(None),
+    }
+}
+
+/// The file an `@` argument names, if any (see `load_data_file`).
+fn data_file_name(v: &str, urlencode: bool) -> Option<&str> {
+    if urlencode {
+        match urlencode_parts(v).1 {
+            UrlEncodeSource::File(f) => Some(f),
+            UrlEncodeSource::Text(_) => None,
+        }
+    } else {
+        v.strip_prefix('@')
+    }
+}
+
+/// `--url-query`'s file check while parsing (the file is read when the URL is built).
 fn check_data_file(name: &str, v: &str, urlencode: bool) -> Result<(), ParseError> {
     let file = if urlencode {
         match urlencode_parts(v).1 {

@@ -1096,13 +1096,17 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
     }
     let mut out: Vec<u8> = Vec::new();
     let mut first = true;
-    for (kind, arg) in &op.data {
+    for (kind, arg, loaded) in &op.data {
         let piece: Vec<u8> = match kind {
             DataKind::Raw => arg.as_bytes().to_vec(),
             DataKind::Ascii | DataKind::Binary | DataKind::Json => {
                 if let Some(f) = arg.strip_prefix('@') {
-                    let mut d = crate::args::read_arg_file(f)
-                        .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?;
+                    let mut d = match loaded {
+                        Some(d) => d.clone(),
+                        None => crate::args::read_arg_file(f).map_err(|_| {
+                            Error::new(Code::ReadError, format!("Failed to open {f}"))
+                        })?,
+                    };
                     if *kind == DataKind::Ascii {
                         d.retain(|&b| b != b'\r' && b != b'\n');
                     }
@@ -1111,7 +1115,7 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
                     arg.as_bytes().to_vec()
                 }
             }
-            DataKind::UrlEncode => urlencode_piece(arg)?,
+            DataKind::UrlEncode => urlencode_piece(arg, loaded.as_deref())?,
         };
         if !first && *kind != DataKind::Json {
             out.push(b'&');
@@ -1194,12 +1198,14 @@ fn add_file_name_to_url(url: &str, file: &str) -> String {
 /// also writes the URL out again (as `%{url}` shows it).
 /// One `--data-urlencode` (or `--url-query`) argument: `content`, `=content`,
 /// `name=content`, `@file` or `name@file`, the content percent-encoded.
-fn urlencode_piece(arg: &str) -> Result<Vec<u8>, Error> {
+/// `loaded` is the file's contents when the parser already read them.
+fn urlencode_piece(arg: &str, loaded: Option<&[u8]>) -> Result<Vec<u8>, Error> {
     use crate::args::UrlEncodeSource;
     let (name, source) = crate::args::urlencode_parts(arg);
-    let content = match source {
-        UrlEncodeSource::Text(t) => t.as_bytes().to_vec(),
-        UrlEncodeSource::File(f) => crate::args::read_arg_file(f)
+    let content = match (source, loaded) {
+        (UrlEncodeSource::Text(t), _) => t.as_bytes().to_vec(),
+        (UrlEncodeSource::File(_), Some(d)) => d.to_vec(),
+        (UrlEncodeSource::File(f), None) => crate::args::read_arg_file(f)
             .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?,
     };
     let mut p = Vec::new();
@@ -1328,7 +1334,7 @@ fn configure(
             }
             match a.strip_prefix('+') {
                 Some(raw) => q.extend_from_slice(raw.as_bytes()),
-                None => q.extend(urlencode_piece(a)?),
+                None => q.extend(urlencode_piece(a, None)?),
             }
         }
         let q = String::from_utf8_lossy(&q);
@@ -1743,12 +1749,17 @@ mod tests {
     fn data_joining() {
         let op = Operation {
             data: vec![
-                (DataKind::Ascii, "a=1".into()),
-                (DataKind::UrlEncode, "b=x y".into()),
-                (DataKind::Raw, "@c".into()),
+                (DataKind::Ascii, "a=1".into(), None),
+                (DataKind::UrlEncode, "b=x y".into(), None),
+                (DataKind::Raw, "@c".into(), None),
+                (
+                    DataKind::Binary,
+                    "@not-read-again".into(),
+                    Some(b"kept".to_vec()),
+                ),
             ],
             ..Operation::default()
         };
-        assert_eq!(build_data(&op).unwrap().unwrap(), b"a=1&b=x+y&@c");
+        assert_eq!(build_data(&op).unwrap().unwrap(), b"a=1&b=x+y&@c&kept");
     }
 }

@@ -935,3 +935,22 @@ fn http10_response_closes() {
         ))
         .run(OXCURL);
 }
+
+#[test]
+fn data_file_is_read_once_for_all_urls() {
+    // /dev/stdin can be read only once: a second reading would send an empty body.
+    Case::new("data_file_is_read_once_for_all_urls")
+        .args(&["-s", "-d", "@/dev/stdin", "{url}/a", "{url}/b"])
+        .stdin("payload\n")
+        .reply(Reply::ok("ok\n"))
+        .compare_stderr(true)
+        .run(env!("CARGO_BIN_EXE_oxcurl"));
+}
+
+#[test]
+fn data_file_that_is_a_directory() {
+    Case::new("data_file_that_is_a_directory")
+        .args(&["-sS", "-d", "@{tmp}", "{url}/a"])
+        .compare_stderr(true)
+        .run(env!("CARGO_BIN_EXE_oxcurl"));
+}
