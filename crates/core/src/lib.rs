@@ -20,6 +20,8 @@ pub mod multi_ev;
 pub mod options;
 pub mod parsedate;
 pub mod proxy;
+pub mod ratelimit;
+pub mod speedcheck;
 pub mod proto {
     //! Protocol code, sans-IO where hot or byte-subtle.
     pub mod connect;

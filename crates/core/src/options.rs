@@ -155,6 +155,9 @@ pub struct Options {
     pub netrc_file: Option<String>,
     pub range: Option<String>,
     pub resume_from: u64,
+    /// `CURLOPT_RESUME_FROM_LARGE` of -1: resume an upload without knowing how much the
+    /// server has; curl then sends all of it with a `Content-Range` covering all of it.
+    pub resume_from_unknown: bool,
     pub follow_location: bool,
     /// -1: unlimited.
     pub max_redirs: i64,
@@ -177,6 +180,10 @@ pub struct Options {
     pub dns_cache_timeout: Option<Duration>,
     pub low_speed_limit: u64,
     pub low_speed_time: Option<Duration>,
+    /// `CURLOPT_MAX_RECV_SPEED_LARGE`: bytes per second, 0 for no limit.
+    pub max_recv_speed: u64,
+    /// `CURLOPT_MAX_SEND_SPEED_LARGE`: bytes per second, 0 for no limit.
+    pub max_send_speed: u64,
     pub max_filesize: Option<u64>,
     pub resolve: Vec<String>,
     pub connect_to: Vec<String>,
@@ -274,6 +281,7 @@ impl Default for Options {
             netrc_file: None,
             range: None,
             resume_from: 0,
+            resume_from_unknown: false,
             follow_location: false,
             max_redirs: 30,
             post301: false,
@@ -294,6 +302,8 @@ impl Default for Options {
             dns_cache_timeout: Some(Duration::from_secs(60)),
             low_speed_limit: 0,
             low_speed_time: None,
+            max_recv_speed: 0,
+            max_send_speed: 0,
             max_filesize: None,
             resolve: Vec::new(),
             connect_to: Vec::new(),

@@ -22,8 +22,10 @@ pub enum TimerId {
     SpeedCheck,
     /// Progress meter tick.
     Progress,
+    /// Back under the speed limits (`EXPIRE_TOOFAST`).
+    RateLimit,
 }
-const SLOTS: usize = 6;
+const SLOTS: usize = 7;
 
 /// A transfer's timer slots.
 #[derive(Clone, Debug, Default)]

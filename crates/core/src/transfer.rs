@@ -23,6 +23,8 @@ use crate::options::{
 use crate::proto::h1::chunked::{ChunkEvent, ChunkedDecoder};
 use crate::proto::h1::head::{self, LineBuf, Tri, Version};
 use crate::proto::h1::request::{self, BodyFraming, RequestParts};
+use crate::ratelimit::RateLimit;
+use crate::speedcheck::SpeedCheck;
 use crate::timer::{TimerId, Timers};
 
 /// curl's limit on a response head (`MAX_HTTP_RESP_HEADER_SIZE`).
@@ -168,6 +170,8 @@ struct Upload {
     body_done: bool,
     /// `info.size_upload` when this request started.
     upload_base: u64,
+    /// Bytes of the source still to skip before the body starts (a resumed upload).
+    skip: u64,
 }
 
 pub(crate) struct Transfer {
@@ -229,6 +233,10 @@ pub(crate) struct Transfer {
     tunnel: Option<(crate::proto::connect::Tunnel, Vec<u8>, usize)>,
     /// The SOCKS handshake in progress and the reply bytes read so far.
     socks: Option<(crate::proto::socks::Socks, Vec<u8>)>,
+    /// `CURLOPT_MAX_RECV_SPEED_LARGE` / `MAX_SEND_SPEED_LARGE` bookkeeping.
+    limit: RateLimit,
+    /// The low-speed abort's current speed (`CURLOPT_LOW_SPEED_LIMIT`).
+    speed: SpeedCheck,
 }
 
 impl Transfer {
@@ -278,6 +286,8 @@ impl Transfer {
             tunnel_wanted: false,
             tunnel: None,
             socks: None,
+            limit: RateLimit::new(now),
+            speed: SpeedCheck::new(now),
         }
     }
 
@@ -354,6 +364,14 @@ impl Transfer {
             }
             _ => {}
         }
+        // Sleeping under a rate limit: the socket stays registered, wanting nothing, so
+        // only the rate-limit timer wakes the transfer.
+        if self.limit.sleeping {
+            for i in out.iter_mut().flatten() {
+                i.read = false;
+                i.write = false;
+            }
+        }
         out
     }
 
@@ -399,6 +417,9 @@ impl Transfer {
             return;
         }
         loop {
+            if self.rate_limited(cx.now) {
+                break;
+            }
             let r = match self.state {
                 State::Init => self.do_init(cx),
                 State::Resolving { .. } => self.do_resolving(cx),
@@ -421,7 +442,64 @@ impl Transfer {
                 }
             }
         }
+        if let Err(e) = self.low_speed_check(cx.now) {
+            self.finish(cx, Err(e));
+            return;
+        }
         self.progress(cx.now);
+    }
+
+    /// While sending or receiving: fail when slower than `low_speed_limit` for
+    /// `low_speed_time`, looking again at least every second (curl's `Curl_speedcheck`).
+    fn low_speed_check(&mut self, now: Instant) -> Result<()> {
+        let limit = self.opts.low_speed_limit;
+        let time = self.opts.low_speed_time.unwrap_or_default();
+        if limit == 0 || time.is_zero() || !matches!(self.state, State::Send | State::Recv) {
+            self.timers.clear(TimerId::SpeedCheck);
+            return Ok(());
+        }
+        let total = self.info.size_download + self.info.size_upload;
+        self.speed.sample(now, total);
+        self.speed
+            .check(now, limit, time)
+            .map_err(|msg| Error::new(Code::OperationTimedout, msg))?;
+        if self
+            .timers
+            .get(TimerId::SpeedCheck)
+            .is_none_or(|t| t <= now)
+        {
+            self.timers
+                .set(TimerId::SpeedCheck, now + Duration::from_secs(1));
+        }
+        Ok(())
+    }
+
+    /// Over `max_recv_speed` or `max_send_speed` while sending or receiving: sleep until
+    /// the rate-limit timer says the average is back under (curl's `MSTATE_RATELIMITING`).
+    fn rate_limited(&mut self, now: Instant) -> bool {
+        let max = (self.opts.max_recv_speed, self.opts.max_send_speed);
+        if max == (0, 0) || !matches!(self.state, State::Send | State::Recv) {
+            return false;
+        }
+        let cur = (self.info.size_download, self.info.size_upload);
+        match self.limit.wait(now, cur, max) {
+            Some(wait) => {
+                if !self.limit.sleeping {
+                    self.limit.sleeping = true;
+                    self.limit.restamp(now, cur, max);
+                }
+                self.timers.set(TimerId::RateLimit, now + wait);
+                true
+            }
+            None => {
+                if self.limit.sleeping {
+                    self.limit.sleeping = false;
+                    self.limit.restamp(now, cur, max);
+                    self.timers.clear(TimerId::RateLimit);
+                }
+                false
+            }
+        }
     }
 
     fn progress(&mut self, now: Instant) {
@@ -538,6 +616,10 @@ impl Transfer {
     }
 
     fn do_init(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        // curl refuses to resume a POST of fields or a form before doing anything.
+        if self.opts.resume_from > 0 && matches!(self.body, Body::Fields(_) | Body::Mime(_)) {
+            return Err(Error::code(Code::FailedInit));
+        }
         if self.url.is_none() {
             if let Some(t) = self.opts.timeout {
                 self.timers.set(TimerId::Timeout, self.started + t);
@@ -1874,11 +1956,44 @@ impl Transfer {
     }
 
     /// Build the request head for the current URL and connection.
+    /// curl's `http_resume` and the upload half of `Curl_http_range`: for a PUT or POST with
+    /// a resume offset or a range, the `Content-Range` value and how many bytes of the source
+    /// to skip. A size of -1 (unknown) goes into the header as curl computes it.
+    fn upload_range(&self) -> Result<(Option<String>, u64)> {
+        let clen: i64 = match &self.body {
+            Body::Upload(n) | Body::PostRead(n) => n.map_or(-1, |n| n as i64),
+            Body::Fields(f) => f.len() as i64,
+            Body::None | Body::Mime(_) => return Ok((None, 0)),
+        };
+        if self.opts.resume_from_unknown {
+            return Ok((Some(format!("bytes 0-{}/{clen}", clen - 1)), 0));
+        }
+        let resume = self.opts.resume_from as i64;
+        if resume > 0 {
+            if clen >= 0 && clen <= resume {
+                return Err(Error::new(
+                    Code::PartialFile,
+                    "File already completely uploaded",
+                ));
+            }
+            let total = resume + if clen >= 0 { clen - resume } else { -1 };
+            let range = format!("bytes {resume}-{}/{total}", total - 1);
+            return Ok((Some(range), resume as u64));
+        }
+        Ok(self
+            .opts
+            .range
+            .as_ref()
+            .map(|r| (Some(format!("bytes {r}/{clen}")), 0))
+            .unwrap_or((None, 0)))
+    }
+
     fn start_request(&mut self, cx: &mut Cx<'_>) {
         let now = cx.now;
         let url = self.url.clone().expect("url");
         self.info.time_pretransfer = now.duration_since(self.started);
         self.info.effective_method = self.method.clone();
+        self.speed.restart();
         let host = url.host_punycode().unwrap_or_default();
         let port = url.port_or_default();
         let host_header = if Some(port) == oxcurl_urlapi::default_port(url.scheme()) {
@@ -2002,6 +2117,20 @@ impl Transfer {
                 }
             }
         };
+        let (content_range, skip) = match self.upload_range() {
+            Ok(r) => r,
+            Err(e) => {
+                self.req_error = Some(e);
+                (None, 0)
+            }
+        };
+        let framing = match framing {
+            BodyFraming::Length { len, form } if !self.probing() => BodyFraming::Length {
+                len: len.saturating_sub(skip),
+                form,
+            },
+            f => f,
+        };
         let expect_100 = self.opts.http_version != HttpVersionPref::V1_0
             && match framing {
                 BodyFraming::Chunked => true,
@@ -2056,6 +2185,7 @@ impl Transfer {
                 sensitive_ok: same_origin || self.opts.unrestricted_auth,
                 proxy_authorization: proxy_authorization.as_deref(),
                 proxy_headers: absolute.then_some(self.opts.proxy_headers.as_slice()),
+                content_range: content_range.as_deref(),
             },
         );
         self.info.request_size += self.req.len() as u64;
@@ -2070,6 +2200,7 @@ impl Transfer {
             await_continue: expect_100,
             body_done: framing == BodyFraming::None || self.probing(),
             upload_base: self.info.size_upload,
+            skip,
             ..Upload::default()
         };
         if matches!(
@@ -2111,9 +2242,12 @@ impl Transfer {
             return Ok(true);
         }
         while !self.up.body_done {
-            match self.send_body_some()? {
-                true => {}
-                false => return Ok(false),
+            if !self.send_body_some()? {
+                return Ok(false);
+            }
+            // Under a send limit, check the speed after every send.
+            if self.opts.max_send_speed > 0 && !self.up.body_done {
+                return Ok(true);
             }
         }
         let sent = self.info.size_upload - self.up.upload_base;
@@ -2136,7 +2270,8 @@ impl Transfer {
                     self.up.body_done = true;
                     return Ok(true);
                 }
-                match conn.send(&f[self.up.fields_sent..]) {
+                let end = send_end(self.up.fields_sent, f.len(), self.opts.max_send_speed);
+                match conn.send(&f[self.up.fields_sent..end]) {
                     Ok(n) => {
                         if self.opts.verbose {
                             let d = f[self.up.fields_sent..self.up.fields_sent + n].to_vec();
@@ -2164,7 +2299,8 @@ impl Transfer {
                     }
                 }
                 let conn = self.conn.as_mut().expect("conn");
-                match conn.send(&self.up.buf[self.up.pos..self.up.len]) {
+                let end = send_end(self.up.pos, self.up.len, self.opts.max_send_speed);
+                match conn.send(&self.up.buf[self.up.pos..end]) {
                     Ok(n) => {
                         self.up.pos += n;
                         Ok(true)
@@ -2181,10 +2317,37 @@ impl Transfer {
         }
     }
 
+    /// A resumed upload: read and drop the bytes before the resume offset (curl's
+    /// `cr_in_resume_from` when the source cannot seek), using the upload buffer.
+    fn skip_upload(&mut self, start: usize, room: usize) -> Result<()> {
+        let mut passed = 0u64;
+        while self.up.skip > 0 {
+            let want = room.min(usize::try_from(self.up.skip).unwrap_or(usize::MAX));
+            let got = match self.handler.read(&mut self.up.buf[start..start + want]) {
+                ReadResult::Data(n) if n > 0 && n <= want => n,
+                _ => {
+                    return Err(Error::new(
+                        Code::ReadError,
+                        format!("Could only read {passed} bytes from the input"),
+                    ))
+                }
+            };
+            passed += got as u64;
+            self.up.skip -= got as u64;
+        }
+        Ok(())
+    }
+
     /// Read the next piece of upload data from the application, framed when chunked.
     fn fill_upload(&mut self) -> Result<()> {
         let cap = self.opts.upload_buffer_size;
-        let (start, room) = if self.up.chunked { (18, cap) } else { (0, cap) };
+        let (start, mut room) = if self.up.chunked { (18, cap) } else { (0, cap) };
+        // Read no more than a second's worth under a send limit, so the upload counter
+        // (which the limit watches) moves in steps the limit can pace.
+        if self.opts.max_send_speed > 0 {
+            room = room.min(usize::try_from(self.opts.max_send_speed).unwrap_or(usize::MAX));
+        }
+        self.skip_upload(start, room)?;
         let read = match self.mime.as_mut() {
             Some(m) => match m.read(&mut self.up.buf[start..start + room]) {
                 Ok(n) => ReadResult::Data(n),
@@ -2247,6 +2410,13 @@ impl Transfer {
     }
 
     fn recv_loop(&mut self, cx: &mut Cx<'_>, buf: &mut [u8]) -> Result<bool> {
+        // Under a receive limit, read at most a second's worth at a time and check the
+        // speed after every read (curl's `sendrecv_dl`).
+        let limited = self.opts.max_recv_speed > 0;
+        let buf = match usize::try_from(self.opts.max_recv_speed) {
+            Ok(max) if limited && max < buf.len() => &mut buf[..max],
+            _ => buf,
+        };
         loop {
             let conn = self.conn.as_mut().expect("conn");
             match conn.flush() {
@@ -2290,6 +2460,9 @@ impl Transfer {
                     .take()
                     .and_then(|r| r.err())
                     .unwrap_or_else(|| Error::code(Code::RecvError)));
+            }
+            if limited {
+                return Ok(true);
             }
         }
     }
@@ -2700,7 +2873,13 @@ impl Transfer {
                     });
             }
         }
-        if self.opts.resume_from > 0 && code == 200 && self.opts.range.is_none() {
+        // Only a GET resumes a download (curl checks `HTTPREQ_GET`); uploads say where they
+        // resume with Content-Range and take whatever answer.
+        if self.opts.resume_from > 0
+            && code == 200
+            && self.opts.range.is_none()
+            && matches!(self.body, Body::None)
+        {
             return Err(Error::new(
                 Code::RangeError,
                 "HTTP server does not seem to support byte ranges. Cannot resume.",
@@ -3091,6 +3270,15 @@ impl Transfer {
 
 /// curl's message for a connection that could not be made (the reason is in `-v` output).
 /// `host` as it goes into a `host:port` authority (IPv6 in brackets).
+/// Where a send starting at `pos` of `len` bytes stops: at most `max_speed` bytes when
+/// sending is limited (curl's `xfer_send` cap), so no single write overshoots a second.
+fn send_end(pos: usize, len: usize, max_speed: u64) -> usize {
+    match usize::try_from(max_speed) {
+        Ok(max) if max > 0 => len.min(pos.saturating_add(max)),
+        _ => len,
+    }
+}
+
 fn bracket(host: &str) -> String {
     if host.contains(':') {
         format!("[{host}]")

@@ -558,7 +558,11 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             CONNECTTIMEOUT_MS => o.connect_timeout = millis(v),
             LOW_SPEED_LIMIT => o.low_speed_limit = v.max(0) as u64,
             LOW_SPEED_TIME => o.low_speed_time = secs(v),
-            RESUME_FROM => o.resume_from = v.max(0) as u64,
+            RESUME_FROM => {
+                // -1 asks to resume an upload from wherever the server is.
+                o.resume_from = v.max(0) as u64;
+                o.resume_from_unknown = v == -1;
+            }
             MAXFILESIZE => o.max_filesize = u64::try_from(v).ok().filter(|&n| n > 0),
             IPRESOLVE => {
                 o.ip_resolve = match v {

@@ -517,6 +517,13 @@ impl Case {
     fn compare(&self, r: &CaseResult, server: &ScriptedServer) -> Option<String> {
         let (a, b) = (&r.reference, &r.oxcurl);
         let mut sections = Vec::new();
+        // Both killed by the harness compare equal but show nothing: a hang is a failure.
+        if a.output.timed_out && b.output.timed_out {
+            sections.push(format!(
+                "both clients were killed after {:?}: the case hangs",
+                self.timeout
+            ));
+        }
         if self.compare_exit
             && (a.output.code != b.output.code
                 || a.output.signal != b.output.signal

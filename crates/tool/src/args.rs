@@ -2099,7 +2099,9 @@ pub struct Operation {
     pub proxy_tls: TlsOptions,
     pub hsts: Option<String>,
     pub urls: Vec<UrlSpec>,
-    pub data: Vec<(DataKind, String)>,
+    /// `-d`-style arguments as given, each with the contents of the file it names (read
+    /// once, while parsing, as curl does; None for text and for stdin, read later).
+    pub data: Vec<(DataKind, String, Option<Vec<u8>>)>,
     pub json: bool,
     pub headers: Vec<String>,
     pub useragent: Option<String>,
@@ -2132,6 +2134,12 @@ pub struct Operation {
     pub connect_timeout: Option<f64>,
     pub expect100_timeout: Option<f64>,
     pub max_filesize: Option<u64>,
+    /// `--limit-rate`: bytes per second, both directions; 0 for no limit.
+    pub limit_rate: u64,
+    /// `-Y`: abort below this many bytes per second...
+    pub low_speed_limit: u64,
+    /// `-y`: ...for this many seconds.
+    pub low_speed_time: u64,
     pub write_out: Option<String>,
     pub output_dir: Option<String>,
     pub create_dirs: bool,
@@ -2410,6 +2418,31 @@ impl Parser {
         }
     }
 
+    /// curl's `GetSizeParameter`: a whole number with an optional one-letter unit (K, M or
+    /// G, 1024 based, or B), any case; `which` names the value in the warnings.
+    fn size_param(&self, name: &str, v: &str, which: &str) -> Result<u64, ParseError> {
+        let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+        let Ok(n) = v[..digits].parse::<i64>() else {
+            self.warn(&format!("invalid number specified for {which}"));
+            return Err(perr(format!("option --{name}: is badly used here")));
+        };
+        let unit = &v[digits..];
+        let shift = match unit.as_bytes() {
+            [] | [b'b' | b'B'] => 0,
+            [b'k' | b'K'] => 10,
+            [b'm' | b'M'] => 20,
+            [b'g' | b'G'] => 30,
+            _ => {
+                self.warn(&format!("unsupported {which} unit. Use G, M, K or B"));
+                return Err(perr(format!("option --{name}: is badly used here")));
+            }
+        };
+        if n > i64::MAX >> shift {
+            return Err(perr(format!("option --{name}: too large number")));
+        }
+        Ok((n << shift) as u64)
+    }
+
     fn warn_all(&self, msgs: &[String]) {
         for m in msgs {
             self.warn(m);
@@ -2543,24 +2576,21 @@ impl Parser {
             "remote-name-all" => self.op().remote_name_all = on,
             "output-dir" => self.op().output_dir = Some(a()),
             "create-dirs" => self.op().create_dirs = on,
-            "data" | "data-ascii" => {
-                check_data_file(name, &a(), false)?;
-                self.op().data.push((DataKind::Ascii, a()))
+            "data" | "data-ascii" | "data-binary" | "data-urlencode" | "json" => {
+                let kind = match name {
+                    "data-binary" => DataKind::Binary,
+                    "data-urlencode" => DataKind::UrlEncode,
+                    "json" => DataKind::Json,
+                    _ => DataKind::Ascii,
+                };
+                let v = a();
+                let file = load_data_file(name, &v, kind == DataKind::UrlEncode)?;
+                self.op().data.push((kind, v, file));
+                if kind == DataKind::Json {
+                    self.op().json = true;
+                }
             }
-            "data-binary" => {
-                check_data_file(name, &a(), false)?;
-                self.op().data.push((DataKind::Binary, a()))
-            }
-            "data-raw" => self.op().data.push((DataKind::Raw, a())),
-            "data-urlencode" => {
-                check_data_file(name, &a(), true)?;
-                self.op().data.push((DataKind::UrlEncode, a()))
-            }
-            "json" => {
-                check_data_file(name, &a(), false)?;
-                self.op().data.push((DataKind::Json, a()));
-                self.op().json = true;
-            }
+            "data-raw" => self.op().data.push((DataKind::Raw, a(), None)),
             "header" => {
                 let v = a();
                 if let Some(f) = v.strip_prefix('@') {
@@ -2657,6 +2687,23 @@ impl Parser {
             "connect-timeout" => self.op().connect_timeout = Some(parse_secs(name, &a())?),
             "expect100-timeout" => self.op().expect100_timeout = Some(parse_secs(name, &a())?),
             "max-filesize" => self.op().max_filesize = Some(parse_size(name, &a())?),
+            // Each sets a default for the other, as curl does while parsing.
+            "speed-limit" => {
+                self.op().low_speed_limit = parse_unum(name, &a())?;
+                if self.op().low_speed_time == 0 {
+                    self.op().low_speed_time = 30;
+                }
+            }
+            "speed-time" => {
+                self.op().low_speed_time = parse_unum(name, &a())?;
+                if self.op().low_speed_limit == 0 {
+                    self.op().low_speed_limit = 1;
+                }
+            }
+            "limit-rate" => {
+                let v = a();
+                self.op().limit_rate = self.size_param(name, &v, "rate")?;
+            }
             "write-out" => {
                 let v = a();
                 let fmt = if let Some(f) = v.strip_prefix('@') {
@@ -3040,15 +3087,12 @@ impl Parser {
             | "http3"
             | "http3-only"
             | "krb"
-            | "limit-rate"
             | "negotiate"
             | "proxy-http2"
             | "proxy-negotiate"
             | "proxy-tlsauthtype"
             | "sigalgs"
             | "socks5-gssapi"
-            | "speed-limit"
-            | "speed-time"
             | "ssl-sessions"
             | "tlsauthtype"
             | "tr-encoding"
@@ -3266,9 +3310,30 @@ fn read_error(name: &str) -> ParseError {
     }
 }
 
-/// `-d @file` and friends: curl reads the file while parsing, so a missing one is an
-/// argument error. `@-` (stdin) is read later. For `--data-urlencode` the `@` may follow
-/// a name (`name@file`); a `=` before it makes it content.
+/// `-d @file` and friends: curl reads the file while parsing, so a missing or unreadable
+/// one is an argument error, and the contents are kept for every URL. `@-` (stdin) is read
+/// later. For `--data-urlencode` the `@` may follow a name (`name@file`); a `=` before it
+/// makes it content.
+fn load_data_file(name: &str, v: &str, urlencode: bool) -> Result<Option<Vec<u8>>, ParseError> {
+    match data_file_name(v, urlencode) {
+        Some(f) if f != "-" => std::fs::read(f).map(Some).map_err(|_| read_error(name)),
+        _ => Ok(None),
+    }
+}
+
+/// The file an `@` argument names, if any (see `load_data_file`).
+fn data_file_name(v: &str, urlencode: bool) -> Option<&str> {
+    if urlencode {
+        match urlencode_parts(v).1 {
+            UrlEncodeSource::File(f) => Some(f),
+            UrlEncodeSource::Text(_) => None,
+        }
+    } else {
+        v.strip_prefix('@')
+    }
+}
+
+/// `--url-query`'s file check while parsing (the file is read when the URL is built).
 fn check_data_file(name: &str, v: &str, urlencode: bool) -> Result<(), ParseError> {
     let file = if urlencode {
         match urlencode_parts(v).1 {

@@ -13,7 +13,7 @@ use oxcurl_core::{Body, Code, Easy, Error, Handler, Info, InfoType, Multi, Optio
 
 use crate::args::{Config, ContinueAt, DataKind, Global, Operation};
 use crate::plan::{Plan, Step, Target};
-use crate::progress::{Bar, Meter};
+use crate::progress::{Bar, Meter, ParallelMeter, XferProgress};
 use crate::writeout::{self, WriteoutContext};
 
 /// The tool's receive buffer (curl's tool default, 100 KiB).
@@ -359,6 +359,8 @@ struct ToolHandler {
     meter: Option<(Meter, ErrOut)>,
     /// The `-#` bar instead of the meter.
     bar: Option<(Bar, ErrOut)>,
+    /// With `-Z`: where the combined meter reads this transfer's progress.
+    xfer: Option<SharedProgress>,
     /// With `--fail`, the body of an error response is not written.
     wrote: u64,
     /// `-J` still waiting for a Content-Disposition name: the `--output-dir` to put it in.
@@ -519,6 +521,14 @@ impl Handler for ToolHandler {
     }
     fn progress(&mut self, dltotal: u64, dlnow: u64, ultotal: u64, ulnow: u64) -> bool {
         self.progressed = true;
+        if let Some(x) = &self.xfer {
+            if let Ok(mut x) = x.lock() {
+                x.dl_total = dltotal;
+                x.dl_now = dlnow;
+                x.ul_total = ultotal;
+                x.ul_now = ulnow;
+            }
+        }
         if let Some((b, dest)) = &mut self.bar {
             let mut buf = Vec::new();
             let _ = b.update(Instant::now(), dltotal, dlnow, ultotal, ulnow, &mut buf);
@@ -580,6 +590,9 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
     let mut leftovers: Vec<JobMeta> = Vec::new();
     // When the last serial transfer started, for --rate.
     let mut last_start: Option<Instant> = None;
+    let mut pmeter = parallel_meter(&g).then(|| ParallelMeter::new(Instant::now()));
+    let mut all_xfers = 0u64;
+    let mut scratch = Vec::new();
     loop {
         while stop.is_none() && running.len() + pending.len() < par + ahead {
             let Some(step) = plan.next() else { break };
@@ -618,7 +631,10 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             }
             let job = build_job(&g, op, &target, &stdout, &errout);
             match job.easy {
-                Ok(easy) => pending.push_back((easy, job.meta)),
+                Ok(easy) => {
+                    all_xfers += 1;
+                    pending.push_back((easy, job.meta));
+                }
                 Err(e) => last = report(&g, &errout, &e),
             }
         }
@@ -657,6 +673,13 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             break;
         }
         performed = true;
+        // curl draws after each pass, but its first pass only starts connecting while
+        // ours can finish a loopback transfer: drawing before the pass shows the same.
+        if let Some(m) = pmeter.as_mut() {
+            let xfers = running.iter().map(|(_, meta)| (meta, true));
+            let xfers = xfers.chain(pending.iter().map(|(_, meta)| (meta, false)));
+            draw_parallel_meter(m, xfers, all_xfers, false, &mut scratch, &errout);
+        }
         if let Err(e) = multi.perform() {
             errout_write(
                 &errout,
@@ -669,6 +692,11 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 continue;
             };
             let (id, meta) = running.swap_remove(pos);
+            if let (Some(m), Some(x)) = (pmeter.as_mut(), &meta.xfer) {
+                if let Ok(mut x) = x.lock() {
+                    m.finalize(&mut x);
+                }
+            }
             let (easy, info) = multi.remove(id).expect("finished transfer");
             let op = &cfg.ops[meta.op];
             match finish_job(&g, op, meta, easy, info, msg.result, &stdout, &errout) {
@@ -712,6 +740,12 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             }
         }
     }
+    // Nothing ran (a setup error came first): curl draws no meter at all.
+    if let (Some(m), true) = (pmeter.as_mut(), performed) {
+        let xfers = running.iter().map(|(_, meta)| (meta, true));
+        let xfers = xfers.chain(pending.iter().map(|(_, meta)| (meta, false)));
+        draw_parallel_meter(m, xfers, all_xfers, true, &mut scratch, &errout);
+    }
     let _ = multi.save_hsts();
     let _ = multi.save_cookies();
     if let Some(code) = stop {
@@ -739,6 +773,8 @@ struct JobMeta {
     /// The error is for -w only; curl prints no `curl: (N)` line for it.
     no_report: bool,
     retry: crate::retry::RetryState,
+    /// The progress the `-Z` meter shows for it.
+    xfer: Option<SharedProgress>,
 }
 
 /// Print `curl: (N) message` unless silenced; returns the exit code.
@@ -1065,13 +1101,17 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
     }
     let mut out: Vec<u8> = Vec::new();
     let mut first = true;
-    for (kind, arg) in &op.data {
+    for (kind, arg, loaded) in &op.data {
         let piece: Vec<u8> = match kind {
             DataKind::Raw => arg.as_bytes().to_vec(),
             DataKind::Ascii | DataKind::Binary | DataKind::Json => {
                 if let Some(f) = arg.strip_prefix('@') {
-                    let mut d = crate::args::read_arg_file(f)
-                        .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?;
+                    let mut d = match loaded {
+                        Some(d) => d.clone(),
+                        None => crate::args::read_arg_file(f).map_err(|_| {
+                            Error::new(Code::ReadError, format!("Failed to open {f}"))
+                        })?,
+                    };
                     if *kind == DataKind::Ascii {
                         d.retain(|&b| b != b'\r' && b != b'\n');
                     }
@@ -1080,7 +1120,7 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
                     arg.as_bytes().to_vec()
                 }
             }
-            DataKind::UrlEncode => urlencode_piece(arg)?,
+            DataKind::UrlEncode => urlencode_piece(arg, loaded.as_deref())?,
         };
         if !first && *kind != DataKind::Json {
             out.push(b'&');
@@ -1163,12 +1203,14 @@ fn add_file_name_to_url(url: &str, file: &str) -> String {
 /// also writes the URL out again (as `%{url}` shows it).
 /// One `--data-urlencode` (or `--url-query`) argument: `content`, `=content`,
 /// `name=content`, `@file` or `name@file`, the content percent-encoded.
-fn urlencode_piece(arg: &str) -> Result<Vec<u8>, Error> {
+/// `loaded` is the file's contents when the parser already read them.
+fn urlencode_piece(arg: &str, loaded: Option<&[u8]>) -> Result<Vec<u8>, Error> {
     use crate::args::UrlEncodeSource;
     let (name, source) = crate::args::urlencode_parts(arg);
-    let content = match source {
-        UrlEncodeSource::Text(t) => t.as_bytes().to_vec(),
-        UrlEncodeSource::File(f) => crate::args::read_arg_file(f)
+    let content = match (source, loaded) {
+        (UrlEncodeSource::Text(t), _) => t.as_bytes().to_vec(),
+        (UrlEncodeSource::File(_), Some(d)) => d.to_vec(),
+        (UrlEncodeSource::File(f), None) => crate::args::read_arg_file(f)
             .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?,
     };
     let mut p = Vec::new();
@@ -1201,6 +1243,7 @@ fn job_meta(op: &Operation, t: &Target, filename: Option<String>) -> JobMeta {
         op: t.op,
         filename,
         fail_with_body: op.fail_with_body,
+        xfer: None,
     }
 }
 
@@ -1212,10 +1255,11 @@ fn build_job(
     errout: &ErrOut,
 ) -> Job {
     let mut meta = job_meta(op, target, None);
-    let easy = configure(g, op, target, stdout, errout).map(|(easy, filename, url)| {
+    let easy = configure(g, op, target, stdout, errout).map(|(easy, filename, url, xfer)| {
         // %{url} shows the URL as -T and -G left it.
         meta.filename = filename;
         meta.url = url;
+        meta.xfer = xfer;
         easy
     });
     Job { easy, meta }
@@ -1254,7 +1298,7 @@ fn configure(
     spec: &Target,
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
-) -> Result<(Easy, Option<String>, String), Error> {
+) -> Result<(Easy, Option<String>, String, Option<SharedProgress>), Error> {
     let mut o = Options {
         useragent: Some(format!("curl/{}", oxcurl_core::LIBCURL_VERSION)),
         buffer_size: TOOL_BUFFER_SIZE,
@@ -1322,7 +1366,7 @@ fn configure(
             }
             match a.strip_prefix('+') {
                 Some(raw) => q.extend_from_slice(raw.as_bytes()),
-                None => q.extend(urlencode_piece(a)?),
+                None => q.extend(urlencode_piece(a, None)?),
             }
         }
         let q = String::from_utf8_lossy(&q);
@@ -1418,6 +1462,14 @@ fn configure(
         o.expect_100_timeout = Duration::from_secs_f64(t);
     }
     o.max_filesize = op.max_filesize.filter(|n| *n > 0);
+    o.low_speed_limit = op.low_speed_limit;
+    o.low_speed_time = Some(Duration::from_secs(op.low_speed_time)).filter(|t| !t.is_zero());
+    o.max_recv_speed = op.limit_rate;
+    o.max_send_speed = op.limit_rate;
+    // A smaller buffer under a low limit, for finer sleeps (as curl's tool does).
+    if op.limit_rate > 0 && op.limit_rate < TOOL_BUFFER_SIZE as u64 {
+        o.buffer_size = (op.limit_rate as usize).max(oxcurl_core::options::MIN_BUFFER_SIZE);
+    }
     o.resolve = op.resolve.clone();
     o.connect_to = op.connect_to.clone();
     o.ip_resolve = if op.ipv4 {
@@ -1497,6 +1549,9 @@ fn configure(
     if let Some(c) = op.continue_at {
         match c {
             ContinueAt::At(n) => o.resume_from = n,
+            // An upload cannot look at a local file to learn where to resume: curl passes
+            // -1, "find out yourself", which HTTP cannot and so sends everything.
+            ContinueAt::Auto if spec.upload.is_some() => o.resume_from_unknown = true,
             ContinueAt::Auto => {
                 if let Some(p) = &path {
                     o.resume_from = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
@@ -1595,7 +1650,8 @@ fn configure(
     };
     let show_meter = !g.silent && !g.no_progress && !body_to_tty && !g.parallel && !g.progress_bar;
     let show_bar = !g.silent && !g.no_progress && !g.parallel && g.progress_bar;
-    o.no_progress = !show_meter && !show_bar;
+    let xfer = parallel_meter(g).then(|| Arc::new(Mutex::new(XferProgress::default())));
+    o.no_progress = !show_meter && !show_bar && xfer.is_none();
     let bar = show_bar.then(|| {
         let width = crate::progress::bar_width(std::env::var("COLUMNS").ok().as_deref(), None);
         (Bar::new(width, o.resume_from), Arc::clone(errout))
@@ -1623,6 +1679,7 @@ fn configure(
         tracer,
         meter,
         bar,
+        xfer: xfer.clone(),
         wrote: 0,
         cd_pending,
         code: 0,
@@ -1633,7 +1690,48 @@ fn configure(
         resume_from: o.resume_from,
         etag_save,
     };
-    Ok((Easy::new(o, Box::new(handler)), filename, url))
+    Ok((Easy::new(o, Box::new(handler)), filename, url, xfer))
+}
+
+/// A transfer's progress as its handler records it and the `-Z` meter reads it.
+type SharedProgress = Arc<Mutex<XferProgress>>;
+
+/// `-Z` shows one combined meter instead of the per-transfer ones, unless silenced.
+fn parallel_meter(g: &Global) -> bool {
+    g.parallel && !g.silent && !g.no_progress
+}
+
+/// Draw the `-Z` meter over the transfers set up (`pending`) or running, as curl's
+/// `progress_meter` does; `scratch` is reused between calls.
+fn draw_parallel_meter<'a>(
+    meter: &mut ParallelMeter,
+    xfers: impl Iterator<Item = (&'a JobMeta, bool)>,
+    all_xfers: u64,
+    last: bool,
+    scratch: &mut Vec<XferProgress>,
+    errout: &ErrOut,
+) {
+    scratch.clear();
+    let mut shared = Vec::new();
+    for (meta, added) in xfers {
+        if let Some(x) = &meta.xfer {
+            let mut p = x.lock().map(|p| p.clone()).unwrap_or_default();
+            p.added = added;
+            scratch.push(p);
+            shared.push(x);
+        }
+    }
+    let mut out = Vec::new();
+    let _ = meter.update(Instant::now(), scratch, all_xfers, last, &mut out);
+    // Keep what the meter noted (totals already counted) with each transfer.
+    for (x, p) in shared.iter().zip(scratch.iter()) {
+        if let Ok(mut x) = x.lock() {
+            *x = p.clone();
+        }
+    }
+    if !out.is_empty() {
+        errout_write(errout, &out);
+    }
 }
 
 #[cfg(test)]
@@ -1676,12 +1774,17 @@ mod tests {
     fn data_joining() {
         let op = Operation {
             data: vec![
-                (DataKind::Ascii, "a=1".into()),
-                (DataKind::UrlEncode, "b=x y".into()),
-                (DataKind::Raw, "@c".into()),
+                (DataKind::Ascii, "a=1".into(), None),
+                (DataKind::UrlEncode, "b=x y".into(), None),
+                (DataKind::Raw, "@c".into(), None),
+                (
+                    DataKind::Binary,
+                    "@not-read-again".into(),
+                    Some(b"kept".to_vec()),
+                ),
             ],
             ..Operation::default()
         };
-        assert_eq!(build_data(&op).unwrap().unwrap(), b"a=1&b=x+y&@c");
+        assert_eq!(build_data(&op).unwrap().unwrap(), b"a=1&b=x+y&@c&kept");
     }
 }

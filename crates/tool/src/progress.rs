@@ -554,7 +554,8 @@ impl ParallelMeter {
         } else {
             (self.start, dlnow, ulnow)
         };
-        let deltams = now.saturating_duration_since(since).as_millis() as f64;
+        // At least a millisecond, as curl avoids dividing by zero.
+        let deltams = now.saturating_duration_since(since).as_millis().max(1) as f64;
         let per_sec = |n: u64| (n as f64 / (deltams / 1000.0)) as u64;
         let speed = per_sec(dl).max(per_sec(ul));
 

@@ -42,6 +42,9 @@ pub struct RequestParts<'a> {
     /// Through an HTTP proxy in absolute form: send `Proxy-Connection: Keep-Alive` and the
     /// `--proxy-header` lines after the custom headers, as curl does.
     pub proxy_headers: Option<&'a [String]>,
+    /// For a PUT or POST with a range or resume offset: the `Content-Range` value, sent
+    /// where a GET's `Range` goes.
+    pub content_range: Option<&'a str>,
 }
 
 /// Does the custom header list set (or remove) header `name`?
@@ -89,7 +92,11 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         out.extend_from_slice(a);
         out.extend_from_slice(b"\r\n");
     }
-    if let Some(r) = range_value(opts) {
+    if let Some(cr) = p.content_range {
+        if !custom_has(h, "Content-Range") {
+            push(out, &["Content-Range: ", cr, "\r\n"]);
+        }
+    } else if let Some(r) = range_value(opts) {
         if !custom_has(h, "Range") {
             push(out, &["Range: bytes=", &r, "\r\n"]);
         }
@@ -260,6 +267,7 @@ mod tests {
                 sensitive_ok,
                 proxy_authorization: None,
                 proxy_headers: None,
+                content_range: None,
             },
         );
         String::from_utf8(v).unwrap()
