@@ -952,7 +952,7 @@ fn ignore_content_length_reads_to_close() {
             let raw = format!("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n{body}");
             let server = oxcurl_testsupport::ScriptedServer::raw(move |mut conn| {
                 conn.read_request();
-                let _ = (&*conn.stream()).write_all(raw.as_bytes());
+                let _ = conn.stream().write_all(raw.as_bytes());
                 conn.close();
             });
             let out = oxcurl_testsupport::Exec::new(&program)
