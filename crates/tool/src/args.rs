@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use oxcurl_core::options::HttpVersionPref;
 use oxcurl_core::proxy::ProxyKind;
 use oxcurl_core::tls::{TlsOptions, TlsVersion};
 
@@ -430,6 +431,15 @@ opts![
     ),
     ("http1.0", Some('0'), Action, "", "Use HTTP/1.0", "http"),
     ("http1.1", None, Action, "", "Use HTTP/1.1", "http"),
+    ("http2", None, Action, "", "Use HTTP/2", "http"),
+    (
+        "http2-prior-knowledge",
+        None,
+        Action,
+        "",
+        "Use HTTP/2 without HTTP/1.1 Upgrade",
+        "http"
+    ),
     (
         "include",
         None,
@@ -1414,7 +1424,8 @@ pub struct Operation {
     pub post303: bool,
     pub compressed: bool,
     pub raw: bool,
-    pub http10: bool,
+    /// `--http1.0`, `--http1.1`, `--http2`, `--http2-prior-knowledge`: the last one wins.
+    pub http_version: Option<oxcurl_core::options::HttpVersionPref>,
     pub http09: bool,
     pub include: bool,
     pub dump_header: Option<String>,
@@ -1812,8 +1823,12 @@ impl Parser {
             "post303" => self.op().post303 = on,
             "compressed" => self.op().compressed = on,
             "raw" => self.op().raw = on,
-            "http1.0" => self.op().http10 = true,
-            "http1.1" => self.op().http10 = false,
+            "http1.0" => self.op().http_version = Some(HttpVersionPref::V1_0),
+            "http1.1" => self.op().http_version = Some(HttpVersionPref::V1_1),
+            "http2" => self.op().http_version = Some(HttpVersionPref::V2),
+            "http2-prior-knowledge" => {
+                self.op().http_version = Some(HttpVersionPref::V2PriorKnowledge)
+            }
             "http0.9" => self.op().http09 = on,
             "include" | "show-headers" => self.op().include = on,
             "dump-header" => self.op().dump_header = Some(a()),
