@@ -235,6 +235,8 @@ pub(crate) struct Transfer {
     socks: Option<(crate::proto::socks::Socks, Vec<u8>)>,
     /// The HTTP/2 stream of the current request.
     h2: Option<Box<http2::H2Stream>>,
+    /// The server refused the HTTP/2 stream (retry on a new connection), and retries so far.
+    h2_refused: (bool, u8),
 }
 
 impl Transfer {
@@ -285,6 +287,7 @@ impl Transfer {
             tunnel: None,
             socks: None,
             h2: None,
+            h2_refused: (false, 0),
         }
     }
 

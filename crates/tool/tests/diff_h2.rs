@@ -396,3 +396,213 @@ fn h2_post_openssl() {
         },
     );
 }
+
+// ---- broken and hostile servers -----------------------------------------------------------
+
+use oxcurl_testsupport::h2::{hpack, hpack_literal, H2Action, H2Server};
+
+/// The `curl: (N) ...` line of stderr.
+fn error_line(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|l| l.starts_with("curl: ("))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Run both against a scripted server; compare exit code, stdout and the error line.
+fn diff_script(name: &str, script: Vec<H2Action>, extra: &[&str]) -> Output {
+    let srv = H2Server::start(script);
+    let tmp = TempDir::new(name);
+    let url = format!("{}/", srv.url());
+    let mut args = vec!["-sS", "--http2-prior-knowledge"];
+    args.extend_from_slice(extra);
+    args.push(&url);
+    let run = |p: &Path| {
+        Exec::new(p)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", tmp.path())
+            .env("LC_ALL", "C")
+            .cwd(tmp.path())
+            .args(&args)
+            .run()
+    };
+    let r = run(&reference_curl());
+    let x = run(Path::new(OXCURL));
+    let report = format!(
+        "\n--- reference {:?}\n{}\n--- oxcurl {:?}\n{}",
+        r.code,
+        String::from_utf8_lossy(&r.stderr),
+        x.code,
+        String::from_utf8_lossy(&x.stderr)
+    );
+    assert_eq!(r.code, x.code, "{name}: exit code{report}");
+    assert_eq!(
+        error_line(&r.stderr),
+        error_line(&x.stderr),
+        "{name}: error{report}"
+    );
+    assert_eq!(r.stdout, x.stdout, "{name}: stdout{report}");
+    x
+}
+
+fn ok_head(len: &str) -> H2Action {
+    H2Action::headers(1, hpack(200, &[("content-length", len)]), false)
+}
+
+fn data(d: &[u8], end: bool) -> H2Action {
+    H2Action::Data {
+        stream: 1,
+        data: d.to_vec(),
+        end_stream: end,
+    }
+}
+
+#[test]
+fn h2_script_plain_response() {
+    diff_script(
+        "h2_script_plain_response",
+        vec![ok_head("5"), data(b"hello", true)],
+        &["-i"],
+    );
+}
+
+#[test]
+fn h2_script_no_content_length() {
+    diff_script(
+        "h2_script_no_content_length",
+        vec![
+            H2Action::headers(1, hpack(200, &[("x-a", "1")]), false),
+            data(b"abc", false),
+            data(b"def", true),
+        ],
+        &["-i"],
+    );
+}
+
+#[test]
+fn h2_script_rst_stream_mid_body() {
+    diff_script(
+        "h2_script_rst_stream_mid_body",
+        vec![
+            ok_head("10"),
+            data(b"hello", false),
+            H2Action::RstStream { stream: 1, code: 2 },
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_rst_stream_before_head() {
+    diff_script(
+        "h2_script_rst_stream_before_head",
+        vec![H2Action::RstStream { stream: 1, code: 1 }],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_goaway_mid_body() {
+    diff_script(
+        "h2_script_goaway_mid_body",
+        vec![
+            ok_head("10"),
+            data(b"hello", false),
+            H2Action::GoAway {
+                last_stream: 1,
+                code: 0,
+            },
+            H2Action::Close,
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_close_mid_body() {
+    diff_script(
+        "h2_script_close_mid_body",
+        vec![ok_head("10"), data(b"hello", false), H2Action::Close],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_close_before_head() {
+    diff_script("h2_script_close_before_head", vec![H2Action::Close], &[]);
+}
+
+#[test]
+fn h2_script_data_on_stream_zero() {
+    diff_script(
+        "h2_script_data_on_stream_zero",
+        vec![H2Action::Data {
+            stream: 0,
+            data: b"x".to_vec(),
+            end_stream: false,
+        }],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_huge_header_block() {
+    // 40 CONTINUATION frames of 8000-byte fields: over curl's 300 KiB for a response head.
+    let mut script = vec![H2Action::Headers {
+        stream: 1,
+        block: hpack(200, &[]),
+        end_stream: false,
+        end_headers: false,
+    }];
+    let value = vec![b'a'; 8000];
+    for i in 0..40 {
+        let mut block = Vec::new();
+        hpack_literal(&mut block, &format!("x-big-{i}"), &value);
+        script.push(H2Action::Continuation {
+            stream: 1,
+            block,
+            end_headers: i == 39,
+        });
+    }
+    script.push(data(b"x", true));
+    diff_script("h2_script_huge_header_block", script, &[]);
+}
+
+#[test]
+fn h2_script_close_mid_body_without_length() {
+    diff_script(
+        "h2_script_close_mid_body_without_length",
+        vec![
+            H2Action::headers(1, hpack(200, &[]), false),
+            data(b"hello", false),
+            H2Action::Close,
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_goaway_with_error_before_head() {
+    diff_script(
+        "h2_script_goaway_with_error_before_head",
+        vec![
+            H2Action::GoAway {
+                last_stream: 0,
+                code: 2,
+            },
+            H2Action::Close,
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_rst_stream_refused() {
+    diff_script(
+        "h2_script_rst_stream_refused",
+        vec![H2Action::RstStream { stream: 1, code: 7 }],
+        &[],
+    );
+}

@@ -130,7 +130,10 @@ impl Transfer {
         }
         loop {
             self.h2_io();
-            let progress = self.h2_step(cx)?;
+            let progress = match self.h2_step(cx) {
+                Err(e) if self.h2_refused.0 => return self.h2_retry(e),
+                r => r?,
+            };
             if !matches!(self.state, State::H2) {
                 return Ok(!self.is_done());
             }
@@ -140,7 +143,11 @@ impl Transfer {
             if !progress {
                 if let Some(e) = self.mux().error() {
                     let e = mux::clone_error(e);
-                    return Err(self.h2_error(&e, true));
+                    let e = self.h2_error(&e, true);
+                    if self.h2_refused.0 {
+                        return self.h2_retry(e);
+                    }
+                    return Err(e);
                 }
                 return Ok(false);
             }
@@ -413,10 +420,59 @@ impl Transfer {
             .map_or(1, |s| s.id)
     }
 
+    /// The server refused the stream or went away before it: curl tries a new connection,
+    /// five times at most.
+    fn h2_retry(&mut self, e: Error) -> Result<bool> {
+        self.h2_refused.0 = false;
+        if self.h2_refused.1 >= 5 {
+            self.h2_refused.1 = 0;
+            let _ = e;
+            return Err(Error::new(
+                Code::RecvError,
+                "Connection died, tried 5 times before giving up",
+            ));
+        }
+        self.h2_refused.1 += 1;
+        self.h2 = None;
+        self.conn = None;
+        let n = self.h2_refused.1;
+        self.verbose(&format!(
+            "Connection died, retrying a fresh connect (retry count: {n})"
+        ));
+        self.opts.fresh_connect = true;
+        self.state = State::Init;
+        Ok(true)
+    }
+
     /// curl's code and message for an h2 error; `conn` for errors of the whole connection.
     fn h2_error(&mut self, e: &h2::Error, conn: bool) -> Error {
         let id = self.h2_stream_id();
+        let unanswered = self.resp.phase == Phase::Head && self.resp.raw_bytes == 0;
+        if unanswered
+            && ((e.is_reset() && e.reason() == Some(h2::Reason::REFUSED_STREAM))
+                || (e.is_go_away() && e.is_remote()))
+        {
+            self.h2_refused.0 = true;
+        }
         if let Some(r) = e.reason() {
+            if e.is_go_away() && e.is_library() {
+                // We (h2, as nghttp2 in curl) found the peer broken.
+                if e.to_string().contains("too_many_continuations") {
+                    return Error::new(
+                        Code::Http2,
+                        "nghttp2 recv error -905: Too many CONTINUATION frames following a \
+                         HEADER frame",
+                    );
+                }
+                return Error::new(
+                    Code::Http2,
+                    format!(
+                        "nghttp2 shuts down connection with error {}: {}",
+                        u32::from(r),
+                        reason_name(r)
+                    ),
+                );
+            }
             if e.is_reset() && !conn {
                 return Error::new(
                     Code::Http2Stream,
@@ -427,22 +483,33 @@ impl Transfer {
                     ),
                 );
             }
-            if e.is_go_away() || e.is_reset() {
-                return Error::new(
-                    Code::Http2Stream,
-                    format!(
-                        "HTTP/2 stream {id} was not closed cleanly before end of the underlying stream"
-                    ),
-                );
-            }
-            return Error::new(Code::Http2, format!("HTTP/2 error: {}", reason_name(r)));
+            return Error::new(
+                Code::Http2Stream,
+                format!(
+                    "HTTP/2 stream {id} was not closed cleanly before end of the underlying stream"
+                ),
+            );
         }
         if let Some(io) = e.get_io() {
+            if io.kind() == std::io::ErrorKind::BrokenPipe {
+                // h2's word for the connection's end while the stream was open.
+                return match (self.resp.phase, self.resp.framing) {
+                    (Phase::Body, _) => Error::code(Code::PartialFile),
+                    (Phase::Head, _) => Error::code(Code::Http2),
+                    _ => Error::new(
+                        Code::Http2Stream,
+                        format!(
+                            "HTTP/2 stream {id} was not closed cleanly before end of the \
+                             underlying stream"
+                        ),
+                    ),
+                };
+            }
             return Error::new(
                 Code::RecvError,
                 format!("Recv failure: {}", crate::connect::os_error_text(io)),
             );
         }
-        Error::new(Code::Http2, format!("HTTP/2 error: {e}"))
+        Error::code(Code::Http2)
     }
 }
