@@ -26,11 +26,13 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::conn::Conn;
 
-/// curl's `DEFAULT_MAX_CONCURRENT_STREAMS` is 100; its stream window is 10 MiB
-/// (`H2_STREAM_WINDOW_SIZE_MAX`) and the largest header block it takes is
-/// `MAX_HTTP_RESP_HEADER_SIZE` (300 KiB).
-const STREAM_WINDOW: u32 = 10 * 1024 * 1024;
-const CONN_WINDOW: u32 = 100 * STREAM_WINDOW;
+/// h2 reads everything the socket has into its stream queues before the transfer takes it,
+/// so the stream window is what a transfer may hold in memory: 1 MiB, not curl's 10 MiB
+/// (`H2_STREAM_WINDOW_SIZE_MAX`; curl only grows to it for fast links). The largest header
+/// block taken is curl's `MAX_HTTP_RESP_HEADER_SIZE` (300 KiB); curl's
+/// `DEFAULT_MAX_CONCURRENT_STREAMS` is 100.
+const STREAM_WINDOW: u32 = 1024 * 1024;
+const CONN_WINDOW: u32 = 10 * STREAM_WINDOW;
 pub const MAX_HEADER_LIST: u32 = 300 * 1024;
 
 /// The connection while lent, and whether a write would have blocked.
