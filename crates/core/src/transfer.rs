@@ -1133,6 +1133,7 @@ impl Transfer {
             match self.opts.http_version {
                 HttpVersionPref::V1_0 => &[b"http/1.0"],
                 HttpVersionPref::V1_1 => &[b"http/1.1"],
+                HttpVersionPref::V2PriorKnowledge => &[b"h2"],
                 _ if self.proxy.as_ref().is_some_and(|p| p.kind.is_http())
                     && !self.tunnel_wanted =>
                 {

@@ -351,6 +351,21 @@ fn h2_http11_offers_only_http11() {
 }
 
 #[test]
+fn h2_prior_knowledge_over_tls_offers_only_h2() {
+    diff(
+        "h2_prior_knowledge_over_tls_offers_only_h2",
+        &[
+            "-sv",
+            "--http2-prior-knowledge",
+            "--cacert",
+            "{ca}",
+            "{h2}/",
+        ],
+        v(),
+    );
+}
+
+#[test]
 fn h2_compressed() {
     diff(
         "h2_compressed",
@@ -640,4 +655,26 @@ fn h2c_upgrade_request() {
         .args(&["-s", "--http2", "{url}/"])
         .reply(oxcurl_testsupport::Reply::ok("plain\n"))
         .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 4: -Z opens one connection per transfer; curl multiplexes them on one HTTP/2 connection"]
+fn h2c_parallel_transfers_share_a_connection() {
+    diff(
+        "h2c_parallel_transfers_share_a_connection",
+        &[
+            "-s",
+            "-Z",
+            "--http2-prior-knowledge",
+            "-w",
+            "%{num_connects}\n",
+            "{h2c}/big.bin",
+            "{h2c}/",
+            "-o",
+            "/dev/null",
+            "-o",
+            "/dev/null",
+        ],
+        Opts::default(),
+    );
 }
