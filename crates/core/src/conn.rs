@@ -28,6 +28,8 @@ pub struct Conn {
     pub uses: u32,
     /// The last response on this connection was HTTP/1.0 (later requests use 1.0 too).
     pub http10: bool,
+    /// HTTP/2 state when the connection speaks it.
+    pub h2: Option<Box<crate::proto::h2::Mux>>,
     pub idle_since: Instant,
 }
 
@@ -135,6 +137,16 @@ impl Pool {
     pub fn take(&mut self, key: &str) -> Option<Conn> {
         while let Some(i) = self.idle.iter().rposition(|c| c.key == key) {
             let mut c = self.idle.swap_remove(i);
+            if let Some(mut m) = c.h2.take() {
+                // Frames (SETTINGS, PING, GOAWAY) may wait: h2 reads them, a peek would not.
+                c = m.drive(c);
+                let open = m.is_open();
+                c.h2 = Some(m);
+                if open {
+                    return Some(c);
+                }
+                continue;
+            }
             if c.is_alive() {
                 return Some(c);
             }

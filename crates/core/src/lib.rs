@@ -26,6 +26,7 @@ pub mod proto {
     //! Protocol code, sans-IO where hot or byte-subtle.
     pub mod connect;
     pub mod h1;
+    pub mod h2;
     pub mod socks;
 }
 pub mod timer;

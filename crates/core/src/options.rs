@@ -10,6 +10,12 @@ pub enum HttpVersionPref {
     Default,
     V1_0,
     V1_1,
+    /// HTTP/2 over TLS when ALPN agrees, Upgrade on cleartext (`CURL_HTTP_VERSION_2_0`).
+    V2,
+    /// HTTP/2 over TLS only (`CURL_HTTP_VERSION_2TLS`; what the default does).
+    V2Tls,
+    /// HTTP/2 on cleartext without asking (`CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE`).
+    V2PriorKnowledge,
 }
 
 /// How `.netrc` is used (`CURLOPT_NETRC`).

@@ -27,6 +27,8 @@ use crate::ratelimit::RateLimit;
 use crate::speedcheck::SpeedCheck;
 use crate::timer::{TimerId, Timers};
 
+mod http2;
+
 /// curl's limit on a response head (`MAX_HTTP_RESP_HEADER_SIZE`).
 const MAX_HEAD: usize = 300 * 1024;
 /// Bodies larger than this get `Expect: 100-continue` (curl's `EXPECT_100_THRESHOLD`).
@@ -86,6 +88,8 @@ enum State {
     Socks,
     Send,
     Recv,
+    /// Request and response on an HTTP/2 stream (`http2.rs`).
+    H2,
     Done,
 }
 
@@ -237,6 +241,10 @@ pub(crate) struct Transfer {
     limit: RateLimit,
     /// The low-speed abort's current speed (`CURLOPT_LOW_SPEED_LIMIT`).
     speed: SpeedCheck,
+    /// The HTTP/2 stream of the current request.
+    h2: Option<Box<http2::H2Stream>>,
+    /// The server refused the HTTP/2 stream (retry on a new connection), and retries so far.
+    h2_refused: (bool, u8),
 }
 
 impl Transfer {
@@ -288,6 +296,8 @@ impl Transfer {
             socks: None,
             limit: RateLimit::new(now),
             speed: SpeedCheck::new(now),
+            h2: None,
+            h2_refused: (false, 0),
         }
     }
 
@@ -362,6 +372,7 @@ impl Transfer {
                     });
                 }
             }
+            State::H2 => out[0] = self.h2_interest(),
             _ => {}
         }
         // Sleeping under a rate limit: the socket stays registered, wanting nothing, so
@@ -431,6 +442,7 @@ impl Transfer {
                 State::SocksResolving { .. } => self.do_socks_resolving(cx),
                 State::Send => self.do_send(cx),
                 State::Recv => self.do_recv(cx),
+                State::H2 => self.do_h2(cx),
                 State::Done => return,
             };
             match r {
@@ -1062,6 +1074,7 @@ impl Transfer {
             local,
             uses: 1,
             http10: false,
+            h2: None,
             idle_since: cx.now,
         });
         if self.socks_proxy().is_some() {
@@ -1094,8 +1107,14 @@ impl Transfer {
                 None => format!("Connected to {} ({ip}) port {}", c.host, c.port),
             };
             self.verbose(&msg);
-            self.verbose("using HTTP/1.x");
         }
+        // curl names HTTP/2 here only when ALPN chose it, not for prior knowledge.
+        let alpn_h2 = self.h2_negotiate();
+        self.verbose(if alpn_h2 {
+            "using HTTP/2"
+        } else {
+            "using HTTP/1.x"
+        });
         self.start_request(cx);
     }
 
@@ -1192,10 +1211,18 @@ impl Transfer {
     fn alpn_offer(&self) -> &'static [&'static [u8]] {
         if !self.opts.tls.alpn {
             &[]
-        } else if self.opts.http_version == HttpVersionPref::V1_0 {
-            &[b"http/1.0"]
         } else {
-            &[b"http/1.1"]
+            match self.opts.http_version {
+                HttpVersionPref::V1_0 => &[b"http/1.0"],
+                HttpVersionPref::V1_1 => &[b"http/1.1"],
+                HttpVersionPref::V2PriorKnowledge => &[b"h2"],
+                _ if self.proxy.as_ref().is_some_and(|p| p.kind.is_http())
+                    && !self.tunnel_wanted =>
+                {
+                    &[b"http/1.1"]
+                }
+                _ => &[b"h2", b"http/1.1"],
+            }
         }
     }
 
@@ -2189,7 +2216,7 @@ impl Transfer {
             },
         );
         self.info.request_size += self.req.len() as u64;
-        if self.opts.verbose {
+        if self.opts.verbose && !self.on_h2() {
             let req = std::mem::take(&mut self.req);
             self.handler.debug(InfoType::HeaderOut, &req);
             self.req = req;
@@ -2218,6 +2245,11 @@ impl Transfer {
         };
         self.resp = Resp::new(next_no);
         self.state = State::Send;
+        if self.on_h2() {
+            if let Err(e) = self.h2_start() {
+                self.req_error = Some(e);
+            }
+        }
     }
 
     fn do_send(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
@@ -2587,7 +2619,7 @@ impl Transfer {
                 Version::Http2 => HttpVersion::V2,
                 Version::Http3 => HttpVersion::V3,
             };
-            self.resp.keepalive = self.resp.version == HttpVersion::V1_1;
+            self.resp.keepalive = matches!(self.resp.version, HttpVersion::V1_1 | HttpVersion::V2);
             self.info.response_code = self.resp.code;
             self.info.http_version = self.resp.version;
             self.deliver_header(line)?;
@@ -2829,15 +2861,7 @@ impl Transfer {
             self.timers.clear(TimerId::Expect100);
             self.resp.keepalive = false;
         }
-        let proxy_user = self.proxy_has_user();
-        if self.opts.fail_on_error
-            && code >= 400
-            && match code {
-                401 => self.auth.fails_on_challenge(self.creds.is_some()),
-                407 => self.proxy_auth.fails_on_challenge(proxy_user),
-                _ => true,
-            }
-        {
+        if self.fails_on(code) {
             self.resp.keepalive = false;
             return Err(Error::new(
                 Code::HttpReturnedError,
@@ -2932,6 +2956,17 @@ impl Transfer {
             _ => Phase::Body,
         };
         Ok(())
+    }
+
+    /// Does `--fail` end the transfer on this response code?
+    fn fails_on(&self, code: u32) -> bool {
+        self.opts.fail_on_error
+            && code >= 400
+            && match code {
+                401 => self.auth.fails_on_challenge(self.creds.is_some()),
+                407 => self.proxy_auth.fails_on_challenge(self.proxy_has_user()),
+                _ => true,
+            }
     }
 
     /// Consume body bytes; returns how many belonged to this response.

@@ -585,7 +585,10 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                     0 => HttpVersionPref::Default,
                     1 => HttpVersionPref::V1_0,
                     2 => HttpVersionPref::V1_1,
-                    3..=31 => return CURLE_NOT_BUILT_IN,
+                    3 => HttpVersionPref::V2,
+                    4 => HttpVersionPref::V2Tls,
+                    5 => HttpVersionPref::V2PriorKnowledge,
+                    6..=31 => return CURLE_NOT_BUILT_IN,
                     _ => return CURLE_BAD_FUNCTION_ARGUMENT,
                 }
             }

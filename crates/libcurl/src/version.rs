@@ -45,6 +45,7 @@ const FEATURES: &[(&std::ffi::CStr, c_int)] = &[
     (c"AsynchDNS", 1 << 7),
     (c"brotli", 1 << 23),
     (c"HSTS", 1 << 28),
+    (c"HTTP2", 1 << 16),
     (c"IPv6", 1 << 0),
     (c"Largefile", 1 << 9),
     (c"libz", 1 << 3),

@@ -26,11 +26,12 @@ fn known_options_of_missing_features_answer_not_built_in() {
         oxcurl_easy_setopt_ptr(h, 10024, std::ptr::null_mut()),
         CURLE_NOT_BUILT_IN
     );
-    // an HTTP version the engine does not speak
+    // an HTTP version the engine does not speak (CURL_HTTP_VERSION_3); HTTP/2 it does
     assert_eq!(
-        oxcurl_easy_setopt_long(h, opt::HTTP_VERSION, 3),
+        oxcurl_easy_setopt_long(h, opt::HTTP_VERSION, 30),
         CURLE_NOT_BUILT_IN
     );
+    assert_eq!(oxcurl_easy_setopt_long(h, opt::HTTP_VERSION, 3), CURLE_OK);
     assert_eq!(oxcurl_easy_setopt_long(h, opt::FOLLOWLOCATION, 1), CURLE_OK);
     curl_easy_cleanup(h);
 }

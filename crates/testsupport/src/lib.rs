@@ -19,6 +19,7 @@
 
 pub mod diff;
 pub mod fs;
+pub mod h2;
 pub mod http;
 pub mod nginx;
 pub mod process;

@@ -24,6 +24,8 @@ pub const NGINX_BIN: &str = "/usr/sbin/nginx";
 pub struct Nginx {
     child: Child,
     port: u16,
+    /// The HTTPS (h2 and http/1.1 by ALPN) port of [`Nginx::start_h2`].
+    tls_port: Option<u16>,
     dir: TempDir,
 }
 
@@ -53,7 +55,21 @@ impl Nginx {
                 bin.display()
             );
         }
-        Nginx::launch(&bin, root).unwrap_or_else(|e| panic!("{e}"))
+        Nginx::launch(&bin, root, false).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Starts nginx speaking HTTP/2: cleartext with prior knowledge only (h2c) on
+    /// [`Nginx::port`], and HTTPS with ALPN `h2`/`http/1.1` on [`Nginx::tls_port`] with the
+    /// test PKI's `localhost` certificate. None when nginx is missing and
+    /// `OXCURL_SKIP_NGINX=1`.
+    pub fn try_start_h2(root: &Path) -> Option<Nginx> {
+        let bin = nginx_bin();
+        let skip = std::env::var("OXCURL_SKIP_NGINX").is_ok_and(|v| v == "1");
+        if skip && !bin.is_file() {
+            eprintln!("nginx not installed and OXCURL_SKIP_NGINX=1: skipping");
+            return None;
+        }
+        Some(Nginx::launch(&bin, root, true).unwrap_or_else(|e| panic!("{e}")))
     }
 
     /// Like [`Nginx::start`], but returns None when nginx is not installed and the
@@ -67,15 +83,16 @@ impl Nginx {
         Some(Nginx::start(root))
     }
 
-    fn launch(bin: &Path, root: &Path) -> Result<Nginx, String> {
+    fn launch(bin: &Path, root: &Path, h2: bool) -> Result<Nginx, String> {
         let root = root
             .canonicalize()
             .map_err(|e| format!("nginx root {}: {e}", root.display()))?;
         let mut last_err = String::new();
         for _ in 0..10 {
             let port = free_port();
+            let tls_port = h2.then(free_port);
             let dir = TempDir::new("nginx");
-            let conf = config(dir.path(), &root, port);
+            let conf = config(dir.path(), &root, port, tls_port);
             let conf_path = dir.join("nginx.conf");
             fs::write(&conf_path, conf).map_err(|e| format!("write nginx.conf: {e}"))?;
             let mut child = Command::new(bin)
@@ -104,7 +121,12 @@ impl Nginx {
                     break;
                 }
                 if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                    return Ok(Nginx { child, port, dir });
+                    return Ok(Nginx {
+                        child,
+                        port,
+                        tls_port,
+                        dir,
+                    });
                 }
                 if Instant::now() >= deadline {
                     let _ = child.kill();
@@ -124,6 +146,11 @@ impl Nginx {
     /// The listening port.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The HTTPS port ([`Nginx::try_start_h2`] only).
+    pub fn tls_port(&self) -> Option<u16> {
+        self.tls_port
     }
 
     /// `127.0.0.1:PORT`.
@@ -167,8 +194,25 @@ pub fn free_port() -> u16 {
         .expect("bind 127.0.0.1:0")
 }
 
-fn config(dir: &Path, root: &Path, port: u16) -> String {
+fn config(dir: &Path, root: &Path, port: u16, tls_port: Option<u16>) -> String {
     let d = dir.display();
+    let listen = match tls_port {
+        None => format!("listen 127.0.0.1:{port};"),
+        Some(tls) => {
+            let pki = crate::tls::pki();
+            format!(
+                "listen 127.0.0.1:{port} http2;\n        \
+                 listen 127.0.0.1:{tls} ssl http2;\n        \
+                 ssl_certificate {};\n        \
+                 ssl_certificate_key {};\n        \
+                 gzip on;\n        \
+                 gzip_types text/plain;\n        \
+                 gzip_min_length 1;",
+                pki.path("server.pem").display(),
+                pki.path("server.key").display()
+            )
+        }
+    };
     format!(
         r#"daemon off;
 master_process off;
@@ -197,7 +241,7 @@ http {{
     }}
     default_type application/octet-stream;
     server {{
-        listen 127.0.0.1:{port};
+        {listen}
         server_name localhost;
         root {root};
         autoindex off;

@@ -7,6 +7,7 @@
 
 use std::path::PathBuf;
 
+use oxcurl_core::options::HttpVersionPref;
 use oxcurl_core::proxy::ProxyKind;
 use oxcurl_core::tls::{TlsOptions, TlsVersion};
 
@@ -2124,7 +2125,8 @@ pub struct Operation {
     pub post303: bool,
     pub compressed: bool,
     pub raw: bool,
-    pub http10: bool,
+    /// `--http1.0`, `--http1.1`, `--http2`, `--http2-prior-knowledge`: the last one wins.
+    pub http_version: Option<oxcurl_core::options::HttpVersionPref>,
     pub http09: bool,
     pub include: bool,
     pub dump_header: Option<String>,
@@ -2676,8 +2678,12 @@ impl Parser {
             "post303" => self.op().post303 = on,
             "compressed" => self.op().compressed = on,
             "raw" => self.op().raw = on,
-            "http1.0" => self.op().http10 = true,
-            "http1.1" => self.op().http10 = false,
+            "http1.0" => self.op().http_version = Some(HttpVersionPref::V1_0),
+            "http1.1" => self.op().http_version = Some(HttpVersionPref::V1_1),
+            "http2" => self.op().http_version = Some(HttpVersionPref::V2),
+            "http2-prior-knowledge" => {
+                self.op().http_version = Some(HttpVersionPref::V2PriorKnowledge)
+            }
             "http0.9" => self.op().http09 = on,
             "include" | "show-headers" => self.op().include = on,
             "dump-header" => self.op().dump_header = Some(a()),
@@ -3082,8 +3088,6 @@ impl Parser {
             | "engine"
             | "haproxy-clientip"
             | "haproxy-protocol"
-            | "http2"
-            | "http2-prior-knowledge"
             | "http3"
             | "http3-only"
             | "krb"

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use oxcurl_core::options::{HttpVersionPref, IpResolve};
+use oxcurl_core::options::IpResolve;
 use oxcurl_core::{Body, Code, Easy, Error, Handler, Info, InfoType, Multi, Options, ReadResult};
 
 use crate::args::{Config, ContinueAt, DataKind, Global, Operation};
@@ -1443,8 +1443,8 @@ fn configure(
         o.http_content_decoding = false;
         o.http_transfer_decoding = false;
     }
-    if op.http10 {
-        o.http_version = HttpVersionPref::V1_0;
+    if let Some(v) = op.http_version {
+        o.http_version = v;
     }
     o.http09_allowed = op.http09;
     // -I shows the headers like -i does.

@@ -94,3 +94,39 @@ fn https_download_allocations_are_bounded_per_record() {
         "{per_mib} allocations per MiB over TLS ({small:?} vs {big:?})"
     );
 }
+
+/// HTTP/2 (h2c from nginx): memory stays bounded by the stream window however large the
+/// body. h2 allocates per DATA frame, so the count grows with the size (see HTTP2.md).
+#[test]
+fn h2_download_memory_is_bounded() {
+    let root = TempDir::new("h2-alloc-root");
+    std::fs::write(root.join("big.bin"), vec![7u8; 16 << 20]).unwrap();
+    let Some(nginx) = oxcurl_testsupport::Nginx::try_start_h2(root.path()) else {
+        return;
+    };
+    let dir = TempDir::new("h2-alloc");
+    let report = dir.join("allocs.txt");
+    let o = Exec::new(OXCURL)
+        .args([
+            "-q",
+            "-s",
+            "--http2-prior-knowledge",
+            "-o",
+            "/dev/null",
+            &format!("{}/big.bin", nginx.url()),
+        ])
+        .env("OXCURL_ALLOCCOUNT", &report)
+        .run();
+    assert_eq!(o.code, Some(0), "stderr: {}", o.stderr_str());
+    let text = std::fs::read_to_string(&report).expect("report written");
+    let peak: u64 = text
+        .split_whitespace()
+        .skip_while(|w| *w != "peak")
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no peak in {text}"));
+    assert!(
+        peak < 4 << 20,
+        "16 MiB over HTTP/2 peaked at {peak} bytes: {text}"
+    );
+}

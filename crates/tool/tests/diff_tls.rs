@@ -764,7 +764,7 @@ macro_rules! suite {
             );
             let err = String::from_utf8_lossy(&out.stderr);
             let want = [
-                "* ALPN: curl offers http/1.1\n",
+                "* ALPN: curl offers h2,http/1.1\n",
                 &format!("*  CAfile: {}\n", ca.display()),
                 "* SSL connection using TLSv1.3 / TLS_",
                 " / id-ecPublicKey\n",

@@ -1,0 +1,300 @@
+//! HTTP/2 (curl's `cf-h2`/`http2.c`): the `h2` crate behind a small multiplexer interface,
+//! driven without an async runtime.
+//!
+//! The connection (socket, TLS) stays owned by the transfer and the pool as for HTTP/1. It is
+//! *lent* to h2 only while the mux is polled (`Mux::drive`): the I/O object h2 owns is a
+//! handle onto a slot the connection is moved into for the poll and taken out of afterwards.
+//! Futures are polled with a no-op waker: sockets are level-triggered and every drive polls
+//! again, so nothing needs to be woken.
+//!
+//! Not here: what a request or response means (the transfer converts curl's HTTP/1 request
+//! into HTTP/2 fields with [`req::from_h1`] and feeds responses back as HTTP/1-style header
+//! lines, as curl does).
+
+pub mod req;
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use bytes::Bytes;
+use h2::client::{Connection, ResponseFuture, SendRequest};
+use h2::{RecvStream, SendStream};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use crate::conn::Conn;
+
+/// h2 reads everything the socket has into its stream queues before the transfer takes it,
+/// so the stream window is what a transfer may hold in memory: 1 MiB, not curl's 10 MiB
+/// (`H2_STREAM_WINDOW_SIZE_MAX`; curl only grows to it for fast links). The largest header
+/// block taken is curl's `MAX_HTTP_RESP_HEADER_SIZE` (300 KiB); curl's
+/// `DEFAULT_MAX_CONCURRENT_STREAMS` is 100.
+const STREAM_WINDOW: u32 = 1024 * 1024;
+const CONN_WINDOW: u32 = 10 * STREAM_WINDOW;
+pub const MAX_HEADER_LIST: u32 = 300 * 1024;
+
+/// The connection while lent, and whether a write would have blocked.
+#[derive(Default)]
+struct Slot {
+    conn: Option<Conn>,
+    write_blocked: bool,
+}
+
+/// The I/O object h2 owns: a handle onto the slot the connection is lent into.
+struct Lent(Arc<Mutex<Slot>>);
+
+impl Lent {
+    fn with<R>(&self, f: impl FnOnce(&mut Slot) -> R) -> R {
+        let mut g = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut g)
+    }
+}
+
+fn not_lent() -> io::Error {
+    io::Error::new(io::ErrorKind::NotConnected, "connection not lent")
+}
+
+impl AsyncRead for Lent {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        self.with(|s| {
+            let Some(c) = s.conn.as_mut() else {
+                return Poll::Ready(Err(not_lent()));
+            };
+            loop {
+                match c.recv(buf.initialize_unfilled()) {
+                    Ok(n) => {
+                        buf.advance(n);
+                        return Poll::Ready(Ok(()));
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Poll::Pending,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Poll::Ready(Err(e)),
+                }
+            }
+        })
+    }
+}
+
+impl AsyncWrite for Lent {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.with(|s| {
+            let Some(c) = s.conn.as_mut() else {
+                return Poll::Ready(Err(not_lent()));
+            };
+            loop {
+                match c.send(data) {
+                    Ok(n) => return Poll::Ready(Ok(n)),
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        s.write_blocked = true;
+                        return Poll::Pending;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Poll::Ready(Err(e)),
+                }
+            }
+        })
+    }
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.with(|s| {
+            let Some(c) = s.conn.as_mut() else {
+                return Poll::Ready(Err(not_lent()));
+            };
+            match c.flush() {
+                Ok(()) => Poll::Ready(Ok(())),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    s.write_blocked = true;
+                    Poll::Pending
+                }
+                Err(e) => Poll::Ready(Err(e)),
+            }
+        })
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.poll_flush(cx)
+    }
+}
+
+type Handshake = Pin<
+    Box<
+        dyn Future<Output = Result<(SendRequest<Bytes>, Connection<Lent, Bytes>), h2::Error>>
+            + Send,
+    >,
+>;
+
+// The mux is boxed in its connection; the open state being large costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Phase {
+    Handshake(Handshake),
+    Open {
+        send: SendRequest<Bytes>,
+        conn: Connection<Lent, Bytes>,
+    },
+    /// The connection ended (GOAWAY, error or close); the error ends its streams.
+    Closed(Arc<h2::Error>),
+}
+
+/// One HTTP/2 connection: h2's connection state over a lent [`Conn`].
+pub struct Mux {
+    slot: Arc<Mutex<Slot>>,
+    phase: Phase,
+    /// Streams opened so far on this connection.
+    pub streams: u32,
+}
+
+impl std::fmt::Debug for Mux {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mux")
+            .field("streams", &self.streams)
+            .finish()
+    }
+}
+
+/// A stream's handles: the response to wait for, the request body to send, the response
+/// body to read.
+pub struct Stream {
+    pub id: u32,
+    pub response: Option<ResponseFuture>,
+    pub body_out: Option<SendStream<Bytes>>,
+    pub body_in: Option<RecvStream>,
+}
+
+fn noop() -> Context<'static> {
+    Context::from_waker(Waker::noop())
+}
+
+impl Mux {
+    /// Start HTTP/2 on a connected (and for https, ALPN-negotiated) connection: the preface
+    /// and SETTINGS go out on the first [`Mux::drive`].
+    pub fn new() -> Box<Mux> {
+        let slot = Arc::new(Mutex::new(Slot::default()));
+        let mut b = h2::client::Builder::new();
+        b.initial_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONN_WINDOW)
+            .max_header_list_size(MAX_HEADER_LIST)
+            .max_concurrent_streams(100)
+            .enable_push(false);
+        let hs = b.handshake::<Lent, Bytes>(Lent(slot.clone()));
+        Box::new(Mux {
+            slot,
+            phase: Phase::Handshake(Box::pin(hs)),
+            streams: 0,
+        })
+    }
+
+    /// Lend `conn` to h2 and let it read and write as far as the socket allows; the
+    /// connection is handed back. Errors are kept and reported by [`Mux::error`].
+    pub fn drive(&mut self, conn: Conn) -> Conn {
+        {
+            let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+            s.conn = Some(conn);
+            s.write_blocked = false;
+        }
+        let mut cx = noop();
+        loop {
+            match &mut self.phase {
+                Phase::Handshake(hs) => match hs.as_mut().poll(&mut cx) {
+                    Poll::Ready(Ok((send, conn))) => self.phase = Phase::Open { send, conn },
+                    Poll::Ready(Err(e)) => self.phase = Phase::Closed(Arc::new(e)),
+                    Poll::Pending => break,
+                },
+                Phase::Open { conn, .. } => {
+                    match Pin::new(conn).poll(&mut cx) {
+                        Poll::Ready(Ok(())) => {
+                            self.phase =
+                                Phase::Closed(Arc::new(h2::Error::from(h2::Reason::NO_ERROR)))
+                        }
+                        Poll::Ready(Err(e)) => self.phase = Phase::Closed(Arc::new(e)),
+                        Poll::Pending => {}
+                    }
+                    break;
+                }
+                Phase::Closed(_) => break,
+            }
+        }
+        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        s.conn.take().expect("lent connection")
+    }
+
+    /// Did the last drive stop because the socket would not take more?
+    pub fn wants_write(&self) -> bool {
+        self.slot.lock().map(|s| s.write_blocked).unwrap_or(false)
+    }
+
+    /// The error that ended the connection, if it ended.
+    pub fn error(&self) -> Option<&h2::Error> {
+        match &self.phase {
+            Phase::Closed(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Can a new stream be opened now? Ok(false) while the handshake or the server's stream
+    /// limit holds it back.
+    pub fn ready(&mut self) -> Result<bool, h2::Error> {
+        match &mut self.phase {
+            Phase::Handshake(_) => Ok(false),
+            Phase::Open { send, .. } => match send.poll_ready(&mut noop()) {
+                Poll::Ready(Ok(())) => Ok(true),
+                Poll::Ready(Err(e)) => Err(e),
+                Poll::Pending => Ok(false),
+            },
+            Phase::Closed(e) => Err(clone_error(e)),
+        }
+    }
+
+    /// Open a stream for `req` (call after [`Mux::ready`] said yes). With `end` the request
+    /// has no body.
+    pub fn open(&mut self, req: http::Request<()>, end: bool) -> Result<Stream, h2::Error> {
+        let Phase::Open { send, .. } = &mut self.phase else {
+            return Err(h2::Error::from(h2::Reason::PROTOCOL_ERROR));
+        };
+        let (response, body) = send.send_request(req, end)?;
+        self.streams += 1;
+        Ok(Stream {
+            id: response.stream_id().as_u32(),
+            response: Some(response),
+            body_out: (!end).then_some(body),
+            body_in: None,
+        })
+    }
+
+    /// Is the connection usable for another stream?
+    pub fn is_open(&self) -> bool {
+        !matches!(self.phase, Phase::Closed(_))
+    }
+}
+
+/// h2's errors are not `Clone`; a closed connection reports the same reason to each stream.
+pub fn clone_error(e: &h2::Error) -> h2::Error {
+    match e.reason() {
+        Some(r) => h2::Error::from(r),
+        None => h2::Error::from(h2::Reason::INTERNAL_ERROR),
+    }
+}
+
+/// Poll a stream's response head.
+pub fn poll_response(
+    f: &mut ResponseFuture,
+) -> Poll<Result<http::Response<RecvStream>, h2::Error>> {
+    Pin::new(f).poll(&mut noop())
+}
+
+/// Poll a stream's next piece of response body; None at its end.
+pub fn poll_data(r: &mut RecvStream) -> Poll<Option<Result<Bytes, h2::Error>>> {
+    r.poll_data(&mut noop())
+}
+
+/// Poll send capacity for a request body.
+pub fn poll_capacity(s: &mut SendStream<Bytes>) -> Poll<Option<Result<usize, h2::Error>>> {
+    s.poll_capacity(&mut noop())
+}

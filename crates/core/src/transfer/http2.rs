@@ -1,0 +1,515 @@
+//! A transfer's request and response over an HTTP/2 stream (curl's `http2.c` as seen from
+//! one easy handle): the HTTP/1 request head the transfer built becomes the stream's fields,
+//! the response head comes back as HTTP/1-style lines (`HTTP/2 200 \r\n`, lower-case names)
+//! through the same parser as HTTP/1, and DATA frames are body bytes.
+//!
+//! The connection's [`Mux`] is lent the connection on every drive; this module only moves
+//! one stream's bytes.
+
+use std::io::Write as _;
+use std::task::Poll;
+
+use bytes::Bytes;
+
+use super::{Cx, Framing, Interest, Phase, State, Transfer};
+use crate::error::{Code, Error, Result};
+use crate::options::{Body, InfoType};
+use crate::proto::h2::{self as mux, req, Mux};
+
+/// The stream of the current request.
+#[derive(Default)]
+pub(super) struct H2Stream {
+    /// The request head waiting for the connection to accept a new stream.
+    head: Option<req::H2Head>,
+    stream: Option<mux::Stream>,
+    /// All request body bytes are handed to h2.
+    body_sent: bool,
+}
+
+/// curl's wording for h2's error codes (`nghttp2_http2_strerror`).
+fn reason_name(r: h2::Reason) -> String {
+    let name = match u32::from(r) {
+        0 => "NO_ERROR",
+        1 => "PROTOCOL_ERROR",
+        2 => "INTERNAL_ERROR",
+        3 => "FLOW_CONTROL_ERROR",
+        4 => "SETTINGS_TIMEOUT",
+        5 => "STREAM_CLOSED",
+        6 => "FRAME_SIZE_ERROR",
+        7 => "REFUSED_STREAM",
+        8 => "CANCEL",
+        9 => "COMPRESSION_ERROR",
+        10 => "CONNECT_ERROR",
+        11 => "ENHANCE_YOUR_CALM",
+        12 => "INADEQUATE_SECURITY",
+        13 => "HTTP_1_1_REQUIRED",
+        _ => "unknown",
+    };
+    name.to_string()
+}
+
+impl Transfer {
+    /// Does the connection speak HTTP/2?
+    pub(super) fn on_h2(&self) -> bool {
+        self.conn.as_ref().is_some_and(|c| c.h2.is_some())
+    }
+
+    /// Decide HTTP/2 for a new connection: ALPN picked h2, or prior knowledge on http.
+    pub(super) fn h2_negotiate(&mut self) -> bool {
+        let Some(c) = self.conn.as_mut() else {
+            return false;
+        };
+        let alpn_h2 = c.tls.as_ref().and_then(|t| t.alpn()) == Some(&b"h2"[..]);
+        let prior = c.tls.is_none()
+            && self.opts.http_version == crate::options::HttpVersionPref::V2PriorKnowledge
+            && self
+                .proxy
+                .as_ref()
+                .is_none_or(|p| !p.kind.is_http() || self.tunnel_wanted);
+        if (alpn_h2 || prior) && c.h2.is_none() {
+            c.h2 = Some(Mux::new());
+        }
+        alpn_h2
+    }
+
+    /// The request head is built: open a stream for it instead of writing it.
+    pub(super) fn h2_start(&mut self) -> Result<()> {
+        let chunked = self.up.chunked;
+        let expect = self.up.await_continue;
+        let head = req::from_h1(&self.req, |n, v| {
+            (chunked && n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"))
+                || (expect && n == "expect" && v.eq_ignore_ascii_case("100-continue"))
+        })
+        .map_err(|e| Error::new(Code::SendError, e))?;
+        self.up.chunked = false;
+        self.up.await_continue = false;
+        self.h2 = Some(Box::new(H2Stream {
+            head: Some(head),
+            ..H2Stream::default()
+        }));
+        self.state = State::H2;
+        Ok(())
+    }
+
+    /// Sockets an HTTP/2 transfer waits on: always readable (frames may arrive any time),
+    /// writable while h2 has bytes the socket did not take.
+    pub(super) fn h2_interest(&self) -> Option<Interest<'_>> {
+        let c = self.conn.as_ref()?;
+        let write = c.wants_write() || c.h2.as_ref().is_some_and(|m| m.wants_write());
+        Some(Interest {
+            fd: c.stream.fd(),
+            id: c.sock_id,
+            read: true,
+            write,
+        })
+    }
+
+    /// Let h2 read and write on the lent connection.
+    fn h2_io(&mut self) {
+        let Some(mut conn) = self.conn.take() else {
+            return;
+        };
+        if let Some(mut m) = conn.h2.take() {
+            conn = m.drive(conn);
+            conn.h2 = Some(m);
+        }
+        self.conn = Some(conn);
+    }
+
+    fn mux(&mut self) -> &mut Mux {
+        self.conn
+            .as_mut()
+            .and_then(|c| c.h2.as_deref_mut())
+            .expect("h2 connection")
+    }
+
+    /// Drive the stream: open it, send the body, receive head and body.
+    pub(super) fn do_h2(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        if let Some(e) = self.req_error.take() {
+            return Err(e);
+        }
+        loop {
+            self.h2_io();
+            let progress = match self.h2_step(cx) {
+                Err(e) if self.h2_refused.0 => return self.h2_retry(e),
+                r => r?,
+            };
+            if !matches!(self.state, State::H2) {
+                return Ok(!self.is_done());
+            }
+            if let Some(r) = self.result.take() {
+                return Err(r.err().unwrap_or_else(|| Error::code(Code::RecvError)));
+            }
+            if !progress {
+                if let Some(e) = self.mux().error() {
+                    let e = mux::clone_error(e);
+                    let e = self.h2_error(&e, true);
+                    if self.h2_refused.0 {
+                        return self.h2_retry(e);
+                    }
+                    return Err(e);
+                }
+                return Ok(false);
+            }
+        }
+    }
+
+    /// One round of stream work; whether anything moved.
+    fn h2_step(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let mut st = self.h2.take().expect("h2 stream");
+        let r = self.h2_step_with(cx, &mut st);
+        if matches!(self.state, State::H2) {
+            self.h2 = Some(st);
+        }
+        r
+    }
+
+    fn h2_step_with(&mut self, cx: &mut Cx<'_>, st: &mut H2Stream) -> Result<bool> {
+        let mut progress = false;
+        if st.head.is_some() {
+            match self.mux().ready() {
+                Ok(true) => {}
+                Ok(false) => return Ok(false),
+                Err(e) => return Err(self.h2_error(&e, true)),
+            }
+            let head = st.head.take().expect("head");
+            let end = matches!(self.body, Body::None) || self.up.body_done;
+            st.stream = Some(self.h2_open(head, end)?);
+            st.body_sent = end;
+            if end {
+                self.verbose("Request completely sent off");
+                self.info.time_posttransfer = cx.now.duration_since(self.started);
+            }
+            progress = true;
+        }
+        let Some(s) = st.stream.as_mut() else {
+            return Ok(progress);
+        };
+        if !st.body_sent {
+            if let Some(out) = s.body_out.as_mut() {
+                progress |= self.h2_send_body(out, &mut st.body_sent)?;
+                if st.body_sent {
+                    let sent = self.info.size_upload - self.up.upload_base;
+                    self.verbose(&format!("upload completely sent off: {sent} bytes"));
+                    self.info.time_posttransfer = cx.now.duration_since(self.started);
+                }
+            }
+        }
+        let s = st.stream.as_mut().expect("stream");
+        if let Some(f) = s.response.as_mut() {
+            match mux::poll_response(f) {
+                Poll::Pending => return Ok(progress),
+                Poll::Ready(Err(e)) => return Err(self.h2_error(&e, false)),
+                Poll::Ready(Ok(resp)) => {
+                    s.response = None;
+                    let (parts, body) = resp.into_parts();
+                    s.body_in = Some(body);
+                    let mut head = Vec::with_capacity(256);
+                    let _ = write!(head, "HTTP/2 {} \r\n", parts.status.as_u16());
+                    for (name, value) in parts.headers.iter() {
+                        head.extend_from_slice(name.as_str().as_bytes());
+                        head.extend_from_slice(b": ");
+                        head.extend_from_slice(value.as_bytes());
+                        head.extend_from_slice(b"\r\n");
+                    }
+                    if self.info.time_starttransfer.is_zero() {
+                        self.info.time_starttransfer = cx.now.duration_since(self.started);
+                    }
+                    // A response before the whole body went does not spoil the connection:
+                    // the rest of the stream is reset, not left on the wire.
+                    self.up.body_done = true;
+                    self.resp.raw_bytes += head.len() as u64 + 2;
+                    self.process(cx, &head)?;
+                    let code = parts.status.as_u16() as u32;
+                    if code >= 300 && !st.body_sent {
+                        st.body_sent = true;
+                        if let Some(s) = st.stream.as_mut() {
+                            s.body_out = None;
+                        }
+                        let pending = (self.up.len - self.up.pos) as u64;
+                        let sent = self.info.size_upload - self.up.upload_base - pending;
+                        self.verbose("HTTP error before end of send, stop sending");
+                        self.verbose(&format!("abort upload after having sent {sent} bytes"));
+                    }
+                    if code >= 200 && self.fails_on(code) && matches!(self.state, State::H2) {
+                        // curl fails before it shows the blank line, and the stream's end
+                        // leaves the connection usable.
+                        self.h2_fail(cx, code)?;
+                        return Ok(true);
+                    }
+                    self.process(cx, b"\r\n")?;
+                    if !matches!(self.state, State::H2) {
+                        return Ok(true);
+                    }
+                    progress = true;
+                }
+            }
+        }
+        let s = st.stream.as_mut().expect("stream");
+        let Some(body) = s.body_in.as_mut() else {
+            return Ok(progress);
+        };
+        loop {
+            match mux::poll_data(body) {
+                Poll::Pending => return Ok(progress),
+                Poll::Ready(Some(Err(e))) => return Err(self.h2_error(&e, false)),
+                Poll::Ready(Some(Ok(data))) => {
+                    progress = true;
+                    let _ = body.flow_control().release_capacity(data.len());
+                    if data.is_empty() {
+                        continue;
+                    }
+                    self.resp.raw_bytes += data.len() as u64;
+                    self.process(cx, &data)?;
+                    if !matches!(self.state, State::H2) || self.result.is_some() {
+                        return Ok(true);
+                    }
+                }
+                Poll::Ready(None) => {
+                    self.h2_end_of_stream(cx)?;
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
+    fn h2_open(&mut self, head: req::H2Head, end: bool) -> Result<mux::Stream> {
+        let url = self.url.clone().expect("url");
+        let scheme = url.scheme().to_string();
+        let authority = head.authority.clone().unwrap_or_default();
+        let uri = format!("{scheme}://{authority}{}", head.path);
+        let mut b = http::Request::builder()
+            .method(head.method.as_str())
+            .uri(uri.as_str());
+        for (n, v) in &head.fields {
+            b = b.header(n.as_str(), v.as_str());
+        }
+        let request = b
+            .body(())
+            .map_err(|e| Error::new(Code::SendError, format!("HTTP/2 request: {e}")))?;
+        let stream = self
+            .mux()
+            .open(request, end)
+            .map_err(|e| self.h2_error(&e, true))?;
+        if self.opts.verbose {
+            let id = stream.id;
+            let mut lines = vec![format!(
+                "[HTTP/2] [{id}] OPENED stream for {}",
+                url.to_url_string()
+            )];
+            lines.push(format!("[HTTP/2] [{id}] [:method: {}]", head.method));
+            lines.push(format!("[HTTP/2] [{id}] [:scheme: {scheme}]"));
+            lines.push(format!("[HTTP/2] [{id}] [:authority: {authority}]"));
+            lines.push(format!("[HTTP/2] [{id}] [:path: {}]", head.path));
+            for (n, v) in &head.fields {
+                lines.push(format!("[HTTP/2] [{id}] [{n}: {v}]"));
+            }
+            for l in &lines {
+                self.verbose(l);
+            }
+            self.handler.debug(InfoType::HeaderOut, &head.shown);
+        }
+        Ok(stream)
+    }
+
+    /// Hand request body bytes to h2 as flow control allows; whether any went.
+    fn h2_send_body(&mut self, out: &mut h2::SendStream<Bytes>, done: &mut bool) -> Result<bool> {
+        let mut progress = false;
+        loop {
+            // Next piece of the body, without consuming it yet.
+            let piece: &[u8] = match &self.body {
+                Body::Fields(f) => &f[self.up.fields_sent.min(f.len())..],
+                Body::Upload(_) | Body::PostRead(_) | Body::Mime(_) => {
+                    if self.up.pos == self.up.len && !self.up.eof {
+                        self.fill_upload()?;
+                    }
+                    &self.up.buf[self.up.pos..self.up.len]
+                }
+                Body::None => &[],
+            };
+            let eof = match &self.body {
+                Body::Fields(_) | Body::None => true,
+                _ => self.up.eof,
+            };
+            if piece.is_empty() {
+                if eof {
+                    let _ = out.send_data(Bytes::new(), true);
+                    *done = true;
+                    return Ok(true);
+                }
+                return Ok(progress);
+            }
+            if out.capacity() == 0 {
+                out.reserve_capacity(piece.len());
+                match mux::poll_capacity(out) {
+                    Poll::Ready(Some(Ok(n))) if n > 0 => {}
+                    // The server closed or reset its side: stop sending; what it said
+                    // comes with the response.
+                    Poll::Ready(Some(Err(_))) | Poll::Ready(None) => {
+                        *done = true;
+                        return Ok(true);
+                    }
+                    _ => return Ok(progress),
+                }
+            }
+            let n = out.capacity().min(piece.len());
+            let data = Bytes::copy_from_slice(&piece[..n]);
+            if out.send_data(data, false).is_err() {
+                *done = true;
+                return Ok(true);
+            }
+            progress = true;
+            match &self.body {
+                Body::Fields(f) => {
+                    if self.opts.verbose {
+                        let d = f[self.up.fields_sent..self.up.fields_sent + n].to_vec();
+                        self.handler.debug(InfoType::DataOut, &d);
+                    }
+                    self.up.fields_sent += n;
+                    self.info.size_upload += n as u64;
+                }
+                _ => self.up.pos += n,
+            }
+        }
+    }
+
+    /// `--fail` on an HTTP/2 response: the error, the end of the head, the connection kept.
+    fn h2_fail(&mut self, cx: &mut Cx<'_>, code: u32) -> Result<()> {
+        let e = Error::new(
+            Code::HttpReturnedError,
+            format!("The requested URL returned error: {code}"),
+        );
+        self.verbose(e.message());
+        self.deliver_header(b"\r\n")?;
+        self.h2 = None;
+        self.release_conn(cx, !self.opts.forbid_reuse);
+        // Shown already, in curl's place.
+        let verbose = std::mem::replace(&mut self.opts.verbose, false);
+        self.finish(cx, Err(e));
+        self.opts.verbose = verbose;
+        Ok(())
+    }
+
+    /// The server ended the stream.
+    fn h2_end_of_stream(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        // HTTP/2 ends bodies with the stream, the connection stays.
+        self.resp.keepalive = true;
+        match (self.resp.phase, self.resp.framing) {
+            (Phase::Body, Framing::Length(left)) if left > 0 => Err(Error::new(
+                Code::Http2Stream,
+                format!(
+                    "HTTP/2 stream {} was not closed cleanly before end of the underlying stream",
+                    self.h2_stream_id()
+                ),
+            )),
+            (Phase::Head, _) => Err(Error::new(
+                Code::Http2Stream,
+                format!(
+                    "HTTP/2 stream {} was not closed cleanly before end of the underlying stream",
+                    self.h2_stream_id()
+                ),
+            )),
+            _ => self.complete(cx).map(|_| ()),
+        }
+    }
+
+    fn h2_stream_id(&self) -> u32 {
+        self.h2
+            .as_ref()
+            .and_then(|s| s.stream.as_ref())
+            .map_or(1, |s| s.id)
+    }
+
+    /// The server refused the stream or went away before it: curl tries a new connection,
+    /// five times at most.
+    fn h2_retry(&mut self, e: Error) -> Result<bool> {
+        self.h2_refused.0 = false;
+        if self.h2_refused.1 >= 5 {
+            self.h2_refused.1 = 0;
+            let _ = e;
+            return Err(Error::new(
+                Code::RecvError,
+                "Connection died, tried 5 times before giving up",
+            ));
+        }
+        self.h2_refused.1 += 1;
+        self.h2 = None;
+        self.conn = None;
+        let n = self.h2_refused.1;
+        self.verbose(&format!(
+            "Connection died, retrying a fresh connect (retry count: {n})"
+        ));
+        self.opts.fresh_connect = true;
+        self.state = State::Init;
+        Ok(true)
+    }
+
+    /// curl's code and message for an h2 error; `conn` for errors of the whole connection.
+    fn h2_error(&mut self, e: &h2::Error, conn: bool) -> Error {
+        let id = self.h2_stream_id();
+        let unanswered = self.resp.phase == Phase::Head && self.resp.raw_bytes == 0;
+        if unanswered
+            && ((e.is_reset() && e.reason() == Some(h2::Reason::REFUSED_STREAM))
+                || (e.is_go_away() && e.is_remote()))
+        {
+            self.h2_refused.0 = true;
+        }
+        if let Some(r) = e.reason() {
+            if e.is_go_away() && e.is_library() {
+                // We (h2, as nghttp2 in curl) found the peer broken.
+                if e.to_string().contains("too_many_continuations") {
+                    return Error::new(
+                        Code::Http2,
+                        "nghttp2 recv error -905: Too many CONTINUATION frames following a \
+                         HEADER frame",
+                    );
+                }
+                return Error::new(
+                    Code::Http2,
+                    format!(
+                        "nghttp2 shuts down connection with error {}: {}",
+                        u32::from(r),
+                        reason_name(r)
+                    ),
+                );
+            }
+            if e.is_reset() && !conn {
+                return Error::new(
+                    Code::Http2Stream,
+                    format!(
+                        "HTTP/2 stream {id} was not closed cleanly: {} (err {})",
+                        reason_name(r),
+                        u32::from(r)
+                    ),
+                );
+            }
+            return Error::new(
+                Code::Http2Stream,
+                format!(
+                    "HTTP/2 stream {id} was not closed cleanly before end of the underlying stream"
+                ),
+            );
+        }
+        if let Some(io) = e.get_io() {
+            if io.kind() == std::io::ErrorKind::BrokenPipe {
+                // h2's word for the connection's end while the stream was open.
+                return match (self.resp.phase, self.resp.framing) {
+                    (Phase::Body, _) => Error::code(Code::PartialFile),
+                    (Phase::Head, _) => Error::code(Code::Http2),
+                    _ => Error::new(
+                        Code::Http2Stream,
+                        format!(
+                            "HTTP/2 stream {id} was not closed cleanly before end of the \
+                             underlying stream"
+                        ),
+                    ),
+                };
+            }
+            return Error::new(
+                Code::RecvError,
+                format!("Recv failure: {}", crate::connect::os_error_text(io)),
+            );
+        }
+        Error::code(Code::Http2)
+    }
+}

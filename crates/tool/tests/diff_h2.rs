@@ -1,0 +1,680 @@
+//! Differential tests for HTTP/2: oxcurl and the reference curl 8.14.1 against nginx
+//! (h2c with prior knowledge, and HTTPS where ALPN picks h2), comparing stdout, the exit
+//! code and the deterministic part of `-v` (the `[HTTP/2]`, `>`, `<`, ALPN and `using`
+//! lines). Response `date:` values are masked: the two runs may straddle a second.
+
+use std::path::Path;
+
+use oxcurl_testsupport::{pki, reference_curl, Exec, Nginx, Output, TempDir};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+struct Site {
+    nginx: Nginx,
+    _root: TempDir,
+}
+
+impl Site {
+    fn start() -> Option<Site> {
+        let root = TempDir::new("h2-root");
+        std::fs::write(root.join("index.html"), "hello h2\n").unwrap();
+        std::fs::write(
+            root.join("big.bin"),
+            oxcurl_testsupport::http::generated_body(300_000),
+        )
+        .unwrap();
+        std::fs::write(root.join("text.txt"), "compress me ".repeat(500)).unwrap();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/index.html"), "in sub\n").unwrap();
+        let nginx = Nginx::try_start_h2(root.path())?;
+        Some(Site { nginx, _root: root })
+    }
+
+    fn subst(&self, a: &str) -> String {
+        a.replace("{h2c}", &format!("http://127.0.0.1:{}", self.nginx.port()))
+            .replace(
+                "{h2}",
+                &format!("https://localhost:{}", self.nginx.tls_port().unwrap()),
+            )
+            .replace("{ca}", &pki().ca().to_string_lossy())
+    }
+
+    fn run(&self, prog: &Path, args: &[&str], env: &[(&str, &str)], tmp: &Path) -> Output {
+        let mut e = Exec::new(prog)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", tmp)
+            .env("CURL_HOME", tmp)
+            .env("LC_ALL", "C")
+            .env("TZ", "UTC")
+            .cwd(tmp);
+        for (k, v) in env {
+            e = e.env(k, v);
+        }
+        e.args(args.iter().map(|a| self.subst(a))).run()
+    }
+}
+
+/// Lines of `-v` output that do not depend on timing, addresses or the TLS library.
+fn verbose_lines(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|l| {
+            l.starts_with("* [HTTP/2]")
+                || l.starts_with("> ")
+                || l.starts_with("< ")
+                || l.starts_with("* ALPN")
+                || l.starts_with("* using")
+                || l.starts_with("* Re-using")
+                || l.starts_with("* Connection #")
+                || l.starts_with("* upload completely")
+                || l.starts_with("* HTTP/2 stream")
+        })
+        .map(mask_date)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn mask_date(l: &str) -> String {
+    let lower = l.to_ascii_lowercase();
+    for p in ["date: ", "< date: "] {
+        if lower.starts_with(p) {
+            return format!("{p}<masked>");
+        }
+    }
+    l.to_string()
+}
+
+fn mask_stdout(out: &[u8]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for line in out.split_inclusive(|&b| b == b'\n') {
+        if line.to_ascii_lowercase().starts_with(b"date: ") {
+            v.extend_from_slice(b"date: <masked>\r\n");
+        } else {
+            v.extend_from_slice(line);
+        }
+    }
+    v
+}
+
+#[derive(Default)]
+struct Opts<'a> {
+    stderr: bool,
+    env: &'a [(&'a str, &'a str)],
+    files: &'a [(&'a str, &'a [u8])],
+}
+
+fn diff(name: &str, args: &[&str], o: Opts<'_>) {
+    let Some(site) = Site::start() else {
+        return;
+    };
+    let tmp = TempDir::new(name);
+    for (f, data) in o.files {
+        std::fs::write(tmp.join(f), data).unwrap();
+    }
+    let r = site.run(&reference_curl(), args, o.env, tmp.path());
+    let x = site.run(Path::new(OXCURL), args, o.env, tmp.path());
+    let show = |w: &Output| {
+        format!(
+            "code {:?}\nstdout:\n{}\nstderr:\n{}",
+            w.code,
+            String::from_utf8_lossy(&w.stdout),
+            String::from_utf8_lossy(&w.stderr)
+        )
+    };
+    let report = format!("\n--- reference\n{}\n--- oxcurl\n{}", show(&r), show(&x));
+    assert_eq!(r.code, x.code, "{name}: exit code{report}");
+    assert_eq!(
+        String::from_utf8_lossy(&mask_stdout(&r.stdout)),
+        String::from_utf8_lossy(&mask_stdout(&x.stdout)),
+        "{name}: stdout{report}"
+    );
+    if o.stderr {
+        assert_eq!(
+            verbose_lines(&r.stderr),
+            verbose_lines(&x.stderr),
+            "{name}: -v lines{report}"
+        );
+    }
+}
+
+fn v() -> Opts<'static> {
+    Opts {
+        stderr: true,
+        ..Opts::default()
+    }
+}
+
+// ---- h2c with prior knowledge -------------------------------------------------------------
+
+#[test]
+fn h2c_get_verbose() {
+    diff(
+        "h2c_get_verbose",
+        &["-sv", "--http2-prior-knowledge", "{h2c}/"],
+        v(),
+    );
+}
+
+#[test]
+fn h2c_include_headers_and_version() {
+    diff(
+        "h2c_include_headers_and_version",
+        &[
+            "-s",
+            "-i",
+            "--http2-prior-knowledge",
+            "-w",
+            "%{http_version} %{response_code} %{size_download}\n",
+            "{h2c}/",
+        ],
+        Opts::default(),
+    );
+}
+
+#[test]
+fn h2c_dump_header() {
+    diff(
+        "h2c_dump_header",
+        &[
+            "-s",
+            "--http2-prior-knowledge",
+            "-D",
+            "-",
+            "-o",
+            "/dev/null",
+            "{h2c}/big.bin",
+        ],
+        Opts::default(),
+    );
+}
+
+#[test]
+fn h2c_user_headers_verbose() {
+    diff(
+        "h2c_user_headers_verbose",
+        &[
+            "-sv",
+            "--http2-prior-knowledge",
+            "-H",
+            "X-One: 1",
+            "-H",
+            "Connection: close",
+            "-A",
+            "agent/1",
+            "-e",
+            "http://ref/",
+            "{h2c}/index.html?q=1",
+        ],
+        v(),
+    );
+}
+
+#[test]
+fn h2c_head() {
+    diff(
+        "h2c_head",
+        &["-sv", "-I", "--http2-prior-knowledge", "{h2c}/"],
+        v(),
+    );
+}
+
+#[test]
+fn h2c_big_body() {
+    diff(
+        "h2c_big_body",
+        &["-s", "--http2-prior-knowledge", "{h2c}/big.bin"],
+        Opts::default(),
+    );
+}
+
+#[test]
+fn h2c_post_fields() {
+    diff(
+        "h2c_post_fields",
+        &[
+            "-sv",
+            "-i",
+            "--http2-prior-knowledge",
+            "-d",
+            "a=1&b=2",
+            "{h2c}/",
+        ],
+        v(),
+    );
+}
+
+#[test]
+fn h2c_json() {
+    diff(
+        "h2c_json",
+        &[
+            "-sv",
+            "--http2-prior-knowledge",
+            "--json",
+            "{\"a\":1}",
+            "{h2c}/",
+        ],
+        v(),
+    );
+}
+
+#[test]
+fn h2c_put_file() {
+    diff(
+        "h2c_put_file",
+        &["-sv", "--http2-prior-knowledge", "-T", "up.txt", "{h2c}/"],
+        Opts {
+            stderr: true,
+            files: &[("up.txt", &[b'u'; 1000])],
+            ..Opts::default()
+        },
+    );
+}
+
+#[test]
+fn h2c_fail() {
+    diff(
+        "h2c_fail",
+        &["-sv", "-f", "--http2-prior-knowledge", "{h2c}/missing"],
+        v(),
+    );
+}
+
+#[test]
+fn h2c_redirect_follow_reuses() {
+    diff(
+        "h2c_redirect_follow_reuses",
+        &["-sv", "-L", "--http2-prior-knowledge", "{h2c}/sub"],
+        v(),
+    );
+}
+
+#[test]
+fn h2c_several_urls_one_connection() {
+    diff(
+        "h2c_several_urls_one_connection",
+        &[
+            "-sv",
+            "--http2-prior-knowledge",
+            "-w",
+            "%{num_connects} %{http_version}\n",
+            "{h2c}/",
+            "{h2c}/sub/",
+            "{h2c}/big.bin",
+            "-o",
+            "/dev/null",
+        ],
+        v(),
+    );
+}
+
+// ---- HTTPS with ALPN ----------------------------------------------------------------------
+
+#[test]
+fn h2_alpn_get_verbose() {
+    diff(
+        "h2_alpn_get_verbose",
+        &["-sv", "--cacert", "{ca}", "{h2}/"],
+        v(),
+    );
+}
+
+#[test]
+fn h2_alpn_get_openssl() {
+    diff(
+        "h2_alpn_get_openssl",
+        &["-sv", "--cacert", "{ca}", "{h2}/"],
+        Opts {
+            stderr: true,
+            env: &[("CURL_SSL_BACKEND", "openssl")],
+            ..Opts::default()
+        },
+    );
+}
+
+#[test]
+fn h2_http11_offers_only_http11() {
+    diff(
+        "h2_http11_offers_only_http11",
+        &[
+            "-sv",
+            "--http1.1",
+            "--cacert",
+            "{ca}",
+            "-w",
+            "%{http_version}\n",
+            "{h2}/",
+        ],
+        v(),
+    );
+}
+
+#[test]
+fn h2_prior_knowledge_over_tls_offers_only_h2() {
+    diff(
+        "h2_prior_knowledge_over_tls_offers_only_h2",
+        &[
+            "-sv",
+            "--http2-prior-knowledge",
+            "--cacert",
+            "{ca}",
+            "{h2}/",
+        ],
+        v(),
+    );
+}
+
+#[test]
+fn h2_compressed() {
+    diff(
+        "h2_compressed",
+        &[
+            "-s",
+            "-i",
+            "--compressed",
+            "--cacert",
+            "{ca}",
+            "{h2}/text.txt",
+        ],
+        Opts::default(),
+    );
+}
+
+#[test]
+fn h2_several_urls_reuse() {
+    diff(
+        "h2_several_urls_reuse",
+        &[
+            "-sv",
+            "--cacert",
+            "{ca}",
+            "-w",
+            "%{num_connects}\n",
+            "{h2}/big.bin",
+            "{h2}/",
+            "-o",
+            "/dev/null",
+        ],
+        v(),
+    );
+}
+
+#[test]
+fn h2_post_openssl() {
+    diff(
+        "h2_post_openssl",
+        &["-s", "-i", "--cacert", "{ca}", "-d", "x=1", "{h2}/"],
+        Opts {
+            env: &[("CURL_SSL_BACKEND", "openssl")],
+            ..Opts::default()
+        },
+    );
+}
+
+// ---- broken and hostile servers -----------------------------------------------------------
+
+use oxcurl_testsupport::h2::{hpack, hpack_literal, H2Action, H2Server};
+
+/// The `curl: (N) ...` line of stderr.
+fn error_line(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|l| l.starts_with("curl: ("))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Run both against a scripted server; compare exit code, stdout and the error line.
+fn diff_script(name: &str, script: Vec<H2Action>, extra: &[&str]) -> Output {
+    let srv = H2Server::start(script);
+    let tmp = TempDir::new(name);
+    let url = format!("{}/", srv.url());
+    let mut args = vec!["-sS", "--http2-prior-knowledge"];
+    args.extend_from_slice(extra);
+    args.push(&url);
+    let run = |p: &Path| {
+        Exec::new(p)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", tmp.path())
+            .env("LC_ALL", "C")
+            .cwd(tmp.path())
+            .args(&args)
+            .run()
+    };
+    let r = run(&reference_curl());
+    let x = run(Path::new(OXCURL));
+    let report = format!(
+        "\n--- reference {:?}\n{}\n--- oxcurl {:?}\n{}",
+        r.code,
+        String::from_utf8_lossy(&r.stderr),
+        x.code,
+        String::from_utf8_lossy(&x.stderr)
+    );
+    assert_eq!(r.code, x.code, "{name}: exit code{report}");
+    assert_eq!(
+        error_line(&r.stderr),
+        error_line(&x.stderr),
+        "{name}: error{report}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&x.stdout),
+        "{name}: stdout{report}"
+    );
+    x
+}
+
+fn ok_head(len: &str) -> H2Action {
+    H2Action::headers(1, hpack(200, &[("content-length", len)]), false)
+}
+
+fn data(d: &[u8], end: bool) -> H2Action {
+    H2Action::Data {
+        stream: 1,
+        data: d.to_vec(),
+        end_stream: end,
+    }
+}
+
+#[test]
+fn h2_script_plain_response() {
+    diff_script(
+        "h2_script_plain_response",
+        vec![ok_head("5"), data(b"hello", true)],
+        &["-i"],
+    );
+}
+
+#[test]
+fn h2_script_no_content_length() {
+    diff_script(
+        "h2_script_no_content_length",
+        vec![
+            H2Action::headers(1, hpack(200, &[("x-a", "1")]), false),
+            data(b"abc", false),
+            data(b"def", true),
+        ],
+        &["-i"],
+    );
+}
+
+#[test]
+fn h2_script_rst_stream_mid_body() {
+    diff_script(
+        "h2_script_rst_stream_mid_body",
+        vec![
+            ok_head("10"),
+            data(b"hello", false),
+            H2Action::RstStream { stream: 1, code: 2 },
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_rst_stream_before_head() {
+    diff_script(
+        "h2_script_rst_stream_before_head",
+        vec![H2Action::RstStream { stream: 1, code: 1 }],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_goaway_mid_body() {
+    diff_script(
+        "h2_script_goaway_mid_body",
+        vec![
+            ok_head("10"),
+            data(b"hello", false),
+            H2Action::GoAway {
+                last_stream: 1,
+                code: 0,
+            },
+            H2Action::Close,
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_close_mid_body() {
+    diff_script(
+        "h2_script_close_mid_body",
+        vec![ok_head("10"), data(b"hello", false), H2Action::Close],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_close_before_head() {
+    diff_script("h2_script_close_before_head", vec![H2Action::Close], &[]);
+}
+
+#[test]
+fn h2_script_data_on_stream_zero() {
+    diff_script(
+        "h2_script_data_on_stream_zero",
+        vec![H2Action::Data {
+            stream: 0,
+            data: b"x".to_vec(),
+            end_stream: false,
+        }],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_huge_header_block() {
+    // 40 CONTINUATION frames of 8000-byte fields: over curl's 300 KiB for a response head.
+    let mut script = vec![H2Action::Headers {
+        stream: 1,
+        block: hpack(200, &[]),
+        end_stream: false,
+        end_headers: false,
+    }];
+    let value = vec![b'a'; 8000];
+    for i in 0..40 {
+        let mut block = Vec::new();
+        hpack_literal(&mut block, &format!("x-big-{i}"), &value);
+        script.push(H2Action::Continuation {
+            stream: 1,
+            block,
+            end_headers: i == 39,
+        });
+    }
+    script.push(data(b"x", true));
+    diff_script("h2_script_huge_header_block", script, &[]);
+}
+
+#[test]
+fn h2_script_close_mid_body_without_length() {
+    diff_script(
+        "h2_script_close_mid_body_without_length",
+        vec![
+            H2Action::headers(1, hpack(200, &[]), false),
+            data(b"hello", false),
+            H2Action::Close,
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_goaway_with_error_before_head() {
+    diff_script(
+        "h2_script_goaway_with_error_before_head",
+        vec![
+            H2Action::GoAway {
+                last_stream: 0,
+                code: 2,
+            },
+            H2Action::Close,
+        ],
+        &[],
+    );
+}
+
+#[test]
+fn h2_script_rst_stream_refused() {
+    diff_script(
+        "h2_script_rst_stream_refused",
+        vec![H2Action::RstStream { stream: 1, code: 7 }],
+        &[],
+    );
+}
+
+#[test]
+#[ignore = "issue 4: h2's HeaderMap groups response fields by name; curl shows them in wire order"]
+fn h2_script_interleaved_header_order() {
+    diff_script(
+        "h2_script_interleaved_header_order",
+        vec![H2Action::headers(
+            1,
+            hpack(
+                200,
+                &[
+                    ("x-a", "1"),
+                    ("x-b", "2"),
+                    ("x-a", "3"),
+                    ("content-length", "0"),
+                ],
+            ),
+            true,
+        )],
+        &["-i"],
+    );
+}
+
+#[test]
+#[ignore = "issue 4: --http2 on http:// does not send the h2c Upgrade request yet"]
+fn h2c_upgrade_request() {
+    oxcurl_testsupport::Case::new("h2c_upgrade_request")
+        .args(&["-s", "--http2", "{url}/"])
+        .reply(oxcurl_testsupport::Reply::ok("plain\n"))
+        .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 4: -Z opens one connection per transfer; curl multiplexes them on one HTTP/2 connection"]
+fn h2c_parallel_transfers_share_a_connection() {
+    diff(
+        "h2c_parallel_transfers_share_a_connection",
+        &[
+            "-s",
+            "-Z",
+            "--http2-prior-knowledge",
+            "-w",
+            "%{num_connects}\n",
+            "{h2c}/big.bin",
+            "{h2c}/",
+            "-o",
+            "/dev/null",
+            "-o",
+            "/dev/null",
+        ],
+        Opts::default(),
+    );
+}
