@@ -20,6 +20,7 @@ pub mod multi_ev;
 pub mod options;
 pub mod parsedate;
 pub mod proxy;
+pub mod share;
 pub mod proto {
     //! Protocol code, sans-IO where hot or byte-subtle.
     pub mod connect;

@@ -107,6 +107,7 @@ pub mod opt {
     pub const BUFFERSIZE: c_int = 98;
     pub const NOSIGNAL: c_int = 99;
     pub const ACCEPT_ENCODING: c_int = 10102;
+    pub const SHARE: c_int = 10100;
     pub const PRIVATE: c_int = 10103;
     pub const UNRESTRICTED_AUTH: c_int = 105;
     pub const IPRESOLVE: c_int = 113;

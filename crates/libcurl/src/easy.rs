@@ -203,6 +203,8 @@ pub(crate) struct State {
     strings: Vec<CString>,
     /// The copy of the MIMEPOST mime curl_easy_duphandle made: this handle's to free.
     owned_mime: usize,
+    /// CURLOPT_SHARE: the share this handle is counted in.
+    share: *mut crate::share::ShareHandle,
 }
 
 impl State {
@@ -245,6 +247,7 @@ impl EasyHandle {
                 info: Info::default(),
                 strings: Vec::new(),
                 owned_mime: 0,
+                share: std::ptr::null_mut(),
             }),
             busy: Cell::new(false),
             in_multi: Cell::new(false),
@@ -383,9 +386,16 @@ pub extern "C" fn curl_easy_cleanup(h: *mut EasyHandle) {
             return;
         }
         // curl writes COOKIEJAR and HSTS files when the handle goes; errors are not reported.
-        if let Some(easy) = e.state.borrow_mut().easy.as_mut() {
-            let _ = easy.save_state();
+        {
+            let mut st = e.state.borrow_mut();
+            let share = st.opts.share.clone();
+            if let Some(easy) = st.easy.as_mut() {
+                easy.opts.share = share;
+                let _ = easy.save_state();
+            }
         }
+        // Leave the share (no borrow held: its lock callback may call us).
+        set_share(e, h, std::ptr::null_mut());
         e.state.borrow_mut().drop_owned_mime();
         // SAFETY: a live handle from Box::into_raw, not referenced elsewhere (not busy, not
         // in a multi); the magic is cleared first so a stale pointer is caught.
@@ -407,7 +417,10 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         let Ok(mut st) = e.state.try_borrow_mut() else {
             return;
         };
+        // The share stays attached, as in curl.
+        let share = st.opts.share.take();
         st.opts = Options::default();
+        st.opts.share = share;
         st.cb = Callbacks::new(h);
         st.body = BodySpec::default();
         st.drop_owned_mime();
@@ -435,6 +448,8 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
         {
             let mut d = dup.state.borrow_mut();
             d.opts = st.opts.clone();
+            // curl does not attach the copy to the share.
+            d.opts.share = None;
             d.cb = Callbacks {
                 handle: d.cb.handle,
                 ..st.cb
@@ -651,6 +666,13 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
             return CURLE_BAD_FUNCTION_ARGUMENT;
         };
+        if opt == crate::consts::opt::SHARE {
+            if e.state.try_borrow_mut().is_err() {
+                return CURLE_RECURSIVE_API_CALL;
+            }
+            set_share(e, h, v as *mut crate::share::ShareHandle);
+            return CURLE_OK;
+        }
         let Ok(mut st) = e.state.try_borrow_mut() else {
             return CURLE_RECURSIVE_API_CALL;
         };
@@ -780,6 +802,25 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         }
         CURLE_OK
     })
+}
+
+/// `CURLOPT_SHARE`: leave the current share, join `new` if it is a share (anything else,
+/// NULL included, only leaves, as in curl). The share's lock callback runs with no borrow of
+/// the handle held.
+fn set_share(e: &EasyHandle, h: *mut EasyHandle, new: *mut crate::share::ShareHandle) {
+    let old = std::mem::replace(&mut e.state.borrow_mut().share, std::ptr::null_mut());
+    e.state.borrow_mut().opts.share = None;
+    // SAFETY: a share this handle is counted in, which curl_share_cleanup refuses to free.
+    if let Some(s) = unsafe { crate::share::ShareHandle::from_ptr(old) } {
+        s.attach(h, false);
+    }
+    // SAFETY: NULL, a live share, or (as curl tolerates) something else its magic refuses.
+    if let Some(s) = unsafe { crate::share::ShareHandle::from_ptr(new) } {
+        s.attach(h, true);
+        let mut st = e.state.borrow_mut();
+        st.share = new;
+        st.opts.share = Some(s.share.attach(h as usize));
+    }
 }
 
 fn time_us(d: Duration) -> i64 {

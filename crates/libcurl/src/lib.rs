@@ -21,6 +21,7 @@ pub mod mime;
 pub mod multi;
 pub mod options;
 mod opttable;
+pub mod share;
 pub mod slist;
 pub mod strings;
 pub mod url;

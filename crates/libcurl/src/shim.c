@@ -72,6 +72,28 @@ CURLMcode curl_multi_setopt(void *m, int opt, ...)
   return rc;
 }
 
+int oxcurl_share_setopt(void *sh, int opt, int n, void *v);
+
+/* curl.h: CURLSHOPT_SHARE and UNSHARE take a curl_lock_data (an int), LOCKFUNC and
+ * UNLOCKFUNC a function pointer, USERDATA a pointer; other numbers take nothing curl reads. */
+__attribute__((visibility("default")))
+int curl_share_setopt(void *sh, int opt, ...)
+{
+  va_list ap;
+  int rc;
+  va_start(ap, opt);
+  if(opt == 1 || opt == 2)
+    rc = oxcurl_share_setopt(sh, opt, va_arg(ap, int), NULL);
+  else if(opt == 3 || opt == 4)
+    rc = oxcurl_share_setopt(sh, opt, 0, (void *)va_arg(ap, void (*)(void)));
+  else if(opt == 5)
+    rc = oxcurl_share_setopt(sh, opt, 0, va_arg(ap, void *));
+  else
+    rc = oxcurl_share_setopt(sh, opt, 0, NULL);
+  va_end(ap);
+  return rc;
+}
+
 /* curl's defaults when no write/read callback is set: fwrite/fread on the FILE * given as
  * WRITEDATA/READDATA, or stdout/stdin. */
 size_t oxcurl_default_write(const char *p, size_t n, void *file)

@@ -17,11 +17,6 @@ const NOT_YET: &[&str] = &[
     // HTTP/2 push
     "curl_pushheader_byname",
     "curl_pushheader_bynum",
-    // share
-    "curl_share_cleanup",
-    "curl_share_init",
-    "curl_share_setopt",
-    "curl_share_strerror",
     // the rest of easy and global
     "curl_easy_pause",
     "curl_easy_recv",
