@@ -238,6 +238,7 @@ fn valgrind_get_post_multi_are_clean() {
         ("get", vec![url.clone(), file.clone()]),
         ("post", vec![url.clone()]),
         ("multi", vec![a, b]),
+        ("mprintf", vec![]),
     ] {
         let exe = compile(prog, Lib::Ours);
         let out = oxcurl_testsupport::process::Exec::new("valgrind")
@@ -637,4 +638,16 @@ fn header_api_matches_reference() {
         assert_eq!(a, b, "ours vs reference\n{ours}");
     }
     assert_eq!(ours, reference);
+}
+
+#[test]
+fn mprintf_family_matches_reference() {
+    let ours = run_ok("mprintf", Lib::Ours, &[]);
+    let reference = run_ok("mprintf", Lib::Reference, &[]);
+    for (a, b) in ours.lines().zip(reference.lines()) {
+        assert_eq!(a, b, "ours vs reference");
+    }
+    assert_eq!(ours, reference);
+    assert!(ours.contains("|hello world| 11\n"), "{ours}");
+    assert!(ours.contains("truncated: |hell| 4\n"), "{ours}");
 }

@@ -32,7 +32,10 @@ fn shared_cookies_reach_the_other_handle() {
     let s = cookie_server();
     let out = both(&["cookies", &s.url()]);
     assert!(out.contains("b sends:\n  body: shared=yes\n"), "{out}");
-    assert!(out.contains("c without the engine sends:\n  body: none\n"), "{out}");
+    assert!(
+        out.contains("c without the engine sends:\n  body: none\n"),
+        "{out}"
+    );
     assert!(out.contains("b detached sends:\n  body: none\n"), "{out}");
     assert!(out.ends_with("cleanup=0\n"), "{out}");
 }

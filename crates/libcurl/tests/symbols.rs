@@ -28,17 +28,6 @@ const NOT_YET: &[&str] = &[
     "curl_global_trace",
     "curl_strequal",
     "curl_strnequal",
-    // mprintf.h
-    "curl_maprintf",
-    "curl_mfprintf",
-    "curl_mprintf",
-    "curl_msnprintf",
-    "curl_msprintf",
-    "curl_mvaprintf",
-    "curl_mvfprintf",
-    "curl_mvprintf",
-    "curl_mvsnprintf",
-    "curl_mvsprintf",
     // websockets.h
     "curl_ws_meta",
     "curl_ws_recv",
