@@ -126,6 +126,7 @@ pub mod opt {
     pub const POSTREDIR: c_int = 161;
     pub const COPYPOSTFIELDS: c_int = 10165;
     pub const MIMEPOST: c_int = 10269;
+    pub const HTTPPOST: c_int = 10024;
     pub const MIME_OPTIONS: c_int = 315;
     pub const USERNAME: c_int = 10173;
     pub const PASSWORD: c_int = 10174;

@@ -22,6 +22,7 @@ extern "C" {
     fn oxcurl_default_write(p: *const c_char, n: usize, file: *mut c_void) -> usize;
     fn oxcurl_default_read(p: *mut c_char, n: usize, file: *mut c_void) -> usize;
     fn oxcurl_stderr_write(p: *const c_char, n: usize);
+    fn oxcurl_fread(p: *mut c_char, size: usize, n: usize, file: *mut c_void) -> usize;
 }
 
 /// The application's callbacks and their userdata, as set with setopt.
@@ -179,6 +180,8 @@ struct BodySpec {
     copied: Option<Vec<u8>>,
     /// MIMEPOST: the application's mime, read at perform time.
     mime: Option<usize>,
+    /// HTTPPOST: the application's curl_formadd form, read at perform time.
+    httppost: Option<usize>,
     /// MIME_OPTIONS has CURLMIMEOPT_FORMESCAPE: backslash-escape names.
     mime_escape: bool,
     fields_size: Option<i64>,
@@ -344,6 +347,19 @@ impl State {
                 unsafe { crate::mime::body_of(m as *mut crate::mime::MimeHandle, b.mime_escape) }
             {
                 return Body::Mime(m);
+            }
+        }
+        if let Some(f) = b.httppost {
+            let read = self.cb.read.unwrap_or(oxcurl_fread);
+            // SAFETY: the application keeps an HTTPPOST form alive until the transfer is
+            // done (CURLOPT_HTTPPOST(3)); the mime made from it is ours and freed here.
+            unsafe {
+                let m = crate::form::to_mime(f as *const crate::form::CurlHttpPost, Some(read));
+                let body = crate::mime::body_of(m, b.mime_escape);
+                crate::mime::free(m);
+                if let Some(body) = body {
+                    return Body::Mime(body);
+                }
             }
         }
         if let Some(c) = &b.copied {
@@ -554,6 +570,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                     st.body.fields = None;
                     st.body.copied = None;
                     st.body.mime = None;
+                    st.body.httppost = None;
                 }
             }
             HTTPGET => {
@@ -721,6 +738,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.body.fields = (!v.is_null()).then_some(v as usize);
                 st.body.copied = None;
                 st.body.mime = None;
+                st.body.httppost = None;
                 st.body.post = true;
                 st.body.upload = false;
                 st.opts.nobody = false;
@@ -739,12 +757,24 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.body.copied = Some(bytes);
                 st.body.fields = None;
                 st.body.mime = None;
+                st.body.httppost = None;
                 st.body.post = true;
+                st.body.upload = false;
+                st.opts.nobody = false;
+            }
+            HTTPPOST => {
+                st.drop_owned_mime();
+                st.body.httppost = (!v.is_null()).then_some(v as usize);
+                st.body.mime = None;
+                st.body.fields = None;
+                st.body.copied = None;
+                st.body.post = !v.is_null();
                 st.body.upload = false;
                 st.opts.nobody = false;
             }
             MIMEPOST => {
                 st.drop_owned_mime();
+                st.body.httppost = None;
                 st.body.mime = (!v.is_null()).then_some(v as usize);
                 st.body.fields = None;
                 st.body.copied = None;

@@ -15,6 +15,7 @@ mod ffi;
 pub mod alloc;
 pub mod consts;
 pub mod easy;
+pub mod form;
 pub mod global;
 pub mod headers;
 pub mod mime;

@@ -10,10 +10,6 @@ use std::process::Command;
 
 /// Declared in curl 8.14.1's headers and not exported yet; each is a later landing.
 const NOT_YET: &[&str] = &[
-    // the deprecated form API
-    "curl_formadd",
-    "curl_formfree",
-    "curl_formget",
     // HTTP/2 push
     "curl_pushheader_byname",
     "curl_pushheader_bynum",
