@@ -169,6 +169,10 @@ impl Pool {
         }
         None
     }
+    /// Exchange the idle connections with another pool's (a share's), keeping the limit.
+    pub(crate) fn swap_idle(&mut self, other: &mut Pool) {
+        std::mem::swap(&mut self.idle, &mut other.idle);
+    }
     pub fn len(&self) -> usize {
         self.idle.len()
     }

@@ -14,6 +14,9 @@ const MAX_WORKERS: usize = 4;
 
 type Answer = io::Result<Vec<SocketAddr>>;
 
+/// Answers by lower-case host and port, with when they were stored.
+pub type DnsCache = HashMap<(String, u16), (Vec<SocketAddr>, Instant)>;
+
 #[derive(Default)]
 struct Queue {
     jobs: VecDeque<(u64, String, u16)>,
@@ -35,7 +38,7 @@ pub struct Resolver {
     wake_rx: UnixStream,
     next_id: u64,
     results: HashMap<u64, Answer>,
-    cache: HashMap<(String, u16), (Vec<SocketAddr>, Instant)>,
+    cache: DnsCache,
 }
 
 impl std::fmt::Debug for Resolver {
@@ -92,6 +95,11 @@ impl Resolver {
     pub fn insert(&mut self, host: &str, port: u16, addrs: Vec<SocketAddr>, now: Instant) {
         self.cache
             .insert((host.to_ascii_lowercase(), port), (addrs, now));
+    }
+
+    /// Exchange the cache with another (a share's, while a transfer using it runs).
+    pub(crate) fn swap_cache(&mut self, other: &mut DnsCache) {
+        std::mem::swap(&mut self.cache, other);
     }
 
     /// Start resolving on a worker; returns a job id to `take` later.

@@ -59,10 +59,7 @@ impl Easy {
     /// `curl_easy_cleanup` does.
     pub fn save_state(&mut self) -> std::io::Result<()> {
         match self.multi.as_mut() {
-            Some(m) => {
-                m.save_cookies()?;
-                m.save_hsts()
-            }
+            Some(m) => m.save_state_with(self.opts.share.as_ref()),
             None => Ok(()),
         }
     }

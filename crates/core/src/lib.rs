@@ -21,6 +21,7 @@ pub mod options;
 pub mod parsedate;
 pub mod proxy;
 pub mod ratelimit;
+pub mod share;
 pub mod speedcheck;
 pub mod proto {
     //! Protocol code, sans-IO where hot or byte-subtle.

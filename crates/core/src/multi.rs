@@ -39,6 +39,19 @@ pub(crate) struct CookieStore {
     pub save_to: Vec<String>,
 }
 
+/// The multi's own caches, for a share's to stand in for while a transfer using it runs.
+macro_rules! local {
+    ($m:expr) => {
+        crate::share::Local {
+            cookies: &mut $m.cookies,
+            resolver: &mut $m.resolver,
+            tls: &mut $m.tls,
+            pool: &mut $m.pool,
+            hsts: &mut $m.hsts,
+        }
+    };
+}
+
 /// A finished transfer (`curl_multi_info_read`'s `CURLMSG_DONE`).
 #[derive(Debug)]
 pub struct Message {
@@ -218,6 +231,8 @@ impl Multi {
         }
         if !t.is_done() {
             self.running -= 1;
+            let share = t.opts.share.clone();
+            let lease = share.as_ref().map(|a| a.lend(local!(self)));
             let mut cx = Cx {
                 now: Instant::now(),
                 poller: &self.poller,
@@ -230,6 +245,9 @@ impl Multi {
                 cookies: &mut self.cookies,
             };
             t.abort(&mut cx);
+            if let Some(l) = lease {
+                l.give_back(local!(self));
+            }
         }
         self.free.push(id.slot);
         let info = std::mem::take(&mut t.info);
@@ -245,6 +263,32 @@ impl Multi {
     /// Write the cookie jar to the `CURLOPT_COOKIEJAR` files the transfers named (`-` is
     /// stdout), as curl does when the handle is cleaned up.
     pub fn save_cookies(&mut self) -> io::Result<()> {
+        self.save_cookies_of(None)
+    }
+
+    /// `save_cookies` and `save_hsts` with `share`'s jar and cache standing in for the
+    /// multi's own when it shares them (curl writes the shared jar at the cleanup of each
+    /// handle using it).
+    pub fn save_state_with(&mut self, share: Option<&crate::share::Attached>) -> io::Result<()> {
+        self.save_cookies_of(share)?;
+        let lease = share.map(|a| a.lend(local!(self)));
+        let r = self.hsts.save_all();
+        if let Some(l) = lease {
+            l.give_back(local!(self));
+        }
+        r
+    }
+
+    fn save_cookies_of(&mut self, share: Option<&crate::share::Attached>) -> io::Result<()> {
+        let lease = share.map(|a| a.lend(local!(self)));
+        let r = self.write_jar();
+        if let Some(l) = lease {
+            l.give_back(local!(self));
+        }
+        r
+    }
+
+    fn write_jar(&mut self) -> io::Result<()> {
         let Some(jar) = self.cookies.jar.as_mut() else {
             return Ok(());
         };
@@ -443,6 +487,9 @@ impl Multi {
         if t.is_done() {
             return Ok(());
         }
+        // Arc clones: no allocation in the transfer loop.
+        let share = t.opts.share.clone();
+        let lease = share.as_ref().map(|a| a.lend(local!(self)));
         let mut cx = Cx {
             now,
             poller: &self.poller,
@@ -455,6 +502,9 @@ impl Multi {
             cookies: &mut self.cookies,
         };
         t.drive(&mut cx);
+        if let Some(l) = lease {
+            l.give_back(local!(self));
+        }
         let done = t.is_done();
         let gen = self.slots[i].gen;
         if done {

@@ -235,6 +235,8 @@ pub struct Options {
     pub cookie_files: Vec<String>,
     /// `CURLOPT_COOKIEJAR`: where the cookies are written at the end (`-` is stdout).
     pub cookie_jar: Option<String>,
+    /// The share the caches come from (`CURLOPT_SHARE`).
+    pub share: Option<crate::share::Attached>,
     /// `CURLOPT_COOKIESESSION`: ignore session cookies when reading files.
     pub cookie_session: bool,
     /// `CURLOPT_PROXY`: None takes the environment's `*_proxy`; empty means no proxy.
@@ -340,6 +342,7 @@ impl Default for Options {
             hsts_file: None,
             cookie_files: Vec::new(),
             cookie_jar: None,
+            share: None,
             cookie_session: false,
             proxy: None,
             proxy_type: crate::proxy::ProxyKind::Http,

@@ -74,3 +74,10 @@ pub(crate) fn app_strdup(bytes: &[u8]) -> *mut c_char {
     }
     p as *mut c_char
 }
+
+/// `malloc` for the C shim's results handed to the application (`curl_maprintf`), freed with
+/// `curl_free`. Not exported (the version script keeps only `curl_*`).
+#[no_mangle]
+pub extern "C" fn oxcurl_app_malloc(n: usize) -> *mut c_void {
+    guard!(std::ptr::null_mut(), { app_malloc(n) })
+}

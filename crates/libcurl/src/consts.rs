@@ -107,6 +107,7 @@ pub mod opt {
     pub const BUFFERSIZE: c_int = 98;
     pub const NOSIGNAL: c_int = 99;
     pub const ACCEPT_ENCODING: c_int = 10102;
+    pub const SHARE: c_int = 10100;
     pub const PRIVATE: c_int = 10103;
     pub const UNRESTRICTED_AUTH: c_int = 105;
     pub const IPRESOLVE: c_int = 113;
@@ -130,6 +131,7 @@ pub mod opt {
     pub const POSTREDIR: c_int = 161;
     pub const COPYPOSTFIELDS: c_int = 10165;
     pub const MIMEPOST: c_int = 10269;
+    pub const HTTPPOST: c_int = 10024;
     pub const MIME_OPTIONS: c_int = 315;
     pub const USERNAME: c_int = 10173;
     pub const PASSWORD: c_int = 10174;

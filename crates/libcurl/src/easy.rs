@@ -22,6 +22,7 @@ extern "C" {
     fn oxcurl_default_write(p: *const c_char, n: usize, file: *mut c_void) -> usize;
     fn oxcurl_default_read(p: *mut c_char, n: usize, file: *mut c_void) -> usize;
     fn oxcurl_stderr_write(p: *const c_char, n: usize);
+    fn oxcurl_fread(p: *mut c_char, size: usize, n: usize, file: *mut c_void) -> usize;
 }
 
 /// The application's callbacks and their userdata, as set with setopt.
@@ -179,6 +180,8 @@ struct BodySpec {
     copied: Option<Vec<u8>>,
     /// MIMEPOST: the application's mime, read at perform time.
     mime: Option<usize>,
+    /// HTTPPOST: the application's curl_formadd form, read at perform time.
+    httppost: Option<usize>,
     /// MIME_OPTIONS has CURLMIMEOPT_FORMESCAPE: backslash-escape names.
     mime_escape: bool,
     fields_size: Option<i64>,
@@ -203,6 +206,8 @@ pub(crate) struct State {
     strings: Vec<CString>,
     /// The copy of the MIMEPOST mime curl_easy_duphandle made: this handle's to free.
     owned_mime: usize,
+    /// CURLOPT_SHARE: the share this handle is counted in.
+    share: *mut crate::share::ShareHandle,
 }
 
 impl State {
@@ -245,6 +250,7 @@ impl EasyHandle {
                 info: Info::default(),
                 strings: Vec::new(),
                 owned_mime: 0,
+                share: std::ptr::null_mut(),
             }),
             busy: Cell::new(false),
             in_multi: Cell::new(false),
@@ -343,6 +349,19 @@ impl State {
                 return Body::Mime(m);
             }
         }
+        if let Some(f) = b.httppost {
+            let read = self.cb.read.unwrap_or(oxcurl_fread);
+            // SAFETY: the application keeps an HTTPPOST form alive until the transfer is
+            // done (CURLOPT_HTTPPOST(3)); the mime made from it is ours and freed here.
+            unsafe {
+                let m = crate::form::to_mime(f as *const crate::form::CurlHttpPost, Some(read));
+                let body = crate::mime::body_of(m, b.mime_escape);
+                crate::mime::free(m);
+                if let Some(body) = body {
+                    return Body::Mime(body);
+                }
+            }
+        }
         if let Some(c) = &b.copied {
             return Body::Fields(c.clone());
         }
@@ -383,9 +402,16 @@ pub extern "C" fn curl_easy_cleanup(h: *mut EasyHandle) {
             return;
         }
         // curl writes COOKIEJAR and HSTS files when the handle goes; errors are not reported.
-        if let Some(easy) = e.state.borrow_mut().easy.as_mut() {
-            let _ = easy.save_state();
+        {
+            let mut st = e.state.borrow_mut();
+            let share = st.opts.share.clone();
+            if let Some(easy) = st.easy.as_mut() {
+                easy.opts.share = share;
+                let _ = easy.save_state();
+            }
         }
+        // Leave the share (no borrow held: its lock callback may call us).
+        set_share(e, h, std::ptr::null_mut());
         e.state.borrow_mut().drop_owned_mime();
         // SAFETY: a live handle from Box::into_raw, not referenced elsewhere (not busy, not
         // in a multi); the magic is cleared first so a stale pointer is caught.
@@ -407,7 +433,10 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         let Ok(mut st) = e.state.try_borrow_mut() else {
             return;
         };
+        // The share stays attached, as in curl.
+        let share = st.opts.share.take();
         st.opts = Options::default();
+        st.opts.share = share;
         st.cb = Callbacks::new(h);
         st.body = BodySpec::default();
         st.drop_owned_mime();
@@ -435,6 +464,8 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
         {
             let mut d = dup.state.borrow_mut();
             d.opts = st.opts.clone();
+            // curl does not attach the copy to the share.
+            d.opts.share = None;
             d.cb = Callbacks {
                 handle: d.cb.handle,
                 ..st.cb
@@ -539,6 +570,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                     st.body.fields = None;
                     st.body.copied = None;
                     st.body.mime = None;
+                    st.body.httppost = None;
                 }
             }
             HTTPGET => {
@@ -670,6 +702,13 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
             return CURLE_BAD_FUNCTION_ARGUMENT;
         };
+        if opt == crate::consts::opt::SHARE {
+            if e.state.try_borrow_mut().is_err() {
+                return CURLE_RECURSIVE_API_CALL;
+            }
+            set_share(e, h, v as *mut crate::share::ShareHandle);
+            return CURLE_OK;
+        }
         let Ok(mut st) = e.state.try_borrow_mut() else {
             return CURLE_RECURSIVE_API_CALL;
         };
@@ -718,6 +757,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.body.fields = (!v.is_null()).then_some(v as usize);
                 st.body.copied = None;
                 st.body.mime = None;
+                st.body.httppost = None;
                 st.body.post = true;
                 st.body.upload = false;
                 st.opts.nobody = false;
@@ -736,12 +776,24 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.body.copied = Some(bytes);
                 st.body.fields = None;
                 st.body.mime = None;
+                st.body.httppost = None;
                 st.body.post = true;
+                st.body.upload = false;
+                st.opts.nobody = false;
+            }
+            HTTPPOST => {
+                st.drop_owned_mime();
+                st.body.httppost = (!v.is_null()).then_some(v as usize);
+                st.body.mime = None;
+                st.body.fields = None;
+                st.body.copied = None;
+                st.body.post = !v.is_null();
                 st.body.upload = false;
                 st.opts.nobody = false;
             }
             MIMEPOST => {
                 st.drop_owned_mime();
+                st.body.httppost = None;
                 st.body.mime = (!v.is_null()).then_some(v as usize);
                 st.body.fields = None;
                 st.body.copied = None;
@@ -799,6 +851,25 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         }
         CURLE_OK
     })
+}
+
+/// `CURLOPT_SHARE`: leave the current share, join `new` if it is a share (anything else,
+/// NULL included, only leaves, as in curl). The share's lock callback runs with no borrow of
+/// the handle held.
+fn set_share(e: &EasyHandle, h: *mut EasyHandle, new: *mut crate::share::ShareHandle) {
+    let old = std::mem::replace(&mut e.state.borrow_mut().share, std::ptr::null_mut());
+    e.state.borrow_mut().opts.share = None;
+    // SAFETY: a share this handle is counted in, which curl_share_cleanup refuses to free.
+    if let Some(s) = unsafe { crate::share::ShareHandle::from_ptr(old) } {
+        s.attach(h, false);
+    }
+    // SAFETY: NULL, a live share, or (as curl tolerates) something else its magic refuses.
+    if let Some(s) = unsafe { crate::share::ShareHandle::from_ptr(new) } {
+        s.attach(h, true);
+        let mut st = e.state.borrow_mut();
+        st.share = new;
+        st.opts.share = Some(s.share.attach(h as usize));
+    }
 }
 
 fn time_us(d: Duration) -> i64 {

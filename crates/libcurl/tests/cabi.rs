@@ -238,6 +238,7 @@ fn valgrind_get_post_multi_are_clean() {
         ("get", vec![url.clone(), file.clone()]),
         ("post", vec![url.clone()]),
         ("multi", vec![a, b]),
+        ("mprintf", vec![]),
     ] {
         let exe = compile(prog, Lib::Ours);
         let out = oxcurl_testsupport::process::Exec::new("valgrind")
@@ -546,12 +547,20 @@ fn valgrind_mime_and_headers_are_clean() {
         .iter()
         .map(|p| format!("{hbase}/{p}"))
         .collect();
-    let runs: [(&str, Vec<String>); 2] = [
+    let form_file = std::env::temp_dir().join(format!("cabi-form-vg-{}.txt", std::process::id()));
+    std::fs::write(&form_file, "file contents\n").expect("write");
+    let form_file = form_file.to_str().expect("utf-8").to_string();
+    let runs: [(&str, Vec<String>); 3] = [
         (
             "mime",
-            vec![url, file.to_str().expect("utf-8").to_string(), again],
+            vec![
+                url.clone(),
+                file.to_str().expect("utf-8").to_string(),
+                again,
+            ],
         ),
         ("headers", hurls),
+        ("formadd", vec![url, form_file.clone()]),
     ];
     for (prog, args) in runs {
         let exe = compile(prog, Lib::Ours);
@@ -565,6 +574,7 @@ fn valgrind_mime_and_headers_are_clean() {
         let _ = std::fs::remove_file(&exe);
         assert_eq!(out.code, Some(0), "valgrind {prog}: {}", out.stderr_str());
     }
+    let _ = std::fs::remove_file(&form_file);
 }
 
 fn header_server() -> ScriptedServer {
@@ -637,4 +647,59 @@ fn header_api_matches_reference() {
         assert_eq!(a, b, "ours vs reference\n{ours}");
     }
     assert_eq!(ours, reference);
+}
+
+#[test]
+fn mprintf_family_matches_reference() {
+    let ours = run_ok("mprintf", Lib::Ours, &[]);
+    let reference = run_ok("mprintf", Lib::Reference, &[]);
+    for (a, b) in ours.lines().zip(reference.lines()) {
+        assert_eq!(a, b, "ours vs reference");
+    }
+    assert_eq!(ours, reference);
+    assert!(ours.contains("|hello world| 11\n"), "{ours}");
+    assert!(ours.contains("truncated: |hell| 4\n"), "{ours}");
+}
+
+#[test]
+fn formadd_form_api_matches_reference() {
+    let s = server();
+    let url = format!("{}/form", s.url());
+    let file = std::env::temp_dir().join(format!("cabi-form-{}.txt", std::process::id()));
+    std::fs::write(&file, "file contents\n").expect("write");
+    let file = file.to_str().expect("utf-8");
+    let out = |lib| {
+        let exe = compile("formadd", lib);
+        let out = run(&exe, lib, &[&url, file]);
+        let _ = std::fs::remove_file(&exe);
+        assert_eq!(out.code, Some(0), "formadd {lib:?}: {}", out.stderr_str());
+        String::from_utf8_lossy(&mask_boundaries(&out.stdout)).into_owned()
+    };
+    let ours = out(Lib::Ours);
+    let reference = out(Lib::Reference);
+    let _ = std::fs::remove_file(file);
+    for (a, b) in ours.lines().zip(reference.lines()) {
+        assert_eq!(a, b, "ours vs reference");
+    }
+    assert_eq!(ours, reference);
+    assert!(ours.contains("perform=0 code=200\n"), "{ours}");
+    assert!(ours.contains("formget refused=26\n"), "{ours}");
+    assert!(ours.contains("nested array=6\n"), "{ours}");
+    let reqs = s.requests();
+    assert_eq!(reqs.len(), 2);
+    let (a, b) = (
+        mask_boundaries(&reqs[0].raw()),
+        mask_boundaries(&reqs[1].raw()),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&a),
+        String::from_utf8_lossy(&b),
+        "request bytes: ours vs reference"
+    );
+    let body = String::from_utf8_lossy(&a).into_owned();
+    assert!(
+        body.contains("name=\"stream\"; filename=\"s.txt\""),
+        "{body}"
+    );
+    assert!(body.contains("\r\n\r\n0123456789\r\n"), "{body}");
 }

@@ -20,10 +20,10 @@ fn unknown_option_numbers_answer_unknown_option() {
 #[test]
 fn known_options_of_missing_features_answer_not_built_in() {
     let h = curl_easy_init();
-    // CURLOPT_SSH_AUTH_TYPES (no SSH) and CURLOPT_HTTPPOST (no form API yet)
+    // CURLOPT_SSH_AUTH_TYPES and CURLOPT_SSH_PUBLIC_KEYFILE (no SSH)
     assert_eq!(oxcurl_easy_setopt_long(h, 151, 1), CURLE_NOT_BUILT_IN);
     assert_eq!(
-        oxcurl_easy_setopt_ptr(h, 10024, std::ptr::null_mut()),
+        oxcurl_easy_setopt_ptr(h, 10152, std::ptr::null_mut()),
         CURLE_NOT_BUILT_IN
     );
     // an HTTP version the engine does not speak (CURL_HTTP_VERSION_3); HTTP/2 it does
@@ -33,6 +33,15 @@ fn known_options_of_missing_features_answer_not_built_in() {
     );
     assert_eq!(oxcurl_easy_setopt_long(h, opt::HTTP_VERSION, 3), CURLE_OK);
     assert_eq!(oxcurl_easy_setopt_long(h, opt::FOLLOWLOCATION, 1), CURLE_OK);
+    // CURLOPT_HTTPPOST and CURLOPT_SHARE are built in
+    assert_eq!(
+        oxcurl_easy_setopt_ptr(h, 10024, std::ptr::null_mut()),
+        CURLE_OK
+    );
+    assert_eq!(
+        oxcurl_easy_setopt_ptr(h, opt::SHARE, std::ptr::null_mut()),
+        CURLE_OK
+    );
     curl_easy_cleanup(h);
 }
 

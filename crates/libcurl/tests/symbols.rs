@@ -10,18 +10,9 @@ use std::process::Command;
 
 /// Declared in curl 8.14.1's headers and not exported yet; each is a later landing.
 const NOT_YET: &[&str] = &[
-    // the deprecated form API
-    "curl_formadd",
-    "curl_formfree",
-    "curl_formget",
     // HTTP/2 push
     "curl_pushheader_byname",
     "curl_pushheader_bynum",
-    // share
-    "curl_share_cleanup",
-    "curl_share_init",
-    "curl_share_setopt",
-    "curl_share_strerror",
     // the rest of easy and global
     "curl_easy_pause",
     "curl_easy_recv",
@@ -33,17 +24,6 @@ const NOT_YET: &[&str] = &[
     "curl_global_trace",
     "curl_strequal",
     "curl_strnequal",
-    // mprintf.h
-    "curl_maprintf",
-    "curl_mfprintf",
-    "curl_mprintf",
-    "curl_msnprintf",
-    "curl_msprintf",
-    "curl_mvaprintf",
-    "curl_mvfprintf",
-    "curl_mvprintf",
-    "curl_mvsnprintf",
-    "curl_mvsprintf",
     // websockets.h
     "curl_ws_meta",
     "curl_ws_recv",
