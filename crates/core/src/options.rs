@@ -207,6 +207,8 @@ pub struct Options {
     pub tcp_keepcnt: u32,
     /// `CURLOPT_IGNORE_CONTENT_LENGTH`: read the body until the connection closes.
     pub ignore_content_length: bool,
+    /// `CURLOPT_DISALLOW_USERNAME_IN_URL`: a URL with credentials fails with 67.
+    pub disallow_username_in_url: bool,
     /// The IP Type of Service (IPv6: traffic class) set on every socket (the tool's
     /// `--ip-tos`; libcurl programs do it in a sockopt callback).
     pub ip_tos: Option<u32>,
@@ -327,6 +329,7 @@ impl Default for Options {
             tcp_keepintvl: 60,
             tcp_keepcnt: 9,
             ignore_content_length: false,
+            disallow_username_in_url: false,
             ip_tos: None,
             buffer_size: DEFAULT_BUFFER_SIZE,
             upload_buffer_size: 64 * 1024,

@@ -605,6 +605,7 @@ impl Transfer {
             default_scheme: false,
             non_support_scheme: true,
             path_as_is: self.opts.path_as_is,
+            disallow_user: self.opts.disallow_username_in_url,
             ..Flags::default()
         }
     }
@@ -647,7 +648,13 @@ impl Transfer {
                 }
             }
             let url = Url::parse(&input, self.url_flags()).map_err(|e| {
-                Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message()))
+                // curl's Curl_uc_to_curlcode: credentials where they are prohibited is 67.
+                let code = if e == oxcurl_urlapi::UrlError::UserNotAllowed {
+                    Code::LoginDenied
+                } else {
+                    Code::UrlMalformat
+                };
+                Error::new(code, format!("URL rejected: {}", e.message()))
             })?;
             self.url = Some(url);
             for entry in self.opts.resolve.clone() {

@@ -121,6 +121,7 @@ pub mod opt {
     pub const TCP_KEEPIDLE: c_int = 214;
     pub const TCP_KEEPINTVL: c_int = 215;
     pub const HAPPY_EYEBALLS_TIMEOUT_MS: c_int = 271;
+    pub const DISALLOW_USERNAME_IN_URL: c_int = 278;
     pub const TCP_KEEPCNT: c_int = 326;
     pub const LOCALPORT: c_int = 139;
     pub const LOCALPORTRANGE: c_int = 140;

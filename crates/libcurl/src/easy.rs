@@ -640,6 +640,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 o.happy_eyeballs_timeout = std::time::Duration::from_millis(v as u64)
             }
             IGNORE_CONTENT_LENGTH => o.ignore_content_length = on,
+            DISALLOW_USERNAME_IN_URL => o.disallow_username_in_url = on,
             LOCALPORT => o.local_port = v.clamp(0, 65535) as u16,
             LOCALPORTRANGE => o.local_port_range = v.clamp(1, 65535) as u16,
             HTTP_TRANSFER_DECODING => o.http_transfer_decoding = on,

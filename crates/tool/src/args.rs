@@ -2165,6 +2165,7 @@ pub struct Operation {
     /// `--skip-existing`: no transfer when the output file already exists.
     pub skip_existing: bool,
     pub ignore_content_length: bool,
+    pub disallow_username_in_url: bool,
     pub path_as_is: bool,
     pub proto_default: Option<String>,
     /// `--proto` / `--proto-redir`: the protocol sets they leave (None: not given).
@@ -3026,6 +3027,7 @@ impl Parser {
             }
             "skip-existing" => self.op().skip_existing = on,
             "ignore-content-length" => self.op().ignore_content_length = on,
+            "disallow-username-in-url" => self.op().disallow_username_in_url = on,
             "hostpubmd5" => {
                 if a().len() != 32 {
                     return Err(perr(format!("option --{name}: is badly used here")));
@@ -3076,31 +3078,11 @@ impl Parser {
                 }
             }
             // Features this build does not have: curl's answer when its libcurl lacks them.
-            "alt-svc"
-            | "crlf"
-            | "disallow-username-in-url"
-            | "dns-interface"
-            | "dns-ipv4-addr"
-            | "dns-ipv6-addr"
-            | "dns-servers"
-            | "doh-url"
-            | "ech"
-            | "engine"
-            | "haproxy-clientip"
-            | "haproxy-protocol"
-            | "http3"
-            | "http3-only"
-            | "krb"
-            | "negotiate"
-            | "proxy-http2"
-            | "proxy-negotiate"
-            | "proxy-tlsauthtype"
-            | "sigalgs"
-            | "socks5-gssapi"
-            | "ssl-sessions"
-            | "tlsauthtype"
-            | "tr-encoding"
-            | "vlan-priority" => {
+            "alt-svc" | "crlf" | "dns-interface" | "dns-ipv4-addr" | "dns-ipv6-addr"
+            | "dns-servers" | "doh-url" | "ech" | "engine" | "haproxy-clientip"
+            | "haproxy-protocol" | "http3" | "http3-only" | "krb" | "negotiate" | "proxy-http2"
+            | "proxy-negotiate" | "proxy-tlsauthtype" | "sigalgs" | "socks5-gssapi"
+            | "ssl-sessions" | "tlsauthtype" | "tr-encoding" | "vlan-priority" => {
                 if on {
                     return Err(perr(format!(
                         "option --{name}: the installed libcurl version does not support this"

@@ -1505,6 +1505,7 @@ fn configure(
     }
     o.ip_tos = op.ip_tos;
     o.ignore_content_length = op.ignore_content_length;
+    o.disallow_username_in_url = op.disallow_username_in_url;
     o.path_as_is = op.path_as_is;
     o.default_protocol = op.proto_default.clone();
     o.allowed_protocols = op.proto.clone();

@@ -384,6 +384,26 @@ fn blank_header_is_allowed() {
 }
 
 #[test]
+fn disallow_username_in_url() {
+    for (i, url) in ["http://u:p@{host}/", "http://u@{host}/"]
+        .iter()
+        .enumerate()
+    {
+        err_case(
+            &format!("disallow_username_{i}"),
+            &["-S", "-s", "--disallow-username-in-url", url],
+        )
+        .run(OXCURL);
+    }
+    // Without credentials in the URL the transfer runs.
+    err_case(
+        "disallow_username_plain",
+        &["-sS", "--disallow-username-in-url", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
 fn proto_restriction() {
     err_case("proto_restriction", &["-sS", "--proto", "=https", "{url}/"]).run(OXCURL);
 }
