@@ -269,19 +269,22 @@ fn start_connect(addr: SocketAddr, opts: &Options) -> io::Result<Socket> {
     if opts.tcp_nodelay {
         sock.set_nodelay(true)?;
     }
+    // Like curl, a keepalive or TOS value the kernel refuses (a zero idle time, say) is
+    // skipped, not a reason to fail the connection; each setting stands on its own.
     if opts.tcp_keepalive {
-        let ka = TcpKeepalive::new()
-            .with_time(Duration::from_secs(opts.tcp_keepidle.into()))
-            .with_interval(Duration::from_secs(opts.tcp_keepintvl.into()))
-            .with_retries(opts.tcp_keepcnt);
-        sock.set_tcp_keepalive(&ka)?;
+        let _ = sock.set_keepalive(true);
+        let secs = |s: u32| Duration::from_secs(s.into());
+        let _ = sock.set_tcp_keepalive(&TcpKeepalive::new().with_time(secs(opts.tcp_keepidle)));
+        let _ =
+            sock.set_tcp_keepalive(&TcpKeepalive::new().with_interval(secs(opts.tcp_keepintvl)));
+        let _ = sock.set_tcp_keepalive(&TcpKeepalive::new().with_retries(opts.tcp_keepcnt));
     }
     if let Some(tos) = opts.ip_tos {
-        if addr.is_ipv6() {
-            sock.set_tclass_v6(tos)?;
+        let _ = if addr.is_ipv6() {
+            sock.set_tclass_v6(tos)
         } else {
-            sock.set_tos(tos)?;
-        }
+            sock.set_tos(tos)
+        };
     }
     if let Some(ifname) = &opts.interface {
         bind_interface(&sock, ifname)?;
@@ -399,6 +402,10 @@ mod tests {
         };
         let sock = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
         assert_eq!(sock.keepalive_retries().expect("TCP_KEEPCNT"), 4);
+        assert_eq!(
+            sock.keepalive_time().expect("TCP_KEEPIDLE"),
+            Duration::from_secs(60)
+        );
         assert_eq!(sock.tos().expect("IP_TOS"), 0x20);
         let plain =
             start_connect(l.local_addr().expect("addr"), &Options::default()).expect("connect");
@@ -416,5 +423,20 @@ mod tests {
         };
         let sock = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
         assert_eq!(sock.tclass_v6().expect("IPV6_TCLASS"), 0xb8);
+    }
+
+    #[test]
+    fn refused_keepalive_values_do_not_fail_the_socket() {
+        let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let opts = Options {
+            tcp_keepalive: true,
+            tcp_keepidle: 0,
+            tcp_keepintvl: 0,
+            tcp_keepcnt: 5,
+            ..Options::default()
+        };
+        let sock = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
+        assert!(sock.keepalive().expect("SO_KEEPALIVE"));
+        assert_eq!(sock.keepalive_retries().expect("TCP_KEEPCNT"), 5);
     }
 }

@@ -628,16 +628,15 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             FORBID_REUSE => o.forbid_reuse = on,
             TCP_NODELAY => o.tcp_nodelay = on,
             TCP_KEEPALIVE => o.tcp_keepalive = on,
-            // curl refuses values below one (and takes at most INT_MAX/1000 seconds).
-            TCP_KEEPIDLE | TCP_KEEPINTVL | TCP_KEEPCNT if v <= 0 => {
+            // curl 8.14.1 refuses negative keepalive values, takes any Happy Eyeballs time.
+            TCP_KEEPIDLE | TCP_KEEPINTVL | TCP_KEEPCNT if v < 0 => {
                 return CURLE_BAD_FUNCTION_ARGUMENT
             }
             TCP_KEEPIDLE => o.tcp_keepidle = v.min(i32::MAX as c_long / 1000) as u32,
             TCP_KEEPINTVL => o.tcp_keepintvl = v.min(i32::MAX as c_long / 1000) as u32,
             TCP_KEEPCNT => o.tcp_keepcnt = v.min(i32::MAX as c_long) as u32,
-            HAPPY_EYEBALLS_TIMEOUT_MS if v < 0 => return CURLE_BAD_FUNCTION_ARGUMENT,
             HAPPY_EYEBALLS_TIMEOUT_MS => {
-                o.happy_eyeballs_timeout = std::time::Duration::from_millis(v as u64)
+                o.happy_eyeballs_timeout = std::time::Duration::from_millis(v.max(0) as u64)
             }
             IGNORE_CONTENT_LENGTH => o.ignore_content_length = on,
             DISALLOW_USERNAME_IN_URL => o.disallow_username_in_url = on,

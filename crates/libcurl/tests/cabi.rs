@@ -118,6 +118,14 @@ fn strerror_texts_match_reference() {
 }
 
 #[test]
+fn socket_and_framing_option_codes_match_reference() {
+    let ours = run_ok("setoptvalues", Lib::Ours, &[]);
+    let reference = run_ok("setoptvalues", Lib::Reference, &[]);
+    assert!(ours.contains("-1: idle=43"), "{ours}");
+    assert_eq!(ours, reference);
+}
+
+#[test]
 fn escape_getdate_slist_match_reference() {
     let ours = run_ok("misc", Lib::Ours, &[]);
     let reference = run_ok("misc", Lib::Reference, &[]);

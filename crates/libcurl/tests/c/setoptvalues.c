@@ -1,0 +1,20 @@
+/* Return codes of the socket and framing options for edge values. */
+#include <curl/curl.h>
+#include <stdio.h>
+
+int main(void)
+{
+  CURL *c = curl_easy_init();
+  long v[] = {-1, 0, 1, 3000000};
+  int i;
+  for(i = 0; i < 4; i++)
+    printf("%ld: idle=%d intvl=%d cnt=%d he=%d icl=%d disallow=%d\n", v[i],
+           (int)curl_easy_setopt(c, CURLOPT_TCP_KEEPIDLE, v[i]),
+           (int)curl_easy_setopt(c, CURLOPT_TCP_KEEPINTVL, v[i]),
+           (int)curl_easy_setopt(c, CURLOPT_TCP_KEEPCNT, v[i]),
+           (int)curl_easy_setopt(c, CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, v[i]),
+           (int)curl_easy_setopt(c, CURLOPT_IGNORE_CONTENT_LENGTH, v[i]),
+           (int)curl_easy_setopt(c, CURLOPT_DISALLOW_USERNAME_IN_URL, v[i]));
+  curl_easy_cleanup(c);
+  return 0;
+}
