@@ -2981,8 +2981,7 @@ impl Parser {
             // Accepted, not applied: the terminal styling of header names, Linux TCP Fast
             // Open and MPTCP (the kernel falls back to plain TCP the same way), and the
             // extra tracing of `--trace-ids`/`--trace-config`.
-            "styled-output" | "tcp-fastopen" | "mptcp" | "trace-ids" => {}
-            "trace-config" => {}
+            "styled-output" | "tcp-fastopen" | "mptcp" | "trace-ids" | "trace-config" => {}
             "ftp-account"
             | "ftp-alternative-to-user"
             | "ftp-port"
@@ -3717,6 +3716,13 @@ mod tests {
 
     fn p(a: &[&str]) -> Result<Config, ParseError> {
         parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    /// Both tables are searched with binary_search.
+    #[test]
+    fn lookup_tables_are_sorted() {
+        assert!(DENY_BLANK.windows(2).all(|w| w[0] < w[1]));
+        assert!(IP_TOS_NAMES.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
     #[test]

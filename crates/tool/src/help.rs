@@ -119,17 +119,10 @@ fn columns() -> usize {
 /// The text `-h` prints for a topic (None: the important options); Err: the text for
 /// stderr when the topic names no option.
 pub fn help(topic: Option<&str>) -> Result<String, String> {
-    let s = help_at(topic, columns());
-    if s == NO_SUCH_OPTION {
-        Err(s)
-    } else {
-        Ok(s)
-    }
+    help_at(topic, columns())
 }
 
-const NO_SUCH_OPTION: &str = "Incorrect option name to show help for, see curl -h\n";
-
-fn help_at(topic: Option<&str>, cols: usize) -> String {
+fn help_at(topic: Option<&str>, cols: usize) -> Result<String, String> {
     let mut s = String::new();
     match topic {
         None => {
@@ -157,7 +150,7 @@ fn help_at(topic: Option<&str>, cols: usize) -> String {
             };
             match o {
                 Some(o) => print_category(&[o], cols, &mut s),
-                None => s.push_str(NO_SUCH_OPTION),
+                None => return Err("Incorrect option name to show help for, see curl -h\n".into()),
             }
         }
         Some(cat) => match CATEGORIES.iter().find(|c| c.0 == cat) {
@@ -167,11 +160,11 @@ fn help_at(topic: Option<&str>, cols: usize) -> String {
             }
             None => {
                 s.push_str("Unknown category provided, here is a list of all categories:\n\n");
-                s.push_str(&help_at(Some("category"), cols));
+                s.push_str(&help_at(Some("category"), cols)?);
             }
         },
     }
-    s
+    Ok(s)
 }
 
 /// `-V`: curl's format, listing only what is really built in.
@@ -192,7 +185,7 @@ pub fn version() -> String {
 mod tests {
     #[test]
     fn every_listed_option_is_in_help_all() {
-        let all = super::help_at(Some("all"), 79);
+        let all = super::help_at(Some("all"), 79).expect("help all");
         for o in crate::args::OPTIONS.iter().filter(|o| !o.cats.is_empty()) {
             let name = super::shown_name(o);
             assert!(

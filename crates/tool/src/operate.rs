@@ -1265,11 +1265,17 @@ fn build_job(
     Job { easy, meta }
 }
 
+/// Whether a URL's output file is named after the URL (`-O`, or `--remote-name-all` without
+/// an `-o` for it).
+fn remote_named(op: &Operation, spec: &Target) -> bool {
+    spec.remote_name || (op.remote_name_all && spec.output.is_none())
+}
+
 /// The file a URL's body goes to (None: stdout): `-o`, or with `-O` the URL's last path
 /// segment (`no_name` is called when it has none and `curl_response` is used), under
 /// `--output-dir`.
 fn output_path(op: &Operation, spec: &Target, no_name: impl FnOnce()) -> Option<PathBuf> {
-    let remote = spec.remote_name || (op.remote_name_all && spec.output.is_none());
+    let remote = remote_named(op, spec);
     let mut path: Option<PathBuf> = None;
     if let Some(out) = &spec.output {
         if out != "-" {
@@ -1585,10 +1591,8 @@ fn configure(
         PathBuf::from(f)
     });
     // -J: only for a name taken from the URL (-O), not for -o.
-    let cd_pending = (op.content_disposition
-        && (spec.remote_name || op.remote_name_all)
-        && spec.output.is_none())
-    .then(|| op.output_dir.clone());
+    let cd_pending = (op.content_disposition && remote_named(op, spec) && spec.output.is_none())
+        .then(|| op.output_dir.clone());
     let body_to_tty = matches!(sink, Sink::Stdout) && io::stdout().is_terminal();
     let headers_out = op.dump_header.as_ref().map(|d| Out {
         sink: if d == "-" {
