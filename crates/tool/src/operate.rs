@@ -331,7 +331,7 @@ impl Tracer {
                     i += 2; // the CRLF ends the line and is not shown
                     break;
                 }
-                out.push(if (0x20..0x80).contains(&b) { b } else { b'.' });
+                out.push(if (0x20..0x7f).contains(&b) { b } else { b'.' });
                 if nohex
                     && i + c + 2 < data.len()
                     && data[i + c + 1] == b'\r'

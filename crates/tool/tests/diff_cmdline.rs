@@ -326,7 +326,8 @@ fn trace_dump_lines_of_binary_and_crlf_body_match_reference() {
         ("trace_dump_ascii", "--trace-ascii"),
         ("trace_dump_hex", "--trace"),
     ] {
-        let r = case(name, &["-s", opt, "{tmp}/trace.txt", "{url}/"])
+        let r = Case::new(name)
+            .args(&["-s", opt, "{tmp}/trace.txt", "{url}/"])
             .reply(Reply::ok(&body))
             .compare_files(false)
             .run(OXCURL);
@@ -339,7 +340,10 @@ fn trace_dump_lines_of_binary_and_crlf_body_match_reference() {
         };
         let a = keep(r.reference.files.get("trace.txt").expect("reference trace"));
         let b = keep(r.oxcurl.files.get("trace.txt").expect("oxcurl trace"));
-        assert!(a.iter().any(|l| l.starts_with("<= Recv data")), "{a:?}");
+        assert!(
+            a.iter().any(|l| l.starts_with("<= Recv data, 389 bytes")),
+            "{a:?}"
+        );
         assert_eq!(a, b, "{opt} data lines differ");
     }
 }
