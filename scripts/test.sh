@@ -14,6 +14,9 @@ if [[ -z ${OXCURL_NO_INSTALL:-} ]]; then
   command -v faketime >/dev/null || need+=(faketime)
   command -v valgrind >/dev/null || need+=(valgrind)
   command -v gcc >/dev/null || need+=(gcc)
+  [[ -x /usr/sbin/squid ]] || need+=(squid)
+  [[ -x /usr/sbin/danted ]] || need+=(dante-server)
+  command -v openssl >/dev/null || need+=(openssl)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]]; then
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

@@ -13,10 +13,12 @@
 //! * [`proxy`]: a CONNECT proxy that records the handshake and relays the tunnel, and an
 //!   HTTPS proxy (TLS in front of it).
 //! * [`socks`]: a SOCKS4/4a/5 proxy that records the handshake and relays.
+//! * [`daemons`]: Debian's squid and dante as real HTTP and SOCKS proxies.
 //!
 //! Servers listen on loopback only and bind ephemeral ports.
 #![forbid(unsafe_code)]
 
+pub mod daemons;
 pub mod diff;
 pub mod fs;
 pub mod h2;

@@ -1,0 +1,268 @@
+//! Debian's squid (an HTTP forward and CONNECT proxy) and dante (a SOCKS 4/5 server) on
+//! ephemeral loopback ports, for tests that want a real proxy rather than a scripted one.
+//!
+//! ```no_run
+//! use oxcurl_testsupport::daemons::{ProxyAuth, Squid};
+//! let Some(squid) = Squid::try_start(ProxyAuth::None) else {
+//!     return; // OXCURL_SKIP_PROXIES=1 and squid is not installed
+//! };
+//! println!("-x {}", squid.host_port());
+//! ```
+//!
+//! Both run in the foreground, are killed on drop, and keep their configuration and logs
+//! in a temporary directory (readable by the unprivileged user squid switches to).
+
+use std::fs;
+use std::net::{SocketAddr, TcpStream};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::fs::TempDir;
+use crate::nginx::free_port;
+
+/// Where Debian installs squid.
+pub const SQUID_BIN: &str = "/usr/sbin/squid";
+/// Where Debian installs dante's server.
+pub const DANTED_BIN: &str = "/usr/sbin/danted";
+
+/// Proxy authentication squid asks for (407) before it forwards anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProxyAuth {
+    /// Open proxy.
+    None,
+    /// Basic with this user and password (squid's `basic_ncsa_auth`).
+    Basic(String, String),
+    /// Digest with this user and password (squid's `digest_file_auth`).
+    Digest(String, String),
+}
+
+/// A running daemon; killed on drop.
+#[derive(Debug)]
+struct Daemon {
+    child: Child,
+    port: u16,
+    dir: TempDir,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `None` (skip) when `bin` is missing and `OXCURL_SKIP_PROXIES=1`; panics when it is
+/// missing otherwise, naming the package to install.
+fn find(bin: &str, package: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(bin);
+    if p.is_file() {
+        return Some(p);
+    }
+    if std::env::var("OXCURL_SKIP_PROXIES").is_ok_and(|v| v == "1") {
+        eprintln!("{bin} not installed and OXCURL_SKIP_PROXIES=1: skipping");
+        return None;
+    }
+    panic!(
+        "{bin} not found (install it with `apt-get install -y {package}`, or set \
+         OXCURL_SKIP_PROXIES=1 to skip these tests)"
+    );
+}
+
+/// Starts `cmd` (built by `make` for a port and a directory) until it listens on the port;
+/// retries on another port when the first was taken meanwhile.
+fn launch(what: &str, make: impl Fn(u16, &TempDir) -> Command) -> Daemon {
+    let mut last = String::new();
+    for _ in 0..5 {
+        let port = free_port();
+        let dir = TempDir::new(what);
+        // squid drops privileges: its logs and pid file must be writable by that user.
+        let _ = fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777));
+        let stderr = fs::File::create(dir.join("stderr.log"))
+            .map(Stdio::from)
+            .unwrap_or_else(|_| Stdio::null());
+        let mut child = make(port, &dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(Some(st)) = child.try_wait() {
+                last = format!(
+                    "{what} exited ({st}): {}{}",
+                    fs::read_to_string(dir.join("stderr.log")).unwrap_or_default(),
+                    fs::read_to_string(dir.join("log")).unwrap_or_default()
+                );
+                break;
+            }
+            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                return Daemon { child, port, dir };
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                last = format!("{what} did not listen within 20 s");
+                break;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+    panic!("cannot start {what}: {last}");
+}
+
+/// Debian's squid as a forward proxy on `127.0.0.1:PORT`: absolute-form requests and
+/// CONNECT to any port, nothing cached.
+#[derive(Debug)]
+pub struct Squid {
+    d: Daemon,
+}
+
+impl Squid {
+    /// Starts squid; `None` when it is not installed and `OXCURL_SKIP_PROXIES=1`.
+    pub fn try_start(auth: ProxyAuth) -> Option<Squid> {
+        let bin = find(SQUID_BIN, "squid")?;
+        let d = launch("squid", |port, dir| {
+            let conf = dir.join("squid.conf");
+            fs::write(&conf, squid_config(port, dir.path(), &auth)).expect("write squid.conf");
+            let mut c = Command::new(&bin);
+            c.arg("-N").arg("-f").arg(&conf);
+            c
+        });
+        Some(Squid { d })
+    }
+
+    /// The listening port.
+    pub fn port(&self) -> u16 {
+        self.d.port
+    }
+
+    /// `127.0.0.1:PORT`, for `-x`.
+    pub fn host_port(&self) -> String {
+        format!("127.0.0.1:{}", self.d.port)
+    }
+
+    /// squid's access log so far (one line per request it handled).
+    pub fn access_log(&self) -> String {
+        fs::read_to_string(self.d.dir.join("access.log")).unwrap_or_default()
+    }
+
+    /// The directory holding the configuration and logs.
+    pub fn dir(&self) -> &Path {
+        self.d.dir.path()
+    }
+}
+
+fn squid_config(port: u16, dir: &Path, auth: &ProxyAuth) -> String {
+    let d = dir.display();
+    let helper_dir = "/usr/lib/squid";
+    let auth_lines = match auth {
+        ProxyAuth::None => "http_access allow all\n".to_string(),
+        ProxyAuth::Basic(user, pass) => {
+            let hash = md5_crypt(pass);
+            fs::write(dir.join("passwd"), format!("{user}:{hash}\n")).expect("write passwd");
+            format!(
+                "auth_param basic program {helper_dir}/basic_ncsa_auth {d}/passwd\n\
+                 auth_param basic realm oxcurl-test\n\
+                 acl authed proxy_auth REQUIRED\n\
+                 http_access allow authed\n\
+                 http_access deny all\n"
+            )
+        }
+        ProxyAuth::Digest(user, pass) => {
+            fs::write(dir.join("digest"), format!("{user}:{pass}\n")).expect("write digest");
+            format!(
+                "auth_param digest program {helper_dir}/digest_file_auth {d}/digest\n\
+                 auth_param digest realm oxcurl-test\n\
+                 auth_param digest nonce_garbage_interval 5 minutes\n\
+                 acl authed proxy_auth REQUIRED\n\
+                 http_access allow authed\n\
+                 http_access deny all\n"
+            )
+        }
+    };
+    format!(
+        "http_port 127.0.0.1:{port}\n\
+         pid_filename {d}/squid.pid\n\
+         cache_log {d}/log\n\
+         access_log {d}/access.log squid\n\
+         coredump_dir {d}\n\
+         cache deny all\n\
+         cache_mem 8 MB\n\
+         pinger_enable off\n\
+         shutdown_lifetime 0 seconds\n\
+         visible_hostname oxcurl-test\n\
+         forwarded_for on\n\
+         server_persistent_connections off\n\
+         {auth_lines}"
+    )
+}
+
+/// An MD5-crypt (`$1$`) hash of `pass`, which squid's `basic_ncsa_auth` accepts, made by
+/// `openssl passwd -1` with a fixed salt.
+fn md5_crypt(pass: &str) -> String {
+    let out = Command::new("openssl")
+        .args(["passwd", "-1", "-salt", "oxcurlts", pass])
+        .output()
+        .expect("run openssl passwd");
+    assert!(out.status.success(), "openssl passwd failed");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Debian's dante as a SOCKS 4/5 server on `127.0.0.1:PORT`, no authentication, reaching
+/// out through the loopback interface (IPv4 and IPv6 targets).
+#[derive(Debug)]
+pub struct Dante {
+    d: Daemon,
+}
+
+impl Dante {
+    /// Starts danted; `None` when it is not installed and `OXCURL_SKIP_PROXIES=1`.
+    pub fn try_start() -> Option<Dante> {
+        let bin = find(DANTED_BIN, "dante-server")?;
+        let d = launch("dante", |port, dir| {
+            let conf = dir.join("danted.conf");
+            let cfg = format!(
+                "logoutput: {d}/log\n\
+                 internal: 127.0.0.1 port = {port}\n\
+                 external: lo\n\
+                 clientmethod: none\n\
+                 socksmethod: none\n\
+                 user.privileged: root\n\
+                 user.unprivileged: nobody\n\
+                 client pass {{ from: 0.0.0.0/0 to: 0.0.0.0/0 }}\n\
+                 socks pass {{ from: 0.0.0.0/0 to: 0.0.0.0/0 }}\n",
+                d = dir.path().display()
+            );
+            fs::write(&conf, cfg).expect("write danted.conf");
+            let mut c = Command::new(&bin);
+            c.arg("-f")
+                .arg(&conf)
+                .arg("-p")
+                .arg(dir.join("danted.pid"))
+                .arg("-N")
+                .arg("1");
+            c
+        });
+        Some(Dante { d })
+    }
+
+    /// The listening port.
+    pub fn port(&self) -> u16 {
+        self.d.port
+    }
+
+    /// `127.0.0.1:PORT`.
+    pub fn host_port(&self) -> String {
+        format!("127.0.0.1:{}", self.d.port)
+    }
+
+    /// dante's log so far.
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.d.dir.join("log")).unwrap_or_default()
+    }
+}

@@ -1,0 +1,503 @@
+//! oxcurl and the reference curl 8.14.1 through real proxies: Debian's squid (absolute-form
+//! requests, CONNECT tunnels, Basic and Digest proxy authentication with 407 negotiation)
+//! and dante (SOCKS4/4a/5/5h, IPv6 targets, as a pre-proxy in front of squid). The scripted
+//! origin behind them records what each client's request looked like after the proxy, and
+//! the harness compares those bytes, stdout, stderr and the exit code.
+
+use oxcurl_testsupport::daemons::{Dante, ProxyAuth, Squid};
+use oxcurl_testsupport::{Case, Reply, TlsServerOptions};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+fn squid(auth: ProxyAuth) -> Option<Squid> {
+    Squid::try_start(auth)
+}
+
+fn basic() -> ProxyAuth {
+    ProxyAuth::Basic("pu".into(), "pp".into())
+}
+
+fn digest() -> ProxyAuth {
+    ProxyAuth::Digest("pu".into(), "pp".into())
+}
+
+/// Runs `args` (`{proxy}` is the proxy's `127.0.0.1:PORT`) for both clients.
+fn run(name: &str, proxy: &str, args: &[&str], tls: bool) -> oxcurl_testsupport::CaseResult {
+    let args: Vec<String> = args.iter().map(|a| a.replace("{proxy}", proxy)).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut c = Case::new(name)
+        .compare_stderr(true)
+        .args(&args)
+        .replies(vec![Reply::ok("through the proxy\n")]);
+    if tls {
+        c = c.tls(TlsServerOptions::default());
+    }
+    c.run(OXCURL)
+}
+
+/// What oxcurl wrote to stdout: the origin's body when the proxy let the request through.
+fn oxcurl_stdout(r: &oxcurl_testsupport::CaseResult) -> String {
+    r.oxcurl.stdout_str()
+}
+
+// ---- squid: forward proxy -----------------------------------------------------------
+
+#[test]
+fn squid_forwards_absolute_form_get() {
+    let Some(sq) = squid(ProxyAuth::None) else {
+        return;
+    };
+    let r = run(
+        "squid_forwards_absolute_form_get",
+        &sq.host_port(),
+        &["-sS", "-x", "{proxy}", "{url}/forward?q=1"],
+        false,
+    );
+    assert_eq!(oxcurl_stdout(&r), "through the proxy\n");
+    assert_eq!(r.oxcurl.code(), 0);
+    // squid logged both clients' absolute-form GETs.
+    let log = sq.access_log();
+    assert_eq!(log.matches(" GET http://127.0.0.1:").count(), 2, "{log}");
+}
+
+#[test]
+fn squid_post_with_body() {
+    let Some(sq) = squid(ProxyAuth::None) else {
+        return;
+    };
+    run(
+        "squid_post_with_body",
+        &sq.host_port(),
+        &["-sS", "-x", "http://{proxy}", "-d", "a=1&b=2", "{url}/post"],
+        false,
+    );
+}
+
+#[test]
+fn squid_connect_tunnel_to_https() {
+    let Some(sq) = squid(ProxyAuth::None) else {
+        return;
+    };
+    let r = run(
+        "squid_connect_tunnel_to_https",
+        &sq.host_port(),
+        &["-sS", "-x", "{proxy}", "--cacert", "{ca}", "{url}/tls"],
+        true,
+    );
+    assert_eq!(oxcurl_stdout(&r), "through the proxy\n");
+    assert!(sq.access_log().contains(" CONNECT 127.0.0.1:"));
+}
+
+#[test]
+fn squid_proxytunnel_for_http() {
+    let Some(sq) = squid(ProxyAuth::None) else {
+        return;
+    };
+    run(
+        "squid_proxytunnel_for_http",
+        &sq.host_port(),
+        &["-sS", "-p", "-x", "{proxy}", "{url}/tunnelled"],
+        false,
+    );
+    assert_eq!(sq.access_log().matches(" CONNECT 127.0.0.1:").count(), 2);
+}
+
+#[test]
+fn squid_proxy_header_stays_with_the_proxy() {
+    let Some(sq) = squid(ProxyAuth::None) else {
+        return;
+    };
+    run(
+        "squid_proxy_header_stays_with_the_proxy",
+        &sq.host_port(),
+        &[
+            "-sS",
+            "-p",
+            "-x",
+            "{proxy}",
+            "--proxy-header",
+            "X-For-Proxy: 1",
+            "-H",
+            "X-For-Origin: 2",
+            "{url}/hdr",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn squid_verbose_tunnel_lines() {
+    let Some(sq) = squid(ProxyAuth::None) else {
+        return;
+    };
+    // Only the lines curl prints about the proxy and the tunnel; squid's reply headers
+    // carry dates, so the whole -v text is not compared.
+    let hp = sq.host_port();
+    let r = Case::new("squid_verbose_tunnel_lines")
+        .args(&["-sS", "-v", "-p", "-x", &hp, "{url}/v", "-o", "/dev/null"])
+        .reply(Reply::ok("v\n"))
+        .compare_stderr(false)
+        .run(OXCURL);
+    let pick = |s: String| -> Vec<String> {
+        s.lines()
+            .filter(|l| {
+                l.starts_with("> CONNECT")
+                    || l.starts_with("< HTTP/1.1 200")
+                    || l.contains("CONNECT tunnel")
+                    || l.contains("CONNECT phase")
+                    || l.starts_with("> Proxy-")
+                    || l.starts_with("> Host:")
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    let (a, b) = (pick(r.reference.stderr_str()), pick(r.oxcurl.stderr_str()));
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn squid_unreachable_origin_get_is_a_503_page() {
+    let Some(sq) = squid(ProxyAuth::None) else {
+        return;
+    };
+    let port = oxcurl_testsupport::nginx::free_port();
+    let url = format!("http://127.0.0.1:{port}/nothing");
+    let hp = sq.host_port();
+    Case::new("squid_unreachable_origin_get_is_a_503_page")
+        .args(&[
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}\n",
+            "-x",
+            &hp,
+            &url,
+        ])
+        .compare_requests(false)
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn squid_unreachable_origin_connect_is_56() {
+    let Some(sq) = squid(ProxyAuth::None) else {
+        return;
+    };
+    let port = oxcurl_testsupport::nginx::free_port();
+    let url = format!("https://127.0.0.1:{port}/nothing");
+    let hp = sq.host_port();
+    let r = Case::new("squid_unreachable_origin_connect_is_56")
+        .args(&["-sS", "-x", &hp, &url])
+        .compare_requests(false)
+        .compare_stderr(true)
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 56);
+}
+
+// ---- squid: proxy authentication ------------------------------------------------------
+
+#[test]
+fn squid_basic_auth_forwards() {
+    let Some(sq) = squid(basic()) else { return };
+    let r = run(
+        "squid_basic_auth_forwards",
+        &sq.host_port(),
+        &["-sS", "-U", "pu:pp", "-x", "{proxy}", "{url}/basic"],
+        false,
+    );
+    assert_eq!(oxcurl_stdout(&r), "through the proxy\n");
+}
+
+#[test]
+fn squid_basic_auth_wrong_password_is_407() {
+    let Some(sq) = squid(basic()) else { return };
+    let hp = sq.host_port();
+    Case::new("squid_basic_auth_wrong_password_is_407")
+        .args(&[
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code} %{http_connect}\n",
+            "-U",
+            "pu:wrong",
+            "-x",
+            &hp,
+            "{url}/no",
+        ])
+        .compare_requests(false)
+        .run(OXCURL);
+}
+
+#[test]
+fn squid_basic_auth_in_proxy_url() {
+    let Some(sq) = squid(basic()) else { return };
+    run(
+        "squid_basic_auth_in_proxy_url",
+        &sq.host_port(),
+        &["-sS", "-x", "http://pu:pp@{proxy}", "{url}/inurl"],
+        false,
+    );
+}
+
+#[test]
+fn squid_connect_without_credentials_is_56() {
+    let Some(sq) = squid(basic()) else { return };
+    let hp = sq.host_port();
+    let r = Case::new("squid_connect_without_credentials_is_56")
+        .args(&["-sS", "-x", &hp, "--cacert", "{ca}", "{url}/x"])
+        .tls(TlsServerOptions::default())
+        .compare_requests(false)
+        .compare_stderr(true)
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 56);
+}
+
+#[test]
+fn squid_connect_with_basic_auth() {
+    let Some(sq) = squid(basic()) else { return };
+    run(
+        "squid_connect_with_basic_auth",
+        &sq.host_port(),
+        &[
+            "-sS", "-U", "pu:pp", "-x", "{proxy}", "--cacert", "{ca}", "{url}/c",
+        ],
+        true,
+    );
+}
+
+#[test]
+fn squid_anyauth_picks_basic() {
+    let Some(sq) = squid(basic()) else { return };
+    run(
+        "squid_anyauth_picks_basic",
+        &sq.host_port(),
+        &[
+            "-sS",
+            "--proxy-anyauth",
+            "-U",
+            "pu:pp",
+            "-x",
+            "{proxy}",
+            "{url}/any",
+        ],
+        false,
+    );
+    // Both clients probed first and were challenged once each.
+    let log = sq.access_log();
+    assert_eq!(log.matches("TCP_DENIED/407").count(), 2, "{log}");
+}
+
+#[test]
+fn squid_digest_auth_forwards() {
+    let Some(sq) = squid(digest()) else { return };
+    let r = run(
+        "squid_digest_auth_forwards",
+        &sq.host_port(),
+        &[
+            "-sS",
+            "--proxy-digest",
+            "-U",
+            "pu:pp",
+            "-x",
+            "{proxy}",
+            "{url}/digest",
+        ],
+        false,
+    );
+    assert_eq!(oxcurl_stdout(&r), "through the proxy\n");
+}
+
+#[test]
+fn squid_digest_auth_over_connect() {
+    let Some(sq) = squid(digest()) else { return };
+    run(
+        "squid_digest_auth_over_connect",
+        &sq.host_port(),
+        &[
+            "-sS",
+            "--proxy-digest",
+            "-U",
+            "pu:pp",
+            "-x",
+            "{proxy}",
+            "--cacert",
+            "{ca}",
+            "{url}/dc",
+        ],
+        true,
+    );
+}
+
+#[test]
+fn squid_anyauth_picks_digest() {
+    let Some(sq) = squid(digest()) else { return };
+    run(
+        "squid_anyauth_picks_digest",
+        &sq.host_port(),
+        &[
+            "-sS",
+            "--proxy-anyauth",
+            "-U",
+            "pu:pp",
+            "-x",
+            "{proxy}",
+            "{url}/anyd",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn squid_digest_wrong_password_is_407() {
+    let Some(sq) = squid(digest()) else { return };
+    let hp = sq.host_port();
+    Case::new("squid_digest_wrong_password_is_407")
+        .args(&[
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}\n",
+            "--proxy-digest",
+            "-U",
+            "pu:nope",
+            "-x",
+            &hp,
+            "{url}/no",
+        ])
+        .compare_requests(false)
+        .run(OXCURL);
+}
+
+// ---- dante: SOCKS -----------------------------------------------------------------------
+
+#[test]
+fn dante_socks5() {
+    let Some(d) = Dante::try_start() else { return };
+    run(
+        "dante_socks5",
+        &d.host_port(),
+        &["-sS", "-x", "socks5://{proxy}", "{url}/s5"],
+        false,
+    );
+}
+
+#[test]
+fn dante_socks5h_resolves_localhost_remotely() {
+    let Some(d) = Dante::try_start() else { return };
+    run(
+        "dante_socks5h_resolves_localhost_remotely",
+        &d.host_port(),
+        &[
+            "-sS",
+            "-x",
+            "socks5h://{proxy}",
+            "http://localhost:{port}/s5h",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn dante_socks5_hostname_option() {
+    let Some(d) = Dante::try_start() else { return };
+    run(
+        "dante_socks5_hostname_option",
+        &d.host_port(),
+        &[
+            "-sS",
+            "--socks5-hostname",
+            "{proxy}",
+            "http://localhost:{port}/opt",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn dante_socks4() {
+    let Some(d) = Dante::try_start() else { return };
+    run(
+        "dante_socks4",
+        &d.host_port(),
+        &[
+            "-sS",
+            "-x",
+            "socks4://{proxy}",
+            "http://localhost:{port}/s4",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn dante_socks4a_is_refused_alike() {
+    // dante answers SOCKS4a requests with a rejection (91); both clients report it the same
+    // way. The address in the message is the one dante's reply carries, which varies.
+    let Some(d) = Dante::try_start() else { return };
+    let hp = d.host_port();
+    let r = Case::new("dante_socks4a_is_refused_alike")
+        .args(&[
+            "-sS",
+            "-x",
+            &format!("socks4a://{hp}"),
+            "http://localhost:{port}/s4a",
+        ])
+        .reply(Reply::ok("x"))
+        .compare_stderr(true)
+        .normalise_with(oxcurl_testsupport::diff::mask_digits)
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 97);
+    assert_ne!(r.oxcurl.code(), 0, "{}", r.oxcurl.stderr_str());
+}
+
+#[test]
+fn dante_socks5_ipv6_target() {
+    let Some(d) = Dante::try_start() else { return };
+    let hp = d.host_port();
+    let socks = format!("socks5://{hp}");
+    Case::new("dante_socks5_ipv6_target")
+        .ipv6()
+        .args(&["-sS", "-x", &socks, "{url}/v6"])
+        .reply(Reply::ok("six\n"))
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn dante_socks5h_to_https() {
+    let Some(d) = Dante::try_start() else { return };
+    run(
+        "dante_socks5h_to_https",
+        &d.host_port(),
+        &[
+            "-sS",
+            "-x",
+            "socks5h://{proxy}",
+            "--cacert",
+            "{ca}",
+            "https://localhost:{port}/tls",
+        ],
+        true,
+    );
+}
+
+#[test]
+fn dante_preproxy_in_front_of_squid() {
+    let Some(d) = Dante::try_start() else { return };
+    let Some(sq) = squid(ProxyAuth::None) else {
+        return;
+    };
+    let pre = format!("socks5://{}", d.host_port());
+    let r = run(
+        "dante_preproxy_in_front_of_squid",
+        &sq.host_port(),
+        &["-sS", "--preproxy", &pre, "-x", "{proxy}", "{url}/pre"],
+        false,
+    );
+    assert_eq!(oxcurl_stdout(&r), "through the proxy\n");
+    assert_eq!(sq.access_log().matches(" GET http://127.0.0.1:").count(), 2);
+}
