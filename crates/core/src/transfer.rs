@@ -206,6 +206,10 @@ pub(crate) struct Transfer {
     /// The Content-Length of the CONNECT reply being read, and what is left to drop of it.
     tunnel_body: Option<u64>,
     tunnel_skip: u64,
+    /// The next CONNECT continues an authentication exchange (on this connection or on a
+    /// new one after the proxy closed): curl's tunnel state lives on, so its opening lines
+    /// are not printed again.
+    tunnel_again: bool,
     /// Authentication state for the HTTP proxy (`authproxy`).
     proxy_auth: HostAuth,
     /// Authentication state for the origin (curl's `authhost` and Digest state).
@@ -279,6 +283,7 @@ impl Transfer {
             proxy_auth,
             tunnel_body: None,
             tunnel_skip: 0,
+            tunnel_again: false,
             auth_retry: false,
             creds: None,
             creds_netrc: false,
@@ -1535,12 +1540,14 @@ impl Transfer {
             .proxy
             .as_ref()
             .is_some_and(|p| p.kind == crate::proxy::ProxyKind::Http10);
-        if http10 {
-            self.verbose("CONNECT tunnel: HTTP/1.0 negotiated");
-        } else {
-            self.verbose("CONNECT tunnel: HTTP/1.1 negotiated");
+        if !std::mem::take(&mut self.tunnel_again) {
+            if http10 {
+                self.verbose("CONNECT tunnel: HTTP/1.0 negotiated");
+            } else {
+                self.verbose("CONNECT tunnel: HTTP/1.1 negotiated");
+            }
+            self.verbose("allocate connect buffer");
         }
-        self.verbose("allocate connect buffer");
         self.tunnel_body = None;
         let custom = request::custom_has(&self.opts.proxy_headers, "Proxy-Authorization");
         let authorization = self.proxy_authorization("CONNECT", &authority, true, custom);
@@ -1675,10 +1682,11 @@ impl Transfer {
     /// connection, or on a new one when the proxy closes it.
     fn tunnel_auth_retry(&mut self, cx: &mut Cx<'_>, close: bool) -> Result<bool> {
         let body = self.tunnel_body.take().unwrap_or(0);
+        if body > 0 {
+            self.verbose(&format!("Ignore {body} bytes of response-body"));
+        }
+        self.tunnel_again = true;
         if !close {
-            if body > 0 {
-                self.verbose(&format!("Ignore {body} bytes of response-body"));
-            }
             self.tunnel_skip = body;
             self.state = State::TunnelSkip;
             return Ok(true);

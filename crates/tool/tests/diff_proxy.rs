@@ -659,3 +659,65 @@ fn proxy_credentials_never_reach_origin_through_tunnel() {
     assert!(origin.contains("Authorization: Basic b3U6b3A="), "{origin}");
     assert!(!origin.contains("cHU6cHA="), "{origin}");
 }
+
+#[test]
+fn connect_407_with_close_verbose_lines() {
+    // The proxy closes after its 407: curl reconnects for the authenticated CONNECT, and
+    // -v tells of the closed connection and the new one in its own words.
+    case("connect_407_with_close_verbose_lines")
+        .args(&[
+            "-sS",
+            "-v",
+            "-p",
+            "-x",
+            "{url}",
+            "--proxy-anyauth",
+            "-U",
+            "pu:pp",
+            "http://example.test/",
+        ])
+        .replies(vec![
+            Reply::status(
+                407,
+                &[
+                    ("Proxy-Authenticate", "Basic realm=\"p\""),
+                    ("Connection", "close"),
+                ],
+                "denied",
+            ),
+            established(),
+            Reply::ok("through\n"),
+        ])
+        .unordered_connections()
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+#[test]
+fn connect_407_keepalive_verbose_lines() {
+    // The same exchange on one connection: the 407 body is skipped and CONNECT sent again.
+    case("connect_407_keepalive_verbose_lines")
+        .args(&[
+            "-sS",
+            "-v",
+            "-p",
+            "-x",
+            "{url}",
+            "--proxy-anyauth",
+            "-U",
+            "pu:pp",
+            "http://example.test/",
+        ])
+        .replies(vec![
+            Reply::status(
+                407,
+                &[("Proxy-Authenticate", "Basic realm=\"p\"")],
+                "denied",
+            )
+            .keep_open(true),
+            established(),
+            Reply::ok("through\n"),
+        ])
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
