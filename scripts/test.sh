@@ -17,6 +17,7 @@ if [[ -z ${OXCURL_NO_INSTALL:-} ]]; then
   [[ -x /usr/sbin/squid ]] || need+=(squid)
   [[ -x /usr/sbin/danted ]] || need+=(dante-server)
   command -v openssl >/dev/null || need+=(openssl)
+  command -v tshark >/dev/null || need+=(tshark)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]]; then
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
