@@ -658,7 +658,6 @@ fn h2c_upgrade_request() {
 }
 
 #[test]
-#[ignore = "issue 4: -Z opens one connection per transfer; curl multiplexes them on one HTTP/2 connection"]
 fn h2c_parallel_transfers_share_a_connection() {
     diff(
         "h2c_parallel_transfers_share_a_connection",
