@@ -268,8 +268,9 @@ pub(crate) struct Transfer {
     h2: Option<Box<http2::H2Stream>>,
     /// The server refused the HTTP/2 stream (retry on a new connection), and retries so far.
     h2_refused: (bool, u8),
-    /// The multiplexed connection the HTTP/2 stream is on.
+    /// The multiplexed connection the HTTP/2 stream is on, and the stream's id.
     h2conn: Option<SharedConn>,
+    h2_sid: u32,
     /// Id of the connection this transfer sets up, known to the pool as pending.
     pending_conn: Option<i64>,
     /// Makes the transfer runnable (set by the multi): h2 wakes it when frames for its
@@ -329,6 +330,7 @@ impl Transfer {
             h2: None,
             h2_refused: (false, 0),
             h2conn: None,
+            h2_sid: 1,
             pending_conn: None,
             waker: std::task::Waker::noop().clone(),
         }

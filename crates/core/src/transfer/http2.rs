@@ -323,13 +323,10 @@ impl Transfer {
                 Poll::Ready(Err(e)) => return Err(self.h2_error(&e, false)),
                 Poll::Ready(Ok(resp)) => {
                     s.response = None;
-                    let first = self.h2conn.as_ref().is_some_and(|c| {
-                        let mut c = c.lock();
-                        !std::mem::replace(&mut c.version_seen, true)
-                    });
-                    if first {
-                        // Transfers waiting to learn whether it multiplexes look again.
-                        cx.pool.notify();
+                    // Waiting transfers see it when they look again, at the end of a
+                    // transfer, as in curl.
+                    if let Some(c) = &self.h2conn {
+                        c.lock().version_seen = true;
                     }
                     let (parts, body) = resp.into_parts();
                     s.body_in = Some(body);
@@ -422,6 +419,7 @@ impl Transfer {
             .body(())
             .map_err(|e| Error::new(Code::SendError, format!("HTTP/2 request: {e}")))?;
         let stream = mux::open(sender, request, end).map_err(|e| self.h2_error(&e, true))?;
+        self.h2_sid = stream.id;
         if self.opts.verbose {
             let id = stream.id;
             let mut lines = vec![format!(
@@ -545,10 +543,7 @@ impl Transfer {
     }
 
     fn h2_stream_id(&self) -> u32 {
-        self.h2
-            .as_ref()
-            .and_then(|s| s.stream.as_ref())
-            .map_or(1, |s| s.id)
+        self.h2_sid
     }
 
     /// The server refused the stream or went away before it: curl tries a new connection,
