@@ -3,6 +3,9 @@
 
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Waker;
 use std::time::Instant;
 
 use crate::connect::Stream;
@@ -30,7 +33,73 @@ pub struct Conn {
     pub http10: bool,
     /// HTTP/2 state when the connection speaks it.
     pub h2: Option<Box<crate::proto::h2::Mux>>,
+    /// A response came back on it (curl's `httpversion_seen`): only then is a cleartext
+    /// connection known to multiplex.
+    pub version_seen: bool,
     pub idle_since: Instant,
+}
+
+/// An HTTP/2 connection several transfers use at once, each with its own stream. The pool
+/// holds one reference; every transfer on it holds another.
+#[derive(Clone, Debug)]
+pub struct SharedConn(Arc<SharedInner>);
+
+#[derive(Debug)]
+struct SharedInner {
+    /// A second descriptor of the socket, for the multi to watch without taking the lock;
+    /// the socket closes when both are.
+    fd: OwnedFd,
+    conn: Mutex<Shared>,
+}
+
+impl SharedConn {
+    /// Lock the connection (a panic while it was held leaves it usable: its state is
+    /// checked on every use).
+    pub fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.0.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    /// The descriptor the multi watches for all transfers on the connection.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.0.fd.as_fd()
+    }
+    /// How many transfers use it.
+    pub fn users(&self) -> usize {
+        Arc::strong_count(&self.0) - 1
+    }
+    pub fn same(&self, other: &SharedConn) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// A shared connection: always there, except while lent to its mux in [`Shared::drive`].
+#[derive(Debug)]
+pub struct Shared(Option<Conn>);
+
+impl std::ops::Deref for Shared {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        self.0.as_ref().expect("shared connection")
+    }
+}
+
+impl std::ops::DerefMut for Shared {
+    fn deref_mut(&mut self) -> &mut Conn {
+        self.0.as_mut().expect("shared connection")
+    }
+}
+
+impl Shared {
+    /// Let the connection's mux read and write as far as the socket allows.
+    pub fn drive(&mut self) {
+        let Some(mut c) = self.0.take() else {
+            return;
+        };
+        if let Some(mut m) = c.h2.take() {
+            c = m.drive(c);
+            c.h2 = Some(m);
+        }
+        self.0 = Some(c);
+    }
 }
 
 impl Conn {
@@ -115,10 +184,18 @@ impl Conn {
     }
 }
 
-/// Idle connections waiting for reuse.
+/// Idle connections waiting for reuse, the HTTP/2 connections (in use or not) that can
+/// take more streams, and the connections being set up (curl's connection cache).
 #[derive(Debug)]
 pub struct Pool {
     idle: Vec<Conn>,
+    /// HTTP/2 connections; in use by `Arc::strong_count - 1` transfers.
+    pub(crate) shared: Vec<SharedConn>,
+    /// Keys and ids of connections being set up: a transfer that may multiplex waits for
+    /// them (`CURLOPT_PIPEWAIT`) rather than open another.
+    pending: Vec<(String, i64)>,
+    /// Transfers waiting for a pending connection, woken when one is settled.
+    waiters: Vec<Waker>,
     /// Most idle connections kept (`CURLMOPT_MAXCONNECTS`).
     pub max: usize,
 }
@@ -127,6 +204,9 @@ impl Default for Pool {
     fn default() -> Pool {
         Pool {
             idle: Vec::new(),
+            shared: Vec::new(),
+            pending: Vec::new(),
+            waiters: Vec::new(),
             max: 25,
         }
     }
@@ -153,6 +233,76 @@ impl Pool {
         }
         None
     }
+    /// A connection for `key` is being set up.
+    pub fn pend(&mut self, key: &str, id: i64) {
+        self.pending.push((key.to_string(), id));
+    }
+    /// The connection with `id` is set up, or failed: waiters look again.
+    pub fn unpend(&mut self, id: i64) {
+        if let Some(i) = self.pending.iter().position(|p| p.1 == id) {
+            self.pending.swap_remove(i);
+        }
+    }
+    /// Ids of the connections for `key` being set up.
+    pub fn pending_for<'a>(&'a self, key: &'a str) -> impl Iterator<Item = i64> + 'a {
+        self.pending.iter().filter(move |p| p.0 == key).map(|p| p.1)
+    }
+    /// Wake `w` at the next [`Pool::notify`].
+    pub fn wait(&mut self, w: &Waker) {
+        if !self.waiters.iter().any(|x| x.will_wake(w)) {
+            self.waiters.push(w.clone());
+        }
+    }
+    /// Something changed that waiting transfers look for: a connection was set up, learned
+    /// its peer's settings or a transfer on it ended.
+    pub fn notify(&mut self) {
+        for w in self.waiters.drain(..) {
+            w.wake();
+        }
+    }
+    /// Start sharing an HTTP/2 connection (Err: no second descriptor could be had).
+    pub fn share(&mut self, c: Conn) -> io::Result<SharedConn> {
+        let fd = c.stream.fd().try_clone_to_owned()?;
+        let s = SharedConn(Arc::new(SharedInner {
+            fd,
+            conn: Mutex::new(Shared(Some(c))),
+        }));
+        self.shared.push(s.clone());
+        Ok(s)
+    }
+    /// The shared connection whose watched descriptor is `fd`.
+    pub fn shared_by_fd(&self, fd: std::os::fd::RawFd) -> Option<&SharedConn> {
+        use std::os::fd::AsRawFd;
+        self.shared.iter().find(|c| c.0.fd.as_raw_fd() == fd)
+    }
+    /// Forget a shared connection (it closed or failed); the last user closes it.
+    pub fn unshare(&mut self, c: &SharedConn) {
+        self.shared.retain(|x| !x.same(c));
+    }
+    /// Close the shared connections nobody uses beyond the idle limit, oldest first.
+    pub fn trim_shared(&mut self) {
+        loop {
+            let idle = self.idle.len() + self.shared.iter().filter(|c| c.users() == 0).count();
+            if idle <= self.max {
+                return;
+            }
+            let oldest = self
+                .shared
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.users() == 0)
+                .min_by_key(|(_, c)| c.lock().idle_since)
+                .map(|(i, _)| i);
+            match oldest {
+                Some(i) => {
+                    let c = self.shared.swap_remove(i);
+                    c.lock().close();
+                }
+                None => return,
+            }
+        }
+    }
+
     /// Park a connection; the oldest is closed when over the limit.
     pub fn put(&mut self, mut c: Conn, now: Instant) -> Option<Conn> {
         c.idle_since = now;
@@ -172,6 +322,9 @@ impl Pool {
     /// Exchange the idle connections with another pool's (a share's), keeping the limit.
     pub(crate) fn swap_idle(&mut self, other: &mut Pool) {
         std::mem::swap(&mut self.idle, &mut other.idle);
+        std::mem::swap(&mut self.shared, &mut other.shared);
+        std::mem::swap(&mut self.pending, &mut other.pending);
+        std::mem::swap(&mut self.waiters, &mut other.waiters);
     }
     pub fn len(&self) -> usize {
         self.idle.len()
@@ -180,6 +333,9 @@ impl Pool {
         self.idle.is_empty()
     }
     pub fn drain(&mut self) -> impl Iterator<Item = Conn> + '_ {
+        for c in self.shared.drain(..) {
+            c.lock().close();
+        }
         self.idle.drain(..)
     }
 }

@@ -19,7 +19,7 @@ use crate::dns::Resolver;
 use crate::easy::Easy;
 use crate::error::{Error, Result};
 use crate::info::Info;
-use crate::multi_ev::{SocketChange, SocketTable};
+use crate::multi_ev::{SocketChange, SocketTable, SocketWhat};
 use crate::timer::TimerQueue;
 use crate::transfer::{Cx, Transfer};
 
@@ -62,6 +62,33 @@ pub struct Message {
 /// Event key of the resolver's wake socket (polling reserves usize::MAX).
 const WAKE_KEY: usize = usize::MAX - 1;
 
+/// Event keys of sockets several transfers wait on (multiplexed connections): this bit and
+/// the descriptor. Other sockets are keyed by their transfer's slot.
+const SHARED_KEY: usize = 1 << (usize::BITS - 2);
+
+/// Transfers woken (by h2 when frames for their stream came, by the pool when a connection
+/// they wait for is settled), to run in the next pass.
+type WakeList = Arc<std::sync::Mutex<Vec<(usize, u64)>>>;
+
+/// A transfer's waker: queues its slot.
+struct SlotWake {
+    slot: usize,
+    gen: u64,
+    list: WakeList,
+}
+
+impl std::task::Wake for SlotWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        let mut l = self.list.lock().unwrap_or_else(|p| p.into_inner());
+        if !l.contains(&(self.slot, self.gen)) {
+            l.push((self.slot, self.gen));
+        }
+    }
+}
+
 /// Socket identity of the resolver's wake socket in the socket table (connection sockets
 /// count up from 0).
 const WAKE_SOCK_ID: u64 = u64::MAX;
@@ -94,8 +121,8 @@ struct Slot {
     ready: bool,
     /// The nearest deadline last queued for it.
     queued: Option<Instant>,
-    /// Sockets registered for it: fd, socket identity, readable, writable.
-    regs: Vec<(RawFd, u64, bool, bool)>,
+    /// Sockets registered for it: fd, socket identity, readable, writable, shared.
+    regs: Vec<(RawFd, u64, bool, bool, bool)>,
     /// Sockets it waits on in the socket table (with socket events on), as `regs` plus the
     /// resolver's wake socket while it looks up a name.
     ev_regs: Vec<(RawFd, u64, bool, bool)>,
@@ -108,6 +135,9 @@ pub struct Multi {
     /// Interests per socket for an application-owned loop, when `socket_events` is on.
     socket_events: bool,
     sockets: SocketTable,
+    /// Sockets several transfers wait on, registered with the poller once for all.
+    shared: SocketTable,
+    woken: WakeList,
     /// When the earliest of the runnable transfers became runnable.
     ready_since: Option<Instant>,
     slots: Vec<Slot>,
@@ -148,6 +178,8 @@ impl Multi {
             events: Events::new(),
             socket_events: false,
             sockets: SocketTable::default(),
+            shared: SocketTable::default(),
+            woken: Arc::new(std::sync::Mutex::new(Vec::with_capacity(16))),
             ready_since: None,
             slots: Vec::new(),
             free: Vec::new(),
@@ -194,6 +226,11 @@ impl Multi {
         };
         let s = &mut self.slots[slot];
         s.gen += 1;
+        t.waker = std::task::Waker::from(Arc::new(SlotWake {
+            slot,
+            gen: s.gen,
+            list: self.woken.clone(),
+        }));
         s.t = Some(t);
         s.ready = true;
         s.queued = None;
@@ -225,7 +262,11 @@ impl Multi {
         let mut t = s.t.take()?;
         s.ready = false;
         s.queued = None;
-        s.regs.clear();
+        for (fd, sid, _, _, shared) in s.regs.drain(..) {
+            if shared {
+                self.shared.unset(fd, sid, id.slot, id.gen);
+            }
+        }
         for (fd, sid, _, _) in s.ev_regs.drain(..) {
             self.sockets.unset(fd, sid, id.slot, id.gen);
         }
@@ -330,14 +371,21 @@ impl Multi {
                 }
             }
         });
+        self.take_woken(now);
+        // Runnable transfers that were ready before the pass began run in it; one woken
+        // during the pass runs in it if its slot comes later, else in the next.
+        self.ready_since = None;
         for i in 0..self.slots.len() {
             if !self.slots[i].ready {
                 continue;
             }
             self.slots[i].ready = false;
             self.run_slot(i, now)?;
+            self.take_woken(now);
         }
-        self.ready_since = None;
+        if self.slots.iter().any(|s| s.ready) {
+            self.ready_since.get_or_insert(now);
+        }
         if self.running == 0 {
             self.bufs.clear();
         }
@@ -379,6 +427,19 @@ impl Multi {
     /// if no transfer waits on `fd`.
     pub fn assign(&mut self, fd: RawFd, user: usize) -> bool {
         self.sockets.assign(fd, user)
+    }
+
+    /// Mark the woken transfers runnable.
+    fn take_woken(&mut self, now: Instant) {
+        let mut l = self.woken.lock().unwrap_or_else(|p| p.into_inner());
+        for (slot, gen) in l.drain(..) {
+            if let Some(s) = self.slots.get_mut(slot) {
+                if s.gen == gen && s.t.as_ref().is_some_and(|t| !t.is_done()) {
+                    s.ready = true;
+                    self.ready_since.get_or_insert(now);
+                }
+            }
+        }
     }
 
     fn mark_ready(&mut self, slot: usize, now: Instant) {
@@ -431,6 +492,7 @@ impl Multi {
     /// runnable (`CURLMOPT_TIMERFUNCTION`'s deadline). Unchanged until it is run, so the
     /// application is told once.
     pub fn next_deadline(&mut self) -> Option<Instant> {
+        self.take_woken(Instant::now());
         let slots = &self.slots;
         self.timers.prune(|at, slot, gen| {
             slots
@@ -535,18 +597,40 @@ impl Multi {
     /// Diff what transfer `i` waits on against what is registered, and apply the changes.
     fn apply_interest(&mut self, i: usize) -> io::Result<()> {
         let slot = &mut self.slots[i];
+        let gen = slot.gen;
         let t = slot.t.as_ref().expect("transfer");
         let want = t.interests();
         // Forget registrations no longer wanted: such sockets were closed (epoll dropped them
-        // itself) or parked in the pool (deleted when parked).
-        slot.regs.retain(|(fd, id, _, _)| {
-            want.iter()
+        // itself) or parked in the pool (deleted when parked). A shared socket is let go
+        // of in the table; the last transfer to let go removes it.
+        let shared = &mut self.shared;
+        slot.regs.retain(|&(fd, id, _, _, sh)| {
+            let keep = want
+                .iter()
                 .flatten()
-                .any(|w| w.fd.as_raw_fd() == *fd && w.id == *id)
+                .any(|w| w.fd.as_raw_fd() == fd && w.id == id);
+            if !keep && sh {
+                shared.unset(fd, id, i, gen);
+            }
+            keep
         });
+        // Removals before additions: a descriptor just closed may be back as a new socket.
+        Self::apply_shared(&self.poller, &mut self.shared, &self.pool)?;
         for w in want.iter().flatten() {
             let (fd, id, r, wr) = (w.fd, w.id, w.read, w.write);
             let raw = fd.as_raw_fd();
+            if w.shared {
+                match slot.regs.iter_mut().find(|x| x.0 == raw && x.1 == id) {
+                    Some(reg) if reg.2 == r && reg.3 == wr => continue,
+                    Some(reg) => {
+                        reg.2 = r;
+                        reg.3 = wr;
+                    }
+                    None => slot.regs.push((raw, id, r, wr, true)),
+                }
+                self.shared.set(raw, id, i, gen, r, wr);
+                continue;
+            }
             let ev = Event::new(i, r, wr);
             match slot.regs.iter_mut().find(|x| x.0 == raw && x.1 == id) {
                 Some(reg) if reg.2 == r && reg.3 == wr => {}
@@ -556,7 +640,7 @@ impl Multi {
                     self.poller.modify(fd, ev)?;
                 }
                 None => {
-                    slot.regs.push((raw, id, r, wr));
+                    slot.regs.push((raw, id, r, wr, false));
                     match oxcurl_sys::register(&self.poller, fd, ev) {
                         Ok(()) => {}
                         // A parked-then-reused socket can still be known to epoll.
@@ -566,11 +650,44 @@ impl Multi {
                 }
             }
         }
+        Self::apply_shared(&self.poller, &mut self.shared, &self.pool)
+    }
+
+    /// Register shared sockets as the union of what their transfers want. A socket nobody
+    /// waits on any more is deleted if its connection is still in the pool; otherwise it
+    /// was closed, and epoll forgot it itself.
+    fn apply_shared(
+        poller: &oxcurl_sys::Poller,
+        table: &mut SocketTable,
+        pool: &Pool,
+    ) -> io::Result<()> {
+        while let Some(c) = table.pop() {
+            let Some(conn) = pool.shared_by_fd(c.fd) else {
+                continue;
+            };
+            let fd = conn.fd();
+            let key = SHARED_KEY | c.fd as usize;
+            let ev = match c.what {
+                SocketWhat::In => Event::readable(key),
+                SocketWhat::Out => Event::writable(key),
+                SocketWhat::InOut => Event::all(key),
+                SocketWhat::Remove => {
+                    let _ = poller.delete(fd);
+                    continue;
+                }
+            };
+            match oxcurl_sys::register(poller, fd, ev) {
+                Ok(()) => {}
+                Err(e) if e.raw_os_error() == Some(17) => poller.modify(fd, ev)?,
+                Err(e) => return Err(e),
+            }
+        }
         Ok(())
     }
 
     /// How long `poll` may sleep: until the nearest timer.
     pub fn timeout(&mut self) -> Option<Duration> {
+        self.take_woken(Instant::now());
         let slots = &self.slots;
         self.timers.prune(|at, slot, gen| {
             slots
@@ -646,6 +763,13 @@ impl Multi {
         for ev in self.events.iter() {
             if ev.key == WAKE_KEY {
                 resolver = true;
+            } else if ev.key & SHARED_KEY != 0 {
+                let fd = (ev.key & !SHARED_KEY) as RawFd;
+                for (slot, gen) in self.shared.users(fd) {
+                    if let Some(s) = self.slots.get_mut(slot).filter(|s| s.gen == gen) {
+                        s.ready = true;
+                    }
+                }
             } else if let Some(s) = self.slots.get_mut(ev.key) {
                 s.ready = true;
             }

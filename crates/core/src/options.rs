@@ -215,6 +215,9 @@ pub struct Options {
     pub buffer_size: usize,
     pub upload_buffer_size: usize,
     pub fresh_connect: bool,
+    /// Wait for a connection being set up to show whether it multiplexes rather than open
+    /// another (`CURLOPT_PIPEWAIT`).
+    pub pipewait: bool,
     pub forbid_reuse: bool,
     pub verbose: bool,
     pub no_progress: bool,
@@ -334,6 +337,7 @@ impl Default for Options {
             buffer_size: DEFAULT_BUFFER_SIZE,
             upload_buffer_size: 64 * 1024,
             fresh_connect: false,
+            pipewait: false,
             forbid_reuse: false,
             verbose: false,
             no_progress: true,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
 
 use crate::auth::{self, netrc, HostAuth};
-use crate::conn::{BufPool, Conn, Pool};
+use crate::conn::{BufPool, Conn, Pool, SharedConn};
 use crate::connect::{self, ConnectPoll, HappyEyeballs, Stream};
 use crate::content_encoding::Decoder;
 use crate::dns::{self, Resolver};
@@ -55,6 +55,8 @@ pub(crate) struct Interest<'a> {
     pub id: u64,
     pub read: bool,
     pub write: bool,
+    /// Other transfers may wait on the same socket (a multiplexed connection).
+    pub shared: bool,
 }
 
 #[derive(Debug)]
@@ -90,7 +92,28 @@ enum State {
     Recv,
     /// Request and response on an HTTP/2 stream (`http2.rs`).
     H2,
+    /// Waiting for a connection being set up to show whether it multiplexes
+    /// (`CURLOPT_PIPEWAIT`); then the lookup runs again.
+    PipeWait(Box<Target>),
     Done,
+}
+
+/// Where a transfer connects: the pool key, the origin (or proxy) and the address to dial.
+#[derive(Debug, Clone)]
+struct Target {
+    key: String,
+    scheme: String,
+    host: String,
+    port: u16,
+    conn_host: String,
+    conn_port: u16,
+}
+
+/// What the connection lookup found.
+enum Lookup {
+    Shared(SharedConn),
+    Wait,
+    None,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,6 +272,14 @@ pub(crate) struct Transfer {
     h2: Option<Box<http2::H2Stream>>,
     /// The server refused the HTTP/2 stream (retry on a new connection), and retries so far.
     h2_refused: (bool, u8),
+    /// The multiplexed connection the HTTP/2 stream is on, and the stream's id.
+    h2conn: Option<SharedConn>,
+    h2_sid: u32,
+    /// Id of the connection this transfer sets up, known to the pool as pending.
+    pending_conn: Option<i64>,
+    /// Makes the transfer runnable (set by the multi): h2 wakes it when frames for its
+    /// stream arrive, the pool when a connection it waits for is settled.
+    pub(crate) waker: std::task::Waker,
 }
 
 impl Transfer {
@@ -303,6 +334,10 @@ impl Transfer {
             speed: SpeedCheck::new(now),
             h2: None,
             h2_refused: (false, 0),
+            h2conn: None,
+            h2_sid: 1,
+            pending_conn: None,
+            waker: std::task::Waker::noop().clone(),
         }
     }
 
@@ -321,6 +356,7 @@ impl Transfer {
                         id,
                         read: false,
                         write: true,
+                        shared: false,
                     });
                 }
             }
@@ -331,6 +367,7 @@ impl Transfer {
                         id: c.sock_id,
                         read: !*want_write,
                         write: *want_write,
+                        shared: false,
                     });
                 }
             }
@@ -342,6 +379,7 @@ impl Transfer {
                         id: c.sock_id,
                         read: !write,
                         write,
+                        shared: false,
                     });
                 }
             }
@@ -352,6 +390,7 @@ impl Transfer {
                         id: c.sock_id,
                         read: true,
                         write: c.wants_write(),
+                        shared: false,
                     });
                 }
             }
@@ -363,6 +402,7 @@ impl Transfer {
                         id: c.sock_id,
                         read: !write,
                         write,
+                        shared: false,
                     });
                 }
             }
@@ -374,6 +414,7 @@ impl Transfer {
                         id: c.sock_id,
                         read,
                         write: !read || c.wants_write(),
+                        shared: false,
                     });
                 }
             }
@@ -448,6 +489,7 @@ impl Transfer {
                 State::Send => self.do_send(cx),
                 State::Recv => self.do_recv(cx),
                 State::H2 => self.do_h2(cx),
+                State::PipeWait(_) => self.do_pipewait(cx),
                 State::Done => return,
             };
             match r {
@@ -463,7 +505,32 @@ impl Transfer {
             self.finish(cx, Err(e));
             return;
         }
+        self.settle_pending(cx);
         self.progress(cx.now);
+    }
+
+    /// The connection this transfer set up is no longer being set up (connected, or given
+    /// up): transfers waiting for it look again once it shows what it speaks.
+    fn settle_pending(&mut self, cx: &mut Cx<'_>) {
+        let connecting = matches!(
+            self.state,
+            State::Resolving { .. }
+                | State::Connecting { .. }
+                | State::TlsConnect { .. }
+                | State::Tunnel
+                | State::TunnelSkip
+                | State::SocksResolving { .. }
+                | State::Socks
+        );
+        if connecting {
+            return;
+        }
+        if let Some(id) = self.pending_conn.take() {
+            cx.pool.unpend(id);
+            if self.is_done() || self.on_h2() {
+                cx.pool.notify();
+            }
+        }
     }
 
     /// While sending or receiving: fail when slower than `low_speed_limit` for
@@ -784,7 +851,64 @@ impl Transfer {
             Some(p) => (p.host.clone(), p.port),
             None => (host, port),
         };
+        self.find_or_connect(
+            cx,
+            Target {
+                key,
+                scheme,
+                host,
+                port,
+                conn_host,
+                conn_port,
+            },
+        )
+    }
+
+    /// Waiting for a pending connection: look again.
+    fn do_pipewait(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let State::PipeWait(t) = std::mem::replace(&mut self.state, State::Init) else {
+            unreachable!()
+        };
+        self.find_or_connect(cx, *t)
+    }
+
+    /// Reuse a connection for `t`, wait for one being set up, or make a new one.
+    fn find_or_connect(&mut self, cx: &mut Cx<'_>, t: Target) -> Result<bool> {
+        let Target {
+            key,
+            scheme,
+            host,
+            port,
+            conn_host,
+            conn_port,
+        } = t.clone();
         if !self.opts.fresh_connect {
+            match self.find_shared(cx, &key) {
+                Lookup::Shared(s) => {
+                    let (id, remote, local, chost) = {
+                        let mut c = s.lock();
+                        c.uses += 1;
+                        (c.id, c.remote, c.local, c.host.clone())
+                    };
+                    self.conn_reused = true;
+                    self.info.conn_id = id;
+                    self.info.primary_ip = remote;
+                    self.info.local_addr = local;
+                    self.h2conn = Some(s);
+                    self.verbose(&format!(
+                        "Re-using existing {scheme}: connection with host {chost}"
+                    ));
+                    self.start_request(cx);
+                    return Ok(true);
+                }
+                Lookup::Wait => {
+                    self.verbose("Waiting on connection to negotiate possible multiplexing.");
+                    cx.pool.wait(&self.waker);
+                    self.state = State::PipeWait(Box::new(t));
+                    return Ok(false);
+                }
+                Lookup::None => {}
+            }
             if let Some(mut c) = cx.pool.take(&key) {
                 c.uses += 1;
                 // Parked connections were removed from the poller: a new identity makes the
@@ -805,6 +929,10 @@ impl Transfer {
             }
         }
         self.conn_reused = false;
+        let id = *cx.next_conn_id;
+        *cx.next_conn_id += 1;
+        cx.pool.pend(&key, id);
+        self.pending_conn = Some(id);
         if let Some(ct) = self.opts.connect_timeout {
             self.timers.set(TimerId::ConnectTimeout, cx.now + ct);
         }
@@ -1060,8 +1188,14 @@ impl Transfer {
             Stream::Tcp(s) => s.local_addr().ok(),
             Stream::Unix(_) => None,
         };
-        let id = *cx.next_conn_id;
-        *cx.next_conn_id += 1;
+        let id = match self.pending_conn {
+            Some(id) => id,
+            None => {
+                let id = *cx.next_conn_id;
+                *cx.next_conn_id += 1;
+                id
+            }
+        };
         // A proxy handshake is still part of connecting.
         if self.proxy.is_none() {
             self.timers.clear(TimerId::ConnectTimeout);
@@ -1087,6 +1221,7 @@ impl Transfer {
             uses: 1,
             http10: false,
             h2: None,
+            version_seen: false,
             idle_since: cx.now,
         });
         if self.socks_proxy().is_some() {
@@ -1121,7 +1256,7 @@ impl Transfer {
             self.verbose(&msg);
         }
         // curl names HTTP/2 here only when ALPN chose it, not for prior knowledge.
-        let alpn_h2 = self.h2_negotiate();
+        let alpn_h2 = self.h2_negotiate(cx);
         self.verbose(if alpn_h2 {
             "using HTTP/2"
         } else {
@@ -2517,6 +2652,8 @@ impl Transfer {
     fn retry_fresh(&mut self) -> Result<bool> {
         self.retried = true;
         self.conn = None;
+        self.h2 = None;
+        self.h2conn = None;
         self.verbose("Connection died, retrying a fresh connect (retry count: 1)");
         self.opts.fresh_connect = true;
         self.state = State::Init;
@@ -3154,6 +3291,22 @@ impl Transfer {
     }
 
     fn release_conn(&mut self, cx: &mut Cx<'_>, reusable: bool) {
+        if let Some(s) = self.h2conn.take() {
+            self.h2 = None;
+            let mut c = s.lock();
+            // The connection stays for the others on it; the last one says so.
+            if !reusable || !c.h2.as_mut().is_some_and(|m| m.is_open()) {
+                drop(c);
+                cx.pool.unshare(&s);
+            } else if s.users() == 1 {
+                c.idle_since = cx.now;
+                let msg = format!("Connection #{} to host {} left intact", c.id, c.host);
+                drop(c);
+                self.verbose(&msg);
+                cx.pool.trim_shared();
+            }
+            return;
+        }
         if let Some(c) = self.conn.take() {
             // Idle pooled connections are not watched.
             let _ = cx.poller.delete(c.stream.fd());
@@ -3280,6 +3433,11 @@ impl Transfer {
         if r.is_err() {
             self.conn = None;
         }
+        self.h2_release(cx);
+        if let Some(id) = self.pending_conn.take() {
+            cx.pool.unpend(id);
+        }
+        cx.pool.notify();
         let now = cx.now;
         self.info.time_total = now.duration_since(self.started);
         if self.info.time_starttransfer.is_zero() && r.is_ok() {

@@ -14,8 +14,8 @@
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
@@ -151,7 +151,12 @@ pub fn hpack(status: u16, fields: &[(&str, &str)]) -> Vec<u8> {
 pub struct H2Server {
     port: u16,
     stop: Arc<AtomicBool>,
+    accepted: Arc<AtomicUsize>,
 }
+
+/// How a multi-stream server answers the request on stream `id` that is the `n`th (from 0)
+/// of the whole server: the actions to play for it, on a thread of its own.
+pub type Responder = dyn Fn(u32, usize) -> Vec<H2Action> + Send + Sync;
 
 impl std::fmt::Debug for H2Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -168,19 +173,72 @@ impl H2Server {
         let stop = Arc::new(AtomicBool::new(false));
         let s2 = stop.clone();
         l.set_nonblocking(true).expect("nonblocking");
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let a2 = accepted.clone();
         thread::spawn(move || loop {
             if s2.load(Ordering::Relaxed) {
                 return;
             }
             match l.accept() {
                 Ok((c, _)) => {
+                    a2.fetch_add(1, Ordering::SeqCst);
                     let script = script.clone();
                     thread::spawn(move || serve(c, &script));
                 }
                 Err(_) => thread::sleep(Duration::from_millis(5)),
             }
         });
-        H2Server { port, stop }
+        H2Server {
+            port,
+            stop,
+            accepted,
+        }
+    }
+
+    /// A server for many streams per connection: it announces `settings` (id, value), acks
+    /// the client's SETTINGS and answers every complete request header block with
+    /// `respond`, each on a thread of its own so that slow answers overlap.
+    pub fn start_multi(
+        settings: &[(u16, u32)],
+        respond: impl Fn(u32, usize) -> Vec<H2Action> + Send + Sync + 'static,
+    ) -> H2Server {
+        let l = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let port = l.local_addr().expect("addr").port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let s2 = stop.clone();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let a2 = accepted.clone();
+        let mut payload = Vec::new();
+        for (id, v) in settings {
+            payload.extend_from_slice(&id.to_be_bytes());
+            payload.extend_from_slice(&v.to_be_bytes());
+        }
+        let respond: Arc<Responder> = Arc::new(respond);
+        let count = Arc::new(AtomicUsize::new(0));
+        l.set_nonblocking(true).expect("nonblocking");
+        thread::spawn(move || loop {
+            if s2.load(Ordering::Relaxed) {
+                return;
+            }
+            match l.accept() {
+                Ok((c, _)) => {
+                    a2.fetch_add(1, Ordering::SeqCst);
+                    let (p, r, n) = (payload.clone(), respond.clone(), count.clone());
+                    thread::spawn(move || serve_multi(c, &p, r, n));
+                }
+                Err(_) => thread::sleep(Duration::from_millis(5)),
+            }
+        });
+        H2Server {
+            port,
+            stop,
+            accepted,
+        }
+    }
+
+    /// Connections accepted so far.
+    pub fn connections(&self) -> usize {
+        self.accepted.load(Ordering::SeqCst)
     }
 
     pub fn port(&self) -> u16 {
@@ -245,4 +303,59 @@ fn serve(mut c: TcpStream, script: &[H2Action]) {
     }
     let mut sink = [0u8; 16384];
     while matches!(c.read(&mut sink), Ok(n) if n > 0) {}
+}
+
+fn serve_multi(c: TcpStream, settings: &[u8], respond: Arc<Responder>, count: Arc<AtomicUsize>) {
+    let _ = c.set_nonblocking(false);
+    let _ = c.set_read_timeout(Some(Duration::from_secs(10)));
+    let Ok(w) = c.try_clone() else {
+        return;
+    };
+    let w = Arc::new(Mutex::new(w));
+    let mut c = c;
+    if read_exact(&mut c, 24).is_none() {
+        return;
+    }
+    let send = |w: &Arc<Mutex<TcpStream>>, b: &[u8]| {
+        let mut g = w.lock().unwrap_or_else(|p| p.into_inner());
+        g.write_all(b).is_ok()
+    };
+    send(&w, &frame(4, 0, 0, settings));
+    loop {
+        let Some(h) = read_exact(&mut c, 9) else {
+            return;
+        };
+        let len = (usize::from(h[0]) << 16) | (usize::from(h[1]) << 8) | usize::from(h[2]);
+        let (kind, flags) = (h[3], h[4]);
+        let stream = u32::from_be_bytes([h[5], h[6], h[7], h[8]]) & 0x7fff_ffff;
+        if read_exact(&mut c, len).is_none() {
+            return;
+        }
+        if kind == 4 && flags & 1 == 0 {
+            send(&w, &frame(4, 1, 0, &[]));
+        }
+        if (kind == 1 || kind == 9) && flags & 4 != 0 {
+            let n = count.fetch_add(1, Ordering::SeqCst);
+            let actions = respond(stream, n);
+            let w = w.clone();
+            thread::spawn(move || {
+                for a in actions {
+                    match a {
+                        H2Action::Sleep(d) => thread::sleep(d),
+                        H2Action::Close => {
+                            let g = w.lock().unwrap_or_else(|p| p.into_inner());
+                            let _ = g.shutdown(Shutdown::Write);
+                            return;
+                        }
+                        a => {
+                            let mut g = w.lock().unwrap_or_else(|p| p.into_inner());
+                            if g.write_all(&a.bytes()).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    }
 }

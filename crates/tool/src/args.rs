@@ -2251,6 +2251,8 @@ pub struct Global {
     pub no_progress: bool,
     pub progress_bar: bool,
     pub parallel: bool,
+    /// `--parallel-immediate`: open connections at once rather than wait to multiplex.
+    pub parallel_immediate: bool,
     pub parallel_max: usize,
     pub no_buffer: bool,
     pub fail_early: bool,
@@ -2559,7 +2561,7 @@ impl Parser {
             "no-progress-meter" => self.cfg.global.no_progress = true,
             "progress-bar" => self.cfg.global.progress_bar = on,
             "parallel" => self.cfg.global.parallel = on,
-            "parallel-immediate" => {}
+            "parallel-immediate" => self.cfg.global.parallel_immediate = on,
             "parallel-max" => {
                 let n = parse_num(name, &a())?;
                 self.cfg.global.parallel_max = n.clamp(1, 65535) as usize;

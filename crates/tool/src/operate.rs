@@ -1452,6 +1452,8 @@ fn configure(
     if let Some(v) = op.http_version {
         o.http_version = v;
     }
+    // curl's tool: parallel transfers wait to multiplex unless --parallel-immediate.
+    o.pipewait = g.parallel && !g.parallel_immediate;
     o.http09_allowed = op.http09;
     // -I shows the headers like -i does.
     o.include_header = op.include || op.head;

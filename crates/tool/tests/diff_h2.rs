@@ -100,6 +100,8 @@ fn mask_stdout(out: &[u8]) -> Vec<u8> {
 #[derive(Default)]
 struct Opts<'a> {
     stderr: bool,
+    /// Compare stdout's lines in any order (parallel transfers end in any order).
+    sorted: bool,
     env: &'a [(&'a str, &'a str)],
     files: &'a [(&'a str, &'a [u8])],
 }
@@ -124,11 +126,16 @@ fn diff(name: &str, args: &[&str], o: Opts<'_>) {
     };
     let report = format!("\n--- reference\n{}\n--- oxcurl\n{}", show(&r), show(&x));
     assert_eq!(r.code, x.code, "{name}: exit code{report}");
-    assert_eq!(
-        String::from_utf8_lossy(&mask_stdout(&r.stdout)),
-        String::from_utf8_lossy(&mask_stdout(&x.stdout)),
-        "{name}: stdout{report}"
-    );
+    let out = |b: &[u8]| {
+        let text = String::from_utf8_lossy(&mask_stdout(b)).into_owned();
+        if !o.sorted {
+            return text;
+        }
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.sort();
+        lines.join("\n")
+    };
+    assert_eq!(out(&r.stdout), out(&x.stdout), "{name}: stdout{report}");
     if o.stderr {
         assert_eq!(
             verbose_lines(&r.stderr),
@@ -317,6 +324,32 @@ fn h2_alpn_get_verbose() {
         "h2_alpn_get_verbose",
         &["-sv", "--cacert", "{ca}", "{h2}/"],
         v(),
+    );
+}
+
+#[test]
+fn h2_parallel_transfers_share_a_tls_connection() {
+    // The second transfer waits for the TLS handshake (ALPN) and then multiplexes.
+    diff(
+        "h2_parallel_transfers_share_a_tls_connection",
+        &[
+            "-s",
+            "-Z",
+            "--cacert",
+            "{ca}",
+            "-w",
+            "%{num_connects} %{http_version}\n",
+            "{h2}/big.bin",
+            "{h2}/",
+            "-o",
+            "/dev/null",
+            "-o",
+            "/dev/null",
+        ],
+        Opts {
+            sorted: true,
+            ..Opts::default()
+        },
     );
 }
 
@@ -658,7 +691,6 @@ fn h2c_upgrade_request() {
 }
 
 #[test]
-#[ignore = "issue 4: -Z opens one connection per transfer; curl multiplexes them on one HTTP/2 connection"]
 fn h2c_parallel_transfers_share_a_connection() {
     diff(
         "h2c_parallel_transfers_share_a_connection",
@@ -675,6 +707,166 @@ fn h2c_parallel_transfers_share_a_connection() {
             "-o",
             "/dev/null",
         ],
-        Opts::default(),
+        Opts {
+            sorted: true,
+            ..Opts::default()
+        },
+    );
+}
+
+// ---- many streams on one connection (scripted server) -------------------------------------
+
+/// A response of `len` bytes on `stream`, after `delay` (so that streams overlap).
+fn answer(stream: u32, len: usize, delay: u64) -> Vec<H2Action> {
+    let body = oxcurl_testsupport::http::generated_body(len);
+    vec![
+        H2Action::Sleep(std::time::Duration::from_millis(delay)),
+        H2Action::headers(
+            stream,
+            hpack(200, &[("content-length", &len.to_string())]),
+            false,
+        ),
+        H2Action::Data {
+            stream,
+            data: body,
+            end_stream: true,
+        },
+    ]
+}
+
+/// Run both with `-Z` against fresh multi-stream servers made by `server`; compare the exit
+/// code, the `-w` lines (sorted: parallel transfers end in any order), the error lines
+/// (sorted) and how many connections each made.
+fn diff_multi(name: &str, urls: usize, extra: &[&str], server: impl Fn() -> H2Server) {
+    let tmp = TempDir::new(name);
+    let run = |p: &Path| {
+        let srv = server();
+        let mut args: Vec<String> = vec![
+            "-sS".into(),
+            "-Z".into(),
+            "--http2-prior-knowledge".into(),
+            "-w".into(),
+            "%{response_code} %{size_download} %{http_version}\\n".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        for i in 0..urls {
+            args.push(format!("{}/{i}", srv.url()));
+            args.push("-o".into());
+            args.push("/dev/null".into());
+        }
+        let out = Exec::new(p)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", tmp.path())
+            .env("LC_ALL", "C")
+            .cwd(tmp.path())
+            .args(&args)
+            .run();
+        (out, srv.connections())
+    };
+    let (r, rc) = run(&reference_curl());
+    let (x, xc) = run(Path::new(OXCURL));
+    let sorted = |b: &[u8]| {
+        let mut v: Vec<String> = String::from_utf8_lossy(b)
+            .lines()
+            .map(String::from)
+            .collect();
+        v.sort();
+        v.join("\n")
+    };
+    let errors = |b: &[u8]| {
+        let mut v: Vec<String> = error_line(b).lines().map(String::from).collect();
+        v.sort();
+        v.join("\n")
+    };
+    let report = format!(
+        "\n--- reference {:?}, {rc} connections\n{}\n{}\n--- oxcurl {:?}, {xc} connections\n{}\n{}",
+        r.code,
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&r.stderr),
+        x.code,
+        String::from_utf8_lossy(&x.stdout),
+        String::from_utf8_lossy(&x.stderr)
+    );
+    assert_eq!(r.code, x.code, "{name}: exit code{report}");
+    assert_eq!(
+        sorted(&r.stdout),
+        sorted(&x.stdout),
+        "{name}: -w lines{report}"
+    );
+    assert_eq!(
+        errors(&r.stderr),
+        errors(&x.stderr),
+        "{name}: errors{report}"
+    );
+    assert_eq!(rc, xc, "{name}: connections{report}");
+}
+
+#[test]
+fn h2_multi_two_streams_share_a_connection() {
+    diff_multi("h2_multi_two_streams_share_a_connection", 2, &[], || {
+        H2Server::start_multi(&[], |id, _| answer(id, 1000, 200))
+    });
+}
+
+#[test]
+fn h2_multi_twenty_urls_parallel_max_5_mixed_bodies() {
+    diff_multi(
+        "h2_multi_twenty_urls_parallel_max_5_mixed_bodies",
+        20,
+        &["--parallel-max", "5"],
+        || H2Server::start_multi(&[], |id, _| answer(id, 300 * id as usize, 50)),
+    );
+}
+
+#[test]
+fn h2_multi_server_stream_limit_opens_more_connections() {
+    // SETTINGS_MAX_CONCURRENT_STREAMS 2: curl looks for a connection again as transfers end;
+    // six slow transfers take two connections.
+    diff_multi(
+        "h2_multi_server_stream_limit_opens_more_connections",
+        6,
+        &[],
+        || H2Server::start_multi(&[(3, 2)], |id, _| answer(id, 100, 400)),
+    );
+}
+
+#[test]
+fn h2_multi_one_stream_reset_others_complete() {
+    diff_multi("h2_multi_one_stream_reset_others_complete", 3, &[], || {
+        H2Server::start_multi(&[], |id, _| {
+            if id == 3 {
+                vec![
+                    H2Action::Sleep(std::time::Duration::from_millis(100)),
+                    H2Action::headers(3, hpack(200, &[("content-length", "10")]), false),
+                    H2Action::RstStream { stream: 3, code: 2 },
+                ]
+            } else {
+                answer(id, 2000, 300)
+            }
+        })
+    });
+}
+
+#[test]
+fn h2_multi_goaway_below_an_active_stream_retries_it() {
+    // GOAWAY names stream 1 as the last one processed while stream 3 waits: stream 1
+    // completes, stream 3 is tried again on a new connection.
+    diff_multi(
+        "h2_multi_goaway_below_an_active_stream_retries_it",
+        2,
+        &[],
+        || {
+            H2Server::start_multi(&[], |id, n| match n {
+                1 => vec![
+                    H2Action::Sleep(std::time::Duration::from_millis(100)),
+                    H2Action::GoAway {
+                        last_stream: 1,
+                        code: 0,
+                    },
+                ],
+                _ => answer(id, 500, 300),
+            })
+        },
     );
 }

@@ -11,16 +11,23 @@ use std::task::Poll;
 
 use bytes::Bytes;
 
-use super::{Cx, Framing, Interest, Phase, State, Transfer};
+use super::{Cx, Framing, Interest, Lookup, Phase, State, Transfer};
+
 use crate::error::{Code, Error, Result};
-use crate::options::{Body, InfoType};
+use crate::options::{Body, HttpVersionPref, InfoType};
 use crate::proto::h2::{self as mux, req, Mux};
+
+/// curl's default for `CURLMOPT_MAX_CONCURRENT_STREAMS`: streams one transfer's multi puts
+/// on a connection.
+const CLIENT_MAX_STREAMS: usize = 100;
 
 /// The stream of the current request.
 #[derive(Default)]
 pub(super) struct H2Stream {
     /// The request head waiting for the connection to accept a new stream.
     head: Option<req::H2Head>,
+    /// This transfer's handle to open streams with.
+    sender: Option<h2::client::SendRequest<Bytes>>,
     stream: Option<mux::Stream>,
     /// All request body bytes are handed to h2.
     body_sent: bool,
@@ -51,11 +58,111 @@ fn reason_name(r: h2::Reason) -> String {
 impl Transfer {
     /// Does the connection speak HTTP/2?
     pub(super) fn on_h2(&self) -> bool {
-        self.conn.as_ref().is_some_and(|c| c.h2.is_some())
+        self.h2conn.is_some()
     }
 
-    /// Decide HTTP/2 for a new connection: ALPN picked h2, or prior knowledge on http.
-    pub(super) fn h2_negotiate(&mut self) -> bool {
+    /// May this transfer share a connection with others (curl's `xfer_may_multiplex`)?
+    /// HTTP with HTTP/2 allowed.
+    fn may_multiplex(&self) -> bool {
+        !matches!(
+            self.opts.http_version,
+            HttpVersionPref::V1_0 | HttpVersionPref::V1_1
+        )
+    }
+
+    /// curl's connection matching for multiplexing (`url_match_conn` as far as HTTP/2
+    /// goes): a shared connection to `key` with room for a stream, or word to wait for a
+    /// connection being set up.
+    pub(super) fn find_shared(&mut self, cx: &mut Cx<'_>, key: &str) -> Lookup {
+        let may = self.may_multiplex();
+        let upgrade_wait = self.info.scheme == "http";
+        let mut i = 0;
+        while may && i < cx.pool.shared.len() {
+            let s = cx.pool.shared[i].clone();
+            i += 1;
+            let users = s.users() - 1;
+            let mut c = s.lock();
+            if c.key != key {
+                continue;
+            }
+            if users == 0 {
+                // Idle: frames (SETTINGS, PING, GOAWAY) may wait, which h2 reads.
+                c.drive();
+            }
+            let open = c.h2.as_ref().is_some_and(|m| m.is_open());
+            if !open || !c.h2.as_mut().is_some_and(|m| m.accepting()) {
+                drop(c);
+                // A connection going away stays known while streams finish on it.
+                if !open || users == 0 {
+                    cx.pool.unshare(&s);
+                    i -= 1;
+                }
+                continue;
+            }
+            if upgrade_wait && !c.version_seen {
+                if self.opts.pipewait {
+                    drop(c);
+                    self.verbose("Server upgrade does not support multiplex yet, wait");
+                    return Lookup::Wait;
+                }
+                drop(c);
+                self.verbose("Server upgrade cannot be used");
+                continue;
+            }
+            if users > 0 {
+                let max =
+                    c.h2.as_ref()
+                        .map_or(CLIENT_MAX_STREAMS, |m| m.max_streams());
+                drop(c);
+                if users >= CLIENT_MAX_STREAMS {
+                    self.verbose(&format!(
+                        "client side MAX_CONCURRENT_STREAMS reached, skip ({users})"
+                    ));
+                    continue;
+                }
+                if users >= max {
+                    self.verbose(&format!("MAX_CONCURRENT_STREAMS reached, skip ({users})"));
+                    continue;
+                }
+                self.verbose("Multiplexed connection found");
+            } else {
+                drop(c);
+            }
+            return Lookup::Shared(s);
+        }
+        if !(may && self.opts.pipewait) {
+            return Lookup::None;
+        }
+        let mut seen = false;
+        let pending: Vec<i64> = cx.pool.pending_for(key).collect();
+        for id in pending {
+            seen = true;
+            self.verbose(&format!(
+                "Connection #{id} is not open enough, cannot reuse"
+            ));
+        }
+        if seen {
+            self.verbose("Found pending candidate for reuse and CURLOPT_PIPEWAIT is set");
+            return Lookup::Wait;
+        }
+        Lookup::None
+    }
+
+    /// Leave the shared connection: the stream ends (h2 resets it if still open) and a
+    /// connection that failed is forgotten.
+    pub(super) fn h2_release(&mut self, cx: &mut Cx<'_>) {
+        self.h2 = None;
+        if let Some(s) = self.h2conn.take() {
+            let open = s.lock().h2.as_ref().is_some_and(|m| m.is_open());
+            if !open {
+                cx.pool.unshare(&s);
+            }
+        }
+    }
+
+    /// Decide HTTP/2 for a new connection: ALPN picked h2, or prior knowledge on http. An
+    /// HTTP/2 connection becomes shared, for other transfers to open streams on.
+    pub(super) fn h2_negotiate(&mut self, cx: &mut Cx<'_>) -> bool {
         let Some(c) = self.conn.as_mut() else {
             return false;
         };
@@ -68,6 +175,16 @@ impl Transfer {
                 .is_none_or(|p| !p.kind.is_http() || self.tunnel_wanted);
         if (alpn_h2 || prior) && c.h2.is_none() {
             c.h2 = Some(Mux::new());
+            let c = self.conn.take().expect("conn");
+            match cx.pool.share(c) {
+                Ok(s) => self.h2conn = Some(s),
+                Err(e) => {
+                    self.req_error = Some(Error::new(
+                        Code::CouldntConnect,
+                        format!("socket: {}", crate::connect::os_error_text(&e)),
+                    ))
+                }
+            }
         }
         alpn_h2
     }
@@ -94,33 +211,30 @@ impl Transfer {
     /// Sockets an HTTP/2 transfer waits on: always readable (frames may arrive any time),
     /// writable while h2 has bytes the socket did not take.
     pub(super) fn h2_interest(&self) -> Option<Interest<'_>> {
-        let c = self.conn.as_ref()?;
+        let s = self.h2conn.as_ref()?;
+        let c = s.lock();
         let write = c.wants_write() || c.h2.as_ref().is_some_and(|m| m.wants_write());
         Some(Interest {
-            fd: c.stream.fd(),
+            fd: s.fd(),
             id: c.sock_id,
             read: true,
             write,
+            shared: true,
         })
     }
 
-    /// Let h2 read and write on the lent connection.
+    /// Let h2 read and write on the shared connection.
     fn h2_io(&mut self) {
-        let Some(mut conn) = self.conn.take() else {
-            return;
-        };
-        if let Some(mut m) = conn.h2.take() {
-            conn = m.drive(conn);
-            conn.h2 = Some(m);
+        if let Some(s) = &self.h2conn {
+            s.lock().drive();
         }
-        self.conn = Some(conn);
     }
 
-    fn mux(&mut self) -> &mut Mux {
-        self.conn
-            .as_mut()
-            .and_then(|c| c.h2.as_deref_mut())
-            .expect("h2 connection")
+    /// Run `f` on the connection's mux.
+    fn with_mux<R>(&self, f: impl FnOnce(&mut Mux) -> R) -> R {
+        let s = self.h2conn.as_ref().expect("h2 connection");
+        let mut c = s.lock();
+        f(c.h2.as_deref_mut().expect("h2 mux"))
     }
 
     /// Drive the stream: open it, send the body, receive head and body.
@@ -141,8 +255,7 @@ impl Transfer {
                 return Err(r.err().unwrap_or_else(|| Error::code(Code::RecvError)));
             }
             if !progress {
-                if let Some(e) = self.mux().error() {
-                    let e = mux::clone_error(e);
+                if let Some(e) = self.with_mux(|m| m.error().map(mux::clone_error)) {
                     let e = self.h2_error(&e, true);
                     if self.h2_refused.0 {
                         return self.h2_retry(e);
@@ -167,14 +280,22 @@ impl Transfer {
     fn h2_step_with(&mut self, cx: &mut Cx<'_>, st: &mut H2Stream) -> Result<bool> {
         let mut progress = false;
         if st.head.is_some() {
-            match self.mux().ready() {
+            if st.sender.is_none() {
+                match self.with_mux(|m| m.error().map(mux::clone_error).ok_or(m.sender())) {
+                    Ok(e) => return Err(self.h2_error(&e, true)),
+                    Err(None) => return Ok(false),
+                    Err(Some(s)) => st.sender = Some(s),
+                }
+            }
+            let sender = st.sender.as_mut().expect("sender");
+            match mux::ready(sender, &self.waker) {
                 Ok(true) => {}
                 Ok(false) => return Ok(false),
                 Err(e) => return Err(self.h2_error(&e, true)),
             }
             let head = st.head.take().expect("head");
             let end = matches!(self.body, Body::None) || self.up.body_done;
-            st.stream = Some(self.h2_open(head, end)?);
+            st.stream = Some(self.h2_open(st.sender.as_mut().expect("sender"), head, end)?);
             st.body_sent = end;
             if end {
                 self.verbose("Request completely sent off");
@@ -197,11 +318,16 @@ impl Transfer {
         }
         let s = st.stream.as_mut().expect("stream");
         if let Some(f) = s.response.as_mut() {
-            match mux::poll_response(f) {
+            match mux::poll_response(f, &self.waker) {
                 Poll::Pending => return Ok(progress),
                 Poll::Ready(Err(e)) => return Err(self.h2_error(&e, false)),
                 Poll::Ready(Ok(resp)) => {
                     s.response = None;
+                    // Waiting transfers see it when they look again, at the end of a
+                    // transfer, as in curl.
+                    if let Some(c) = &self.h2conn {
+                        c.lock().version_seen = true;
+                    }
                     let (parts, body) = resp.into_parts();
                     s.body_in = Some(body);
                     let mut head = Vec::with_capacity(256);
@@ -250,7 +376,7 @@ impl Transfer {
             return Ok(progress);
         };
         loop {
-            match mux::poll_data(body) {
+            match mux::poll_data(body, &self.waker) {
                 Poll::Pending => return Ok(progress),
                 Poll::Ready(Some(Err(e))) => return Err(self.h2_error(&e, false)),
                 Poll::Ready(Some(Ok(data))) => {
@@ -273,7 +399,12 @@ impl Transfer {
         }
     }
 
-    fn h2_open(&mut self, head: req::H2Head, end: bool) -> Result<mux::Stream> {
+    fn h2_open(
+        &mut self,
+        sender: &mut h2::client::SendRequest<Bytes>,
+        head: req::H2Head,
+        end: bool,
+    ) -> Result<mux::Stream> {
         let url = self.url.clone().expect("url");
         let scheme = url.scheme().to_string();
         let authority = head.authority.clone().unwrap_or_default();
@@ -287,10 +418,8 @@ impl Transfer {
         let request = b
             .body(())
             .map_err(|e| Error::new(Code::SendError, format!("HTTP/2 request: {e}")))?;
-        let stream = self
-            .mux()
-            .open(request, end)
-            .map_err(|e| self.h2_error(&e, true))?;
+        let stream = mux::open(sender, request, end).map_err(|e| self.h2_error(&e, true))?;
+        self.h2_sid = stream.id;
         if self.opts.verbose {
             let id = stream.id;
             let mut lines = vec![format!(
@@ -341,7 +470,7 @@ impl Transfer {
             }
             if out.capacity() == 0 {
                 out.reserve_capacity(piece.len());
-                match mux::poll_capacity(out) {
+                match mux::poll_capacity(out, &self.waker) {
                     Poll::Ready(Some(Ok(n))) if n > 0 => {}
                     // The server closed or reset its side: stop sending; what it said
                     // comes with the response.
@@ -414,10 +543,7 @@ impl Transfer {
     }
 
     fn h2_stream_id(&self) -> u32 {
-        self.h2
-            .as_ref()
-            .and_then(|s| s.stream.as_ref())
-            .map_or(1, |s| s.id)
+        self.h2_sid
     }
 
     /// The server refused the stream or went away before it: curl tries a new connection,
@@ -435,6 +561,7 @@ impl Transfer {
         self.h2_refused.1 += 1;
         self.h2 = None;
         self.conn = None;
+        self.h2conn = None;
         let n = self.h2_refused.1;
         self.verbose(&format!(
             "Connection died, retrying a fresh connect (retry count: {n})"

@@ -4,8 +4,9 @@
 //! The connection (socket, TLS) stays owned by the transfer and the pool as for HTTP/1. It is
 //! *lent* to h2 only while the mux is polled (`Mux::drive`): the I/O object h2 owns is a
 //! handle onto a slot the connection is moved into for the poll and taken out of afterwards.
-//! Futures are polled with a no-op waker: sockets are level-triggered and every drive polls
-//! again, so nothing needs to be woken.
+//! The connection future is polled with a no-op waker: sockets are level-triggered and every
+//! drive polls again. A stream is polled with its transfer's waker, so that frames one
+//! transfer reads for another's stream make the other runnable.
 //!
 //! Not here: what a request or response means (the transfer converts curl's HTTP/1 request
 //! into HTTP/2 fields with [`req::from_h1`] and feeds responses back as HTTP/1-style header
@@ -147,15 +148,11 @@ enum Phase {
 pub struct Mux {
     slot: Arc<Mutex<Slot>>,
     phase: Phase,
-    /// Streams opened so far on this connection.
-    pub streams: u32,
 }
 
 impl std::fmt::Debug for Mux {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Mux")
-            .field("streams", &self.streams)
-            .finish()
+        f.debug_struct("Mux").finish()
     }
 }
 
@@ -187,7 +184,6 @@ impl Mux {
         Box::new(Mux {
             slot,
             phase: Phase::Handshake(Box::pin(hs)),
-            streams: 0,
         })
     }
 
@@ -238,40 +234,69 @@ impl Mux {
         }
     }
 
-    /// Can a new stream be opened now? Ok(false) while the handshake or the server's stream
-    /// limit holds it back.
-    pub fn ready(&mut self) -> Result<bool, h2::Error> {
-        match &mut self.phase {
-            Phase::Handshake(_) => Ok(false),
-            Phase::Open { send, .. } => match send.poll_ready(&mut noop()) {
-                Poll::Ready(Ok(())) => Ok(true),
-                Poll::Ready(Err(e)) => Err(e),
-                Poll::Pending => Ok(false),
-            },
-            Phase::Closed(e) => Err(clone_error(e)),
+    /// A handle to open streams with, once the handshake is done. Each transfer has its
+    /// own: h2 lets a handle queue one stream beyond the peer's limit and makes only that
+    /// handle wait for it.
+    pub fn sender(&self) -> Option<SendRequest<Bytes>> {
+        match &self.phase {
+            Phase::Open { send, .. } => Some(send.clone()),
+            _ => None,
         }
     }
 
-    /// Open a stream for `req` (call after [`Mux::ready`] said yes). With `end` the request
-    /// has no body.
-    pub fn open(&mut self, req: http::Request<()>, end: bool) -> Result<Stream, h2::Error> {
-        let Phase::Open { send, .. } = &mut self.phase else {
-            return Err(h2::Error::from(h2::Reason::PROTOCOL_ERROR));
-        };
-        let (response, body) = send.send_request(req, end)?;
-        self.streams += 1;
-        Ok(Stream {
-            id: response.stream_id().as_u32(),
-            response: Some(response),
-            body_out: (!end).then_some(body),
-            body_in: None,
-        })
+    /// Does the connection take new streams (open, handshake done, no GOAWAY)?
+    pub fn accepting(&mut self) -> bool {
+        match &mut self.phase {
+            Phase::Open { send, .. } => {
+                !matches!(send.poll_ready(&mut noop()), Poll::Ready(Err(_)))
+            }
+            _ => false,
+        }
+    }
+
+    /// The peer's limit of concurrent streams (curl assumes 100 until its SETTINGS say).
+    pub fn max_streams(&self) -> usize {
+        match &self.phase {
+            Phase::Open { conn, .. } => conn.max_concurrent_send_streams().min(100),
+            _ => 100,
+        }
     }
 
     /// Is the connection usable for another stream?
     pub fn is_open(&self) -> bool {
         !matches!(self.phase, Phase::Closed(_))
     }
+
+    /// Has the handshake finished?
+    pub fn handshaken(&self) -> bool {
+        !matches!(self.phase, Phase::Handshake(_))
+    }
+}
+
+/// Can a new stream be opened on `send` now? Ok(false) while the stream it queued last
+/// waits for the peer's limit; `w` is woken when that changes.
+pub fn ready(send: &mut SendRequest<Bytes>, w: &Waker) -> Result<bool, h2::Error> {
+    match send.poll_ready(&mut Context::from_waker(w)) {
+        Poll::Ready(Ok(())) => Ok(true),
+        Poll::Ready(Err(e)) => Err(e),
+        Poll::Pending => Ok(false),
+    }
+}
+
+/// Open a stream for `req` on `send` (after [`ready`] said yes). With `end` the request has
+/// no body.
+pub fn open(
+    send: &mut SendRequest<Bytes>,
+    req: http::Request<()>,
+    end: bool,
+) -> Result<Stream, h2::Error> {
+    let (response, body) = send.send_request(req, end)?;
+    Ok(Stream {
+        id: response.stream_id().as_u32(),
+        response: Some(response),
+        body_out: (!end).then_some(body),
+        body_in: None,
+    })
 }
 
 /// h2's errors are not `Clone`; a closed connection reports the same reason to each stream.
@@ -282,19 +307,23 @@ pub fn clone_error(e: &h2::Error) -> h2::Error {
     }
 }
 
-/// Poll a stream's response head.
+/// Poll a stream's response head; `w` is woken when it may have come.
 pub fn poll_response(
     f: &mut ResponseFuture,
+    w: &Waker,
 ) -> Poll<Result<http::Response<RecvStream>, h2::Error>> {
-    Pin::new(f).poll(&mut noop())
+    Pin::new(f).poll(&mut Context::from_waker(w))
 }
 
 /// Poll a stream's next piece of response body; None at its end.
-pub fn poll_data(r: &mut RecvStream) -> Poll<Option<Result<Bytes, h2::Error>>> {
-    r.poll_data(&mut noop())
+pub fn poll_data(r: &mut RecvStream, w: &Waker) -> Poll<Option<Result<Bytes, h2::Error>>> {
+    r.poll_data(&mut Context::from_waker(w))
 }
 
 /// Poll send capacity for a request body.
-pub fn poll_capacity(s: &mut SendStream<Bytes>) -> Poll<Option<Result<usize, h2::Error>>> {
-    s.poll_capacity(&mut noop())
+pub fn poll_capacity(
+    s: &mut SendStream<Bytes>,
+    w: &Waker,
+) -> Poll<Option<Result<usize, h2::Error>>> {
+    s.poll_capacity(&mut Context::from_waker(w))
 }
