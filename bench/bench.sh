@@ -170,6 +170,8 @@ if [[ $INSTR == auto ]]; then
   command -v valgrind >/dev/null && INSTR=1
 fi
 WITH_VALGRIND=$INSTR bash "$HERE/servers.sh" start
+# nginx stops with the run (BENCH_KEEP_SERVERS=1 leaves it up; the files stay either way)
+if [[ -z ${BENCH_KEEP_SERVERS:-} ]]; then trap 'bash "$HERE/servers.sh" stop' EXIT; fi
 
 RESULTS=${RESULTS:-$BENCH_DIR/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$RESULTS"
