@@ -18,43 +18,37 @@ mod writeout;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-#[cfg(feature = "alloc-count")]
+/// The system allocator behind a counter that is off unless the environment asks:
+/// `OXCURL_MEMDEBUG=FILE` writes curl's memdebug log (read it with `oxcurl-memanalyze FILE`),
+/// `OXCURL_ALLOCCOUNT=FILE` writes allocation totals to FILE at exit
+/// (`allocs N reallocs N frees N peak N`). Unset, each call costs one relaxed atomic load.
 #[global_allocator]
 static ALLOC: oxcurl_sys::alloc::CountingAlloc = oxcurl_sys::alloc::CountingAlloc;
 
-/// With the `alloc-count` feature, `OXCURL_ALLOCCOUNT=FILE` writes allocation totals to FILE
-/// at exit: `allocs N reallocs N frees N peak N`.
-#[cfg(feature = "alloc-count")]
-fn alloc_report_start() -> Option<String> {
-    let f = std::env::var("OXCURL_ALLOCCOUNT").ok()?;
-    oxcurl_sys::alloc::enable();
-    Some(f)
-}
-
-#[cfg(feature = "alloc-count")]
-fn alloc_report_end(f: Option<String>) {
-    if let Some(f) = f {
-        let s = oxcurl_sys::alloc::stats();
-        let _ = std::fs::write(
-            f,
-            format!(
-                "allocs {} reallocs {} frees {} peak {}\n",
-                s.allocs, s.reallocs, s.frees, s.peak_bytes
-            ),
-        );
-    }
+fn alloc_report_end() {
+    use oxcurl_sys::alloc::{set_phase, stats, Phase};
+    set_phase(Phase::Exit);
+    let Some(f) = std::env::var_os("OXCURL_ALLOCCOUNT") else {
+        return;
+    };
+    let s = stats();
+    let _ = std::fs::write(
+        f,
+        format!(
+            "allocs {} reallocs {} frees {} peak {}\n",
+            s.allocs, s.reallocs, s.frees, s.peak_bytes
+        ),
+    );
 }
 
 fn main() {
-    #[cfg(feature = "alloc-count")]
-    let report = alloc_report_start();
+    oxcurl_sys::alloc::set_phase(oxcurl_sys::alloc::Phase::Args);
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     let code = run(argv);
-    #[cfg(feature = "alloc-count")]
-    alloc_report_end(report);
+    alloc_report_end();
     std::process::exit(code);
 }
 
@@ -107,5 +101,6 @@ fn run(argv: Vec<String>) -> i32 {
         },
         _ => Arc::new(Mutex::new(Box::new(std::io::stderr()))),
     };
+    oxcurl_sys::alloc::set_phase(oxcurl_sys::alloc::Phase::Transfer);
     operate::run(cfg, errout)
 }

@@ -410,10 +410,12 @@ impl fmt::Display for HeadError {
 /// Bounded accumulator that cuts received bytes into header lines ending in LF (a lone CR does
 /// not end a line). Lines are returned with their line ending, as curl passes them to the header
 /// callback. It also counts the bytes of all lines returned since [`LineBuf::clear`] against the
-/// total limit. The buffer is allocated once in [`LineBuf::new`].
+/// total limit. The buffer only holds a line split across reads, so it grows on demand (up to
+/// the line limit) and keeps its capacity: most lines are handed out straight from the input.
 #[derive(Debug)]
 pub struct LineBuf {
-    buf: Box<[u8]>,
+    buf: Vec<u8>,
+    max_line: usize,
     len: usize,
     /// The last returned line came from `buf`: drop it on the next call.
     emitted: bool,
@@ -437,7 +439,8 @@ impl LineBuf {
     /// Like [`LineBuf::new`] with an explicit total limit.
     pub fn with_limits(max_line: usize, max_total: usize) -> Self {
         LineBuf {
-            buf: vec![0u8; max_line.max(1)].into_boxed_slice(),
+            buf: Vec::new(),
+            max_line: max_line.max(1),
             len: 0,
             emitted: false,
             total: 0,
@@ -456,11 +459,12 @@ impl LineBuf {
         }
         let lf = input.iter().position(|&b| b == b'\n');
         let take = lf.map_or(input.len(), |i| i + 1);
-        if self.len + take >= self.buf.len() {
+        if self.len + take >= self.max_line {
             return Err(HeadError::LineTooLong);
         }
         let Some(_) = lf else {
-            self.buf[self.len..self.len + take].copy_from_slice(&input[..take]);
+            self.buf.truncate(self.len);
+            self.buf.extend_from_slice(&input[..take]);
             self.len += take;
             return Ok((take, None));
         };
@@ -475,7 +479,8 @@ impl LineBuf {
         if self.len == 0 {
             return Ok((take, Some(&input[..take])));
         }
-        self.buf[self.len..line_len].copy_from_slice(&input[..take]);
+        self.buf.truncate(self.len);
+        self.buf.extend_from_slice(&input[..take]);
         self.len = line_len;
         self.emitted = true;
         Ok((take, Some(&self.buf[..line_len])))
