@@ -921,9 +921,13 @@ mod tests {
             watched.remove(&c.fd);
         }
         assert!(watched.is_empty(), "every socket removed: {watched:?}");
+        // Transfers that start after another one finished reuse its connection, so how many
+        // sockets there were depends on timing; each of them was reported and removed.
+        let conns = s.connections();
+        assert!(conns >= 1);
         assert!(
-            seen >= 40,
-            "each transfer's socket reported and removed: {seen}"
+            seen >= 2 * conns,
+            "each of the {conns} connections' sockets reported and removed: {seen}"
         );
         let mut done = 0;
         while let Some(msg) = m.info_read() {
