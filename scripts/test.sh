@@ -14,6 +14,8 @@ if [[ -z ${OXCURL_NO_INSTALL:-} ]]; then
   command -v faketime >/dev/null || need+=(faketime)
   command -v valgrind >/dev/null || need+=(valgrind)
   command -v gcc >/dev/null || need+=(gcc)
+  # Debian's git (its git-remote-http links libcurl-gnutls.so.4): crates/libcurl/tests/git.rs
+  [[ -x /usr/lib/git-core/git-remote-http ]] || need+=(git)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]]; then
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
