@@ -29,6 +29,42 @@ use crate::timer::{TimerId, Timers};
 
 mod http2;
 
+/// curl's `Curl_cpool_check_limits`: when a new connection to `host:port` would exceed a
+/// limit, close the oldest idle connection that counts against it; when there is none, the
+/// note curl prints for the limit that holds the transfer back.
+fn room_for_connection(
+    l: &ConnLimits,
+    pool: &mut crate::conn::Pool,
+    host: &str,
+    port: u16,
+    dest: &str,
+) -> Option<&'static str> {
+    if l.max_host > 0 {
+        loop {
+            let n = l.in_use.iter().filter(|d| *d == dest).count() + pool.count_dest(host, port);
+            if n < l.max_host {
+                break;
+            }
+            match pool.take_oldest(|c| c.host == host && c.port == port) {
+                Some(mut c) => c.close(),
+                None => return Some("No more connections allowed to host"),
+            }
+        }
+    }
+    if l.max_total > 0 {
+        loop {
+            if l.in_use.len() + pool.len() < l.max_total {
+                break;
+            }
+            match pool.take_oldest(|_| true) {
+                Some(mut c) => c.close(),
+                None => return Some("No connections available in cache"),
+            }
+        }
+    }
+    None
+}
+
 /// curl's limit on a response head (`MAX_HTTP_RESP_HEADER_SIZE`).
 const MAX_HEAD: usize = 300 * 1024;
 /// Bodies larger than this get `Expect: 100-continue` (curl's `EXPECT_100_THRESHOLD`).
@@ -45,6 +81,17 @@ pub(crate) struct Cx<'a> {
     pub tls: &'a mut crate::tls::TlsCache,
     pub hsts: &'a mut crate::hsts::Hsts,
     pub cookies: &'a mut crate::multi::CookieStore,
+    /// The multi's connection limits and the connections its other transfers hold.
+    pub limits: Option<&'a ConnLimits>,
+}
+
+/// `CURLMOPT_MAX_TOTAL_CONNECTIONS` and `CURLMOPT_MAX_HOST_CONNECTIONS` (0: no limit), with
+/// the destinations (`host:port` connected to) of the connections other transfers hold.
+#[derive(Debug, Default)]
+pub(crate) struct ConnLimits {
+    pub max_total: usize,
+    pub max_host: usize,
+    pub in_use: Vec<String>,
 }
 
 /// A socket a transfer waits on.
@@ -90,6 +137,9 @@ enum State {
     Recv,
     /// Request and response on an HTTP/2 stream (`http2.rs`).
     H2,
+    /// Waiting for the multi's connection limits (`CURLMOPT_MAX_HOST_CONNECTIONS`,
+    /// `CURLMOPT_MAX_TOTAL_CONNECTIONS`) to allow a new connection: curl's PENDING.
+    Pending,
     Done,
 }
 
@@ -245,6 +295,8 @@ pub(crate) struct Transfer {
     h2: Option<Box<http2::H2Stream>>,
     /// The server refused the HTTP/2 stream (retry on a new connection), and retries so far.
     h2_refused: (bool, u8),
+    /// `host:port` of the connection this transfer uses or makes, for the connection limits.
+    conn_dest: Option<String>,
 }
 
 impl Transfer {
@@ -298,6 +350,7 @@ impl Transfer {
             speed: SpeedCheck::new(now),
             h2: None,
             h2_refused: (false, 0),
+            conn_dest: None,
         }
     }
 
@@ -386,6 +439,19 @@ impl Transfer {
         out
     }
 
+    /// The destination of the connection this transfer holds (using or making), if any.
+    pub fn conn_dest(&self) -> Option<&str> {
+        match self.state {
+            State::Init | State::Pending | State::Done => None,
+            _ => self.conn_dest.as_deref(),
+        }
+    }
+
+    /// Is the transfer waiting for a free connection?
+    pub fn is_pending(&self) -> bool {
+        matches!(self.state, State::Pending)
+    }
+
     /// Is the transfer waiting for a resolver answer?
     pub fn resolving(&self) -> bool {
         matches!(
@@ -443,6 +509,7 @@ impl Transfer {
                 State::Send => self.do_send(cx),
                 State::Recv => self.do_recv(cx),
                 State::H2 => self.do_h2(cx),
+                State::Pending => self.do_init(cx),
                 State::Done => return,
             };
             match r {
@@ -779,6 +846,8 @@ impl Transfer {
             Some(p) => (p.host.clone(), p.port),
             None => (host, port),
         };
+        let dest = format!("{host}:{port}");
+        self.conn_dest = Some(dest.clone());
         if !self.opts.fresh_connect {
             if let Some(mut c) = cx.pool.take(&key) {
                 c.uses += 1;
@@ -800,6 +869,17 @@ impl Transfer {
             }
         }
         self.conn_reused = false;
+        if let Some(l) = cx.limits {
+            if let Some(note) = room_for_connection(l, cx.pool, &host, port, &dest) {
+                // curl's MSTATE_PENDING: the multi runs the transfer again when one of its
+                // transfers is done with a connection.
+                if !matches!(self.state, State::Pending) {
+                    self.verbose(note);
+                }
+                self.state = State::Pending;
+                return Ok(false);
+            }
+        }
         if let Some(ct) = self.opts.connect_timeout {
             self.timers.set(TimerId::ConnectTimeout, cx.now + ct);
         }
