@@ -65,11 +65,12 @@ case \$1 in
 esac
 EOF
 chmod +x "$work/curl-config"
-if ! "$py" -c 'import pycurl' 2>/dev/null || [[ $so -nt $work/.built ]]; then
+# pycurl links libcurl.so.4 dynamically: a new build of ours needs no rebuild of it.
+if [[ ! -e $work/.built-$version ]]; then
   PYCURL_CURL_CONFIG=$work/curl-config PYCURL_SSL_LIBRARY=openssl \
     "$py" -m pip install -q --disable-pip-version-check --no-build-isolation \
     --force-reinstall --no-deps "$src"
-  touch "$work/.built"
+  touch "$work/.built-$version"
 fi
 cd "$src"
 # The suite's tests directory holds a fake-curl helper and servers it starts itself.
