@@ -846,8 +846,8 @@ impl Transfer {
             Some(p) => (p.host.clone(), p.port),
             None => (host, port),
         };
-        let dest = format!("{host}:{port}");
-        self.conn_dest = Some(dest.clone());
+        // Counted only under connection limits (no allocation otherwise).
+        self.conn_dest = cx.limits.map(|_| format!("{host}:{port}"));
         if !self.opts.fresh_connect {
             if let Some(mut c) = cx.pool.take(&key) {
                 c.uses += 1;
@@ -869,8 +869,8 @@ impl Transfer {
             }
         }
         self.conn_reused = false;
-        if let Some(l) = cx.limits {
-            if let Some(note) = room_for_connection(l, cx.pool, &host, port, &dest) {
+        if let (Some(l), Some(dest)) = (cx.limits, self.conn_dest.as_deref()) {
+            if let Some(note) = room_for_connection(l, cx.pool, &host, port, dest) {
                 // curl's MSTATE_PENDING: the multi runs the transfer again when one of its
                 // transfers is done with a connection.
                 if !matches!(self.state, State::Pending) {
