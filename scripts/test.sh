@@ -18,6 +18,12 @@ if [[ -z ${OXCURL_NO_INSTALL:-} ]]; then
   [[ -x /usr/sbin/danted ]] || need+=(dante-server)
   command -v openssl >/dev/null || need+=(openssl)
   command -v tshark >/dev/null || need+=(tshark)
+  # Debian's git (its git-remote-http links libcurl-gnutls.so.4): crates/libcurl/tests/git.rs
+  [[ -x /usr/lib/git-core/git-remote-http ]] || need+=(git)
+  # pycurl built from source in a venv: crates/libcurl/tests/pycurl.rs (scripts/pycurl.sh)
+  python3 -c 'import venv, ensurepip, sysconfig, os, sys
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    2>/dev/null || need+=(python3-venv python3-dev)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]]; then
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

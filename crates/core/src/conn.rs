@@ -329,6 +329,24 @@ impl Pool {
     pub fn len(&self) -> usize {
         self.idle.len()
     }
+    /// Idle connections to `host:port`.
+    pub fn count_dest(&self, host: &str, port: u16) -> usize {
+        self.idle
+            .iter()
+            .filter(|c| c.host == host && c.port == port)
+            .count()
+    }
+    /// Take out the connection idle longest among those `f` accepts.
+    pub fn take_oldest(&mut self, f: impl Fn(&Conn) -> bool) -> Option<Conn> {
+        let i = self
+            .idle
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| f(c))
+            .min_by_key(|(_, c)| c.idle_since)
+            .map(|(i, _)| i)?;
+        Some(self.idle.swap_remove(i))
+    }
     pub fn is_empty(&self) -> bool {
         self.idle.is_empty()
     }

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::info::Info;
 use crate::multi_ev::{SocketChange, SocketTable, SocketWhat};
 use crate::timer::TimerQueue;
-use crate::transfer::{Cx, Transfer};
+use crate::transfer::{ConnLimits, Cx, Transfer};
 
 /// Identifies a transfer in its multi.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -154,6 +154,9 @@ pub struct Multi {
     next_conn_id: i64,
     next_xfer_id: i64,
     running: usize,
+    /// `CURLMOPT_MAX_TOTAL_CONNECTIONS`, `CURLMOPT_MAX_HOST_CONNECTIONS` (0: none).
+    max_total: usize,
+    max_host: usize,
 }
 
 impl std::fmt::Debug for Multi {
@@ -195,12 +198,38 @@ impl Multi {
             next_conn_id: 0,
             next_xfer_id: 0,
             running: 0,
+            max_total: 0,
+            max_host: 0,
         })
     }
 
     /// Most idle connections kept for reuse (`CURLMOPT_MAXCONNECTS`).
     pub fn set_max_connects(&mut self, n: usize) {
         self.pool.max = n;
+    }
+
+    /// Most connections open at once (`CURLMOPT_MAX_TOTAL_CONNECTIONS`; 0: no limit).
+    /// Transfers needing a new connection past it wait for one, as curl's do.
+    pub fn set_max_total_connections(&mut self, n: usize) {
+        self.max_total = n;
+        self.wake_pending();
+    }
+
+    /// Most connections open to one host and port (`CURLMOPT_MAX_HOST_CONNECTIONS`).
+    pub fn set_max_host_connections(&mut self, n: usize) {
+        self.max_host = n;
+        self.wake_pending();
+    }
+
+    /// Run the transfers waiting for a connection again: one may have become free.
+    fn wake_pending(&mut self) {
+        let now = Instant::now();
+        for s in &mut self.slots {
+            if s.t.as_ref().is_some_and(Transfer::is_pending) && !s.ready {
+                s.ready = true;
+                self.ready_since.get_or_insert(now);
+            }
+        }
     }
 
     /// Start a transfer (`curl_multi_add_handle`).
@@ -284,11 +313,13 @@ impl Multi {
                 tls: &mut self.tls,
                 hsts: &mut self.hsts,
                 cookies: &mut self.cookies,
+                limits: None,
             };
             t.abort(&mut cx);
             if let Some(l) = lease {
                 l.give_back(local!(self));
             }
+            self.wake_pending();
         }
         self.free.push(id.slot);
         let info = std::mem::take(&mut t.info);
@@ -549,6 +580,21 @@ impl Multi {
         if t.is_done() {
             return Ok(());
         }
+        // The connections the other transfers hold, only when there are limits to count.
+        let limits = (self.max_total > 0 || self.max_host > 0).then(|| ConnLimits {
+            max_total: self.max_total,
+            max_host: self.max_host,
+            in_use: self
+                .slots
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .filter_map(|(_, s)| s.t.as_ref()?.conn_dest().map(str::to_string))
+                .collect(),
+        });
+        let Some(t) = self.slots[i].t.as_mut() else {
+            return Ok(());
+        };
         // Arc clones: no allocation in the transfer loop.
         let share = t.opts.share.clone();
         let lease = share.as_ref().map(|a| a.lend(local!(self)));
@@ -562,6 +608,7 @@ impl Multi {
             tls: &mut self.tls,
             hsts: &mut self.hsts,
             cookies: &mut self.cookies,
+            limits: limits.as_ref(),
         };
         t.drive(&mut cx);
         if let Some(l) = lease {
@@ -577,6 +624,9 @@ impl Multi {
                 id: TransferId { slot: i, gen },
                 result,
             });
+            if limits.is_some() {
+                self.wake_pending();
+            }
         }
         self.apply_interest(i)?;
         if self.socket_events {

@@ -29,6 +29,42 @@ use crate::timer::{TimerId, Timers};
 
 mod http2;
 
+/// curl's `Curl_cpool_check_limits`: when a new connection to `host:port` would exceed a
+/// limit, close the oldest idle connection that counts against it; when there is none, the
+/// note curl prints for the limit that holds the transfer back.
+fn room_for_connection(
+    l: &ConnLimits,
+    pool: &mut crate::conn::Pool,
+    host: &str,
+    port: u16,
+    dest: &str,
+) -> Option<&'static str> {
+    if l.max_host > 0 {
+        loop {
+            let n = l.in_use.iter().filter(|d| *d == dest).count() + pool.count_dest(host, port);
+            if n < l.max_host {
+                break;
+            }
+            match pool.take_oldest(|c| c.host == host && c.port == port) {
+                Some(mut c) => c.close(),
+                None => return Some("No more connections allowed to host"),
+            }
+        }
+    }
+    if l.max_total > 0 {
+        loop {
+            if l.in_use.len() + pool.len() < l.max_total {
+                break;
+            }
+            match pool.take_oldest(|_| true) {
+                Some(mut c) => c.close(),
+                None => return Some("No connections available in cache"),
+            }
+        }
+    }
+    None
+}
+
 /// curl's limit on a response head (`MAX_HTTP_RESP_HEADER_SIZE`).
 const MAX_HEAD: usize = 300 * 1024;
 /// Bodies larger than this get `Expect: 100-continue` (curl's `EXPECT_100_THRESHOLD`).
@@ -45,6 +81,17 @@ pub(crate) struct Cx<'a> {
     pub tls: &'a mut crate::tls::TlsCache,
     pub hsts: &'a mut crate::hsts::Hsts,
     pub cookies: &'a mut crate::multi::CookieStore,
+    /// The multi's connection limits and the connections its other transfers hold.
+    pub limits: Option<&'a ConnLimits>,
+}
+
+/// `CURLMOPT_MAX_TOTAL_CONNECTIONS` and `CURLMOPT_MAX_HOST_CONNECTIONS` (0: no limit), with
+/// the destinations (`host:port` connected to) of the connections other transfers hold.
+#[derive(Debug, Default)]
+pub(crate) struct ConnLimits {
+    pub max_total: usize,
+    pub max_host: usize,
+    pub in_use: Vec<String>,
 }
 
 /// A socket a transfer waits on.
@@ -95,6 +142,9 @@ enum State {
     /// Waiting for a connection being set up to show whether it multiplexes
     /// (`CURLOPT_PIPEWAIT`); then the lookup runs again.
     PipeWait(Box<Target>),
+    /// Waiting for the multi's connection limits (`CURLMOPT_MAX_HOST_CONNECTIONS`,
+    /// `CURLMOPT_MAX_TOTAL_CONNECTIONS`) to allow a new connection: curl's PENDING.
+    Pending,
     Done,
 }
 
@@ -280,6 +330,8 @@ pub(crate) struct Transfer {
     /// Makes the transfer runnable (set by the multi): h2 wakes it when frames for its
     /// stream arrive, the pool when a connection it waits for is settled.
     pub(crate) waker: std::task::Waker,
+    /// `host:port` of the connection this transfer uses or makes, for the connection limits.
+    conn_dest: Option<String>,
 }
 
 impl Transfer {
@@ -338,6 +390,7 @@ impl Transfer {
             h2_sid: 1,
             pending_conn: None,
             waker: std::task::Waker::noop().clone(),
+            conn_dest: None,
         }
     }
 
@@ -432,6 +485,19 @@ impl Transfer {
         out
     }
 
+    /// The destination of the connection this transfer holds (using or making), if any.
+    pub fn conn_dest(&self) -> Option<&str> {
+        match self.state {
+            State::Init | State::Pending | State::Done => None,
+            _ => self.conn_dest.as_deref(),
+        }
+    }
+
+    /// Is the transfer waiting for a free connection?
+    pub fn is_pending(&self) -> bool {
+        matches!(self.state, State::Pending)
+    }
+
     /// Is the transfer waiting for a resolver answer?
     pub fn resolving(&self) -> bool {
         matches!(
@@ -490,6 +556,7 @@ impl Transfer {
                 State::Recv => self.do_recv(cx),
                 State::H2 => self.do_h2(cx),
                 State::PipeWait(_) => self.do_pipewait(cx),
+                State::Pending => self.do_init(cx),
                 State::Done => return,
             };
             match r {
@@ -882,6 +949,8 @@ impl Transfer {
             conn_host,
             conn_port,
         } = t.clone();
+        // Counted only under connection limits (no allocation otherwise).
+        self.conn_dest = cx.limits.map(|_| format!("{host}:{port}"));
         if !self.opts.fresh_connect {
             match self.find_shared(cx, &key) {
                 Lookup::Shared(s) => {
@@ -929,6 +998,17 @@ impl Transfer {
             }
         }
         self.conn_reused = false;
+        if let (Some(l), Some(dest)) = (cx.limits, self.conn_dest.as_deref()) {
+            if let Some(note) = room_for_connection(l, cx.pool, &host, port, dest) {
+                // curl's MSTATE_PENDING: the multi runs the transfer again when one of its
+                // transfers is done with a connection.
+                if !matches!(self.state, State::Pending) {
+                    self.verbose(note);
+                }
+                self.state = State::Pending;
+                return Ok(false);
+            }
+        }
         let id = *cx.next_conn_id;
         *cx.next_conn_id += 1;
         cx.pool.pend(&key, id);

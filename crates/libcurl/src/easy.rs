@@ -231,6 +231,8 @@ pub struct EasyHandle {
     pub(crate) in_multi: Cell<bool>,
     /// What curl_easy_header reads; shared with the running transfer's handler.
     pub(crate) headers: crate::headers::Shared,
+    /// An error text was written to ERRORBUFFER since the last transfer started.
+    errorbuf_used: Cell<bool>,
 }
 
 impl EasyHandle {
@@ -255,6 +257,7 @@ impl EasyHandle {
             busy: Cell::new(false),
             in_multi: Cell::new(false),
             headers: crate::headers::new_store(),
+            errorbuf_used: Cell::new(false),
         });
         let p: *mut EasyHandle = &mut *h;
         h.state.get_mut().cb.handle = p;
@@ -292,6 +295,7 @@ impl EasyHandle {
             // SAFETY: ERRORBUFFER points to at least CURL_ERROR_SIZE writable bytes.
             unsafe { *st.errorbuffer = 0 };
         }
+        self.errorbuf_used.set(false);
         st.strings.clear();
         if let Ok(mut store) = self.headers.lock() {
             store.clear();
@@ -330,6 +334,25 @@ impl EasyHandle {
                 }
                 e.code as CURLcode
             }
+        }
+    }
+}
+
+impl EasyHandle {
+    /// Writes `msg` to the ERRORBUFFER, if one is set, as curl's `failf`: only the first
+    /// error after a transfer starts is kept.
+    pub(crate) fn fail_text(&self, msg: &str) {
+        let Ok(st) = self.state.try_borrow() else {
+            return;
+        };
+        if st.errorbuffer.is_null() || self.errorbuf_used.replace(true) {
+            return;
+        }
+        let n = msg.len().min(CURL_ERROR_SIZE - 1);
+        // SAFETY: ERRORBUFFER holds CURL_ERROR_SIZE bytes; we write n+1 < that.
+        unsafe {
+            std::ptr::copy_nonoverlapping(msg.as_ptr(), st.errorbuffer as *mut u8, n);
+            *st.errorbuffer.add(n) = 0;
         }
     }
 }

@@ -707,10 +707,9 @@ pub extern "C" fn oxcurl_multi_setopt_long(
             // HTTP/1 only: one connection per transfer and no multiplexing, so these
             // limits have nothing to restrict yet beyond what the engine does.
             PIPELINING | MAX_CONCURRENT_STREAMS => {}
-            // Accepted as curl does; not enforced yet (the engine has no queue for
-            // transfers waiting on a connection), see docs/internals/CABI.md.
-            MAX_TOTAL_CONNECTIONS | MAX_HOST_CONNECTIONS if v >= 0 => {}
-            MAX_TOTAL_CONNECTIONS | MAX_HOST_CONNECTIONS => return CURLM_BAD_FUNCTION_ARGUMENT,
+            // A negative limit is no limit, as in curl 8.14.1.
+            MAX_TOTAL_CONNECTIONS => multi.set_max_total_connections(v.max(0) as usize),
+            MAX_HOST_CONNECTIONS => multi.set_max_host_connections(v.max(0) as usize),
             _ => return CURLM_UNKNOWN_OPTION,
         }
         CURLM_OK

@@ -711,3 +711,14 @@ fn formadd_form_api_matches_reference() {
     );
     assert!(body.contains("\r\n\r\n0123456789\r\n"), "{body}");
 }
+
+#[test]
+fn send_recv_upkeep_without_connect_only_match_reference() {
+    let ours = run_ok("rawio", Lib::Ours, &[]);
+    let reference = run_ok("rawio", Lib::Reference, &[]);
+    assert!(
+        ours.starts_with("send=1 n=0 err=CONNECT_ONLY is required\n"),
+        "{ours}"
+    );
+    assert_eq!(ours, reference);
+}

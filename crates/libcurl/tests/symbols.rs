@@ -14,20 +14,12 @@ const NOT_YET: &[&str] = &[
     "curl_pushheader_byname",
     "curl_pushheader_bynum",
     // the rest of easy and global
-    "curl_easy_pause",
-    "curl_easy_recv",
-    "curl_easy_send",
     "curl_easy_ssls_export",
     "curl_easy_ssls_import",
-    "curl_easy_upkeep",
     "curl_getenv",
     "curl_global_trace",
     "curl_strequal",
     "curl_strnequal",
-    // websockets.h
-    "curl_ws_meta",
-    "curl_ws_recv",
-    "curl_ws_send",
 ];
 
 /// Function names declared with `CURL_EXTERN` in one header.

@@ -53,18 +53,21 @@ pub fn select_backend(b: Backend) -> bool {
 
 /// The backend in use: the one selected, else `CURL_SSL_BACKEND`, else rustls.
 pub fn backend() -> Backend {
-    *BACKEND.get_or_init(|| {
-        std::env::var("CURL_SSL_BACKEND")
-            .ok()
-            .and_then(|n| Backend::from_name(&n))
-            .unwrap_or(Backend::Rustls)
-    })
+    *BACKEND.get_or_init(default_backend)
 }
 
-/// `curl -V`'s TLS part for a build with several backends: the one in use first, the others
-/// in parentheses.
+fn default_backend() -> Backend {
+    std::env::var("CURL_SSL_BACKEND")
+        .ok()
+        .and_then(|n| Backend::from_name(&n))
+        .unwrap_or(Backend::Rustls)
+}
+
+/// `curl -V`'s TLS part for a build with several backends: the one in use (or the one that
+/// would be) first, the others in parentheses. Like curl's, asking does not select it, so
+/// `curl_global_sslset` still may after `curl_version_info`.
 pub fn version_string() -> String {
-    let cur = backend();
+    let cur = BACKEND.get().copied().unwrap_or_else(default_backend);
     let other = match cur {
         Backend::Rustls => Backend::OpenSsl,
         Backend::OpenSsl => Backend::Rustls,

@@ -1,6 +1,8 @@
 //! Building libcurl.so.4 and C test programs, for the C ABI tests.
 #![allow(dead_code)]
 
+pub mod cgi;
+
 use oxcurl_testsupport::process::{reference_curl, Exec, Output};
 use std::path::{Path, PathBuf};
 use std::process::Command;
