@@ -117,6 +117,7 @@ pub struct Multi {
     bufs: BufPool,
     tls: crate::tls::TlsCache,
     hsts: crate::hsts::Hsts,
+    altsvc: crate::altsvc::AltSvc,
     cookies: CookieStore,
     resolver: Resolver,
     resolver_registered: bool,
@@ -156,6 +157,7 @@ impl Multi {
             bufs: BufPool::default(),
             tls: crate::tls::TlsCache::default(),
             hsts: crate::hsts::Hsts::default(),
+            altsvc: crate::altsvc::AltSvc::default(),
             cookies: CookieStore::default(),
             resolver: Resolver::new()?,
             resolver_registered: false,
@@ -242,6 +244,7 @@ impl Multi {
                 next_conn_id: &mut self.next_conn_id,
                 tls: &mut self.tls,
                 hsts: &mut self.hsts,
+                altsvc: &mut self.altsvc,
                 cookies: &mut self.cookies,
             };
             t.abort(&mut cx);
@@ -260,6 +263,12 @@ impl Multi {
         self.hsts.save_all()
     }
 
+    /// Write the alt-svc cache back to the files it was loaded from (curl does this when
+    /// the handle is cleaned up).
+    pub fn save_altsvc(&self) -> io::Result<()> {
+        self.altsvc.save_all()
+    }
+
     /// Write the cookie jar to the `CURLOPT_COOKIEJAR` files the transfers named (`-` is
     /// stdout), as curl does when the handle is cleaned up.
     pub fn save_cookies(&mut self) -> io::Result<()> {
@@ -276,7 +285,8 @@ impl Multi {
         if let Some(l) = lease {
             l.give_back(local!(self));
         }
-        r
+        r?;
+        self.altsvc.save_all()
     }
 
     fn save_cookies_of(&mut self, share: Option<&crate::share::Attached>) -> io::Result<()> {
@@ -499,6 +509,7 @@ impl Multi {
             next_conn_id: &mut self.next_conn_id,
             tls: &mut self.tls,
             hsts: &mut self.hsts,
+            altsvc: &mut self.altsvc,
             cookies: &mut self.cookies,
         };
         t.drive(&mut cx);

@@ -232,6 +232,11 @@ pub struct Options {
     pub proxy_tls: crate::tls::TlsOptions,
     /// `CURLOPT_HSTS`: the HSTS cache file; HSTS is on when set.
     pub hsts_file: Option<String>,
+    /// `CURLOPT_ALTSVC`: the alt-svc cache file; alt-svc is on when set.
+    pub altsvc_file: Option<String>,
+    /// `CURLOPT_ALTSVC_CTRL`: which alternatives may be used ([`crate::altsvc::Alpn`] bits;
+    /// curl's default is h1 and h2).
+    pub altsvc_ctrl: u32,
     /// `CURLOPT_COOKIEFILE`: cookie files to read (`-` is stdin); any entry, even an empty
     /// name, turns the cookie engine on.
     pub cookie_files: Vec<String>,
@@ -343,6 +348,8 @@ impl Default for Options {
             tls: crate::tls::TlsOptions::default(),
             proxy_tls: crate::tls::TlsOptions::default(),
             hsts_file: None,
+            altsvc_file: None,
+            altsvc_ctrl: crate::altsvc::Alpn::H1 as u32 | crate::altsvc::Alpn::H2 as u32,
             cookie_files: Vec::new(),
             cookie_jar: None,
             share: None,

@@ -44,6 +44,7 @@ pub(crate) struct Cx<'a> {
     pub next_conn_id: &'a mut i64,
     pub tls: &'a mut crate::tls::TlsCache,
     pub hsts: &'a mut crate::hsts::Hsts,
+    pub altsvc: &'a mut crate::altsvc::AltSvc,
     pub cookies: &'a mut crate::multi::CookieStore,
 }
 
@@ -225,6 +226,12 @@ pub(crate) struct Transfer {
     pending_key: Option<String>,
     /// A `Strict-Transport-Security` value for the multi's HSTS cache.
     pending_sts: Option<String>,
+    /// An `Alt-Svc` value for the multi's alt-svc cache.
+    pending_altsvc: Option<Vec<u8>>,
+    /// The cached alternative this request connects to (`host:port` for `Alt-Used:`), and
+    /// the protocol it switches to when that differs from the origin's.
+    alt_used: Option<String>,
+    alt_alpn: Option<crate::altsvc::Alpn>,
     /// `Set-Cookie:` values (as received, line ending included) for the multi's jar.
     pending_cookies: Vec<Vec<u8>>,
     /// The proxy of the current URL, if any.
@@ -288,6 +295,9 @@ impl Transfer {
             last_progress: (u64::MAX, u64::MAX),
             pending_key: None,
             pending_sts: None,
+            pending_altsvc: None,
+            alt_used: None,
+            alt_alpn: None,
             pending_cookies: Vec::new(),
             proxy: None,
             preproxy: None,
@@ -686,6 +696,9 @@ impl Transfer {
                 }
             }
         }
+        if let Some(f) = &self.opts.altsvc_file {
+            cx.altsvc.load(f);
+        }
         let scheme = url.scheme().to_string();
         if !self.protocol_allowed(&scheme) {
             let tail = if self.info.redirect_count > 0 {
@@ -728,9 +741,16 @@ impl Transfer {
         }
 
         self.select_proxy(&scheme, &host)?;
+        self.alt_used = None;
+        self.alt_alpn = None;
         let (conn_host, conn_port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
             Some(p) => (bracket(&p.host), p.port),
-            None => self.connect_to(&host, port),
+            None => match self.connect_to_rule(&host, port) {
+                Some(hp) => hp,
+                None => self
+                    .alt_svc_route(cx, &scheme, port)
+                    .unwrap_or_else(|| (host.clone(), port)),
+            },
         };
         let route = match &self.opts.unix_socket_path {
             Some(p) => format!(
@@ -928,8 +948,9 @@ impl Transfer {
         self.verbose(&format!("IPv4: {four}"));
     }
 
-    /// Apply `--connect-to HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rules.
-    fn connect_to(&self, host: &str, port: u16) -> (String, u16) {
+    /// The first `--connect-to HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rule matching
+    /// `host:port`, if any.
+    fn connect_to_rule(&self, host: &str, port: u16) -> Option<(String, u16)> {
         for rule in &self.opts.connect_to {
             let Some((h, p, th, tp)) = parse_connect_to(rule) else {
                 continue;
@@ -938,10 +959,46 @@ impl Transfer {
             let port_ok = p.is_none_or(|p| p == port);
             if host_ok && port_ok {
                 let nh = if th.is_empty() { host.to_string() } else { th };
-                return (nh, tp.unwrap_or(port));
+                return Some((nh, tp.unwrap_or(port)));
             }
         }
-        (host.to_string(), port)
+        None
+    }
+
+    /// A cached alternative for an https origin no `--connect-to` rule redirected (curl's
+    /// alt-svc lookup in `parse_connect_to_slist`): the source protocols tried are the one
+    /// asked for, else h2 then h1.
+    fn alt_svc_route(&mut self, cx: &mut Cx<'_>, scheme: &str, port: u16) -> Option<(String, u16)> {
+        use crate::altsvc::Alpn;
+        if self.opts.altsvc_file.is_none() || scheme != "https" {
+            return None;
+        }
+        let wishes: &[Alpn] = match self.opts.http_version {
+            HttpVersionPref::V1_0 | HttpVersionPref::V1_1 => &[Alpn::H1],
+            HttpVersionPref::V2PriorKnowledge => &[Alpn::H2],
+            _ => &[Alpn::H2, Alpn::H1],
+        };
+        let allowed = self.opts.altsvc_ctrl & (Alpn::H1 as u32 | Alpn::H2 as u32);
+        let host = self.url_host();
+        let now = crate::parsedate::unix_now();
+        for &src in wishes {
+            let Some(e) = cx.altsvc.lookup(src, &host, port, allowed, now) else {
+                continue;
+            };
+            self.verbose(&format!(
+                "Alt-svc connecting from [{}]{host}:{port} to [{}]{}:{}",
+                src.name(),
+                e.dst_alpn.name(),
+                e.dst_host,
+                e.dst_port
+            ));
+            if src != e.dst_alpn {
+                self.alt_alpn = Some(e.dst_alpn);
+            }
+            self.alt_used = Some(format!("{}:{}", e.dst_host, e.dst_port));
+            return Some((bracket(&e.dst_host), e.dst_port));
+        }
+        None
     }
 
     fn start_connect(
@@ -1205,6 +1262,22 @@ impl Transfer {
 
     /// The URL's host in punycode, an IPv6 address without its brackets: the name TLS and
     /// cookies use.
+    /// An `Alt-Svc:` header of this origin's response into the multi's cache.
+    fn store_altsvc(&mut self, cx: &mut Cx<'_>, value: &[u8]) {
+        use crate::altsvc::Alpn;
+        let src = if self.resp.version == HttpVersion::V2 {
+            Alpn::H2
+        } else {
+            Alpn::H1
+        };
+        let host = self.url_host();
+        let port = self.url.as_ref().map_or(0, |u| u.port_or_default());
+        let now = crate::parsedate::unix_now();
+        for n in cx.altsvc.on_header(value, src, &host, port, now) {
+            self.verbose(&n);
+        }
+    }
+
     fn url_host(&self) -> String {
         let h = self
             .url
@@ -1223,6 +1296,9 @@ impl Transfer {
                 HttpVersionPref::V1_0 => &[b"http/1.0"],
                 HttpVersionPref::V1_1 => &[b"http/1.1"],
                 HttpVersionPref::V2PriorKnowledge => &[b"h2"],
+                // A cached alternative on another protocol asks for only that one.
+                _ if self.alt_alpn == Some(crate::altsvc::Alpn::H1) => &[b"http/1.1"],
+                _ if self.alt_alpn == Some(crate::altsvc::Alpn::H2) => &[b"h2"],
                 _ if self.proxy.as_ref().is_some_and(|p| p.kind.is_http())
                     && !self.tunnel_wanted =>
                 {
@@ -2220,6 +2296,7 @@ impl Transfer {
                 proxy_authorization: proxy_authorization.as_deref(),
                 proxy_headers: absolute.then_some(self.opts.proxy_headers.as_slice()),
                 content_range: content_range.as_deref(),
+                alt_used: self.alt_used.as_deref(),
             },
         );
         self.info.request_size += self.req.len() as u64;
@@ -2593,6 +2670,9 @@ impl Transfer {
                             let host = self.url_host();
                             cx.hsts.on_header(&host, &v, crate::parsedate::unix_now());
                         }
+                        if let Some(v) = self.pending_altsvc.take() {
+                            self.store_altsvc(cx, &v);
+                        }
                     }
                 }
                 Phase::Body => {
@@ -2743,6 +2823,10 @@ impl Transfer {
         } else if name.eq_ignore_ascii_case("Strict-Transport-Security") {
             if self.opts.hsts_file.is_some() && self.info.scheme == "https" {
                 self.pending_sts = Some(String::from_utf8_lossy(value).into_owned());
+            }
+        } else if name.eq_ignore_ascii_case("Alt-Svc") {
+            if self.opts.altsvc_file.is_some() && self.info.scheme == "https" {
+                self.pending_altsvc = Some(value.to_vec());
             }
         } else if name.eq_ignore_ascii_case("Content-Type") {
             self.info.content_type = Some(String::from_utf8_lossy(value).into_owned());

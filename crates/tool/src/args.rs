@@ -2099,6 +2099,8 @@ pub struct Operation {
     /// The HTTPS proxy's TLS settings (`--proxy-cacert`, `--proxy-insecure`...).
     pub proxy_tls: TlsOptions,
     pub hsts: Option<String>,
+    /// `--alt-svc`: the alt-svc cache file.
+    pub alt_svc: Option<String>,
     pub urls: Vec<UrlSpec>,
     /// `-d`-style arguments as given, each with the contents of the file it names (read
     /// once, while parsing, as curl does; None for text and for stdin, read later).
@@ -2784,6 +2786,7 @@ impl Parser {
             }
             "cacert" => self.op().tls.cafile = Some(a()),
             "hsts" => self.op().hsts = Some(a()),
+            "alt-svc" => self.op().alt_svc = Some(a()),
             "capath" => self.op().tls.capath = Some(a()),
             "ca-native" => self.op().tls.ca_native = on,
             "cert" => {
@@ -3077,11 +3080,11 @@ impl Parser {
                 }
             }
             // Features this build does not have: curl's answer when its libcurl lacks them.
-            "alt-svc" | "crlf" | "dns-interface" | "dns-ipv4-addr" | "dns-ipv6-addr"
-            | "dns-servers" | "doh-url" | "ech" | "engine" | "haproxy-clientip"
-            | "haproxy-protocol" | "http3" | "http3-only" | "krb" | "negotiate" | "proxy-http2"
-            | "proxy-negotiate" | "proxy-tlsauthtype" | "sigalgs" | "socks5-gssapi"
-            | "ssl-sessions" | "tlsauthtype" | "tr-encoding" | "vlan-priority" => {
+            "crlf" | "dns-interface" | "dns-ipv4-addr" | "dns-ipv6-addr" | "dns-servers"
+            | "doh-url" | "ech" | "engine" | "haproxy-clientip" | "haproxy-protocol" | "http3"
+            | "http3-only" | "krb" | "negotiate" | "proxy-http2" | "proxy-negotiate"
+            | "proxy-tlsauthtype" | "sigalgs" | "socks5-gssapi" | "ssl-sessions"
+            | "tlsauthtype" | "tr-encoding" | "vlan-priority" => {
                 if on {
                     return Err(perr(format!(
                         "option --{name}: the installed libcurl version does not support this"

@@ -747,6 +747,7 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         draw_parallel_meter(m, xfers, all_xfers, true, &mut scratch, &errout);
     }
     let _ = multi.save_hsts();
+    let _ = multi.save_altsvc();
     let _ = multi.save_cookies();
     if let Some(code) = stop {
         for meta in leftovers {
@@ -1498,6 +1499,7 @@ fn configure(
     o.tls = op.tls.clone();
     o.proxy_tls = op.proxy_tls.clone();
     o.hsts_file = op.hsts.clone();
+    o.altsvc_file = op.alt_svc.clone();
     o.tcp_keepalive = op.keepalive || op.keepalive_time.is_some();
     if let Some(t) = op.keepalive_time {
         o.tcp_keepidle = t;

@@ -45,6 +45,8 @@ pub struct RequestParts<'a> {
     /// For a PUT or POST with a range or resume offset: the `Content-Range` value, sent
     /// where a GET's `Range` goes.
     pub content_range: Option<&'a str>,
+    /// The cached alternative (`host:port`) the request goes to: `Alt-Used:`.
+    pub alt_used: Option<&'a str>,
 }
 
 /// Does the custom header list set (or remove) header `name`?
@@ -131,6 +133,11 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     }
     if p.framing == BodyFraming::Chunked && !custom_has(h, "Transfer-Encoding") {
         out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
+    }
+    if let Some(a) = p.alt_used {
+        if !custom_has(h, "Alt-Used") {
+            push(out, &["Alt-Used: ", a, "\r\n"]);
+        }
     }
     // The caller leaves out the user's cookie string when a custom Cookie header is given;
     // the jar's cookies are sent anyway, as curl does.
@@ -268,6 +275,7 @@ mod tests {
                 proxy_authorization: None,
                 proxy_headers: None,
                 content_range: None,
+                alt_used: None,
             },
         );
         String::from_utf8(v).unwrap()
