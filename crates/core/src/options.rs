@@ -232,6 +232,11 @@ pub struct Options {
     pub proxy_tls: crate::tls::TlsOptions,
     /// `CURLOPT_HSTS`: the HSTS cache file; HSTS is on when set.
     pub hsts_file: Option<String>,
+    /// `CURLOPT_HAPROXYPROTOCOL`: send a PROXY protocol v1 line on new connections.
+    pub haproxy_protocol: bool,
+    /// `CURLOPT_HAPROXY_CLIENT_IP`: the source address the PROXY line claims (it turns the
+    /// PROXY line on too).
+    pub haproxy_client_ip: Option<String>,
     /// `CURLOPT_ALTSVC`: the alt-svc cache file; alt-svc is on when set.
     pub altsvc_file: Option<String>,
     /// `CURLOPT_ALTSVC_CTRL`: which alternatives may be used ([`crate::altsvc::Alpn`] bits;
@@ -349,6 +354,8 @@ impl Default for Options {
             proxy_tls: crate::tls::TlsOptions::default(),
             hsts_file: None,
             altsvc_file: None,
+            haproxy_protocol: false,
+            haproxy_client_ip: None,
             altsvc_ctrl: crate::altsvc::Alpn::H1 as u32 | crate::altsvc::Alpn::H2 as u32,
             cookie_files: Vec::new(),
             cookie_jar: None,

@@ -87,6 +87,8 @@ enum State {
     },
     /// SOCKS handshake.
     Socks,
+    /// Sending the HAProxy PROXY line (`--haproxy-protocol`).
+    HaProxy,
     Send,
     Recv,
     /// Request and response on an HTTP/2 stream (`http2.rs`).
@@ -244,6 +246,9 @@ pub(crate) struct Transfer {
     tunnel: Option<(crate::proto::connect::Tunnel, Vec<u8>, usize)>,
     /// The SOCKS handshake in progress and the reply bytes read so far.
     socks: Option<(crate::proto::socks::Socks, Vec<u8>)>,
+    /// The HAProxy PROXY line of this connection and how much of it went (set once it is
+    /// being sent).
+    haproxy: Option<(Vec<u8>, usize)>,
     /// `CURLOPT_MAX_RECV_SPEED_LARGE` / `MAX_SEND_SPEED_LARGE` bookkeeping.
     limit: RateLimit,
     /// The low-speed abort's current speed (`CURLOPT_LOW_SPEED_LIMIT`).
@@ -304,6 +309,7 @@ impl Transfer {
             tunnel_wanted: false,
             tunnel: None,
             socks: None,
+            haproxy: None,
             limit: RateLimit::new(now),
             speed: SpeedCheck::new(now),
             h2: None,
@@ -357,6 +363,16 @@ impl Transfer {
                         id: c.sock_id,
                         read: true,
                         write: c.wants_write(),
+                    });
+                }
+            }
+            State::HaProxy => {
+                if let Some(c) = &self.conn {
+                    out[0] = Some(Interest {
+                        fd: c.stream.fd(),
+                        id: c.sock_id,
+                        read: false,
+                        write: true,
                     });
                 }
             }
@@ -449,6 +465,7 @@ impl Transfer {
                 State::Tunnel => self.do_tunnel(cx),
                 State::TunnelSkip => self.do_tunnel_skip(),
                 State::Socks => self.do_socks(cx),
+                State::HaProxy => self.do_haproxy(cx),
                 State::SocksResolving { .. } => self.do_socks_resolving(cx),
                 State::Send => self.do_send(cx),
                 State::Recv => self.do_recv(cx),
@@ -1125,6 +1142,7 @@ impl Transfer {
         self.info.conn_id = id;
         self.info.time_connect = cx.now.duration_since(self.started);
         self.info.time_appconnect = Duration::ZERO;
+        self.haproxy = None;
         self.conn = Some(Conn {
             id,
             sock_id: connect::next_sock_id(),
@@ -1151,11 +1169,65 @@ impl Transfer {
             self.start_tunnel();
             return Ok(());
         }
+        self.origin_ready(cx)
+    }
+
+    /// Everything below the origin's TLS is up (socket, SOCKS, proxy TLS, tunnel): send the
+    /// PROXY line when asked (curl's HAProxy filter sits here), then TLS to the origin or the
+    /// request.
+    fn origin_ready(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        let wanted = self.opts.haproxy_protocol || self.opts.haproxy_client_ip.is_some();
+        if wanted && self.haproxy.is_none() {
+            let c = self.conn.as_ref().expect("conn");
+            let line = match (c.local, c.remote, &self.opts.unix_socket_path) {
+                (Some(l), Some(r), None) => format!(
+                    "PROXY {} {} {} {} {}\r\n",
+                    if r.is_ipv6() { "TCP6" } else { "TCP4" },
+                    self.opts
+                        .haproxy_client_ip
+                        .clone()
+                        .unwrap_or_else(|| l.ip().to_string()),
+                    r.ip(),
+                    l.port(),
+                    r.port()
+                ),
+                _ => "PROXY UNKNOWN\r\n".to_string(),
+            };
+            self.haproxy = Some((line.into_bytes(), 0));
+            self.state = State::HaProxy;
+            return Ok(());
+        }
         if self.info.scheme == "https" {
             return self.start_tls(cx);
         }
         self.established(cx);
         Ok(())
+    }
+
+    fn do_haproxy(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let (line, mut sent) = self.haproxy.take().expect("haproxy line");
+        let conn = self.conn.as_mut().expect("conn");
+        let r = loop {
+            if sent == line.len() {
+                break conn.flush();
+            }
+            match conn.send(&line[sent..]) {
+                Ok(n) => sent += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        let done = sent == line.len();
+        self.haproxy = Some((line, sent));
+        match r {
+            Ok(()) if done => {
+                self.origin_ready(cx)?;
+                Ok(true)
+            }
+            Ok(()) => Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
+            Err(e) => Err(send_error(&e)),
+        }
     }
 
     /// The connection is ready for requests (after TLS for https).
@@ -1427,7 +1499,7 @@ impl Transfer {
             } else {
                 self.timers.clear(TimerId::ConnectTimeout);
                 self.info.time_appconnect = cx.now.duration_since(self.started);
-                self.established(cx);
+                self.origin_ready(cx)?;
             }
             return Ok(true);
         }
@@ -1739,11 +1811,7 @@ impl Transfer {
         }
         self.verbose(&format!("CONNECT tunnel established, response {}", t.code));
         self.timers.clear(TimerId::ConnectTimeout);
-        if self.info.scheme == "https" {
-            self.start_tls(cx)?;
-        } else {
-            self.established(cx);
-        }
+        self.origin_ready(cx)?;
         Ok(true)
     }
 
@@ -2030,7 +2098,7 @@ impl Transfer {
                 self.start_tunnel();
             } else {
                 self.timers.clear(TimerId::ConnectTimeout);
-                self.established(cx);
+                self.origin_ready(cx)?;
             }
             return Ok(true);
         }
@@ -2042,11 +2110,7 @@ impl Transfer {
             self.verbose(&msg);
             self.verbose("using HTTP/1.x");
         }
-        if self.info.scheme == "https" {
-            self.start_tls(cx)?;
-        } else {
-            self.established(cx);
-        }
+        self.origin_ready(cx)?;
         Ok(true)
     }
 

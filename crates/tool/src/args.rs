@@ -2221,6 +2221,9 @@ pub struct Operation {
     pub noproxy: Option<String>,
     pub proxy_headers: Vec<String>,
     pub proxytunnel: bool,
+    /// `--haproxy-protocol` and `--haproxy-clientip`.
+    pub haproxy_protocol: bool,
+    pub haproxy_clientip: Option<String>,
     pub suppress_connect_headers: bool,
 }
 
@@ -2637,6 +2640,8 @@ impl Parser {
             "preproxy" => self.op().preproxy = Some(a()),
             "noproxy" => self.op().noproxy = Some(a()),
             "proxytunnel" => self.op().proxytunnel = on,
+            "haproxy-protocol" => self.op().haproxy_protocol = on,
+            "haproxy-clientip" => self.op().haproxy_clientip = Some(a()),
             "suppress-connect-headers" => self.op().suppress_connect_headers = on,
             "proxy-basic" => self.op().proxy_auth.basic = on,
             "proxy-digest" => self.op().proxy_auth.digest = on,
@@ -3081,10 +3086,10 @@ impl Parser {
             }
             // Features this build does not have: curl's answer when its libcurl lacks them.
             "crlf" | "dns-interface" | "dns-ipv4-addr" | "dns-ipv6-addr" | "dns-servers"
-            | "doh-url" | "ech" | "engine" | "haproxy-clientip" | "haproxy-protocol" | "http3"
-            | "http3-only" | "krb" | "negotiate" | "proxy-http2" | "proxy-negotiate"
-            | "proxy-tlsauthtype" | "sigalgs" | "socks5-gssapi" | "ssl-sessions"
-            | "tlsauthtype" | "tr-encoding" | "vlan-priority" => {
+            | "doh-url" | "ech" | "engine" | "http3" | "http3-only" | "krb" | "negotiate"
+            | "proxy-http2" | "proxy-negotiate" | "proxy-tlsauthtype" | "sigalgs"
+            | "socks5-gssapi" | "ssl-sessions" | "tlsauthtype" | "tr-encoding"
+            | "vlan-priority" => {
                 if on {
                     return Err(perr(format!(
                         "option --{name}: the installed libcurl version does not support this"

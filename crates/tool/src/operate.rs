@@ -1500,6 +1500,8 @@ fn configure(
     o.proxy_tls = op.proxy_tls.clone();
     o.hsts_file = op.hsts.clone();
     o.altsvc_file = op.alt_svc.clone();
+    o.haproxy_protocol = op.haproxy_protocol;
+    o.haproxy_client_ip = op.haproxy_clientip.clone();
     o.tcp_keepalive = op.keepalive || op.keepalive_time.is_some();
     if let Some(t) = op.keepalive_time {
         o.tcp_keepidle = t;
