@@ -232,6 +232,9 @@ pub struct Options {
     pub proxy_tls: crate::tls::TlsOptions,
     /// `CURLOPT_HSTS`: the HSTS cache file; HSTS is on when set.
     pub hsts_file: Option<String>,
+    /// `CURLOPT_TRANSFER_ENCODING`: ask for a compressed transfer encoding (`TE: gzip`) and
+    /// decode the transfer codings of the reply.
+    pub transfer_encoding: bool,
     /// `CURLOPT_HAPROXYPROTOCOL`: send a PROXY protocol v1 line on new connections.
     pub haproxy_protocol: bool,
     /// `CURLOPT_HAPROXY_CLIENT_IP`: the source address the PROXY line claims (it turns the
@@ -355,6 +358,7 @@ impl Default for Options {
             hsts_file: None,
             altsvc_file: None,
             haproxy_protocol: false,
+            transfer_encoding: false,
             haproxy_client_ip: None,
             altsvc_ctrl: crate::altsvc::Alpn::H1 as u32 | crate::altsvc::Alpn::H2 as u32,
             cookie_files: Vec::new(),

@@ -126,6 +126,11 @@ struct Resp {
     decoder: Option<Decoder>,
     content_length: Option<u64>,
     chunked_te: bool,
+    /// The transfer codings besides chunked, to decode with `--tr-encoding`, and how many.
+    transfer_codings: Vec<u8>,
+    transfer_stack: usize,
+    /// A `Transfer-Encoding` header came.
+    te_seen: bool,
     content_encoding: Option<Vec<u8>>,
     location: Option<String>,
     keepalive: bool,
@@ -151,6 +156,9 @@ impl Resp {
             decoder: None,
             content_length: None,
             chunked_te: false,
+            transfer_codings: Vec::new(),
+            transfer_stack: 0,
+            te_seen: false,
             content_encoding: None,
             location: None,
             keepalive: true,
@@ -2813,6 +2821,12 @@ impl Transfer {
                 }
             }
         }
+        // curl builds its decoders from Transfer-Encoding before it shows the line.
+        if let Some((name, value)) = head::split_header(trimmed) {
+            if name.eq_ignore_ascii_case(b"Transfer-Encoding") {
+                self.transfer_codings(value)?;
+            }
+        }
         self.deliver_header(line)?;
         self.resp.seen_header = true;
         if !first_header {
@@ -2876,10 +2890,6 @@ impl Transfer {
                     ))
                 }
             }
-        } else if name.eq_ignore_ascii_case("Transfer-Encoding") {
-            for c in head::codings(value) {
-                self.resp.chunked_te = c.eq_ignore_ascii_case(b"chunked");
-            }
         } else if name.eq_ignore_ascii_case("Content-Encoding") {
             self.resp.content_encoding = Some(value.to_vec());
         } else if name.eq_ignore_ascii_case("Location") {
@@ -2902,6 +2912,62 @@ impl Transfer {
                     self.resp.keepalive = true;
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A `Transfer-Encoding` value, as curl's `Curl_build_unencoding_stack` takes it:
+    /// chunked is always undone and must come last; other codings are undone with
+    /// `--tr-encoding` and refused without it (unless `--raw`, which ignores them and
+    /// everything after).
+    fn transfer_codings(&mut self, value: &[u8]) -> Result<()> {
+        /// `MAX_ENCODE_STACK`: decoders per phase, the new one included.
+        const MAX_STACK: usize = 5;
+        let bad = |msg: String| Error::new(Code::BadContentEncoding, msg);
+        self.resp.te_seen = true;
+        let mut has_chunked = false;
+        for c in head::codings(value) {
+            let name = String::from_utf8_lossy(c);
+            let chunked = c.eq_ignore_ascii_case(b"chunked");
+            if !self.opts.transfer_encoding && !chunked {
+                if !self.opts.http_transfer_decoding {
+                    return Ok(());
+                }
+                if has_chunked {
+                    return Err(bad(format!(
+                        "A Transfer-Encoding ({name}) was listed after chunked"
+                    )));
+                }
+                if c.len() >= 8 && c[..8].eq_ignore_ascii_case(b"identity") {
+                    continue;
+                }
+                return Err(bad(format!("Unsolicited Transfer-Encoding ({name}) found")));
+            }
+            let stacked = self.resp.transfer_stack + usize::from(self.resp.chunked_te);
+            if stacked + 1 >= MAX_STACK {
+                return Err(bad(format!(
+                    "Reject response due to more than {MAX_STACK} content encodings"
+                )));
+            }
+            if chunked {
+                if self.resp.chunked_te {
+                    // A second chunked is ignored, with the rest of the list.
+                    return Ok(());
+                }
+                self.resp.chunked_te = true;
+                has_chunked = true;
+                continue;
+            }
+            if self.resp.chunked_te {
+                return Err(bad(
+                    "Reject response due to 'chunked' not being the last Transfer-Encoding".into(),
+                ));
+            }
+            self.resp.transfer_stack += 1;
+            if !self.resp.transfer_codings.is_empty() {
+                self.resp.transfer_codings.push(b',');
+            }
+            self.resp.transfer_codings.extend_from_slice(c);
         }
         Ok(())
     }
@@ -3065,8 +3131,11 @@ impl Transfer {
             ));
         }
         let no_body = self.method == "HEAD" || code == 204 || code == 304;
-        // CURLOPT_IGNORE_CONTENT_LENGTH: the body runs until the server closes.
-        if self.opts.ignore_content_length {
+        // CURLOPT_IGNORE_CONTENT_LENGTH: the body runs until the server closes; so does a
+        // transfer-encoded body without chunks when curl decodes transfer codings.
+        let te_unchunked =
+            self.opts.transfer_encoding && self.resp.te_seen && !self.resp.chunked_te;
+        if self.opts.ignore_content_length || te_unchunked {
             self.resp.content_length = None;
         }
         self.resp.framing = if no_body {
@@ -3095,8 +3164,21 @@ impl Transfer {
                 ));
             }
         }
-        if let Some(ce) = &self.resp.content_encoding {
-            if self.opts.accept_encoding.is_some() && self.opts.http_content_decoding && !no_body {
+        // Transfer codings are undone first, then content codings: one chain, the
+        // transfer codings listed last.
+        let content = self
+            .resp
+            .content_encoding
+            .as_ref()
+            .filter(|_| self.opts.accept_encoding.is_some() && self.opts.http_content_decoding);
+        let codings = match (content, self.resp.transfer_codings.is_empty()) {
+            (Some(ce), true) => Some(ce.clone()),
+            (Some(ce), false) => Some([&ce[..], b",", &self.resp.transfer_codings].concat()),
+            (None, false) => Some(self.resp.transfer_codings.clone()),
+            (None, true) => None,
+        };
+        if let Some(ce) = &codings {
+            if !no_body {
                 let d = Decoder::new(ce).map_err(|e| {
                     Error::new(
                         Code::from_u32(e.curl_code()).unwrap_or(Code::BadContentEncoding),
@@ -3238,11 +3320,16 @@ impl Transfer {
             if let Some((p, w)) = failed {
                 return Err(write_error(p, w));
             }
+            let chunked = self.resp.framing == Framing::Chunked;
             return r.map_err(|e| {
-                Error::new(
-                    Code::from_u32(e.curl_code()).unwrap_or(Code::BadContentEncoding),
-                    e.to_string(),
-                )
+                let code = Code::from_u32(e.curl_code()).unwrap_or(Code::BadContentEncoding);
+                // A decoder without a message of its own under chunked: curl's chunked
+                // reader names itself.
+                if chunked && e.kind() == crate::content_encoding::DecodeErrorKind::Bad {
+                    Error::new(code, "Failed reading the chunked-encoded stream")
+                } else {
+                    Error::new(code, e.to_string())
+                }
             });
         }
         let w = self.handler.write(data);

@@ -2224,6 +2224,8 @@ pub struct Operation {
     /// `--haproxy-protocol` and `--haproxy-clientip`.
     pub haproxy_protocol: bool,
     pub haproxy_clientip: Option<String>,
+    /// `--tr-encoding`.
+    pub tr_encoding: bool,
     pub suppress_connect_headers: bool,
 }
 
@@ -2641,6 +2643,7 @@ impl Parser {
             "noproxy" => self.op().noproxy = Some(a()),
             "proxytunnel" => self.op().proxytunnel = on,
             "haproxy-protocol" => self.op().haproxy_protocol = on,
+            "tr-encoding" => self.op().tr_encoding = on,
             "haproxy-clientip" => self.op().haproxy_clientip = Some(a()),
             "suppress-connect-headers" => self.op().suppress_connect_headers = on,
             "proxy-basic" => self.op().proxy_auth.basic = on,
@@ -3088,8 +3091,7 @@ impl Parser {
             "crlf" | "dns-interface" | "dns-ipv4-addr" | "dns-ipv6-addr" | "dns-servers"
             | "doh-url" | "ech" | "engine" | "http3" | "http3-only" | "krb" | "negotiate"
             | "proxy-http2" | "proxy-negotiate" | "proxy-tlsauthtype" | "sigalgs"
-            | "socks5-gssapi" | "ssl-sessions" | "tlsauthtype" | "tr-encoding"
-            | "vlan-priority" => {
+            | "socks5-gssapi" | "ssl-sessions" | "tlsauthtype" | "vlan-priority" => {
                 if on {
                     return Err(perr(format!(
                         "option --{name}: the installed libcurl version does not support this"
