@@ -232,6 +232,9 @@ pub struct Options {
     pub proxy_tls: crate::tls::TlsOptions,
     /// `CURLOPT_HSTS`: the HSTS cache file; HSTS is on when set.
     pub hsts_file: Option<String>,
+    /// `CURLOPT_CRLF`: LF becomes CRLF in the request body, which then goes chunked (its
+    /// length is no longer known).
+    pub crlf: bool,
     /// `CURLOPT_TRANSFER_ENCODING`: ask for a compressed transfer encoding (`TE: gzip`) and
     /// decode the transfer codings of the reply.
     pub transfer_encoding: bool,
@@ -359,6 +362,7 @@ impl Default for Options {
             altsvc_file: None,
             haproxy_protocol: false,
             transfer_encoding: false,
+            crlf: false,
             haproxy_client_ip: None,
             altsvc_ctrl: crate::altsvc::Alpn::H1 as u32 | crate::altsvc::Alpn::H2 as u32,
             cookie_files: Vec::new(),

@@ -187,6 +187,11 @@ struct Upload {
     upload_base: u64,
     /// Bytes of the source still to skip before the body starts (a resumed upload).
     skip: u64,
+    /// `CURLOPT_CRLF`: the body goes through the LF-to-CRLF conversion (read into
+    /// `crlf_in` first); the last byte converted was a CR.
+    crlf: bool,
+    crlf_in: Vec<u8>,
+    prev_cr: bool,
 }
 
 pub(crate) struct Transfer {
@@ -2257,6 +2262,9 @@ impl Transfer {
             self.verbose(n);
         }
         self.req_error = auth_out.error;
+        // --crlf: the converted body's length is unknown, so it goes chunked (curl keeps
+        // the form Content-Type of a POST).
+        let crlf = self.opts.crlf && !matches!(self.body, Body::None) && !self.probing();
         let framing = match &self.body {
             Body::None => BodyFraming::None,
             // Negotiating authentication: a probe without the body.
@@ -2313,16 +2321,27 @@ impl Transfer {
             },
             f => f,
         };
+        // 100-continue follows the source's own length, also under --crlf.
         let expect_100 = self.opts.http_version != HttpVersionPref::V1_0
             && match framing {
                 BodyFraming::Chunked => true,
                 BodyFraming::Length { len, .. } => len > EXPECT_100_THRESHOLD,
                 BodyFraming::None => false,
             };
+        if crlf && self.opts.http_version == HttpVersionPref::V1_0 {
+            self.req_error = Some(Error::new(
+                Code::UploadFailed,
+                "Chunky upload is not supported by HTTP 1.0",
+            ));
+        }
+        let framing = if crlf { BodyFraming::Chunked } else { framing };
         self.req.clear();
         let referer = self.referer.clone();
         let mime_type = match &self.body {
             Body::Mime(m) if !self.probing() => Some(m.content_type()),
+            Body::Fields(_) | Body::PostRead(_) if crlf && self.method == "POST" => {
+                Some("application/x-www-form-urlencoded".to_string())
+            }
             _ => None,
         };
         // A custom Cookie header replaces the user's cookie string, not the jar's cookies.
@@ -2384,12 +2403,15 @@ impl Transfer {
             body_done: framing == BodyFraming::None || self.probing(),
             upload_base: self.info.size_upload,
             skip,
+            crlf,
             ..Upload::default()
         };
-        if matches!(
-            self.body,
-            Body::Upload(_) | Body::PostRead(_) | Body::Mime(_)
-        ) && framing != BodyFraming::None
+        if (crlf
+            || matches!(
+                self.body,
+                Body::Upload(_) | Body::PostRead(_) | Body::Mime(_)
+            ))
+            && framing != BodyFraming::None
             && !self.probing()
         {
             self.up.buf = vec![0u8; self.opts.upload_buffer_size + 32];
@@ -2453,7 +2475,7 @@ impl Transfer {
     fn send_body_some(&mut self) -> Result<bool> {
         let conn = self.conn.as_mut().expect("conn");
         match &self.body {
-            Body::Fields(f) => {
+            Body::Fields(f) if !self.up.crlf => {
                 if self.up.fields_sent >= f.len() {
                     self.up.body_done = true;
                     return Ok(true);
@@ -2474,7 +2496,7 @@ impl Transfer {
                     Err(e) => Err(send_error(&e)),
                 }
             }
-            Body::Upload(_) | Body::PostRead(_) | Body::Mime(_) => {
+            Body::Fields(_) | Body::Upload(_) | Body::PostRead(_) | Body::Mime(_) => {
                 if self.up.pos == self.up.len {
                     if self.up.eof {
                         self.up.body_done = true;
@@ -2536,6 +2558,44 @@ impl Transfer {
             room = room.min(usize::try_from(self.opts.max_send_speed).unwrap_or(usize::MAX));
         }
         self.skip_upload(start, room)?;
+        if self.up.crlf {
+            // Read at most half: every byte may become two.
+            room = (room / 2).max(1);
+            let mut inb = std::mem::take(&mut self.up.crlf_in);
+            inb.resize(room, 0);
+            // A form or the POST fields fill the buffer as curl's readers do; the
+            // application's callback is asked once.
+            let mut read = self.read_body_source(&mut inb);
+            if self.mime.is_some() || matches!(self.body, Body::Fields(_)) {
+                while let Ok(got) = read {
+                    if got == 0 || got >= room {
+                        break;
+                    }
+                    read = self.read_body_source(&mut inb[got..]).map(|n| got + n);
+                    if read.as_ref().is_ok_and(|&n| n == got) {
+                        break;
+                    }
+                }
+            }
+            let r = read.map(|n| {
+                let n = n.min(room);
+                let out = &mut self.up.buf[start..];
+                let mut o = 0;
+                for &b in &inb[..n] {
+                    if b == b'\n' && !self.up.prev_cr {
+                        out[o] = b'\r';
+                        o += 1;
+                    }
+                    out[o] = b;
+                    o += 1;
+                    self.up.prev_cr = b == b'\r';
+                }
+                o
+            });
+            self.up.crlf_in = inb;
+            let n = r?;
+            return self.frame_upload(start, n);
+        }
         let read = match self.mime.as_mut() {
             Some(m) => match m.read(&mut self.up.buf[start..start + room]) {
                 Ok(n) => ReadResult::Data(n),
@@ -2558,6 +2618,42 @@ impl Transfer {
                 ))
             }
         };
+        self.frame_upload(start, n)
+    }
+
+    /// Read body bytes from the form, the POST fields or the application into `buf`.
+    fn read_body_source(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let read = match (&self.body, self.mime.as_mut()) {
+            (_, Some(m)) => match m.read(buf) {
+                Ok(n) => ReadResult::Data(n),
+                Err(crate::mime::MimeError::Aborted) => ReadResult::Abort,
+                Err(_) => {
+                    return Err(Error::new(
+                        Code::ReadError,
+                        "Failed to open/read local data from file/application",
+                    ))
+                }
+            },
+            (Body::Fields(f), None) => {
+                let rest = &f[self.up.fields_sent.min(f.len())..];
+                let n = rest.len().min(buf.len());
+                buf[..n].copy_from_slice(&rest[..n]);
+                self.up.fields_sent += n;
+                ReadResult::Data(n)
+            }
+            _ => self.handler.read(buf),
+        };
+        match read {
+            ReadResult::Data(n) => Ok(n),
+            ReadResult::Abort => Err(Error::new(
+                Code::AbortedByCallback,
+                "operation aborted by callback",
+            )),
+        }
+    }
+
+    /// The `n` body bytes at `buf[start..]` are read: count, trace and frame them.
+    fn frame_upload(&mut self, start: usize, n: usize) -> Result<()> {
         if self.opts.verbose && n > 0 {
             let d = self.up.buf[start..start + n].to_vec();
             self.handler.debug(InfoType::DataOut, &d);

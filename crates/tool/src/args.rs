@@ -2226,6 +2226,8 @@ pub struct Operation {
     pub haproxy_clientip: Option<String>,
     /// `--tr-encoding`.
     pub tr_encoding: bool,
+    /// `--crlf`.
+    pub crlf: bool,
     pub suppress_connect_headers: bool,
 }
 
@@ -2644,6 +2646,7 @@ impl Parser {
             "proxytunnel" => self.op().proxytunnel = on,
             "haproxy-protocol" => self.op().haproxy_protocol = on,
             "tr-encoding" => self.op().tr_encoding = on,
+            "crlf" => self.op().crlf = on,
             "haproxy-clientip" => self.op().haproxy_clientip = Some(a()),
             "suppress-connect-headers" => self.op().suppress_connect_headers = on,
             "proxy-basic" => self.op().proxy_auth.basic = on,
@@ -3088,10 +3091,10 @@ impl Parser {
                 }
             }
             // Features this build does not have: curl's answer when its libcurl lacks them.
-            "crlf" | "dns-interface" | "dns-ipv4-addr" | "dns-ipv6-addr" | "dns-servers"
-            | "doh-url" | "ech" | "engine" | "http3" | "http3-only" | "krb" | "negotiate"
-            | "proxy-http2" | "proxy-negotiate" | "proxy-tlsauthtype" | "sigalgs"
-            | "socks5-gssapi" | "ssl-sessions" | "tlsauthtype" | "vlan-priority" => {
+            "dns-interface" | "dns-ipv4-addr" | "dns-ipv6-addr" | "dns-servers" | "doh-url"
+            | "ech" | "engine" | "http3" | "http3-only" | "krb" | "negotiate" | "proxy-http2"
+            | "proxy-negotiate" | "proxy-tlsauthtype" | "sigalgs" | "socks5-gssapi"
+            | "ssl-sessions" | "tlsauthtype" | "vlan-priority" => {
                 if on {
                     return Err(perr(format!(
                         "option --{name}: the installed libcurl version does not support this"

@@ -1502,6 +1502,7 @@ fn configure(
     o.altsvc_file = op.alt_svc.clone();
     o.haproxy_protocol = op.haproxy_protocol;
     o.transfer_encoding = op.tr_encoding;
+    o.crlf = op.crlf;
     o.haproxy_client_ip = op.haproxy_clientip.clone();
     o.tcp_keepalive = op.keepalive || op.keepalive_time.is_some();
     if let Some(t) = op.keepalive_time {
