@@ -4,6 +4,7 @@
 //! that drives the multi. The tool and the C ABI reach it through `Options` and `Handler`.
 #![forbid(unsafe_code)]
 
+pub mod altsvc;
 pub mod auth;
 pub mod conn;
 pub mod connect;

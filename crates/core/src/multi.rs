@@ -147,6 +147,7 @@ pub struct Multi {
     bufs: BufPool,
     tls: crate::tls::TlsCache,
     hsts: crate::hsts::Hsts,
+    altsvc: crate::altsvc::AltSvc,
     cookies: CookieStore,
     resolver: Resolver,
     resolver_registered: bool,
@@ -191,6 +192,7 @@ impl Multi {
             bufs: BufPool::default(),
             tls: crate::tls::TlsCache::default(),
             hsts: crate::hsts::Hsts::default(),
+            altsvc: crate::altsvc::AltSvc::default(),
             cookies: CookieStore::default(),
             resolver: Resolver::new()?,
             resolver_registered: false,
@@ -312,6 +314,7 @@ impl Multi {
                 next_conn_id: &mut self.next_conn_id,
                 tls: &mut self.tls,
                 hsts: &mut self.hsts,
+                altsvc: &mut self.altsvc,
                 cookies: &mut self.cookies,
                 limits: None,
             };
@@ -332,6 +335,12 @@ impl Multi {
         self.hsts.save_all()
     }
 
+    /// Write the alt-svc cache back to the files it was loaded from (curl does this when
+    /// the handle is cleaned up).
+    pub fn save_altsvc(&self) -> io::Result<()> {
+        self.altsvc.save_all()
+    }
+
     /// Write the cookie jar to the `CURLOPT_COOKIEJAR` files the transfers named (`-` is
     /// stdout), as curl does when the handle is cleaned up.
     pub fn save_cookies(&mut self) -> io::Result<()> {
@@ -348,7 +357,8 @@ impl Multi {
         if let Some(l) = lease {
             l.give_back(local!(self));
         }
-        r
+        r?;
+        self.altsvc.save_all()
     }
 
     fn save_cookies_of(&mut self, share: Option<&crate::share::Attached>) -> io::Result<()> {
@@ -607,6 +617,7 @@ impl Multi {
             next_conn_id: &mut self.next_conn_id,
             tls: &mut self.tls,
             hsts: &mut self.hsts,
+            altsvc: &mut self.altsvc,
             cookies: &mut self.cookies,
             limits: limits.as_ref(),
         };

@@ -235,6 +235,22 @@ pub struct Options {
     pub proxy_tls: crate::tls::TlsOptions,
     /// `CURLOPT_HSTS`: the HSTS cache file; HSTS is on when set.
     pub hsts_file: Option<String>,
+    /// `CURLOPT_CRLF`: LF becomes CRLF in the request body, which then goes chunked (its
+    /// length is no longer known).
+    pub crlf: bool,
+    /// `CURLOPT_TRANSFER_ENCODING`: ask for a compressed transfer encoding (`TE: gzip`) and
+    /// decode the transfer codings of the reply.
+    pub transfer_encoding: bool,
+    /// `CURLOPT_HAPROXYPROTOCOL`: send a PROXY protocol v1 line on new connections.
+    pub haproxy_protocol: bool,
+    /// `CURLOPT_HAPROXY_CLIENT_IP`: the source address the PROXY line claims (it turns the
+    /// PROXY line on too).
+    pub haproxy_client_ip: Option<String>,
+    /// `CURLOPT_ALTSVC`: the alt-svc cache file; alt-svc is on when set.
+    pub altsvc_file: Option<String>,
+    /// `CURLOPT_ALTSVC_CTRL`: which alternatives may be used ([`crate::altsvc::Alpn`] bits;
+    /// curl's default is h1 and h2).
+    pub altsvc_ctrl: u32,
     /// `CURLOPT_COOKIEFILE`: cookie files to read (`-` is stdin); any entry, even an empty
     /// name, turns the cookie engine on.
     pub cookie_files: Vec<String>,
@@ -347,6 +363,12 @@ impl Default for Options {
             tls: crate::tls::TlsOptions::default(),
             proxy_tls: crate::tls::TlsOptions::default(),
             hsts_file: None,
+            altsvc_file: None,
+            haproxy_protocol: false,
+            transfer_encoding: false,
+            crlf: false,
+            haproxy_client_ip: None,
+            altsvc_ctrl: crate::altsvc::Alpn::H1 as u32 | crate::altsvc::Alpn::H2 as u32,
             cookie_files: Vec::new(),
             cookie_jar: None,
             share: None,

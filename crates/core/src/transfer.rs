@@ -80,6 +80,7 @@ pub(crate) struct Cx<'a> {
     pub next_conn_id: &'a mut i64,
     pub tls: &'a mut crate::tls::TlsCache,
     pub hsts: &'a mut crate::hsts::Hsts,
+    pub altsvc: &'a mut crate::altsvc::AltSvc,
     pub cookies: &'a mut crate::multi::CookieStore,
     /// The multi's connection limits and the connections its other transfers hold.
     pub limits: Option<&'a ConnLimits>,
@@ -135,6 +136,8 @@ enum State {
     },
     /// SOCKS handshake.
     Socks,
+    /// Sending the HAProxy PROXY line (`--haproxy-protocol`).
+    HaProxy,
     Send,
     Recv,
     /// Request and response on an HTTP/2 stream (`http2.rs`).
@@ -196,6 +199,11 @@ struct Resp {
     decoder: Option<Decoder>,
     content_length: Option<u64>,
     chunked_te: bool,
+    /// The transfer codings besides chunked, to decode with `--tr-encoding`, and how many.
+    transfer_codings: Vec<u8>,
+    transfer_stack: usize,
+    /// A `Transfer-Encoding` header came.
+    te_seen: bool,
     content_encoding: Option<Vec<u8>>,
     location: Option<String>,
     keepalive: bool,
@@ -221,6 +229,9 @@ impl Resp {
             decoder: None,
             content_length: None,
             chunked_te: false,
+            transfer_codings: Vec::new(),
+            transfer_stack: 0,
+            te_seen: false,
             content_encoding: None,
             location: None,
             keepalive: true,
@@ -249,6 +260,11 @@ struct Upload {
     upload_base: u64,
     /// Bytes of the source still to skip before the body starts (a resumed upload).
     skip: u64,
+    /// `CURLOPT_CRLF`: the body goes through the LF-to-CRLF conversion (read into
+    /// `crlf_in` first); the last byte converted was a CR.
+    crlf: bool,
+    crlf_in: Vec<u8>,
+    prev_cr: bool,
 }
 
 pub(crate) struct Transfer {
@@ -302,6 +318,12 @@ pub(crate) struct Transfer {
     pending_key: Option<String>,
     /// A `Strict-Transport-Security` value for the multi's HSTS cache.
     pending_sts: Option<String>,
+    /// An `Alt-Svc` value for the multi's alt-svc cache.
+    pending_altsvc: Option<Vec<u8>>,
+    /// The cached alternative this request connects to (`host:port` for `Alt-Used:`), and
+    /// the protocol it switches to when that differs from the origin's.
+    alt_used: Option<String>,
+    alt_alpn: Option<crate::altsvc::Alpn>,
     /// `Set-Cookie:` values (as received, line ending included) for the multi's jar.
     pending_cookies: Vec<Vec<u8>>,
     /// The proxy of the current URL, if any.
@@ -314,6 +336,9 @@ pub(crate) struct Transfer {
     tunnel: Option<(crate::proto::connect::Tunnel, Vec<u8>, usize)>,
     /// The SOCKS handshake in progress and the reply bytes read so far.
     socks: Option<(crate::proto::socks::Socks, Vec<u8>)>,
+    /// The HAProxy PROXY line of this connection and how much of it went (set once it is
+    /// being sent).
+    haproxy: Option<(Vec<u8>, usize)>,
     /// `CURLOPT_MAX_RECV_SPEED_LARGE` / `MAX_SEND_SPEED_LARGE` bookkeeping.
     limit: RateLimit,
     /// The low-speed abort's current speed (`CURLOPT_LOW_SPEED_LIMIT`).
@@ -376,12 +401,16 @@ impl Transfer {
             last_progress: (u64::MAX, u64::MAX),
             pending_key: None,
             pending_sts: None,
+            pending_altsvc: None,
+            alt_used: None,
+            alt_alpn: None,
             pending_cookies: Vec::new(),
             proxy: None,
             preproxy: None,
             tunnel_wanted: false,
             tunnel: None,
             socks: None,
+            haproxy: None,
             limit: RateLimit::new(now),
             speed: SpeedCheck::new(now),
             h2: None,
@@ -444,6 +473,16 @@ impl Transfer {
                         read: true,
                         write: c.wants_write(),
                         shared: false,
+                    });
+                }
+            }
+            State::HaProxy => {
+                if let Some(c) = &self.conn {
+                    out[0] = Some(Interest {
+                        fd: c.stream.fd(),
+                        id: c.sock_id,
+                        read: false,
+                        write: true,
                     });
                 }
             }
@@ -551,6 +590,7 @@ impl Transfer {
                 State::Tunnel => self.do_tunnel(cx),
                 State::TunnelSkip => self.do_tunnel_skip(),
                 State::Socks => self.do_socks(cx),
+                State::HaProxy => self.do_haproxy(cx),
                 State::SocksResolving { .. } => self.do_socks_resolving(cx),
                 State::Send => self.do_send(cx),
                 State::Recv => self.do_recv(cx),
@@ -825,6 +865,9 @@ impl Transfer {
                 }
             }
         }
+        if let Some(f) = &self.opts.altsvc_file {
+            cx.altsvc.load(f);
+        }
         let scheme = url.scheme().to_string();
         if !self.protocol_allowed(&scheme) {
             let tail = if self.info.redirect_count > 0 {
@@ -867,9 +910,16 @@ impl Transfer {
         }
 
         self.select_proxy(&scheme, &host)?;
+        self.alt_used = None;
+        self.alt_alpn = None;
         let (conn_host, conn_port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
             Some(p) => (bracket(&p.host), p.port),
-            None => self.connect_to(&host, port),
+            None => match self.connect_to_rule(&host, port) {
+                Some(hp) => hp,
+                None => self
+                    .alt_svc_route(cx, &scheme, port)
+                    .unwrap_or_else(|| (host.clone(), port)),
+            },
         };
         let route = match &self.opts.unix_socket_path {
             Some(p) => format!(
@@ -1141,8 +1191,9 @@ impl Transfer {
         self.verbose(&format!("IPv4: {four}"));
     }
 
-    /// Apply `--connect-to HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rules.
-    fn connect_to(&self, host: &str, port: u16) -> (String, u16) {
+    /// The first `--connect-to HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rule matching
+    /// `host:port`, if any.
+    fn connect_to_rule(&self, host: &str, port: u16) -> Option<(String, u16)> {
         for rule in &self.opts.connect_to {
             let Some((h, p, th, tp)) = parse_connect_to(rule) else {
                 continue;
@@ -1151,10 +1202,46 @@ impl Transfer {
             let port_ok = p.is_none_or(|p| p == port);
             if host_ok && port_ok {
                 let nh = if th.is_empty() { host.to_string() } else { th };
-                return (nh, tp.unwrap_or(port));
+                return Some((nh, tp.unwrap_or(port)));
             }
         }
-        (host.to_string(), port)
+        None
+    }
+
+    /// A cached alternative for an https origin no `--connect-to` rule redirected (curl's
+    /// alt-svc lookup in `parse_connect_to_slist`): the source protocols tried are the one
+    /// asked for, else h2 then h1.
+    fn alt_svc_route(&mut self, cx: &mut Cx<'_>, scheme: &str, port: u16) -> Option<(String, u16)> {
+        use crate::altsvc::Alpn;
+        if self.opts.altsvc_file.is_none() || scheme != "https" {
+            return None;
+        }
+        let wishes: &[Alpn] = match self.opts.http_version {
+            HttpVersionPref::V1_0 | HttpVersionPref::V1_1 => &[Alpn::H1],
+            HttpVersionPref::V2PriorKnowledge => &[Alpn::H2],
+            _ => &[Alpn::H2, Alpn::H1],
+        };
+        let allowed = self.opts.altsvc_ctrl & (Alpn::H1 as u32 | Alpn::H2 as u32);
+        let host = self.url_host();
+        let now = crate::parsedate::unix_now();
+        for &src in wishes {
+            let Some(e) = cx.altsvc.lookup(src, &host, port, allowed, now) else {
+                continue;
+            };
+            self.verbose(&format!(
+                "Alt-svc connecting from [{}]{host}:{port} to [{}]{}:{}",
+                src.name(),
+                e.dst_alpn.name(),
+                e.dst_host,
+                e.dst_port
+            ));
+            if src != e.dst_alpn {
+                self.alt_alpn = Some(e.dst_alpn);
+            }
+            self.alt_used = Some(format!("{}:{}", e.dst_host, e.dst_port));
+            return Some((bracket(&e.dst_host), e.dst_port));
+        }
+        None
     }
 
     fn start_connect(
@@ -1287,6 +1374,7 @@ impl Transfer {
         self.info.conn_id = id;
         self.info.time_connect = cx.now.duration_since(self.started);
         self.info.time_appconnect = Duration::ZERO;
+        self.haproxy = None;
         self.conn = Some(Conn {
             id,
             sock_id: connect::next_sock_id(),
@@ -1314,11 +1402,65 @@ impl Transfer {
             self.start_tunnel();
             return Ok(());
         }
+        self.origin_ready(cx)
+    }
+
+    /// Everything below the origin's TLS is up (socket, SOCKS, proxy TLS, tunnel): send the
+    /// PROXY line when asked (curl's HAProxy filter sits here), then TLS to the origin or the
+    /// request.
+    fn origin_ready(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        let wanted = self.opts.haproxy_protocol || self.opts.haproxy_client_ip.is_some();
+        if wanted && self.haproxy.is_none() {
+            let c = self.conn.as_ref().expect("conn");
+            let line = match (c.local, c.remote, &self.opts.unix_socket_path) {
+                (Some(l), Some(r), None) => format!(
+                    "PROXY {} {} {} {} {}\r\n",
+                    if r.is_ipv6() { "TCP6" } else { "TCP4" },
+                    self.opts
+                        .haproxy_client_ip
+                        .clone()
+                        .unwrap_or_else(|| l.ip().to_string()),
+                    r.ip(),
+                    l.port(),
+                    r.port()
+                ),
+                _ => "PROXY UNKNOWN\r\n".to_string(),
+            };
+            self.haproxy = Some((line.into_bytes(), 0));
+            self.state = State::HaProxy;
+            return Ok(());
+        }
         if self.info.scheme == "https" {
             return self.start_tls(cx);
         }
         self.established(cx);
         Ok(())
+    }
+
+    fn do_haproxy(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let (line, mut sent) = self.haproxy.take().expect("haproxy line");
+        let conn = self.conn.as_mut().expect("conn");
+        let r = loop {
+            if sent == line.len() {
+                break conn.flush();
+            }
+            match conn.send(&line[sent..]) {
+                Ok(n) => sent += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        let done = sent == line.len();
+        self.haproxy = Some((line, sent));
+        match r {
+            Ok(()) if done => {
+                self.origin_ready(cx)?;
+                Ok(true)
+            }
+            Ok(()) => Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
+            Err(e) => Err(send_error(&e)),
+        }
     }
 
     /// The connection is ready for requests (after TLS for https).
@@ -1425,6 +1567,22 @@ impl Transfer {
 
     /// The URL's host in punycode, an IPv6 address without its brackets: the name TLS and
     /// cookies use.
+    /// An `Alt-Svc:` header of this origin's response into the multi's cache.
+    fn store_altsvc(&mut self, cx: &mut Cx<'_>, value: &[u8]) {
+        use crate::altsvc::Alpn;
+        let src = if self.resp.version == HttpVersion::V2 {
+            Alpn::H2
+        } else {
+            Alpn::H1
+        };
+        let host = self.url_host();
+        let port = self.url.as_ref().map_or(0, |u| u.port_or_default());
+        let now = crate::parsedate::unix_now();
+        for n in cx.altsvc.on_header(value, src, &host, port, now) {
+            self.verbose(&n);
+        }
+    }
+
     fn url_host(&self) -> String {
         let h = self
             .url
@@ -1443,6 +1601,9 @@ impl Transfer {
                 HttpVersionPref::V1_0 => &[b"http/1.0"],
                 HttpVersionPref::V1_1 => &[b"http/1.1"],
                 HttpVersionPref::V2PriorKnowledge => &[b"h2"],
+                // A cached alternative on another protocol asks for only that one.
+                _ if self.alt_alpn == Some(crate::altsvc::Alpn::H1) => &[b"http/1.1"],
+                _ if self.alt_alpn == Some(crate::altsvc::Alpn::H2) => &[b"h2"],
                 _ if self.proxy.as_ref().is_some_and(|p| p.kind.is_http())
                     && !self.tunnel_wanted =>
                 {
@@ -1571,7 +1732,7 @@ impl Transfer {
             } else {
                 self.timers.clear(TimerId::ConnectTimeout);
                 self.info.time_appconnect = cx.now.duration_since(self.started);
-                self.established(cx);
+                self.origin_ready(cx)?;
             }
             return Ok(true);
         }
@@ -1885,11 +2046,7 @@ impl Transfer {
         }
         self.verbose(&format!("CONNECT tunnel established, response {}", t.code));
         self.timers.clear(TimerId::ConnectTimeout);
-        if self.info.scheme == "https" {
-            self.start_tls(cx)?;
-        } else {
-            self.established(cx);
-        }
+        self.origin_ready(cx)?;
         Ok(true)
     }
 
@@ -2177,7 +2334,7 @@ impl Transfer {
                 self.start_tunnel();
             } else {
                 self.timers.clear(TimerId::ConnectTimeout);
-                self.established(cx);
+                self.origin_ready(cx)?;
             }
             return Ok(true);
         }
@@ -2189,11 +2346,7 @@ impl Transfer {
             self.verbose(&msg);
             self.verbose("using HTTP/1.x");
         }
-        if self.info.scheme == "https" {
-            self.start_tls(cx)?;
-        } else {
-            self.established(cx);
-        }
+        self.origin_ready(cx)?;
         Ok(true)
     }
 
@@ -2332,6 +2485,9 @@ impl Transfer {
             self.verbose(n);
         }
         self.req_error = auth_out.error;
+        // --crlf: the converted body's length is unknown, so it goes chunked (curl keeps
+        // the form Content-Type of a POST).
+        let crlf = self.opts.crlf && !matches!(self.body, Body::None) && !self.probing();
         let framing = match &self.body {
             Body::None => BodyFraming::None,
             // Negotiating authentication: a probe without the body.
@@ -2388,16 +2544,27 @@ impl Transfer {
             },
             f => f,
         };
+        // 100-continue follows the source's own length, also under --crlf.
         let expect_100 = self.opts.http_version != HttpVersionPref::V1_0
             && match framing {
                 BodyFraming::Chunked => true,
                 BodyFraming::Length { len, .. } => len > EXPECT_100_THRESHOLD,
                 BodyFraming::None => false,
             };
+        if crlf && self.opts.http_version == HttpVersionPref::V1_0 {
+            self.req_error = Some(Error::new(
+                Code::UploadFailed,
+                "Chunky upload is not supported by HTTP 1.0",
+            ));
+        }
+        let framing = if crlf { BodyFraming::Chunked } else { framing };
         self.req.clear();
         let referer = self.referer.clone();
         let mime_type = match &self.body {
             Body::Mime(m) if !self.probing() => Some(m.content_type()),
+            Body::Fields(_) | Body::PostRead(_) if crlf && self.method == "POST" => {
+                Some("application/x-www-form-urlencoded".to_string())
+            }
             _ => None,
         };
         // A custom Cookie header replaces the user's cookie string, not the jar's cookies.
@@ -2443,6 +2610,7 @@ impl Transfer {
                 proxy_authorization: proxy_authorization.as_deref(),
                 proxy_headers: absolute.then_some(self.opts.proxy_headers.as_slice()),
                 content_range: content_range.as_deref(),
+                alt_used: self.alt_used.as_deref(),
             },
         );
         self.info.request_size += self.req.len() as u64;
@@ -2458,12 +2626,15 @@ impl Transfer {
             body_done: framing == BodyFraming::None || self.probing(),
             upload_base: self.info.size_upload,
             skip,
+            crlf,
             ..Upload::default()
         };
-        if matches!(
-            self.body,
-            Body::Upload(_) | Body::PostRead(_) | Body::Mime(_)
-        ) && framing != BodyFraming::None
+        if (crlf
+            || matches!(
+                self.body,
+                Body::Upload(_) | Body::PostRead(_) | Body::Mime(_)
+            ))
+            && framing != BodyFraming::None
             && !self.probing()
         {
             self.up.buf = vec![0u8; self.opts.upload_buffer_size + 32];
@@ -2527,7 +2698,7 @@ impl Transfer {
     fn send_body_some(&mut self) -> Result<bool> {
         let conn = self.conn.as_mut().expect("conn");
         match &self.body {
-            Body::Fields(f) => {
+            Body::Fields(f) if !self.up.crlf => {
                 if self.up.fields_sent >= f.len() {
                     self.up.body_done = true;
                     return Ok(true);
@@ -2548,7 +2719,7 @@ impl Transfer {
                     Err(e) => Err(send_error(&e)),
                 }
             }
-            Body::Upload(_) | Body::PostRead(_) | Body::Mime(_) => {
+            Body::Fields(_) | Body::Upload(_) | Body::PostRead(_) | Body::Mime(_) => {
                 if self.up.pos == self.up.len {
                     if self.up.eof {
                         self.up.body_done = true;
@@ -2610,6 +2781,44 @@ impl Transfer {
             room = room.min(usize::try_from(self.opts.max_send_speed).unwrap_or(usize::MAX));
         }
         self.skip_upload(start, room)?;
+        if self.up.crlf {
+            // Read at most half: every byte may become two.
+            room = (room / 2).max(1);
+            let mut inb = std::mem::take(&mut self.up.crlf_in);
+            inb.resize(room, 0);
+            // A form or the POST fields fill the buffer as curl's readers do; the
+            // application's callback is asked once.
+            let mut read = self.read_body_source(&mut inb);
+            if self.mime.is_some() || matches!(self.body, Body::Fields(_)) {
+                while let Ok(got) = read {
+                    if got == 0 || got >= room {
+                        break;
+                    }
+                    read = self.read_body_source(&mut inb[got..]).map(|n| got + n);
+                    if read.as_ref().is_ok_and(|&n| n == got) {
+                        break;
+                    }
+                }
+            }
+            let r = read.map(|n| {
+                let n = n.min(room);
+                let out = &mut self.up.buf[start..];
+                let mut o = 0;
+                for &b in &inb[..n] {
+                    if b == b'\n' && !self.up.prev_cr {
+                        out[o] = b'\r';
+                        o += 1;
+                    }
+                    out[o] = b;
+                    o += 1;
+                    self.up.prev_cr = b == b'\r';
+                }
+                o
+            });
+            self.up.crlf_in = inb;
+            let n = r?;
+            return self.frame_upload(start, n);
+        }
         let read = match self.mime.as_mut() {
             Some(m) => match m.read(&mut self.up.buf[start..start + room]) {
                 Ok(n) => ReadResult::Data(n),
@@ -2632,6 +2841,42 @@ impl Transfer {
                 ))
             }
         };
+        self.frame_upload(start, n)
+    }
+
+    /// Read body bytes from the form, the POST fields or the application into `buf`.
+    fn read_body_source(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let read = match (&self.body, self.mime.as_mut()) {
+            (_, Some(m)) => match m.read(buf) {
+                Ok(n) => ReadResult::Data(n),
+                Err(crate::mime::MimeError::Aborted) => ReadResult::Abort,
+                Err(_) => {
+                    return Err(Error::new(
+                        Code::ReadError,
+                        "Failed to open/read local data from file/application",
+                    ))
+                }
+            },
+            (Body::Fields(f), None) => {
+                let rest = &f[self.up.fields_sent.min(f.len())..];
+                let n = rest.len().min(buf.len());
+                buf[..n].copy_from_slice(&rest[..n]);
+                self.up.fields_sent += n;
+                ReadResult::Data(n)
+            }
+            _ => self.handler.read(buf),
+        };
+        match read {
+            ReadResult::Data(n) => Ok(n),
+            ReadResult::Abort => Err(Error::new(
+                Code::AbortedByCallback,
+                "operation aborted by callback",
+            )),
+        }
+    }
+
+    /// The `n` body bytes at `buf[start..]` are read: count, trace and frame them.
+    fn frame_upload(&mut self, start: usize, n: usize) -> Result<()> {
         if self.opts.verbose && n > 0 {
             let d = self.up.buf[start..start + n].to_vec();
             self.handler.debug(InfoType::DataOut, &d);
@@ -2818,6 +3063,9 @@ impl Transfer {
                             let host = self.url_host();
                             cx.hsts.on_header(&host, &v, crate::parsedate::unix_now());
                         }
+                        if let Some(v) = self.pending_altsvc.take() {
+                            self.store_altsvc(cx, &v);
+                        }
                     }
                 }
                 Phase::Body => {
@@ -2894,6 +3142,12 @@ impl Transfer {
                 }
             }
         }
+        // curl builds its decoders from Transfer-Encoding before it shows the line.
+        if let Some((name, value)) = head::split_header(trimmed) {
+            if name.eq_ignore_ascii_case(b"Transfer-Encoding") {
+                self.transfer_codings(value)?;
+            }
+        }
         self.deliver_header(line)?;
         self.resp.seen_header = true;
         if !first_header {
@@ -2957,10 +3211,6 @@ impl Transfer {
                     ))
                 }
             }
-        } else if name.eq_ignore_ascii_case("Transfer-Encoding") {
-            for c in head::codings(value) {
-                self.resp.chunked_te = c.eq_ignore_ascii_case(b"chunked");
-            }
         } else if name.eq_ignore_ascii_case("Content-Encoding") {
             self.resp.content_encoding = Some(value.to_vec());
         } else if name.eq_ignore_ascii_case("Location") {
@@ -2968,6 +3218,10 @@ impl Transfer {
         } else if name.eq_ignore_ascii_case("Strict-Transport-Security") {
             if self.opts.hsts_file.is_some() && self.info.scheme == "https" {
                 self.pending_sts = Some(String::from_utf8_lossy(value).into_owned());
+            }
+        } else if name.eq_ignore_ascii_case("Alt-Svc") {
+            if self.opts.altsvc_file.is_some() && self.info.scheme == "https" {
+                self.pending_altsvc = Some(value.to_vec());
             }
         } else if name.eq_ignore_ascii_case("Content-Type") {
             self.info.content_type = Some(String::from_utf8_lossy(value).into_owned());
@@ -2979,6 +3233,62 @@ impl Transfer {
                     self.resp.keepalive = true;
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A `Transfer-Encoding` value, as curl's `Curl_build_unencoding_stack` takes it:
+    /// chunked is always undone and must come last; other codings are undone with
+    /// `--tr-encoding` and refused without it (unless `--raw`, which ignores them and
+    /// everything after).
+    fn transfer_codings(&mut self, value: &[u8]) -> Result<()> {
+        /// `MAX_ENCODE_STACK`: decoders per phase, the new one included.
+        const MAX_STACK: usize = 5;
+        let bad = |msg: String| Error::new(Code::BadContentEncoding, msg);
+        self.resp.te_seen = true;
+        let mut has_chunked = false;
+        for c in head::codings(value) {
+            let name = String::from_utf8_lossy(c);
+            let chunked = c.eq_ignore_ascii_case(b"chunked");
+            if !self.opts.transfer_encoding && !chunked {
+                if !self.opts.http_transfer_decoding {
+                    return Ok(());
+                }
+                if has_chunked {
+                    return Err(bad(format!(
+                        "A Transfer-Encoding ({name}) was listed after chunked"
+                    )));
+                }
+                if c.len() >= 8 && c[..8].eq_ignore_ascii_case(b"identity") {
+                    continue;
+                }
+                return Err(bad(format!("Unsolicited Transfer-Encoding ({name}) found")));
+            }
+            let stacked = self.resp.transfer_stack + usize::from(self.resp.chunked_te);
+            if stacked + 1 >= MAX_STACK {
+                return Err(bad(format!(
+                    "Reject response due to more than {MAX_STACK} content encodings"
+                )));
+            }
+            if chunked {
+                if self.resp.chunked_te {
+                    // A second chunked is ignored, with the rest of the list.
+                    return Ok(());
+                }
+                self.resp.chunked_te = true;
+                has_chunked = true;
+                continue;
+            }
+            if self.resp.chunked_te {
+                return Err(bad(
+                    "Reject response due to 'chunked' not being the last Transfer-Encoding".into(),
+                ));
+            }
+            self.resp.transfer_stack += 1;
+            if !self.resp.transfer_codings.is_empty() {
+                self.resp.transfer_codings.push(b',');
+            }
+            self.resp.transfer_codings.extend_from_slice(c);
         }
         Ok(())
     }
@@ -3142,8 +3452,11 @@ impl Transfer {
             ));
         }
         let no_body = self.method == "HEAD" || code == 204 || code == 304;
-        // CURLOPT_IGNORE_CONTENT_LENGTH: the body runs until the server closes.
-        if self.opts.ignore_content_length {
+        // CURLOPT_IGNORE_CONTENT_LENGTH: the body runs until the server closes; so does a
+        // transfer-encoded body without chunks when curl decodes transfer codings.
+        let te_unchunked =
+            self.opts.transfer_encoding && self.resp.te_seen && !self.resp.chunked_te;
+        if self.opts.ignore_content_length || te_unchunked {
             self.resp.content_length = None;
         }
         self.resp.framing = if no_body {
@@ -3172,8 +3485,21 @@ impl Transfer {
                 ));
             }
         }
-        if let Some(ce) = &self.resp.content_encoding {
-            if self.opts.accept_encoding.is_some() && self.opts.http_content_decoding && !no_body {
+        // Transfer codings are undone first, then content codings: one chain, the
+        // transfer codings listed last.
+        let content = self
+            .resp
+            .content_encoding
+            .as_ref()
+            .filter(|_| self.opts.accept_encoding.is_some() && self.opts.http_content_decoding);
+        let codings = match (content, self.resp.transfer_codings.is_empty()) {
+            (Some(ce), true) => Some(ce.clone()),
+            (Some(ce), false) => Some([&ce[..], b",", &self.resp.transfer_codings].concat()),
+            (None, false) => Some(self.resp.transfer_codings.clone()),
+            (None, true) => None,
+        };
+        if let Some(ce) = &codings {
+            if !no_body {
                 let d = Decoder::new(ce).map_err(|e| {
                     Error::new(
                         Code::from_u32(e.curl_code()).unwrap_or(Code::BadContentEncoding),
@@ -3315,11 +3641,16 @@ impl Transfer {
             if let Some((p, w)) = failed {
                 return Err(write_error(p, w));
             }
+            let chunked = self.resp.framing == Framing::Chunked;
             return r.map_err(|e| {
-                Error::new(
-                    Code::from_u32(e.curl_code()).unwrap_or(Code::BadContentEncoding),
-                    e.to_string(),
-                )
+                let code = Code::from_u32(e.curl_code()).unwrap_or(Code::BadContentEncoding);
+                // A decoder without a message of its own under chunked: curl's chunked
+                // reader names itself.
+                if chunked && e.kind() == crate::content_encoding::DecodeErrorKind::Bad {
+                    Error::new(code, "Failed reading the chunked-encoded stream")
+                } else {
+                    Error::new(code, e.to_string())
+                }
             });
         }
         let w = self.handler.write(data);

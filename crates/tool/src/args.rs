@@ -2099,6 +2099,8 @@ pub struct Operation {
     /// The HTTPS proxy's TLS settings (`--proxy-cacert`, `--proxy-insecure`...).
     pub proxy_tls: TlsOptions,
     pub hsts: Option<String>,
+    /// `--alt-svc`: the alt-svc cache file.
+    pub alt_svc: Option<String>,
     pub urls: Vec<UrlSpec>,
     /// `-d`-style arguments as given, each with the contents of the file it names (read
     /// once, while parsing, as curl does; None for text and for stdin, read later).
@@ -2219,6 +2221,13 @@ pub struct Operation {
     pub noproxy: Option<String>,
     pub proxy_headers: Vec<String>,
     pub proxytunnel: bool,
+    /// `--haproxy-protocol` and `--haproxy-clientip`.
+    pub haproxy_protocol: bool,
+    pub haproxy_clientip: Option<String>,
+    /// `--tr-encoding`.
+    pub tr_encoding: bool,
+    /// `--crlf`.
+    pub crlf: bool,
     pub suppress_connect_headers: bool,
 }
 
@@ -2637,6 +2646,10 @@ impl Parser {
             "preproxy" => self.op().preproxy = Some(a()),
             "noproxy" => self.op().noproxy = Some(a()),
             "proxytunnel" => self.op().proxytunnel = on,
+            "haproxy-protocol" => self.op().haproxy_protocol = on,
+            "tr-encoding" => self.op().tr_encoding = on,
+            "crlf" => self.op().crlf = on,
+            "haproxy-clientip" => self.op().haproxy_clientip = Some(a()),
             "suppress-connect-headers" => self.op().suppress_connect_headers = on,
             "proxy-basic" => self.op().proxy_auth.basic = on,
             "proxy-digest" => self.op().proxy_auth.digest = on,
@@ -2786,6 +2799,7 @@ impl Parser {
             }
             "cacert" => self.op().tls.cafile = Some(a()),
             "hsts" => self.op().hsts = Some(a()),
+            "alt-svc" => self.op().alt_svc = Some(a()),
             "capath" => self.op().tls.capath = Some(a()),
             "ca-native" => self.op().tls.ca_native = on,
             "cert" => {
@@ -3079,11 +3093,10 @@ impl Parser {
                 }
             }
             // Features this build does not have: curl's answer when its libcurl lacks them.
-            "alt-svc" | "crlf" | "dns-interface" | "dns-ipv4-addr" | "dns-ipv6-addr"
-            | "dns-servers" | "doh-url" | "ech" | "engine" | "haproxy-clientip"
-            | "haproxy-protocol" | "http3" | "http3-only" | "krb" | "negotiate" | "proxy-http2"
+            "dns-interface" | "dns-ipv4-addr" | "dns-ipv6-addr" | "dns-servers" | "doh-url"
+            | "ech" | "engine" | "http3" | "http3-only" | "krb" | "negotiate" | "proxy-http2"
             | "proxy-negotiate" | "proxy-tlsauthtype" | "sigalgs" | "socks5-gssapi"
-            | "ssl-sessions" | "tlsauthtype" | "tr-encoding" | "vlan-priority" => {
+            | "ssl-sessions" | "tlsauthtype" | "vlan-priority" => {
                 if on {
                     return Err(perr(format!(
                         "option --{name}: the installed libcurl version does not support this"

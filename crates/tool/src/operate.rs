@@ -747,6 +747,7 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         draw_parallel_meter(m, xfers, all_xfers, true, &mut scratch, &errout);
     }
     let _ = multi.save_hsts();
+    let _ = multi.save_altsvc();
     let _ = multi.save_cookies();
     if let Some(code) = stop {
         for meta in leftovers {
@@ -1100,7 +1101,6 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
         return Ok(None);
     }
     let mut out: Vec<u8> = Vec::new();
-    let mut first = true;
     for (kind, arg, loaded) in &op.data {
         let piece: Vec<u8> = match kind {
             DataKind::Raw => arg.as_bytes().to_vec(),
@@ -1122,10 +1122,11 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
             }
             DataKind::UrlEncode => urlencode_piece(arg, loaded.as_deref())?,
         };
-        if !first && *kind != DataKind::Json {
+        // curl joins the pieces in one buffer and puts '&' only after something: an
+        // empty first piece leaves no separator, an empty later one leaves two.
+        if !out.is_empty() && *kind != DataKind::Json {
             out.push(b'&');
         }
-        first = false;
         out.extend_from_slice(&piece);
     }
     Ok(Some(out))
@@ -1207,12 +1208,17 @@ fn add_file_name_to_url(url: &str, file: &str) -> String {
 fn urlencode_piece(arg: &str, loaded: Option<&[u8]>) -> Result<Vec<u8>, Error> {
     use crate::args::UrlEncodeSource;
     let (name, source) = crate::args::urlencode_parts(arg);
+    let from_file = matches!(source, UrlEncodeSource::File(_));
     let content = match (source, loaded) {
         (UrlEncodeSource::Text(t), _) => t.as_bytes().to_vec(),
         (UrlEncodeSource::File(_), Some(d)) => d.to_vec(),
         (UrlEncodeSource::File(f), None) => crate::args::read_arg_file(f)
             .map_err(|_| Error::new(Code::ReadError, format!("Failed to open {f}")))?,
     };
+    // An empty file gives nothing at all, not even the name.
+    if from_file && content.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut p = Vec::new();
     if let Some(n) = name {
         p.extend_from_slice(n.as_bytes());
@@ -1500,6 +1506,11 @@ fn configure(
     o.tls = op.tls.clone();
     o.proxy_tls = op.proxy_tls.clone();
     o.hsts_file = op.hsts.clone();
+    o.altsvc_file = op.alt_svc.clone();
+    o.haproxy_protocol = op.haproxy_protocol;
+    o.transfer_encoding = op.tr_encoding;
+    o.crlf = op.crlf;
+    o.haproxy_client_ip = op.haproxy_clientip.clone();
     o.tcp_keepalive = op.keepalive || op.keepalive_time.is_some();
     if let Some(t) = op.keepalive_time {
         o.tcp_keepidle = t;

@@ -45,6 +45,8 @@ pub struct RequestParts<'a> {
     /// For a PUT or POST with a range or resume offset: the `Content-Range` value, sent
     /// where a GET's `Range` goes.
     pub content_range: Option<&'a str>,
+    /// The cached alternative (`host:port`) the request goes to: `Alt-Used:`.
+    pub alt_used: Option<&'a str>,
 }
 
 /// Does the custom header list set (or remove) header `name`?
@@ -109,6 +111,16 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     if !custom_has(h, "Accept") {
         out.extend_from_slice(b"Accept: */*\r\n");
     }
+    // --tr-encoding: TE must be named in Connection too, so a custom Connection value is
+    // merged in here and the custom line itself left out.
+    let te = opts.transfer_encoding && !custom_has(h, "TE");
+    if te {
+        out.extend_from_slice(b"Connection: ");
+        if let Some(v) = custom_connection(h).filter(|v| !v.is_empty()) {
+            push(out, &[v, ", "]);
+        }
+        out.extend_from_slice(b"TE\r\nTE: gzip\r\n");
+    }
     if let Some(ae) = &opts.accept_encoding {
         if !custom_has(h, "Accept-Encoding") {
             let v = if ae.is_empty() {
@@ -132,6 +144,11 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     if p.framing == BodyFraming::Chunked && !custom_has(h, "Transfer-Encoding") {
         out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
     }
+    if let Some(a) = p.alt_used {
+        if !custom_has(h, "Alt-Used") {
+            push(out, &["Alt-Used: ", a, "\r\n"]);
+        }
+    }
     // The caller leaves out the user's cookie string when a custom Cookie header is given;
     // the jar's cookies are sent anyway, as curl does.
     if let Some(c) = p.cookie {
@@ -150,6 +167,14 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         }
     }
     for line in h {
+        // `Connection;` (sent empty) counts too: curl looks after turning it into
+        // `Connection:`.
+        if te
+            && (starts_with_ignore_case(line, "Connection:")
+                || starts_with_ignore_case(line, "Connection;"))
+        {
+            continue;
+        }
         if p.sensitive_ok || !is_sensitive(line) {
             add_custom(out, line);
         }
@@ -177,6 +202,26 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         out.extend_from_slice(b"Expect: 100-continue\r\n");
     }
     out.extend_from_slice(b"\r\n");
+}
+
+/// The value of the first custom `Connection` header (`Connection:` or `Connection;`),
+/// trimmed, as curl's `Curl_checkheaders` and `Curl_copy_header_value` find it.
+fn custom_connection(headers: &[String]) -> Option<&str> {
+    headers.iter().find_map(|h| {
+        h.get(..10)
+            .filter(|n| n.eq_ignore_ascii_case("Connection"))?;
+        let tail = &h[10..];
+        if !tail.starts_with([':', ';']) {
+            return None;
+        }
+        let v = tail.split_once(':').map_or("", |(_, v)| v);
+        Some(v.trim_matches([' ', '\t', '\r', '\n']))
+    })
+}
+
+fn starts_with_ignore_case(line: &str, prefix: &str) -> bool {
+    line.len() >= prefix.len()
+        && line.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
 /// curl's test for custom headers it keeps from other hosts after a redirect: the line starts
@@ -268,6 +313,7 @@ mod tests {
                 proxy_authorization: None,
                 proxy_headers: None,
                 content_range: None,
+                alt_used: None,
             },
         );
         String::from_utf8(v).unwrap()
