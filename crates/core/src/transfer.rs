@@ -483,6 +483,7 @@ impl Transfer {
                         id: c.sock_id,
                         read: false,
                         write: true,
+                        shared: false,
                     });
                 }
             }
