@@ -2219,6 +2219,8 @@ pub struct Operation {
     pub noproxy: Option<String>,
     pub proxy_headers: Vec<String>,
     pub proxytunnel: bool,
+    /// `--proxy-http2`: offer HTTP/2 to an HTTPS proxy (`CURLPROXY_HTTPS2`).
+    pub proxy_http2: bool,
     pub suppress_connect_headers: bool,
 }
 
@@ -2637,6 +2639,7 @@ impl Parser {
             "preproxy" => self.op().preproxy = Some(a()),
             "noproxy" => self.op().noproxy = Some(a()),
             "proxytunnel" => self.op().proxytunnel = on,
+            "proxy-http2" => self.op().proxy_http2 = on,
             "suppress-connect-headers" => self.op().suppress_connect_headers = on,
             "proxy-basic" => self.op().proxy_auth.basic = on,
             "proxy-digest" => self.op().proxy_auth.digest = on,
@@ -3081,7 +3084,7 @@ impl Parser {
             // Features this build does not have: curl's answer when its libcurl lacks them.
             "alt-svc" | "crlf" | "dns-interface" | "dns-ipv4-addr" | "dns-ipv6-addr"
             | "dns-servers" | "doh-url" | "ech" | "engine" | "haproxy-clientip"
-            | "haproxy-protocol" | "http3" | "http3-only" | "krb" | "negotiate" | "proxy-http2"
+            | "haproxy-protocol" | "http3" | "http3-only" | "krb" | "negotiate"
             | "proxy-negotiate" | "proxy-tlsauthtype" | "sigalgs" | "socks5-gssapi"
             | "ssl-sessions" | "tlsauthtype" | "tr-encoding" | "vlan-priority" => {
                 if on {
@@ -3696,6 +3699,11 @@ pub fn apply_proxy(op: &Operation, o: &mut oxcurl_core::Options) {
     if let Some((p, kind)) = &op.proxy {
         o.proxy = Some(p.clone());
         o.proxy_type = *kind;
+    }
+    // curl's tool sets CURLPROXY_HTTPS2 as the proxy type: an https:// or scheme-less proxy
+    // (from -x or the environment) is then offered HTTP/2.
+    if op.proxy_http2 && o.proxy_type == ProxyKind::Http {
+        o.proxy_type = ProxyKind::Https2;
     }
     o.socks5_gssapi = !op.socks5_basic;
     if let Some(u) = &op.proxy_user {

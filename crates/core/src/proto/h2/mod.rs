@@ -13,6 +13,7 @@
 //! lines, as curl does).
 
 pub mod req;
+pub mod tunnel;
 
 use std::future::Future;
 use std::io;
