@@ -824,3 +824,36 @@ fn nghttpx_407_on_the_connect_stream_is_56() {
         assert_eq!(r.oxcurl.code(), 56, "{name}");
     }
 }
+
+#[test]
+fn nghttpx_tunnel_to_an_h2_origin_multiplexes_inside() {
+    // HTTP/2 to the origin inside the HTTP/2 tunnel: -Z puts the three transfers on one
+    // tunnel as streams of the origin's connection, as curl does.
+    let Some((_sq, nx)) = h2_proxy(ProxyAuth::None) else {
+        return;
+    };
+    let root = oxcurl_testsupport::TempDir::new("h2-origin");
+    std::fs::write(root.join("a.txt"), "alpha\n").unwrap();
+    let big: Vec<u8> = (0..2_500_000u32).map(|i| (i % 253) as u8).collect();
+    std::fs::write(root.join("big.bin"), &big).unwrap();
+    let Some(ng) = oxcurl_testsupport::Nginx::try_start_h2(root.path()) else {
+        return;
+    };
+    let tls = ng.tls_port().expect("tls port");
+    let a = format!("https://localhost:{tls}/a.txt");
+    let b = format!("https://localhost:{tls}/big.bin");
+    let r = via_h2(
+        "nghttpx_tunnel_to_an_h2_origin_multiplexes_inside",
+        &nx,
+        &["-sS", "-Z", "--cacert", "{ca}", &a, &b, &a],
+    )
+    .compare_requests(false)
+    .compare_stdout(false) // the three bodies interleave in completion order
+    .run(OXCURL);
+    let out = &r.oxcurl.stdout;
+    assert_eq!(out.len(), 12 + big.len());
+    assert_eq!(out.windows(6).filter(|w| w == b"alpha\n").count(), 2);
+    let (x, y) = ports_per_client(&nx);
+    assert_eq!((x.len(), y.len()), (1, 1), "{}", nx.access_log());
+    assert_eq!(ng.access_log().matches(" HTTP/2.0\" 200").count(), 6);
+}
