@@ -641,7 +641,18 @@ impl Transfer {
                 ),
             );
         }
+        let flooded = self
+            .h2conn
+            .as_ref()
+            .is_some_and(|s| s.lock().h2.as_ref().is_some_and(|m| m.flooded()));
         if let Some(io) = e.get_io() {
+            if flooded || io.to_string() == mux::FLOODED {
+                return Error::new(
+                    Code::Http2,
+                    "nghttp2 recv error -904: Flooding was detected in this HTTP/2 session, and \
+                     it must be closed",
+                );
+            }
             if io.kind() == std::io::ErrorKind::BrokenPipe {
                 // h2's word for the connection's end while the stream was open.
                 return match (self.resp.phase, self.resp.framing) {
