@@ -21,6 +21,10 @@ pub struct Conn {
     pub tls: Option<Box<tls::Session>>,
     /// The TLS session to an HTTPS proxy; `tls` then runs inside it.
     pub proxy_tls: Option<Box<tls::Session>>,
+    /// A CONNECT tunnel on an HTTP/2 stream to the proxy, which owns the proxy connection:
+    /// `tls` (or HTTP/1.1 with `-p`) then runs inside it, and `stream` is a second handle
+    /// to the proxy's socket, to be watched.
+    pub tunnel: Option<Box<crate::proto::h2::tunnel::Tunnel>>,
     /// What makes connections interchangeable: scheme, host, port, route.
     pub key: String,
     pub host: String,
@@ -106,6 +110,9 @@ impl Conn {
     /// The session to the origin (if any) and what it runs over: the socket, or the
     /// session to an HTTPS proxy. Without origin TLS, the proxy session (if any) is first.
     fn layers(&mut self) -> (Option<&mut tls::Session>, Io<'_>) {
+        if let Some(t) = &mut self.tunnel {
+            return (self.tls.as_deref_mut(), Io::Tunnel(t));
+        }
         match (&mut self.tls, &mut self.proxy_tls) {
             (Some(t), Some(p)) => (Some(t), Io::Tls(p, &mut self.stream)),
             (Some(t), None) | (None, Some(t)) => (Some(t), Io::Sock(&mut self.stream)),
@@ -116,14 +123,14 @@ impl Conn {
     pub fn recv(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self.layers() {
             (Some(t), mut io) => t.recv(&mut io, buf),
-            (None, mut io) => io.sock().read(buf),
+            (None, mut io) => io::Read::read(&mut io, buf),
         }
     }
     /// Send bytes (encrypted over TLS); how many were taken.
     pub fn send(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self.layers() {
             (Some(t), mut io) => t.send(&mut io, buf),
-            (None, mut io) => io.sock().write(buf),
+            (None, mut io) => io::Write::write(&mut io, buf),
         }
     }
     /// Push out what the TLS layers still hold; WouldBlock while some remains.
@@ -134,12 +141,22 @@ impl Conn {
         if let (Some(p), Some(_)) = (&mut self.proxy_tls, &self.tls) {
             p.flush(&mut Io::Sock(&mut self.stream))?;
         }
+        if let Some(t) = &mut self.tunnel {
+            t.flush()?;
+        }
         Ok(())
     }
     /// Does the connection hold bytes waiting for the socket to become writable?
     pub fn wants_write(&self) -> bool {
         self.tls.as_ref().is_some_and(|t| t.wants_write())
             || self.proxy_tls.as_ref().is_some_and(|t| t.wants_write())
+            || self.tunnel.as_ref().is_some_and(|t| t.wants_write())
+    }
+    /// Is the connection a tunnel on an HTTP/2 stream? Frames from the proxy (window
+    /// updates, pings) may come any time, so it is always read, and written only when the
+    /// proxy connection holds bytes (the stream's window may hold writes back).
+    pub fn in_h2_tunnel(&self) -> bool {
+        self.tunnel.is_some()
     }
     /// Advance the handshake of the newest TLS layer. Records the inner session queued in
     /// the proxy session are pushed to the socket before waiting for an answer.
@@ -148,6 +165,22 @@ impl Conn {
             (Some(t), mut io) => t.handshake(&mut io)?,
             (None, _) => return Ok(tls::Handshake::Done),
         };
+        if let Some(t) = &mut self.tunnel {
+            match t.flush() {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if r == tls::Handshake::WantRead {
+                        return Ok(tls::Handshake::WantWrite);
+                    }
+                }
+                Err(e) => {
+                    return Err(tls::connect_error(format!(
+                        "TLS connect error: {}",
+                        crate::connect::os_error_text(&e)
+                    )))
+                }
+            }
+        }
         if let (Some(p), Some(_)) = (&mut self.proxy_tls, &self.tls) {
             match p.flush(&mut Io::Sock(&mut self.stream)) {
                 Ok(()) => {}
@@ -170,7 +203,7 @@ impl Conn {
     pub fn is_alive(&mut self) -> bool {
         match self.layers() {
             (Some(t), mut io) => t.is_alive(&mut io),
-            (None, mut io) => io.sock().is_alive(),
+            (None, mut io) => io.is_alive(),
         }
     }
     /// Orderly close: TLS close_notify (inner first), best effort.
@@ -180,6 +213,9 @@ impl Conn {
         }
         if let (Some(p), Some(_)) = (&mut self.proxy_tls, &self.tls) {
             p.close(&mut Io::Sock(&mut self.stream));
+        }
+        if let Some(t) = &mut self.tunnel {
+            t.close();
         }
     }
 }

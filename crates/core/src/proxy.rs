@@ -16,6 +16,8 @@ pub enum ProxyKind {
     /// `--proxy1.0`: CONNECT is sent as HTTP/1.0.
     Http10,
     Https,
+    /// An HTTPS proxy offered HTTP/2 as well (`CURLPROXY_HTTPS2`, `--proxy-http2`).
+    Https2,
     Socks4,
     Socks4a,
     Socks5,
@@ -38,7 +40,7 @@ impl ProxyKind {
     pub fn scheme(self) -> &'static str {
         match self {
             ProxyKind::Http | ProxyKind::Http10 => "http",
-            ProxyKind::Https => "https",
+            ProxyKind::Https | ProxyKind::Https2 => "https",
             ProxyKind::Socks4 => "socks4",
             ProxyKind::Socks4a => "socks4a",
             ProxyKind::Socks5 => "socks5",
@@ -46,7 +48,14 @@ impl ProxyKind {
         }
     }
     pub fn is_http(self) -> bool {
-        matches!(self, ProxyKind::Http | ProxyKind::Http10 | ProxyKind::Https)
+        matches!(
+            self,
+            ProxyKind::Http | ProxyKind::Http10 | ProxyKind::Https | ProxyKind::Https2
+        )
+    }
+    /// TLS to the proxy first.
+    pub fn is_https(self) -> bool {
+        matches!(self, ProxyKind::Https | ProxyKind::Https2)
     }
 }
 
@@ -86,18 +95,24 @@ pub fn parse(s: &str, default_kind: ProxyKind) -> Result<Proxy> {
         )
     })?;
     let kind = if has_scheme {
-        ProxyKind::from_scheme(url.scheme()).ok_or_else(|| {
+        let k = ProxyKind::from_scheme(url.scheme()).ok_or_else(|| {
             Error::new(
                 Code::CouldntConnect,
                 format!("Unsupported proxy scheme for '{s}'"),
             )
-        })?
+        })?;
+        // curl keeps HTTPS2 for an https:// proxy URL.
+        if k == ProxyKind::Https && default_kind == ProxyKind::Https2 {
+            ProxyKind::Https2
+        } else {
+            k
+        }
     } else {
         default_kind
     };
     let host = url.host().trim_start_matches('[').trim_end_matches(']');
     let port = url.port().unwrap_or(match kind {
-        ProxyKind::Https => 443,
+        ProxyKind::Https | ProxyKind::Https2 => 443,
         _ => 1080,
     });
     let creds = url.user().map(|_| {
@@ -262,6 +277,19 @@ mod tests {
         );
         let p = parse("host:8", ProxyKind::Http10).unwrap();
         assert_eq!(p.kind, ProxyKind::Http10);
+    }
+
+    #[test]
+    fn parse_https2() {
+        // CURLPROXY_HTTPS2 stays for https:// and scheme-less strings, not for http://.
+        let p = parse("https://proxy", ProxyKind::Https2).unwrap();
+        assert_eq!((p.kind, p.port), (ProxyKind::Https2, 443));
+        let p = parse("proxy", ProxyKind::Https2).unwrap();
+        assert_eq!((p.kind, p.port), (ProxyKind::Https2, 443));
+        let p = parse("http://proxy", ProxyKind::Https2).unwrap();
+        assert_eq!(p.kind, ProxyKind::Http);
+        assert_eq!(p.key(), "http://proxy:1080");
+        assert!(ProxyKind::Https2.is_https() && ProxyKind::Https2.is_http());
     }
 
     #[test]

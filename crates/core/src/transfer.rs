@@ -27,6 +27,7 @@ use crate::ratelimit::RateLimit;
 use crate::speedcheck::SpeedCheck;
 use crate::timer::{TimerId, Timers};
 
+mod h2proxy;
 mod http2;
 
 /// curl's `Curl_cpool_check_limits`: when a new connection to `host:port` would exceed a
@@ -334,6 +335,8 @@ pub(crate) struct Transfer {
     tunnel_wanted: bool,
     /// The CONNECT handshake in progress: reply parser, request bytes, bytes sent.
     tunnel: Option<(crate::proto::connect::Tunnel, Vec<u8>, usize)>,
+    /// The CONNECT stream in progress, when the proxy speaks HTTP/2.
+    h2connect: Option<Box<h2proxy::H2Connect>>,
     /// The SOCKS handshake in progress and the reply bytes read so far.
     socks: Option<(crate::proto::socks::Socks, Vec<u8>)>,
     /// The HAProxy PROXY line of this connection and how much of it went (set once it is
@@ -409,6 +412,7 @@ impl Transfer {
             preproxy: None,
             tunnel_wanted: false,
             tunnel: None,
+            h2connect: None,
             socks: None,
             haproxy: None,
             limit: RateLimit::new(now),
@@ -453,6 +457,7 @@ impl Transfer {
                     });
                 }
             }
+            State::Tunnel if self.h2connect.is_some() => out[0] = self.h2_tunnel_interest(),
             State::Tunnel => {
                 if let (Some(c), Some((_, req, sent))) = (&self.conn, &self.tunnel) {
                     let write = *sent < req.len() || c.wants_write();
@@ -513,6 +518,14 @@ impl Transfer {
             }
             State::H2 => out[0] = self.h2_interest(),
             _ => {}
+        }
+        // A tunnel on an HTTP/2 stream is always read; written when the proxy connection
+        // holds bytes (a write the stream's window held back waits for a WINDOW_UPDATE).
+        if let (Some(c), Some(i)) = (&self.conn, out[0].as_mut()) {
+            if c.in_h2_tunnel() && i.id == c.sock_id {
+                i.read = true;
+                i.write = c.wants_write();
+            }
         }
         // Sleeping under a rate limit: the socket stays registered, wanting nothing, so
         // only the rate-limit timer wakes the transfer.
@@ -946,7 +959,7 @@ impl Transfer {
         // Absolute-form requests share one proxy connection across origins; a tunnel is
         // bound to its origin. Neither ever serves a direct transfer.
         let proxy_key = self.proxy.as_ref().map(|p| {
-            if p.kind == crate::proxy::ProxyKind::Https {
+            if p.kind.is_https() {
                 // Connections to the proxy made with other proxy TLS settings differ too.
                 use std::hash::{Hash, Hasher};
                 let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -1382,6 +1395,7 @@ impl Transfer {
             stream,
             tls: None,
             proxy_tls: None,
+            tunnel: None,
             key,
             host,
             port,
@@ -1626,7 +1640,7 @@ impl Transfer {
             &sni,
             &conn.stream,
             &self.opts.tls,
-            conn.proxy_tls.is_some(),
+            conn.proxy_tls.is_some() || conn.tunnel.is_some(),
         )?;
         let opts = self.opts.tls.clone();
         self.tls_notes(alpn, &opts);
@@ -1640,15 +1654,20 @@ impl Transfer {
 
     /// Is the proxy of this transfer an HTTPS proxy (TLS to the proxy first)?
     fn https_proxy(&self) -> bool {
-        self.proxy
-            .as_ref()
-            .is_some_and(|p| p.kind == crate::proxy::ProxyKind::Https)
+        self.proxy.as_ref().is_some_and(|p| p.kind.is_https())
     }
 
     /// The ALPN protocols offered to an HTTPS proxy: curl offers them only when the
-    /// transfer itself is https (tunnelled); absolute-form requests go without ALPN.
+    /// transfer itself is https (tunnelled); absolute-form requests go without ALPN. With
+    /// `--proxy-http2` (`CURLPROXY_HTTPS2`) h2 comes first, always.
     fn proxy_alpn_offer(&self) -> &'static [&'static [u8]] {
-        if self.info.scheme == "https" && self.opts.tls.alpn {
+        if self
+            .proxy
+            .as_ref()
+            .is_some_and(|p| p.kind == crate::proxy::ProxyKind::Https2)
+        {
+            &[b"h2", b"http/1.1"]
+        } else if self.info.scheme == "https" && self.opts.tls.alpn {
             &[b"http/1.1"]
         } else {
             &[]
@@ -1701,7 +1720,7 @@ impl Transfer {
             unreachable!()
         };
         let conn = self.conn.as_mut().expect("conn");
-        let inner = !proxy && conn.proxy_tls.is_some();
+        let inner = !proxy && (conn.proxy_tls.is_some() || conn.tunnel.is_some());
         let step = conn.handshake().map_err(|e| {
             if inner {
                 crate::tls::inner_handshake_error(e)
@@ -1728,7 +1747,9 @@ impl Transfer {
         }
         if proxy {
             self.tls_established(true)?;
-            if self.tunnel_wanted {
+            if self.tunnel_wanted && self.proxy_speaks_h2() {
+                self.start_h2_tunnel();
+            } else if self.tunnel_wanted {
                 self.start_tunnel();
             } else {
                 self.timers.clear(TimerId::ConnectTimeout);
@@ -1947,6 +1968,9 @@ impl Transfer {
     /// Drive the CONNECT handshake: send the request, read the reply a byte at a time so
     /// nothing that belongs to the tunnel is consumed.
     fn do_tunnel(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        if self.h2connect.is_some() {
+            return self.do_h2_tunnel(cx);
+        }
         let (mut t, req, mut sent) = self.tunnel.take().expect("tunnel");
         let conn = self.conn.as_mut().expect("conn");
         while sent < req.len() {

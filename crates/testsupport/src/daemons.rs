@@ -1,5 +1,6 @@
-//! Debian's squid (an HTTP forward and CONNECT proxy) and dante (a SOCKS 4/5 server) on
-//! ephemeral loopback ports, for tests that want a real proxy rather than a scripted one.
+//! Debian's squid (an HTTP forward and CONNECT proxy), nghttpx (an HTTP/2 proxy in front of
+//! squid, as curl's own test suite runs it) and dante (a SOCKS 4/5 server) on ephemeral
+//! loopback ports, for tests that want a real proxy rather than a scripted one.
 //!
 //! ```no_run
 //! use oxcurl_testsupport::daemons::{ProxyAuth, Squid};
@@ -25,6 +26,8 @@ use crate::nginx::free_port;
 
 /// Where Debian installs squid.
 pub const SQUID_BIN: &str = "/usr/sbin/squid";
+/// Where Debian installs nghttpx (package nghttp2-proxy).
+pub const NGHTTPX_BIN: &str = "/usr/sbin/nghttpx";
 /// Where Debian installs dante's server.
 pub const DANTED_BIN: &str = "/usr/sbin/danted";
 
@@ -211,6 +214,91 @@ fn md5_crypt(pass: &str) -> String {
         .expect("run openssl passwd");
     assert!(out.status.success(), "openssl passwd failed");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Debian's nghttpx as an HTTPS proxy speaking HTTP/2 (`--http2-proxy`, ALPN `h2` and
+/// `http/1.1`) on `127.0.0.1:PORT`, with the test PKI's server certificate (good for
+/// `localhost` and `127.0.0.1`), forwarding absolute-form requests and CONNECT to a squid.
+#[derive(Debug)]
+pub struct Nghttpx {
+    d: Daemon,
+}
+
+impl Nghttpx {
+    /// Starts nghttpx in front of `squid`; `None` when it is not installed and
+    /// `OXCURL_SKIP_PROXIES=1`.
+    pub fn try_start(squid: &Squid) -> Option<Nghttpx> {
+        let bin = find(NGHTTPX_BIN, "nghttp2-proxy")?;
+        let (cert, key) = crate::tls::ServerCert::Good.paths();
+        let backend = squid.port();
+        let d = launch("nghttpx", |port, dir| {
+            let mut c = Command::new(&bin);
+            c.arg("--http2-proxy")
+                .arg(format!("--frontend=127.0.0.1,{port}"))
+                .arg(format!("--backend=127.0.0.1,{backend}"))
+                .arg("--workers=1")
+                .arg("--no-ocsp")
+                .arg("--conf=/dev/null")
+                .arg("--log-level=INFO")
+                .arg(format!("--errorlog-file={}", dir.join("log").display()))
+                .arg(format!(
+                    "--accesslog-file={}",
+                    dir.join("access.log").display()
+                ))
+                .arg("--accesslog-format=$remote_port $alpn \"$request\" $status")
+                .arg(&key)
+                .arg(&cert);
+            c
+        });
+        Some(Nghttpx { d })
+    }
+
+    /// The listening port.
+    pub fn port(&self) -> u16 {
+        self.d.port
+    }
+
+    /// `https://localhost:PORT`, for `-x` (the certificate names localhost).
+    pub fn url(&self) -> String {
+        format!("https://localhost:{}", self.d.port)
+    }
+
+    /// The access log so far: one line per request, `CLIENTPORT ALPN "REQUEST" STATUS`.
+    pub fn access_log(&self) -> String {
+        fs::read_to_string(self.d.dir.join("access.log")).unwrap_or_default()
+    }
+
+    /// How many client connections the logged requests came on (distinct client ports).
+    pub fn connections(&self) -> usize {
+        let log = self.access_log();
+        let mut ports: Vec<&str> = log.lines().filter_map(|l| l.split(' ').next()).collect();
+        ports.sort_unstable();
+        ports.dedup();
+        ports.len()
+    }
+
+    /// The header blocks clients sent over HTTP/2, in order, one field a line (`:method:
+    /// GET`), as nghttpx logs them.
+    pub fn h2_request_heads(&self) -> Vec<String> {
+        let log = fs::read_to_string(self.d.dir.join("log")).unwrap_or_default();
+        let mut out = Vec::new();
+        let mut lines = log.lines();
+        while let Some(l) = lines.next() {
+            if !(l.contains("http2_upstream") && l.contains("HTTP request headers.")) {
+                continue;
+            }
+            let mut block = String::new();
+            for f in lines.by_ref() {
+                if f.is_empty() {
+                    break;
+                }
+                block.push_str(f);
+                block.push('\n');
+            }
+            out.push(block);
+        }
+        out
+    }
 }
 
 /// Debian's dante as a SOCKS 4/5 server on `127.0.0.1:PORT`, no authentication, reaching

@@ -10,7 +10,8 @@
 //!
 //! Every connection gets the same script: the server reads the client preface and frames up
 //! to the first complete HEADERS block, sends an empty SETTINGS frame and a SETTINGS ack,
-//! then plays the actions, then drains what the client sends until it closes.
+//! then plays the actions while it drains what the client sends, until the client closes.
+//! [`flood`] repeats a frame, for floods.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -99,6 +100,11 @@ impl H2Action {
             H2Action::Sleep(_) | H2Action::Close => Vec::new(),
         }
     }
+}
+
+/// `n` copies of `f` as one write (a flood of frames).
+pub fn flood(f: &[u8], n: usize) -> H2Action {
+    H2Action::Raw(f.repeat(n))
 }
 
 /// A frame: 24-bit length, type, flags, stream id, payload.
@@ -287,6 +293,14 @@ fn serve(mut c: TcpStream, script: &[H2Action]) {
             break;
         }
     }
+    // What the client sends from now on (acks, window updates, resets) is read while the
+    // script plays, so a flood the client answers frame by frame cannot stall both sides.
+    let drain = c.try_clone().ok().map(|mut r| {
+        thread::spawn(move || {
+            let mut sink = [0u8; 16384];
+            while matches!(r.read(&mut sink), Ok(n) if n > 0) {}
+        })
+    });
     for a in script {
         match a {
             H2Action::Sleep(d) => thread::sleep(*d),
@@ -296,13 +310,20 @@ fn serve(mut c: TcpStream, script: &[H2Action]) {
             }
             a => {
                 if c.write_all(&a.bytes()).is_err() {
-                    return;
+                    break;
                 }
             }
         }
     }
-    let mut sink = [0u8; 16384];
-    while matches!(c.read(&mut sink), Ok(n) if n > 0) {}
+    match drain {
+        Some(t) => {
+            let _ = t.join();
+        }
+        None => {
+            let mut sink = [0u8; 16384];
+            while matches!(c.read(&mut sink), Ok(n) if n > 0) {}
+        }
+    }
 }
 
 fn serve_multi(c: TcpStream, settings: &[u8], respond: Arc<Responder>, count: Arc<AtomicUsize>) {

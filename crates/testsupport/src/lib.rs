@@ -13,7 +13,7 @@
 //! * [`proxy`]: a CONNECT proxy that records the handshake and relays the tunnel, and an
 //!   HTTPS proxy (TLS in front of it).
 //! * [`socks`]: a SOCKS4/4a/5 proxy that records the handshake and relays.
-//! * [`daemons`]: Debian's squid and dante as real HTTP and SOCKS proxies.
+//! * [`daemons`]: Debian's squid, nghttpx and dante as real HTTP, HTTP/2 and SOCKS proxies.
 //!
 //! Servers listen on loopback only and bind ephemeral ports.
 #![forbid(unsafe_code)]

@@ -2228,6 +2228,8 @@ pub struct Operation {
     pub tr_encoding: bool,
     /// `--crlf`.
     pub crlf: bool,
+    /// `--proxy-http2`: offer HTTP/2 to an HTTPS proxy (`CURLPROXY_HTTPS2`).
+    pub proxy_http2: bool,
     pub suppress_connect_headers: bool,
 }
 
@@ -2650,6 +2652,7 @@ impl Parser {
             "tr-encoding" => self.op().tr_encoding = on,
             "crlf" => self.op().crlf = on,
             "haproxy-clientip" => self.op().haproxy_clientip = Some(a()),
+            "proxy-http2" => self.op().proxy_http2 = on,
             "suppress-connect-headers" => self.op().suppress_connect_headers = on,
             "proxy-basic" => self.op().proxy_auth.basic = on,
             "proxy-digest" => self.op().proxy_auth.digest = on,
@@ -3094,7 +3097,7 @@ impl Parser {
             }
             // Features this build does not have: curl's answer when its libcurl lacks them.
             "dns-interface" | "dns-ipv4-addr" | "dns-ipv6-addr" | "dns-servers" | "doh-url"
-            | "ech" | "engine" | "http3" | "http3-only" | "krb" | "negotiate" | "proxy-http2"
+            | "ech" | "engine" | "http3" | "http3-only" | "krb" | "negotiate"
             | "proxy-negotiate" | "proxy-tlsauthtype" | "sigalgs" | "socks5-gssapi"
             | "ssl-sessions" | "tlsauthtype" | "vlan-priority" => {
                 if on {
@@ -3709,6 +3712,11 @@ pub fn apply_proxy(op: &Operation, o: &mut oxcurl_core::Options) {
     if let Some((p, kind)) = &op.proxy {
         o.proxy = Some(p.clone());
         o.proxy_type = *kind;
+    }
+    // curl's tool sets CURLPROXY_HTTPS2 as the proxy type: an https:// or scheme-less proxy
+    // (from -x or the environment) is then offered HTTP/2.
+    if op.proxy_http2 && o.proxy_type == ProxyKind::Http {
+        o.proxy_type = ProxyKind::Https2;
     }
     o.socks5_gssapi = !op.socks5_basic;
     if let Some(u) = &op.proxy_user {

@@ -460,24 +460,60 @@ fn error_line(stderr: &[u8]) -> String {
 
 /// Run both against a scripted server; compare exit code, stdout and the error line.
 fn diff_script(name: &str, script: Vec<H2Action>, extra: &[&str]) -> Output {
+    diff_script_peak(name, script, extra, true).0
+}
+
+/// [`diff_script`] for a hostile peer: neither client may hang, and oxcurl's heap peak
+/// (with the `alloc-count` feature, else None) is returned. The error text is compared
+/// only with `text` (see HTTP2.md for where nghttp2's words differ).
+fn diff_hostile(
+    name: &str,
+    script: Vec<H2Action>,
+    extra: &[&str],
+    text: bool,
+) -> (Output, Option<u64>) {
+    let (x, peak) = diff_script_peak(name, script, extra, text);
+    assert!(!x.timed_out, "{name}: oxcurl hung");
+    (x, peak)
+}
+
+fn diff_script_peak(
+    name: &str,
+    script: Vec<H2Action>,
+    extra: &[&str],
+    text: bool,
+) -> (Output, Option<u64>) {
     let srv = H2Server::start(script);
     let tmp = TempDir::new(name);
     let url = format!("{}/", srv.url());
     let mut args = vec!["-sS", "--http2-prior-knowledge"];
     args.extend_from_slice(extra);
     args.push(&url);
+    let report = tmp.join("allocs.txt");
     let run = |p: &Path| {
         Exec::new(p)
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .env("HOME", tmp.path())
             .env("LC_ALL", "C")
+            .env("OXCURL_ALLOCCOUNT", &report)
             .cwd(tmp.path())
+            .timeout(std::time::Duration::from_secs(30))
             .args(&args)
             .run()
     };
     let r = run(&reference_curl());
+    assert!(!r.timed_out, "{name}: the reference hung");
     let x = run(Path::new(OXCURL));
+    let peak = std::fs::read_to_string(&report).ok().and_then(|t| {
+        let mut it = t.split_whitespace();
+        while let Some(k) = it.next() {
+            if k == "peak" {
+                return it.next()?.parse().ok();
+            }
+        }
+        None
+    });
     let report = format!(
         "\n--- reference {:?}\n{}\n--- oxcurl {:?}\n{}",
         r.code,
@@ -486,17 +522,19 @@ fn diff_script(name: &str, script: Vec<H2Action>, extra: &[&str]) -> Output {
         String::from_utf8_lossy(&x.stderr)
     );
     assert_eq!(r.code, x.code, "{name}: exit code{report}");
-    assert_eq!(
-        error_line(&r.stderr),
-        error_line(&x.stderr),
-        "{name}: error{report}"
-    );
+    if text {
+        assert_eq!(
+            error_line(&r.stderr),
+            error_line(&x.stderr),
+            "{name}: error{report}"
+        );
+    }
     assert_eq!(
         String::from_utf8_lossy(&r.stdout),
         String::from_utf8_lossy(&x.stdout),
         "{name}: stdout{report}"
     );
-    x
+    (x, peak)
 }
 
 fn ok_head(len: &str) -> H2Action {
@@ -868,5 +906,235 @@ fn h2_multi_goaway_below_an_active_stream_retries_it() {
                 _ => answer(id, 500, 300),
             })
         },
+    );
+}
+
+// ---- hostile peers: floods, overflows, invalid frames ----------------------------------
+
+use oxcurl_testsupport::h2::{flood, frame};
+
+/// A heap peak oxcurl must stay under against any of these peers (measured with the
+/// `alloc-count` feature; the stream and connection windows bound what h2 buffers).
+const HOSTILE_PEAK: u64 = 16 << 20;
+
+fn hostile(name: &str, script: Vec<H2Action>) {
+    hostile_with(name, script, true)
+}
+
+/// A connection error nghttp2 finds through curl's invalid-frame callback: curl says
+/// `nghttp2 recv error -902: The user callback function failed` where h2 gives the reason
+/// (`PROTOCOL_ERROR`...); the exit code is the same.
+fn hostile_code(name: &str, script: Vec<H2Action>) {
+    hostile_with(name, script, false)
+}
+
+fn hostile_with(name: &str, script: Vec<H2Action>, text: bool) {
+    let (_, peak) = diff_hostile(name, script, &[], text);
+    if let Some(p) = peak {
+        assert!(
+            p < HOSTILE_PEAK,
+            "{name}: oxcurl's heap peaked at {p} bytes"
+        );
+    }
+}
+
+fn window_update(stream: u32, inc: u32) -> Vec<u8> {
+    frame(8, 0, stream, &inc.to_be_bytes())
+}
+
+#[test]
+fn h2_hostile_endless_continuation() {
+    // A header block that never ends: empty CONTINUATION frames, then more.
+    hostile(
+        "h2_hostile_endless_continuation",
+        vec![
+            H2Action::Headers {
+                stream: 1,
+                block: hpack(200, &[]),
+                end_stream: false,
+                end_headers: false,
+            },
+            flood(&frame(9, 0, 1, &[]), 100_000),
+        ],
+    );
+}
+
+#[test]
+fn h2_hostile_window_update_overflows_connection() {
+    hostile_code(
+        "h2_hostile_window_update_overflows_connection",
+        vec![
+            H2Action::Raw(window_update(0, 0x7fff_ffff)),
+            ok_head("5"),
+            data(b"hello", true),
+        ],
+    );
+}
+
+#[test]
+#[ignore = "issue 4: h2 resets a stream whose send window overflows and still delivers its response; curl fails with 92 ([HTTP2] [1] received invalid frame: ... Flow control error)"]
+fn h2_hostile_window_update_overflows_stream() {
+    hostile(
+        "h2_hostile_window_update_overflows_stream",
+        vec![
+            H2Action::Raw(window_update(1, 0x7fff_ffff)),
+            ok_head("5"),
+            data(b"hello", true),
+        ],
+    );
+}
+
+#[test]
+fn h2_hostile_window_update_of_zero() {
+    hostile_code(
+        "h2_hostile_window_update_of_zero",
+        vec![
+            H2Action::Raw(window_update(0, 0)),
+            ok_head("5"),
+            data(b"hello", true),
+        ],
+    );
+}
+
+#[test]
+fn h2_hostile_rst_stream_flood_on_idle_streams() {
+    let mut frames = Vec::new();
+    for i in 0..10_000u32 {
+        frames.extend(frame(3, 0, 3 + 2 * i, &8u32.to_be_bytes()));
+    }
+    hostile_code(
+        "h2_hostile_rst_stream_flood_on_idle_streams",
+        vec![ok_head("5"), H2Action::Raw(frames), data(b"hello", true)],
+    );
+}
+
+#[test]
+fn h2_hostile_rst_stream_flood_after_the_response() {
+    hostile(
+        "h2_hostile_rst_stream_flood_after_the_response",
+        vec![
+            ok_head("5"),
+            data(b"hello", true),
+            flood(&frame(3, 0, 1, &8u32.to_be_bytes()), 10_000),
+        ],
+    );
+}
+
+#[test]
+fn h2_hostile_settings_flood() {
+    hostile(
+        "h2_hostile_settings_flood",
+        vec![
+            flood(&frame(4, 0, 0, &[]), 20_000),
+            ok_head("5"),
+            data(b"hello", true),
+        ],
+    );
+}
+
+#[test]
+fn h2_hostile_ping_flood() {
+    hostile(
+        "h2_hostile_ping_flood",
+        vec![
+            flood(&frame(6, 0, 0, b"12345678"), 20_000),
+            ok_head("5"),
+            data(b"hello", true),
+        ],
+    );
+}
+
+#[test]
+fn h2_hostile_unknown_frame_types_are_ignored() {
+    hostile(
+        "h2_hostile_unknown_frame_types_are_ignored",
+        vec![
+            flood(&frame(0x20, 0xff, 1, b"whatever"), 1000),
+            ok_head("5"),
+            data(b"hello", true),
+        ],
+    );
+}
+
+#[test]
+fn h2_hostile_settings_enable_push_2() {
+    let mut p = 2u16.to_be_bytes().to_vec();
+    p.extend_from_slice(&2u32.to_be_bytes());
+    hostile_code(
+        "h2_hostile_settings_enable_push_2",
+        vec![
+            H2Action::Raw(frame(4, 0, 0, &p)),
+            ok_head("5"),
+            data(b"hello", true),
+        ],
+    );
+}
+
+#[test]
+#[ignore = "issue 4: h2 ends the connection on a PUSH_PROMISE when push is off (16); curl fails only the stream (92, [HTTP2] [1] received invalid frame: FRAME[PUSH_PROMISE...])"]
+fn h2_hostile_push_promise_when_disabled() {
+    let mut p = 2u32.to_be_bytes().to_vec();
+    p.extend(hpack(200, &[]));
+    hostile(
+        "h2_hostile_push_promise_when_disabled",
+        vec![
+            ok_head("5"),
+            H2Action::Raw(frame(5, 4, 1, &p)),
+            data(b"hello", true),
+        ],
+    );
+}
+
+#[test]
+fn h2_hostile_frame_over_max_size() {
+    hostile(
+        "h2_hostile_frame_over_max_size",
+        vec![ok_head("20000"), data(&[b'x'; 20_000], true)],
+    );
+}
+
+#[test]
+fn h2_hostile_padding_longer_than_frame() {
+    hostile(
+        "h2_hostile_padding_longer_than_frame",
+        vec![
+            ok_head("5"),
+            H2Action::Raw(frame(0, 0x8 | 0x1, 1, b"\x09hello")),
+        ],
+    );
+}
+
+#[test]
+fn h2_hostile_bad_hpack() {
+    // An indexed field beyond both tables.
+    hostile_code(
+        "h2_hostile_bad_hpack",
+        vec![H2Action::headers(1, vec![0xff, 0xff, 0x7f], true)],
+    );
+}
+
+#[test]
+fn h2_hostile_headers_on_stream_zero() {
+    hostile_code(
+        "h2_hostile_headers_on_stream_zero",
+        vec![H2Action::headers(0, hpack(200, &[]), true)],
+    );
+}
+
+#[test]
+#[ignore = "issue 4: h2 reads everything the socket has before the transfer releases window, so DATA sent past the 1 MiB stream window without waiting for WINDOW_UPDATE is a FLOW_CONTROL_ERROR (92); curl gives window back as it reads and takes it (even 12 MiB)"]
+fn h2_hostile_data_between_our_window_and_curls() {
+    let chunk = vec![b'z'; 16_384];
+    let mut frames = Vec::new();
+    for _ in 0..200 {
+        frames.extend(frame(0, 0, 1, &chunk));
+    }
+    hostile(
+        "h2_hostile_data_between_our_window_and_curls",
+        vec![
+            H2Action::headers(1, hpack(200, &[]), false),
+            H2Action::Raw(frames),
+            data(b"", true),
+        ],
     );
 }

@@ -459,6 +459,48 @@ macro_rules! suite {
                 .run(OXCURL);
             }
 
+            // ---- --proxy-http2 with a proxy that speaks only HTTP/1.1 ---------------------
+
+            #[test]
+            fn proxy_http2_falls_back_to_connect_over_http1() {
+                // h2 is offered to the proxy, which picks http/1.1: plain CONNECT.
+                let proxy = HttpsProxy::start(&TlsServerOptions::default());
+                tunnelled(
+                    "proxy_http2_falls_back_to_connect_over_http1",
+                    ServerCert::Good,
+                    &proxy,
+                    &[
+                        "-v",
+                        "--proxy-http2",
+                        "--proxy-cacert",
+                        "{ca}",
+                        "--cacert",
+                        "{ca}",
+                    ],
+                )
+                .normalise_with(verbose_norm)
+                .run(OXCURL);
+                let heads = proxy.heads();
+                assert_eq!(heads.len(), 2, "one CONNECT per client");
+                assert_eq!(heads[0], heads[1]);
+                assert!(heads[1].starts_with(b"CONNECT localhost:"), "{heads:?}");
+            }
+
+            #[test]
+            fn proxy_http2_absolute_form_over_http1() {
+                let r = via_proxy(
+                    "proxy_http2_absolute_form_over_http1",
+                    ServerCert::Good,
+                    &["-v", "--proxy-http2", "--proxy-cacert", "{ca}"],
+                )
+                .normalise_with(verbose_norm)
+                .run(OXCURL);
+                // ALPN is offered to the proxy at all only with --proxy-http2 (the offer is
+                // normalised away, digits masked).
+                let err = r.oxcurl.stderr_str();
+                assert!(err.contains("ALPN: server accepted http/N.N"), "{err}");
+            }
+
             #[test]
             fn untrusted_proxy_before_tunnel_is_60() {
                 let proxy = HttpsProxy::start(&with_cert(ServerCert::Expired));

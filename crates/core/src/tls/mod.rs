@@ -343,10 +343,12 @@ impl Session {
 }
 
 /// What a session reads and writes its records through: the socket, or (TLS inside TLS,
-/// to an origin through an HTTPS proxy) the session to the proxy over the socket.
+/// to an origin through an HTTPS proxy) the session to the proxy over the socket, or a
+/// CONNECT tunnel on an HTTP/2 stream to the proxy.
 pub enum Io<'a> {
     Sock(&'a mut Stream),
     Tls(&'a mut Session, &'a mut Stream),
+    Tunnel(&'a mut crate::proto::h2::tunnel::Tunnel),
 }
 
 impl Io<'_> {
@@ -354,6 +356,14 @@ impl Io<'_> {
     pub fn sock(&mut self) -> &mut Stream {
         match self {
             Io::Sock(s) | Io::Tls(_, s) => s,
+            Io::Tunnel(t) => t.sock(),
+        }
+    }
+    /// Is an idle transport still usable (nothing unexpected arrived, not closed)?
+    pub fn is_alive(&mut self) -> bool {
+        match self {
+            Io::Sock(s) | Io::Tls(_, s) => s.is_alive(),
+            Io::Tunnel(t) => t.is_alive(),
         }
     }
 }
@@ -363,6 +373,7 @@ impl io::Read for Io<'_> {
         match self {
             Io::Sock(s) => s.read(buf),
             Io::Tls(t, s) => t.recv(&mut Io::Sock(s), buf),
+            Io::Tunnel(t) => t.read(buf),
         }
     }
 }
@@ -372,6 +383,7 @@ impl io::Write for Io<'_> {
         match self {
             Io::Sock(s) => s.write(buf),
             Io::Tls(t, s) => t.send(&mut Io::Sock(s), buf),
+            Io::Tunnel(t) => t.write(buf),
         }
     }
     fn flush(&mut self) -> io::Result<()> {

@@ -55,6 +55,23 @@ fn reason_name(r: h2::Reason) -> String {
     name.to_string()
 }
 
+/// The origin form of a request target: an absolute URL (`http://host:port/p?q`) loses its
+/// scheme and authority (curl's `:path` for requests to an HTTP/2 proxy); other targets are
+/// kept.
+fn origin_form(target: &str) -> &str {
+    let Some(i) = target.find("://") else {
+        return target;
+    };
+    if target[..i].contains('/') {
+        return target;
+    }
+    let rest = &target[i + 3..];
+    match rest.find(['/', '?']) {
+        Some(j) if rest.as_bytes()[j] == b'/' => &rest[j..],
+        _ => "/",
+    }
+}
+
 impl Transfer {
     /// Does the connection speak HTTP/2?
     pub(super) fn on_h2(&self) -> bool {
@@ -166,7 +183,12 @@ impl Transfer {
         let Some(c) = self.conn.as_mut() else {
             return false;
         };
-        let alpn_h2 = c.tls.as_ref().and_then(|t| t.alpn()) == Some(&b"h2"[..]);
+        // The origin's ALPN, or for absolute-form requests the HTTPS proxy's.
+        let alpn_h2 = match (&c.tls, &c.proxy_tls) {
+            (Some(t), _) => t.alpn() == Some(&b"h2"[..]),
+            (None, Some(p)) => !self.tunnel_wanted && p.alpn() == Some(&b"h2"[..]),
+            (None, None) => false,
+        };
         let prior = c.tls.is_none()
             && self.opts.http_version == crate::options::HttpVersionPref::V2PriorKnowledge
             && self
@@ -408,7 +430,9 @@ impl Transfer {
         let url = self.url.clone().expect("url");
         let scheme = url.scheme().to_string();
         let authority = head.authority.clone().unwrap_or_default();
-        let uri = format!("{scheme}://{authority}{}", head.path);
+        // To a proxy the request line has the absolute form; `:path` is its origin form.
+        let path = origin_form(&head.path).to_string();
+        let uri = format!("{scheme}://{authority}{path}");
         let mut b = http::Request::builder()
             .method(head.method.as_str())
             .uri(uri.as_str());
@@ -429,7 +453,7 @@ impl Transfer {
             lines.push(format!("[HTTP/2] [{id}] [:method: {}]", head.method));
             lines.push(format!("[HTTP/2] [{id}] [:scheme: {scheme}]"));
             lines.push(format!("[HTTP/2] [{id}] [:authority: {authority}]"));
-            lines.push(format!("[HTTP/2] [{id}] [:path: {}]", head.path));
+            lines.push(format!("[HTTP/2] [{id}] [:path: {path}]"));
             for (n, v) in &head.fields {
                 lines.push(format!("[HTTP/2] [{id}] [{n}: {v}]"));
             }
@@ -617,7 +641,18 @@ impl Transfer {
                 ),
             );
         }
+        let flooded = self
+            .h2conn
+            .as_ref()
+            .is_some_and(|s| s.lock().h2.as_ref().is_some_and(|m| m.flooded()));
         if let Some(io) = e.get_io() {
+            if flooded || io.to_string() == mux::FLOODED {
+                return Error::new(
+                    Code::Http2,
+                    "nghttp2 recv error -904: Flooding was detected in this HTTP/2 session, and \
+                     it must be closed",
+                );
+            }
             if io.kind() == std::io::ErrorKind::BrokenPipe {
                 // h2's word for the connection's end while the stream was open.
                 return match (self.resp.phase, self.resp.framing) {
@@ -638,5 +673,20 @@ impl Transfer {
             );
         }
         Error::code(Code::Http2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::origin_form;
+
+    #[test]
+    fn origin_form_of_targets() {
+        assert_eq!(origin_form("/a?b"), "/a?b");
+        assert_eq!(origin_form("http://h:1/a/b?c"), "/a/b?c");
+        assert_eq!(origin_form("http://[::1]:8/"), "/");
+        assert_eq!(origin_form("http://h"), "/");
+        assert_eq!(origin_form("*"), "*");
+        assert_eq!(origin_form("/x?u=http://y/"), "/x?u=http://y/");
     }
 }

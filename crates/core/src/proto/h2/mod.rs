@@ -13,6 +13,8 @@
 //! lines, as curl does).
 
 pub mod req;
+pub mod scan;
+pub mod tunnel;
 
 use std::future::Future;
 use std::io;
@@ -41,7 +43,12 @@ pub const MAX_HEADER_LIST: u32 = 300 * 1024;
 struct Slot {
     conn: Option<Conn>,
     write_blocked: bool,
+    /// The frames the peer sent, for nghttp2's flood limit.
+    scan: scan::FrameScan,
 }
+
+/// The text of the I/O error a flood of PING or SETTINGS frames ends the connection with.
+pub const FLOODED: &str = "HTTP/2 peer flooded the connection";
 
 /// The I/O object h2 owns: a handle onto the slot the connection is lent into.
 struct Lent(Arc<Mutex<Slot>>);
@@ -70,6 +77,10 @@ impl AsyncRead for Lent {
             loop {
                 match c.recv(buf.initialize_unfilled()) {
                     Ok(n) => {
+                        let got = &buf.initialize_unfilled()[..n];
+                        if s.scan.feed(got) {
+                            return Poll::Ready(Err(io::Error::other(FLOODED)));
+                        }
                         buf.advance(n);
                         return Poll::Ready(Ok(()));
                     }
@@ -194,6 +205,8 @@ impl Mux {
             let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
             s.conn = Some(conn);
             s.write_blocked = false;
+            // What one drive reads is one burst, as one read is for nghttp2 in curl.
+            s.scan.reset_burst();
         }
         let mut cx = noop();
         loop {
@@ -219,6 +232,11 @@ impl Mux {
         }
         let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
         s.conn.take().expect("lent connection")
+    }
+
+    /// Did the peer flood the connection with frames asking for answers?
+    pub fn flooded(&self) -> bool {
+        self.slot.lock().map(|s| s.scan.flooded()).unwrap_or(false)
     }
 
     /// Did the last drive stop because the socket would not take more?
