@@ -13,6 +13,8 @@
 //! * [`proxy`]: a CONNECT proxy that records the handshake and relays the tunnel, and an
 //!   HTTPS proxy (TLS in front of it).
 //! * [`socks`]: a SOCKS4/4a/5 proxy that records the handshake and relays.
+//! * [`hostile`]: differential cases whose oxcurl run must also stay within a heap, RSS and
+//!   wall-time budget (hostile servers).
 //!
 //! Servers listen on loopback only and bind ephemeral ports.
 #![forbid(unsafe_code)]
@@ -20,6 +22,7 @@
 pub mod diff;
 pub mod fs;
 pub mod h2;
+pub mod hostile;
 pub mod http;
 pub mod nginx;
 pub mod process;
