@@ -1534,7 +1534,14 @@ impl Transfer {
     fn start_tunnel(&mut self) {
         let url = self.url.clone().expect("url");
         let host = url.host_punycode().unwrap_or_default();
-        let authority = format!("{host}:{}", url.port_or_default());
+        // curl tunnels to the --connect-to destination, not to the URL's host.
+        let (host, port) = self.connect_to(&host, url.port_or_default());
+        let host = if host.contains(':') && !host.starts_with('[') {
+            bracket(&host)
+        } else {
+            host
+        };
+        let authority = format!("{host}:{port}");
         let http10 = self
             .proxy
             .as_ref()
