@@ -52,7 +52,7 @@ run_one() {
     "target/corpus/$t" "corpus/$t" -- \
     -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="artifacts/$t/" </dev/null >"$logs/$t.log" 2>&1; then
-    echo "fuzz.sh: $t: ok ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$logs/$t.log" | grep -o '[0-9]*$' || echo '?') runs in ${secs}s)"
+    echo "fuzz.sh: $t: ok ($(grep -ao 'stat::number_of_executed_units: [0-9]*' "$logs/$t.log" | grep -o '[0-9]*$' || echo '?') runs in ${secs}s)"
   else
     echo "fuzz.sh: $t: FAILED (log: fuzz/$logs/$t.log)"
     tail -n 40 "$logs/$t.log" | sed "s/^/  $t| /"
