@@ -188,8 +188,9 @@ pub fn no_proxy_matches(list: &str, host: &str) -> bool {
                     return true;
                 }
                 if host.len() > t.len() {
-                    let (head, tail) = host.split_at(host.len() - t.len());
-                    if head.ends_with('.') && tail.eq_ignore_ascii_case(t) {
+                    // Bytes: the cut may fall inside a multibyte character of the host.
+                    let (head, tail) = host.as_bytes().split_at(host.len() - t.len());
+                    if head.ends_with(b".") && tail.eq_ignore_ascii_case(t.as_bytes()) {
                         return true;
                     }
                 }
@@ -325,6 +326,15 @@ mod tests {
         assert!(no_proxy_matches("a, example.com", "EXAMPLE.com."));
         assert!(!no_proxy_matches("example.com", "badexample.com"));
         assert!(!no_proxy_matches("a.*", "a.b"));
+    }
+
+    /// Found by the connect_reply fuzz target: a suffix cut inside a multibyte character of
+    /// the host panicked.
+    #[test]
+    fn no_proxy_non_ascii_host() {
+        assert!(!no_proxy_matches("x", "é"));
+        assert!(!no_proxy_matches("lée", "Connection: clée"));
+        assert!(no_proxy_matches("b.test", "é.b.test"));
     }
 
     #[test]

@@ -67,7 +67,8 @@ fn room_for_connection(
 }
 
 /// curl's limit on a response head (`MAX_HTTP_RESP_HEADER_SIZE`).
-const MAX_HEAD: usize = 300 * 1024;
+/// Most response header lines one transfer keeps (curl: `MAX_HTTP_RESP_HEADER_COUNT`).
+const MAX_RESP_HEADERS: usize = 5000;
 /// Bodies larger than this get `Expect: 100-continue` (curl's `EXPECT_100_THRESHOLD`).
 const EXPECT_100_THRESHOLD: u64 = 1024 * 1024;
 
@@ -219,7 +220,7 @@ impl Resp {
     fn new(request_no: usize) -> Resp {
         Resp {
             phase: Phase::Head,
-            lines: LineBuf::new(MAX_HEAD),
+            lines: LineBuf::new(head::MAX_HEADER_LINE),
             first_line: true,
             seen_header: false,
             http09: false,
@@ -360,6 +361,8 @@ pub(crate) struct Transfer {
     pub(crate) waker: std::task::Waker,
     /// `host:port` of the connection this transfer uses or makes, for the connection limits.
     conn_dest: Option<String>,
+    /// Response header lines received so far in this transfer (see `count_header`).
+    header_count: usize,
 }
 
 impl Transfer {
@@ -424,6 +427,7 @@ impl Transfer {
             pending_conn: None,
             waker: std::task::Waker::noop().clone(),
             conn_dest: None,
+            header_count: 0,
         }
     }
 
@@ -1933,7 +1937,15 @@ impl Transfer {
     fn start_tunnel(&mut self) {
         let url = self.url.clone().expect("url");
         let host = url.host_punycode().unwrap_or_default();
-        let authority = format!("{host}:{}", url.port_or_default());
+        // curl tunnels to the --connect-to destination, not to the URL's host.
+        let port = url.port_or_default();
+        let (host, port) = self.connect_to_rule(&host, port).unwrap_or((host, port));
+        let host = if host.contains(':') && !host.starts_with('[') {
+            bracket(&host)
+        } else {
+            host
+        };
+        let authority = format!("{host}:{port}");
         let http10 = self
             .proxy
             .as_ref()
@@ -3048,8 +3060,11 @@ impl Transfer {
         while !data.is_empty() {
             match self.resp.phase {
                 Phase::Head => {
+                    // Only at the very start of a status line: after a 1xx head ended within
+                    // an earlier read, the next read may begin in the middle of one.
                     if self.resp.first_line
                         && self.resp.raw_bytes as usize == data.len()
+                        && self.resp.lines.pending().is_empty()
                         && !self.resp.http09
                     {
                         match head::looks_like_status_line(data) {
@@ -3073,10 +3088,12 @@ impl Transfer {
                             Tri::Yes | Tri::NeedMore => {}
                         }
                     }
-                    let (used, line) =
-                        self.resp.lines.feed(data).map_err(|_| {
-                            Error::new(Code::RecvError, "Too large response headers")
-                        })?;
+                    let (used, line) = self.resp.lines.feed(data).map_err(|e| {
+                        Error::new(
+                            Code::from_u32(e.curl_code()).unwrap_or(Code::RecvError),
+                            e.to_string(),
+                        )
+                    })?;
                     data = &data[used..];
                     if let Some(line) = line {
                         let line = line.to_vec();
@@ -3127,6 +3144,13 @@ impl Transfer {
             self.resp.keepalive = matches!(self.resp.version, HttpVersion::V1_1 | HttpVersion::V2);
             self.info.response_code = self.resp.code;
             self.info.http_version = self.resp.version;
+            // curl's verify_header, which follows the status line parse.
+            if line.contains(&0) {
+                return Err(Error::new(
+                    Code::WeirdServerReply,
+                    head::HeaderLineError::NulByte.to_string(),
+                ));
+            }
             self.deliver_header(line)?;
             return Ok(());
         }
@@ -3152,6 +3176,7 @@ impl Transfer {
         let first_header = !self.resp.seen_header;
         head::check_header_line(trimmed, first_header)
             .map_err(|e| Error::new(Code::WeirdServerReply, e.to_string()))?;
+        self.count_header()?;
         if self.resp.code == 401 || self.resp.code == 407 {
             // curl reads a challenge before it shows the header line.
             if let Some((name, value)) = head::split_header(trimmed) {
@@ -3315,6 +3340,19 @@ impl Transfer {
             }
             self.resp.transfer_codings.extend_from_slice(c);
         }
+        Ok(())
+    }
+
+    /// curl keeps at most [`MAX_RESP_HEADERS`] header lines (1xx heads, trailers and earlier
+    /// responses of the transfer included; status lines not) for its header API.
+    fn count_header(&mut self) -> Result<()> {
+        if self.header_count >= MAX_RESP_HEADERS {
+            return Err(Error::new(
+                Code::TooLarge,
+                format!("Too many response headers, {MAX_RESP_HEADERS} is max"),
+            ));
+        }
+        self.header_count += 1;
         Ok(())
     }
 
@@ -3598,6 +3636,7 @@ impl Transfer {
                                 }
                             }
                             Some(ChunkEvent::Trailer(t)) if !raw => {
+                                self.count_header()?;
                                 let mut line = t.to_vec();
                                 line.extend_from_slice(b"\r\n");
                                 self.deliver_header(&line)?;

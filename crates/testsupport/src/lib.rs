@@ -14,6 +14,8 @@
 //!   HTTPS proxy (TLS in front of it).
 //! * [`socks`]: a SOCKS4/4a/5 proxy that records the handshake and relays.
 //! * [`daemons`]: Debian's squid, nghttpx and dante as real HTTP, HTTP/2 and SOCKS proxies.
+//! * [`hostile`]: differential cases whose oxcurl run must also stay within a heap, RSS and
+//!   wall-time budget (hostile servers).
 //!
 //! Servers listen on loopback only and bind ephemeral ports.
 #![forbid(unsafe_code)]
@@ -22,6 +24,7 @@ pub mod daemons;
 pub mod diff;
 pub mod fs;
 pub mod h2;
+pub mod hostile;
 pub mod http;
 pub mod nginx;
 pub mod process;

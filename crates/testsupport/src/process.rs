@@ -46,6 +46,9 @@ pub struct Output {
     pub timed_out: bool,
     /// Wall time until exit (or kill).
     pub elapsed: Duration,
+    /// The program's peak resident set size in KiB (`VmHWM` of `/proc/PID/status`, sampled
+    /// while it ran: at least 1 ms apart, at most 10 ms); None if never sampled.
+    pub peak_rss_kib: Option<u64>,
 }
 
 impl Output {
@@ -219,7 +222,13 @@ impl Exec {
         });
         let mut timed_out = false;
         let mut nap = Duration::from_millis(1);
+        let mut peak_rss_kib = None;
+        let status_file = format!("/proc/{}/status", child.id());
         let status = loop {
+            // Sampled before reaping: a zombie's status has no memory lines.
+            if let Some(kib) = vm_hwm_kib(&status_file) {
+                peak_rss_kib = peak_rss_kib.max(Some(kib));
+            }
             match child.try_wait() {
                 Ok(Some(s)) => break s,
                 Ok(None) => {}
@@ -246,6 +255,19 @@ impl Exec {
             stderr,
             timed_out,
             elapsed,
+            peak_rss_kib,
         }
     }
+}
+
+/// The `VmHWM` line of a `/proc/PID/status` file, in KiB.
+fn vm_hwm_kib(status_file: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(status_file).ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line["VmHWM:".len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
 }

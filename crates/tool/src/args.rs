@@ -3218,35 +3218,41 @@ impl Parser {
     /// `-K FILE`: curl's config syntax, one option per line.
     fn config_file(&mut self, path: &str) -> Result<(), ParseError> {
         let data = read_arg_file(path).map_err(|_| read_error("config"))?;
-        let text = String::from_utf8_lossy(&data).into_owned();
-        let mut args = Vec::new();
-        for line in text.lines() {
-            let line = line.trim_start();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let (name, rest) = split_config_line(line);
-            let name = if name.starts_with('-') {
-                name.to_string()
-            } else {
-                format!("--{name}")
-            };
-            args.push(name.clone());
-            let takes = if let Some(l) = name.strip_prefix("--") {
-                find_long(l).is_some_and(|o| o.kind == Kind::Arg)
-            } else {
-                name.chars()
-                    .nth(1)
-                    .and_then(find_short)
-                    .is_some_and(|o| o.kind == Kind::Arg)
-                    && name.len() == 2
-            };
-            if takes {
-                args.push(config_value(rest));
-            }
-        }
+        let args = config_args(&String::from_utf8_lossy(&data));
         self.parse_args(&args)
     }
+}
+
+/// A config file's text as command-line arguments: each option line gives its name (with
+/// `--` added when it has no dash) and, for options taking one, its value.
+pub fn config_args(text: &str) -> Vec<String> {
+    let mut args = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_start();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (name, rest) = split_config_line(line);
+        let name = if name.starts_with('-') {
+            name.to_string()
+        } else {
+            format!("--{name}")
+        };
+        args.push(name.clone());
+        let takes = if let Some(l) = name.strip_prefix("--") {
+            find_long(l).is_some_and(|o| o.kind == Kind::Arg)
+        } else {
+            name.chars()
+                .nth(1)
+                .and_then(find_short)
+                .is_some_and(|o| o.kind == Kind::Arg)
+                && name.len() == 2
+        };
+        if takes {
+            args.push(config_value(rest));
+        }
+    }
+    args
 }
 
 fn split_config_line(line: &str) -> (&str, &str) {

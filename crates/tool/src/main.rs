@@ -1,6 +1,8 @@
 //! The `oxcurl` command-line tool: curl's command line, output and exit codes, on the oxcurl
 //! engine. It reaches the engine only through `Options` and the `Handler` callbacks.
 
+#![forbid(unsafe_code)]
+
 mod args;
 mod formparse;
 mod glob;
