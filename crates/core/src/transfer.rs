@@ -149,6 +149,13 @@ struct Resp {
     content_encoding: Option<Vec<u8>>,
     location: Option<String>,
     keepalive: bool,
+    /// A `Content-Range` starting where the resumed download asked (curl's `content_range`).
+    range_matches: bool,
+    /// A `Content-Range` without a start on a 2xx: the server sends everything, curl then
+    /// stops treating the transfer as a resume.
+    range_everything: bool,
+    /// The body is read but not delivered (curl's `ignorebody`): a 416 to a resumed GET.
+    ignore_body: bool,
     /// Bytes of this response received at all (52 "empty reply" when none).
     raw_bytes: u64,
     body_bytes: u64,
@@ -174,6 +181,9 @@ impl Resp {
             content_encoding: None,
             location: None,
             keepalive: true,
+            range_matches: false,
+            range_everything: false,
+            ignore_body: false,
             raw_bytes: 0,
             body_bytes: 0,
             request_no,
@@ -2772,6 +2782,8 @@ impl Transfer {
                 Version::Http3 => HttpVersion::V3,
             };
             self.resp.keepalive = matches!(self.resp.version, HttpVersion::V1_1 | HttpVersion::V2);
+            // curl takes a 416 to a resumed download as "already complete" and drops its body.
+            self.resp.ignore_body = self.resp.code == 416 && self.resuming_get();
             self.info.response_code = self.resp.code;
             self.info.http_version = self.resp.version;
             self.deliver_header(line)?;
@@ -2782,8 +2794,12 @@ impl Transfer {
                 self.auth_act()?;
             }
             let unmet = self.time_condition_unmet();
-            self.deliver_header(line)?;
-            self.end_of_head()?;
+            // curl decides about the body (and fails) before it passes on the blank line, and
+            // passes it on even when it fails.
+            let decided = self.end_of_head();
+            let delivered = self.deliver_header(line);
+            decided?;
+            delivered?;
             if unmet {
                 // curl answers as if the server had said 304 and drops the body, and with it
                 // the connection.
@@ -2883,6 +2899,25 @@ impl Transfer {
             }
         } else if name.eq_ignore_ascii_case("Content-Encoding") {
             self.resp.content_encoding = Some(value.to_vec());
+        } else if name.eq_ignore_ascii_case("Content-Range") {
+            // curl's forms: "bytes N-", "bytes: N-", "N-" and "*/TOTAL"; only the start counts.
+            let rest = value.iter().position(|&b| b.is_ascii_digit() || b == b'*');
+            match rest.map(|i| &value[i..]) {
+                Some(v) if v[0].is_ascii_digit() => {
+                    let end = v
+                        .iter()
+                        .position(|b| !b.is_ascii_digit())
+                        .unwrap_or(v.len());
+                    let start = std::str::from_utf8(&v[..end])
+                        .ok()
+                        .and_then(|d| d.parse::<u64>().ok());
+                    if start.is_some_and(|n| n == self.opts.resume_from) {
+                        self.resp.range_matches = true;
+                    }
+                }
+                _ if self.resp.code < 300 => self.resp.range_everything = true,
+                _ => {}
+            }
         } else if name.eq_ignore_ascii_case("Location") {
             self.resp.location = Some(String::from_utf8_lossy(value).into_owned());
         } else if name.eq_ignore_ascii_case("Strict-Transport-Security") {
@@ -2943,12 +2978,6 @@ impl Transfer {
             return Ok(());
         }
         self.auth_retry = true;
-        if self.resp.keepalive {
-            self.verbose("Ignoring the response-body");
-            if self.resp.content_length.is_some() {
-                self.verbose("setting size while ignoring");
-            }
-        }
         Ok(())
     }
 
@@ -3049,17 +3078,32 @@ impl Transfer {
                     });
             }
         }
+        // curl's `http_firstwrite`. A response that leads to another request is not
+        // delivered; on a connection that closes anyway it is not even read.
+        let newurl = self.redirect_to.is_some() || self.auth_retry;
+        let mut stop = newurl && !self.resp.keepalive;
+        if newurl && !stop {
+            self.resp.ignore_body = true;
+            self.verbose("Ignoring the response-body");
+        }
         // Only a GET resumes a download (curl checks `HTTPREQ_GET`); uploads say where they
-        // resume with Content-Range and take whatever answer.
-        if self.opts.resume_from > 0
-            && code == 200
-            && self.opts.range.is_none()
-            && matches!(self.body, Body::None)
+        // resume with Content-Range and take whatever answer. Any response that does not
+        // start at the resume point ends it, unless it is exactly the part already there.
+        if !stop
+            && !self.resp.ignore_body
+            && self.resuming_get()
+            && !self.resp.range_matches
+            && !self.resp.range_everything
         {
-            return Err(Error::new(
-                Code::RangeError,
-                "HTTP server does not seem to support byte ranges. Cannot resume.",
-            ));
+            if self.resp.content_length != Some(self.opts.resume_from) {
+                return Err(Error::new(
+                    Code::RangeError,
+                    "HTTP server does not seem to support byte ranges. Cannot resume.",
+                ));
+            }
+            self.verbose("The entire document is already downloaded");
+            self.resp.keepalive = false;
+            stop = true;
         }
         let no_body = self.method == "HEAD" || code == 204 || code == 304;
         // CURLOPT_IGNORE_CONTENT_LENGTH: the body runs until the server closes.
@@ -3085,12 +3129,19 @@ impl Transfer {
             self.resp.content_length
         };
         if let (Some(max), Some(n)) = (self.opts.max_filesize, self.resp.content_length) {
-            if n > max && !no_body {
+            if n > max && !no_body && !self.resp.ignore_body {
                 return Err(Error::new(
                     Code::FilesizeExceeded,
                     "Maximum file size exceeded",
                 ));
             }
+        }
+        if self.resp.ignore_body && self.resp.content_length.is_some() && !self.resp.chunked_te {
+            self.verbose("setting size while ignoring");
+        }
+        if stop {
+            self.resp.phase = Phase::Complete;
+            return Ok(());
         }
         if let Some(ce) = &self.resp.content_encoding {
             if self.opts.accept_encoding.is_some() && self.opts.http_content_decoding && !no_body {
@@ -3117,8 +3168,18 @@ impl Transfer {
             && match code {
                 401 => self.auth.fails_on_challenge(self.creds.is_some()),
                 407 => self.proxy_auth.fails_on_challenge(self.proxy_has_user()),
+                // A resumed download that was already complete.
+                416 => !self.resuming_get(),
                 _ => true,
             }
+    }
+
+    /// A resumed download (curl: `resume_from` set and `HTTPREQ_GET`).
+    fn resuming_get(&self) -> bool {
+        self.opts.resume_from > 0
+            && self.opts.range.is_none()
+            && matches!(self.body, Body::None)
+            && self.method != "HEAD"
     }
 
     /// Consume body bytes; returns how many belonged to this response.
@@ -3191,7 +3252,7 @@ impl Transfer {
             return Ok(());
         }
         self.resp.body_bytes += data.len() as u64;
-        if self.redirect_to.is_some() || self.auth_retry {
+        if self.redirect_to.is_some() || self.auth_retry || self.resp.ignore_body {
             return Ok(());
         }
         if let Some(max) = self.opts.max_filesize {

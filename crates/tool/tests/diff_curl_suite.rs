@@ -1,0 +1,142 @@
+//! Differential tests for what curl 8.14.1's own test suite (tests/runtests.pl, run by
+//! scripts/curl-testsuite.sh) found: each test names the curl test it stands for, and checks
+//! the same behaviour against the reference curl on a scripted server.
+
+use std::time::Duration;
+
+use oxcurl_testsupport::{Case, Reply};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+// ---- redirects and the response body (curl tests 54, 187) ---------------------------------
+
+/// curl test 187: a redirect on a connection that closes anyway is followed as soon as its
+/// head is in; the body is not read (the server here never ends it).
+#[test]
+fn t187_redirect_on_closing_connection_skips_the_body() {
+    Case::new("t187_redirect_on_closing_connection_skips_the_body")
+        .args(&["-s", "-i", "-L", "{url}?oh=what-weird=test/187"])
+        .server(|s| {
+            s.route(
+                "/",
+                Reply::head(
+                    301,
+                    &[
+                        ("Location", "/root/1870002.txt?coolsite=yes"),
+                        ("Connection", "close"),
+                    ],
+                )
+                .body("This server reply is for testing a simple Location: following\n")
+                .keep_open(true),
+            );
+            s.route("/root/1870002.txt", Reply::ok("followed\n"));
+        })
+        .run(OXCURL);
+}
+
+/// curl test 187 in verbose mode: the messages about the skipped body come before the blank
+/// line that ends the head, for a reused connection ("Ignoring the response-body") and for a
+/// closing one (none).
+#[test]
+fn t187_redirect_body_messages() {
+    for (name, close) in [("keep", false)] {
+        let mut headers = vec![("Location", "/next"), ("Content-Length", "5")];
+        if close {
+            headers.push(("Connection", "close"));
+        }
+        // A pause before each answer, so that the request is seen as sent first.
+        let pause = Duration::from_millis(100);
+        let mut head = String::from("HTTP/1.1 301 Moved Permanently\r\n");
+        for (k, v) in &headers {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        let first = Reply::new()
+            .sleep(pause)
+            .write(head)
+            .body("body\n")
+            .keep_open(!close);
+        let next = Reply::new()
+            .sleep(pause)
+            .write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nnext\n");
+        Case::new(&format!("t187_redirect_body_messages_{name}"))
+            .args(&["-s", "-v", "-L", "{url}/start"])
+            .server(move |s| {
+                s.route("/start", first.clone());
+                s.route("/next", next.clone());
+            })
+            .compare_stderr(true)
+            .run(OXCURL);
+    }
+}
+
+// ---- resumed downloads (curl tests 92, 99) -------------------------------------------------
+
+fn resume(name: &str, args: &[&str], reply: Reply) {
+    let mut all = vec!["-sS", "-i"];
+    all.extend_from_slice(args);
+    Case::new(name).args(&all).reply(reply).run(OXCURL);
+}
+
+/// curl test 92: a 416 to a resumed download means it is complete: no error, no body.
+#[test]
+fn t92_resume_416_is_complete() {
+    let reply = || {
+        Reply::head(
+            416,
+            &[("Content-Length", "4"), ("Content-Range", "bytes */87")],
+        )
+        .body("bad\n")
+    };
+    resume(
+        "t92_resume_416_is_complete",
+        &["-C", "87", "{url}/want/92"],
+        reply(),
+    );
+    resume(
+        "t92_resume_416_with_fail",
+        &["-f", "-C", "87", "{url}/want/92"],
+        reply(),
+    );
+}
+
+/// curl test 99: a resumed download answered without the asked range fails with 33 before
+/// anything of the body is written, whatever the status.
+#[test]
+fn t99_resume_not_honoured_fails() {
+    resume(
+        "t99_resume_404",
+        &["-C", "9999999999", "{url}/99"],
+        Reply::head(404, &[("Connection", "close"), ("Content-Length", "13")])
+            .body("0123456789123\n"),
+    );
+    resume(
+        "t99_resume_206_elsewhere",
+        &["-C", "10", "{url}/99"],
+        Reply::head(
+            206,
+            &[("Content-Range", "bytes 5-9/10"), ("Content-Length", "5")],
+        )
+        .body("56789"),
+    );
+}
+
+/// The other side of curl test 99: a Content-Range at the resume point is honoured, and a
+/// whole-document answer as long as the resume point says there is nothing left.
+#[test]
+fn t99_resume_honoured_or_already_there() {
+    resume(
+        "t99_resume_206_at_offset",
+        &["-C", "5", "{url}/99"],
+        Reply::head(
+            206,
+            &[("Content-Range", "bytes 5-9/10"), ("Content-Length", "5")],
+        )
+        .body("56789"),
+    );
+    resume(
+        "t99_resume_all_there",
+        &["-C", "10", "{url}/99"],
+        Reply::status(200, &[], "0123456789"),
+    );
+}
