@@ -2919,7 +2919,13 @@ impl Transfer {
                 _ => {}
             }
         } else if name.eq_ignore_ascii_case("Location") {
-            self.resp.location = Some(String::from_utf8_lossy(value).into_owned());
+            // curl keeps the first non-empty Location of a 3xx and ignores the others.
+            if (300..400).contains(&self.resp.code)
+                && self.resp.location.is_none()
+                && !value.trim_ascii().is_empty()
+            {
+                self.resp.location = Some(String::from_utf8_lossy(value).into_owned());
+            }
         } else if name.eq_ignore_ascii_case("Strict-Transport-Security") {
             if self.opts.hsts_file.is_some() && self.info.scheme == "https" {
                 self.pending_sts = Some(String::from_utf8_lossy(value).into_owned());

@@ -70,6 +70,42 @@ fn t187_redirect_body_messages() {
     }
 }
 
+/// curl test 54: an empty Location is ignored, so -L stays with the 301.
+#[test]
+fn t54_blank_location_is_not_followed() {
+    Case::new("t54_blank_location_is_not_followed")
+        .args(&["-s", "-i", "-L", "-w", "[%{redirect_url}]", "{url}/want/54"])
+        .reply(Reply::head(301, &[("Location", ""), ("Content-Length", "5")]).body("body\n"))
+        .run(OXCURL);
+}
+
+/// The first Location of a 3xx counts, and a Location on a 2xx is not a redirect.
+#[test]
+fn t54_first_location_counts_and_only_on_3xx() {
+    Case::new("t54_first_location_counts")
+        .args(&["-s", "-L", "-w", "[%{redirect_url}]", "{url}/a"])
+        .server(|s| {
+            s.route(
+                "/a",
+                Reply::head(
+                    302,
+                    &[
+                        ("Location", "/b"),
+                        ("Location", "/c"),
+                        ("Content-Length", "0"),
+                    ],
+                ),
+            );
+            s.route("/b", Reply::ok("b\n"));
+            s.route("/c", Reply::ok("c\n"));
+        })
+        .run(OXCURL);
+    Case::new("t54_location_on_200")
+        .args(&["-s", "-w", "[%{redirect_url}]", "{url}/a"])
+        .reply(Reply::status(200, &[("Location", "/elsewhere")], "ok\n"))
+        .run(OXCURL);
+}
+
 // ---- resumed downloads (curl tests 92, 99) -------------------------------------------------
 
 fn resume(name: &str, args: &[&str], reply: Reply) {
