@@ -958,17 +958,21 @@ impl Transfer {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_string();
-        if let Ok(ip) = lookup_host.parse::<IpAddr>() {
-            self.info.time_namelookup = cx.now.duration_since(self.started);
-            self.start_connect(cx, &[SocketAddr::new(ip, conn_port)], &host, port, key);
-            return Ok(true);
-        }
         if let Some(addrs) =
             cx.resolver
                 .cached(&lookup_host, conn_port, self.opts.dns_cache_timeout, cx.now)
         {
             self.info.time_namelookup = cx.now.duration_since(self.started);
-            self.resolved_notes(&lookup_host, conn_port, &addrs);
+            self.verbose(&format!("Hostname {lookup_host} was found in DNS cache"));
+            self.start_connect(cx, &addrs, &host, port, key);
+            return Ok(true);
+        }
+        if let Ok(ip) = lookup_host.parse::<IpAddr>() {
+            // curl caches literal addresses too (the next use finds them there).
+            let addrs = [SocketAddr::new(ip, conn_port)];
+            cx.resolver
+                .insert(&lookup_host, conn_port, addrs.to_vec(), cx.now);
+            self.info.time_namelookup = cx.now.duration_since(self.started);
             self.start_connect(cx, &addrs, &host, port, key);
             return Ok(true);
         }

@@ -39,7 +39,7 @@ fn t187_redirect_on_closing_connection_skips_the_body() {
 /// closing one (none).
 #[test]
 fn t187_redirect_body_messages() {
-    for (name, close) in [("keep", false)] {
+    for (name, close) in [("keep", false), ("close", true)] {
         let mut headers = vec![("Location", "/next"), ("Content-Length", "5")];
         if close {
             headers.push(("Connection", "close"));
