@@ -963,7 +963,10 @@ impl Transfer {
                 .cached(&lookup_host, conn_port, self.opts.dns_cache_timeout, cx.now)
         {
             self.info.time_namelookup = cx.now.duration_since(self.started);
-            self.verbose(&format!("Hostname {lookup_host} was found in DNS cache"));
+            // Connecting again for a proxy tunnel, curl reuses the addresses it had.
+            if !self.tunnel_again {
+                self.verbose(&format!("Hostname {lookup_host} was found in DNS cache"));
+            }
             self.start_connect(cx, &addrs, &host, port, key);
             return Ok(true);
         }
