@@ -2283,7 +2283,7 @@ impl Transfer {
             Body::Mime(_) => match self.mime_size {
                 Some(len) => BodyFraming::Length { len, form: false },
                 None if self.opts.http_version == HttpVersionPref::V1_0 => BodyFraming::None,
-                None => BodyFraming::Chunked,
+                None => BodyFraming::Chunked { form: false },
             },
             Body::Fields(f) => {
                 if self.method == "POST" || self.opts.custom_request.is_some() {
@@ -2307,7 +2307,9 @@ impl Transfer {
                 if self.opts.http_version == HttpVersionPref::V1_0 {
                     BodyFraming::None
                 } else {
-                    BodyFraming::Chunked
+                    BodyFraming::Chunked {
+                        form: matches!(self.body, Body::PostRead(_)),
+                    }
                 }
             }
         };
@@ -2325,12 +2327,23 @@ impl Transfer {
             },
             f => f,
         };
+        // Expect goes by the size of the body, whatever the framing.
         let expect_100 = self.opts.http_version != HttpVersionPref::V1_0
             && match framing {
-                BodyFraming::Chunked => true,
+                BodyFraming::Chunked { .. } | BodyFraming::Unframed { .. } => true,
                 BodyFraming::Length { len, .. } => len > EXPECT_100_THRESHOLD,
                 BodyFraming::None => false,
             };
+        // A custom Transfer-Encoding decides about chunks (curl's `http_req_set_reader`):
+        // naming chunked, it chunks a body of known size too; otherwise a body of unknown
+        // size goes unframed.
+        let framing = match (self.custom_chunked(), framing) {
+            (Some(true), BodyFraming::Length { form, .. }) if !self.probing() => {
+                BodyFraming::Chunked { form }
+            }
+            (Some(false), BodyFraming::Chunked { form }) => BodyFraming::Unframed { form },
+            (_, f) => f,
+        };
         self.req.clear();
         let referer = self.referer.clone();
         let mime_type = match &self.body {
@@ -2390,17 +2403,19 @@ impl Transfer {
         }
         self.req_sent = 0;
         self.up = Upload {
-            chunked: framing == BodyFraming::Chunked,
+            chunked: matches!(framing, BodyFraming::Chunked { .. }),
             await_continue: expect_100,
             body_done: framing == BodyFraming::None || self.probing(),
             upload_base: self.info.size_upload,
             skip,
             ..Upload::default()
         };
-        if matches!(
-            self.body,
-            Body::Upload(_) | Body::PostRead(_) | Body::Mime(_)
-        ) && framing != BodyFraming::None
+        if (self.up.chunked
+            || matches!(
+                self.body,
+                Body::Upload(_) | Body::PostRead(_) | Body::Mime(_)
+            ))
+            && framing != BodyFraming::None
             && !self.probing()
         {
             self.up.buf = vec![0u8; self.opts.upload_buffer_size + 32];
@@ -2464,7 +2479,7 @@ impl Transfer {
     fn send_body_some(&mut self) -> Result<bool> {
         let conn = self.conn.as_mut().expect("conn");
         match &self.body {
-            Body::Fields(f) => {
+            Body::Fields(f) if !self.up.chunked => {
                 if self.up.fields_sent >= f.len() {
                     self.up.body_done = true;
                     return Ok(true);
@@ -2485,7 +2500,7 @@ impl Transfer {
                     Err(e) => Err(send_error(&e)),
                 }
             }
-            Body::Upload(_) | Body::PostRead(_) | Body::Mime(_) => {
+            Body::Fields(_) | Body::Upload(_) | Body::PostRead(_) | Body::Mime(_) => {
                 if self.up.pos == self.up.len {
                     if self.up.eof {
                         self.up.body_done = true;
@@ -2547,8 +2562,16 @@ impl Transfer {
             room = room.min(usize::try_from(self.opts.max_send_speed).unwrap_or(usize::MAX));
         }
         self.skip_upload(start, room)?;
-        let read = match self.mime.as_mut() {
-            Some(m) => match m.read(&mut self.up.buf[start..start + room]) {
+        let read = match (&self.body, self.mime.as_mut()) {
+            // Chunked fields go through the buffer like any other body.
+            (Body::Fields(f), _) => {
+                let n = (f.len() - self.up.fields_sent).min(room);
+                let from = self.up.fields_sent;
+                self.up.buf[start..start + n].copy_from_slice(&f[from..from + n]);
+                self.up.fields_sent += n;
+                ReadResult::Data(n)
+            }
+            (_, Some(m)) => match m.read(&mut self.up.buf[start..start + room]) {
                 Ok(n) => ReadResult::Data(n),
                 Err(crate::mime::MimeError::Aborted) => ReadResult::Abort,
                 Err(_) => {
@@ -2558,7 +2581,7 @@ impl Transfer {
                     ))
                 }
             },
-            None => self.handler.read(&mut self.up.buf[start..start + room]),
+            (_, None) => self.handler.read(&mut self.up.buf[start..start + room]),
         };
         let n = match read {
             ReadResult::Data(n) => n.min(room),
@@ -3185,6 +3208,20 @@ impl Transfer {
                 416 => !self.resuming_get(),
                 _ => true,
             }
+    }
+
+    /// A custom `Transfer-Encoding` header (also an empty one that removes it): does it
+    /// name chunked? curl's `Curl_checkheaders` and `Curl_compareheader`.
+    fn custom_chunked(&self) -> Option<bool> {
+        if !request::custom_has(&self.opts.headers, "Transfer-Encoding") {
+            return None;
+        }
+        let chunked =
+            request::custom_value(&self.opts.headers, "Transfer-Encoding").is_some_and(|v| {
+                v.split(',')
+                    .any(|t| t.trim().eq_ignore_ascii_case("chunked"))
+            });
+        Some(chunked)
     }
 
     /// A resumed download (curl: `resume_from` set and `HTTPREQ_GET`).

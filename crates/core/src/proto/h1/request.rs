@@ -12,7 +12,15 @@ pub enum BodyFraming {
         len: u64,
         form: bool,
     },
-    Chunked,
+    /// Sent in chunks (`Transfer-Encoding: chunked`).
+    Chunked {
+        form: bool,
+    },
+    /// Sent as it comes, without chunks or a length of curl's own: a body of unknown size
+    /// when a custom `Transfer-Encoding` that is not chunked was asked for.
+    Unframed {
+        form: bool,
+    },
 }
 
 /// Everything that varies per request beyond the options.
@@ -129,7 +137,7 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
             out.extend_from_slice(b"Proxy-Connection: Keep-Alive\r\n");
         }
     }
-    if p.framing == BodyFraming::Chunked && !custom_has(h, "Transfer-Encoding") {
+    if matches!(p.framing, BodyFraming::Chunked { .. }) && !custom_has(h, "Transfer-Encoding") {
         out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
     }
     // The caller leaves out the user's cookie string when a custom Cookie header is given;
@@ -157,16 +165,21 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     for line in p.proxy_headers.unwrap_or(&[]) {
         add_custom(out, line);
     }
-    if let BodyFraming::Length { len, form } = p.framing {
-        if !custom_has(h, "Content-Length") {
-            let mut b = [0u8; 20];
-            out.extend_from_slice(b"Content-Length: ");
-            out.extend_from_slice(fmt_u64(len, &mut b));
-            out.extend_from_slice(b"\r\n");
+    let form = match p.framing {
+        BodyFraming::None => false,
+        BodyFraming::Length { len, form } => {
+            if !custom_has(h, "Content-Length") {
+                let mut b = [0u8; 20];
+                out.extend_from_slice(b"Content-Length: ");
+                out.extend_from_slice(fmt_u64(len, &mut b));
+                out.extend_from_slice(b"\r\n");
+            }
+            form
         }
-        if form && !custom_has(h, "Content-Type") {
-            out.extend_from_slice(b"Content-Type: application/x-www-form-urlencoded\r\n");
-        }
+        BodyFraming::Chunked { form } | BodyFraming::Unframed { form } => form,
+    };
+    if form && !custom_has(h, "Content-Type") {
+        out.extend_from_slice(b"Content-Type: application/x-www-form-urlencoded\r\n");
     }
     if let Some(ct) = p.content_type {
         if !custom_has(h, "Content-Type") {
