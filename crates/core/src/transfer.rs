@@ -2860,6 +2860,14 @@ impl Transfer {
                 }
             }
         }
+        // curl acts on a header line (http_header) before it shows and passes it on, so a
+        // bad one (a negative Content-Length) fails before it is written.
+        let continued = !first_header && head::continuation(trimmed).is_some();
+        if !continued && !trimmed.starts_with(b" ") && !trimmed.starts_with(b"\t") {
+            if let Some((name, value)) = head::split_header(trimmed) {
+                self.apply_header(&String::from_utf8_lossy(name), value)?;
+            }
+        }
         self.deliver_header(line)?;
         self.resp.seen_header = true;
         if !first_header {
@@ -2887,9 +2895,6 @@ impl Transfer {
             }
             let n = String::from_utf8_lossy(name).into_owned();
             let v = String::from_utf8_lossy(value).into_owned();
-            if blanks == 0 {
-                self.apply_header(&n, value)?;
-            }
             self.info.headers.push(Header {
                 name: n,
                 value: v,
@@ -2912,8 +2917,8 @@ impl Transfer {
                         ));
                     }
                     self.resp.keepalive = false;
-                    let v = String::from_utf8_lossy(value).into_owned();
-                    self.verbose(&format!("Overflow Content-Length: {v}"));
+                    // curl's message names no value here, literally.
+                    self.verbose("Overflow Content-Length: value");
                 }
                 // curl's message names no value here, literally.
                 Err(head::ContentLengthError::Invalid) => {

@@ -257,3 +257,32 @@ fn t98_other_transfer_encoding_keeps_length() {
         .reply(Reply::ok("ok\n"))
         .run(OXCURL);
 }
+
+// ---- header lines are acted on before they are passed on (curl test 178) ----------------
+
+/// curl test 178: a negative Content-Length fails (8) before that header line is written.
+#[test]
+fn t178_negative_content_length_fails_before_the_line() {
+    Case::new("t178_negative_content_length_fails_before_the_line")
+        .args(&["-s", "-i", "{url}/178"])
+        .reply(Reply::raw(
+            "HTTP/1.1 200 OK\r\nDate: Tue, 09 Nov 2010 14:49:00 GMT\r\nContent-Length: -6\r\n\
+             Content-Type: text/html\r\n\r\nmoooooooooooo\n",
+        ))
+        .run(OXCURL);
+}
+
+/// The note about an oversized Content-Length comes before the line in verbose output.
+#[test]
+fn t178_overflowing_content_length_note_order() {
+    Case::new("t178_overflowing_content_length_note_order")
+        .args(&["-s", "-v", "{url}/178"])
+        .reply(
+            Reply::new()
+                .sleep(Duration::from_millis(100))
+                .write("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\nmoo\n")
+                .close(),
+        )
+        .compare_stderr(true)
+        .run(OXCURL);
+}
