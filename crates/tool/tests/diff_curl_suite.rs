@@ -286,3 +286,32 @@ fn t178_overflowing_content_length_note_order() {
         .compare_stderr(true)
         .run(OXCURL);
 }
+
+// ---- authentication (curl test 176) ---------------------------------------------------------
+
+/// curl test 176: a POST --ntlm whose probe is answered without a challenge is sent again
+/// with its body and without any Authorization.
+#[test]
+fn t176_ntlm_post_to_server_without_auth() {
+    Case::new("t176_ntlm_post_to_server_without_auth")
+        .args(&[
+            "-s",
+            "-u",
+            "auser:apasswd",
+            "--ntlm",
+            "-d",
+            "junkelijunk",
+            "{url}/176",
+        ])
+        .replies(vec![
+            Reply::head(
+                200,
+                &[
+                    ("Server", "Microsoft-IIS/6.0"),
+                    ("Content-Type", "text/html; charset=iso-8859-1"),
+                ],
+            ),
+            Reply::status(200, &[], "content for you\n"),
+        ])
+        .run(OXCURL);
+}
