@@ -2375,6 +2375,7 @@ impl Transfer {
             }
             _ => user.map(<[u8]>::to_vec),
         };
+        let authneg = self.probing();
         request::build(
             &mut self.req,
             &self.opts,
@@ -2393,6 +2394,7 @@ impl Transfer {
                 proxy_authorization: proxy_authorization.as_deref(),
                 proxy_headers: absolute.then_some(self.opts.proxy_headers.as_slice()),
                 content_range: content_range.as_deref(),
+                authneg,
             },
         );
         self.info.request_size += self.req.len() as u64;

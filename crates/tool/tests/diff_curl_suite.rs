@@ -315,3 +315,49 @@ fn t176_ntlm_post_to_server_without_auth() {
         ])
         .run(OXCURL);
 }
+
+/// curl tests 1284, 1285, 2067-2069: while a Digest probe goes without its body, curl's own
+/// `Content-Length: 0` replaces a custom Content-Length (which would make the server wait for
+/// a body that never comes); the real request then carries the custom one.
+#[test]
+fn t1284_digest_probe_replaces_custom_content_length() {
+    let challenge = || {
+        Reply::status(
+            401,
+            &[(
+                "WWW-Authenticate",
+                "Digest realm=\"testrealm\", nonce=\"1053604144\"",
+            )],
+            "",
+        )
+    };
+    Case::new("t1284_digest_post")
+        .args(&[
+            "-s",
+            "-H",
+            "Content-Length: 11",
+            "-u",
+            "auser:apasswd",
+            "--digest",
+            "-d",
+            "junkelijunk",
+            "{url}/1284",
+        ])
+        .replies(vec![challenge(), Reply::ok("ok\n")])
+        .run(OXCURL);
+    Case::new("t1285_digest_put")
+        .args(&[
+            "-s",
+            "-H",
+            "Content-Length: 85",
+            "-u",
+            "auser:apasswd",
+            "--digest",
+            "-T",
+            "{tmp}/put",
+            "{url}/1285",
+        ])
+        .file("put", vec![b'p'; 85])
+        .replies(vec![challenge(), Reply::ok("ok\n")])
+        .run(OXCURL);
+}

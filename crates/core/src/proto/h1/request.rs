@@ -53,6 +53,9 @@ pub struct RequestParts<'a> {
     /// For a PUT or POST with a range or resume offset: the `Content-Range` value, sent
     /// where a GET's `Range` goes.
     pub content_range: Option<&'a str>,
+    /// Negotiating authentication with a bodiless probe (curl's `authneg`): curl's own
+    /// `Content-Length: 0` replaces a custom one.
+    pub authneg: bool,
 }
 
 /// Does the custom header list set (or remove) header `name`?
@@ -158,6 +161,9 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         }
     }
     for line in h {
+        if p.authneg && is_named(line, "Content-Length:") {
+            continue;
+        }
         if p.sensitive_ok || !is_sensitive(line) {
             add_custom(out, line);
         }
@@ -168,7 +174,7 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     let form = match p.framing {
         BodyFraming::None => false,
         BodyFraming::Length { len, form } => {
-            if !custom_has(h, "Content-Length") {
+            if p.authneg || !custom_has(h, "Content-Length") {
                 let mut b = [0u8; 20];
                 out.extend_from_slice(b"Content-Length: ");
                 out.extend_from_slice(fmt_u64(len, &mut b));
@@ -190,6 +196,12 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         out.extend_from_slice(b"Expect: 100-continue\r\n");
     }
     out.extend_from_slice(b"\r\n");
+}
+
+/// curl's `checkprefix`: does the custom header line start with `prefix` (any case)?
+fn is_named(line: &str, prefix: &str) -> bool {
+    line.len() >= prefix.len()
+        && line.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
 /// curl's test for custom headers it keeps from other hosts after a redirect: the line starts
@@ -281,6 +293,7 @@ mod tests {
                 proxy_authorization: None,
                 proxy_headers: None,
                 content_range: None,
+                authneg: false,
             },
         );
         String::from_utf8(v).unwrap()
