@@ -209,6 +209,13 @@ struct Resp {
     content_encoding: Option<Vec<u8>>,
     location: Option<String>,
     keepalive: bool,
+    /// A `Content-Range` starting where the resumed download asked (curl's `content_range`).
+    range_matches: bool,
+    /// A `Content-Range` without a start on a 2xx: the server sends everything, curl then
+    /// stops treating the transfer as a resume.
+    range_everything: bool,
+    /// The body is read but not delivered (curl's `ignorebody`): a 416 to a resumed GET.
+    ignore_body: bool,
     /// Bytes of this response received at all (52 "empty reply" when none).
     raw_bytes: u64,
     body_bytes: u64,
@@ -237,6 +244,9 @@ impl Resp {
             content_encoding: None,
             location: None,
             keepalive: true,
+            range_matches: false,
+            range_everything: false,
+            ignore_body: false,
             raw_bytes: 0,
             body_bytes: 0,
             request_no,
@@ -1096,17 +1106,24 @@ impl Transfer {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_string();
-        if let Ok(ip) = lookup_host.parse::<IpAddr>() {
-            self.info.time_namelookup = cx.now.duration_since(self.started);
-            self.start_connect(cx, &[SocketAddr::new(ip, conn_port)], &host, port, key);
-            return Ok(true);
-        }
         if let Some(addrs) =
             cx.resolver
                 .cached(&lookup_host, conn_port, self.opts.dns_cache_timeout, cx.now)
         {
             self.info.time_namelookup = cx.now.duration_since(self.started);
-            self.resolved_notes(&lookup_host, conn_port, &addrs);
+            // Connecting again for a proxy tunnel, curl reuses the addresses it had.
+            if !self.tunnel_again {
+                self.verbose(&format!("Hostname {lookup_host} was found in DNS cache"));
+            }
+            self.start_connect(cx, &addrs, &host, port, key);
+            return Ok(true);
+        }
+        if let Ok(ip) = lookup_host.parse::<IpAddr>() {
+            // curl caches literal addresses too (the next use finds them there).
+            let addrs = [SocketAddr::new(ip, conn_port)];
+            cx.resolver
+                .insert(&lookup_host, conn_port, addrs.to_vec(), cx.now);
+            self.info.time_namelookup = cx.now.duration_since(self.started);
             self.start_connect(cx, &addrs, &host, port, key);
             return Ok(true);
         }
@@ -2539,7 +2556,7 @@ impl Transfer {
             Body::Mime(_) => match self.mime_size {
                 Some(len) => BodyFraming::Length { len, form: false },
                 None if self.opts.http_version == HttpVersionPref::V1_0 => BodyFraming::None,
-                None => BodyFraming::Chunked,
+                None => BodyFraming::Chunked { form: false },
             },
             Body::Fields(f) => {
                 if self.method == "POST" || self.opts.custom_request.is_some() {
@@ -2563,7 +2580,9 @@ impl Transfer {
                 if self.opts.http_version == HttpVersionPref::V1_0 {
                     BodyFraming::None
                 } else {
-                    BodyFraming::Chunked
+                    BodyFraming::Chunked {
+                        form: matches!(self.body, Body::PostRead(_)),
+                    }
                 }
             }
         };
@@ -2581,10 +2600,11 @@ impl Transfer {
             },
             f => f,
         };
-        // 100-continue follows the source's own length, also under --crlf.
+        // Expect goes by the size of the body, whatever the framing: 100-continue follows
+        // the source's own length, also under --crlf.
         let expect_100 = self.opts.http_version != HttpVersionPref::V1_0
             && match framing {
-                BodyFraming::Chunked => true,
+                BodyFraming::Chunked { .. } | BodyFraming::Unframed { .. } => true,
                 BodyFraming::Length { len, .. } => len > EXPECT_100_THRESHOLD,
                 BodyFraming::None => false,
             };
@@ -2594,7 +2614,21 @@ impl Transfer {
                 "Chunky upload is not supported by HTTP 1.0",
             ));
         }
-        let framing = if crlf { BodyFraming::Chunked } else { framing };
+        let framing = if crlf {
+            BodyFraming::Chunked { form: false }
+        } else {
+            framing
+        };
+        // A custom Transfer-Encoding decides about chunks (curl's `http_req_set_reader`):
+        // naming chunked, it chunks a body of known size too; otherwise a body of unknown
+        // size goes unframed.
+        let framing = match (self.custom_chunked(), framing) {
+            (Some(true), BodyFraming::Length { form, .. }) if !self.probing() => {
+                BodyFraming::Chunked { form }
+            }
+            (Some(false), BodyFraming::Chunked { form }) => BodyFraming::Unframed { form },
+            (_, f) => f,
+        };
         self.req.clear();
         let referer = self.referer.clone();
         let mime_type = match &self.body {
@@ -2629,6 +2663,7 @@ impl Transfer {
             }
             _ => user.map(<[u8]>::to_vec),
         };
+        let authneg = self.probing();
         request::build(
             &mut self.req,
             &self.opts,
@@ -2648,6 +2683,7 @@ impl Transfer {
                 proxy_headers: absolute.then_some(self.opts.proxy_headers.as_slice()),
                 content_range: content_range.as_deref(),
                 alt_used: self.alt_used.as_deref(),
+                authneg,
             },
         );
         self.info.request_size += self.req.len() as u64;
@@ -2658,7 +2694,7 @@ impl Transfer {
         }
         self.req_sent = 0;
         self.up = Upload {
-            chunked: framing == BodyFraming::Chunked,
+            chunked: matches!(framing, BodyFraming::Chunked { .. }),
             await_continue: expect_100,
             body_done: framing == BodyFraming::None || self.probing(),
             upload_base: self.info.size_upload,
@@ -2667,6 +2703,7 @@ impl Transfer {
             ..Upload::default()
         };
         if (crlf
+            || self.up.chunked
             || matches!(
                 self.body,
                 Body::Upload(_) | Body::PostRead(_) | Body::Mime(_)
@@ -2735,7 +2772,7 @@ impl Transfer {
     fn send_body_some(&mut self) -> Result<bool> {
         let conn = self.conn.as_mut().expect("conn");
         match &self.body {
-            Body::Fields(f) if !self.up.crlf => {
+            Body::Fields(f) if !self.up.crlf && !self.up.chunked => {
                 if self.up.fields_sent >= f.len() {
                     self.up.body_done = true;
                     return Ok(true);
@@ -2856,8 +2893,16 @@ impl Transfer {
             let n = r?;
             return self.frame_upload(start, n);
         }
-        let read = match self.mime.as_mut() {
-            Some(m) => match m.read(&mut self.up.buf[start..start + room]) {
+        let read = match (&self.body, self.mime.as_mut()) {
+            // Chunked fields go through the buffer like any other body.
+            (Body::Fields(f), _) => {
+                let n = (f.len() - self.up.fields_sent).min(room);
+                let from = self.up.fields_sent;
+                self.up.buf[start..start + n].copy_from_slice(&f[from..from + n]);
+                self.up.fields_sent += n;
+                ReadResult::Data(n)
+            }
+            (_, Some(m)) => match m.read(&mut self.up.buf[start..start + room]) {
                 Ok(n) => ReadResult::Data(n),
                 Err(crate::mime::MimeError::Aborted) => ReadResult::Abort,
                 Err(_) => {
@@ -2867,7 +2912,7 @@ impl Transfer {
                     ))
                 }
             },
-            None => self.handler.read(&mut self.up.buf[start..start + room]),
+            (_, None) => self.handler.read(&mut self.up.buf[start..start + room]),
         };
         let n = match read {
             ReadResult::Data(n) => n.min(room),
@@ -3142,6 +3187,8 @@ impl Transfer {
                 Version::Http3 => HttpVersion::V3,
             };
             self.resp.keepalive = matches!(self.resp.version, HttpVersion::V1_1 | HttpVersion::V2);
+            // curl takes a 416 to a resumed download as "already complete" and drops its body.
+            self.resp.ignore_body = self.resp.code == 416 && self.resuming_get();
             self.info.response_code = self.resp.code;
             self.info.http_version = self.resp.version;
             // curl's verify_header, which follows the status line parse.
@@ -3159,8 +3206,12 @@ impl Transfer {
                 self.auth_act()?;
             }
             let unmet = self.time_condition_unmet();
-            self.deliver_header(line)?;
-            self.end_of_head()?;
+            // curl decides about the body (and fails) before it passes on the blank line, and
+            // passes it on even when it fails.
+            let decided = self.end_of_head();
+            let delivered = self.deliver_header(line);
+            decided?;
+            delivered?;
             if unmet {
                 // curl answers as if the server had said 304 and drops the body, and with it
                 // the connection.
@@ -3192,10 +3243,16 @@ impl Transfer {
                 }
             }
         }
-        // curl builds its decoders from Transfer-Encoding before it shows the line.
-        if let Some((name, value)) = head::split_header(trimmed) {
-            if name.eq_ignore_ascii_case(b"Transfer-Encoding") {
-                self.transfer_codings(value)?;
+        // curl acts on a header line (http_header) before it shows and passes it on, so a
+        // bad one (a negative Content-Length) fails before it is written; it builds its
+        // decoders from Transfer-Encoding then too.
+        let continued = !first_header && head::continuation(trimmed).is_some();
+        if !continued && !trimmed.starts_with(b" ") && !trimmed.starts_with(b"\t") {
+            if let Some((name, value)) = head::split_header(trimmed) {
+                if name.eq_ignore_ascii_case(b"Transfer-Encoding") {
+                    self.transfer_codings(value)?;
+                }
+                self.apply_header(&String::from_utf8_lossy(name), value)?;
             }
         }
         self.deliver_header(line)?;
@@ -3225,9 +3282,6 @@ impl Transfer {
             }
             let n = String::from_utf8_lossy(name).into_owned();
             let v = String::from_utf8_lossy(value).into_owned();
-            if blanks == 0 {
-                self.apply_header(&n, value)?;
-            }
             self.info.headers.push(Header {
                 name: n,
                 value: v,
@@ -3250,8 +3304,8 @@ impl Transfer {
                         ));
                     }
                     self.resp.keepalive = false;
-                    let v = String::from_utf8_lossy(value).into_owned();
-                    self.verbose(&format!("Overflow Content-Length: {v}"));
+                    // curl's message names no value here, literally.
+                    self.verbose("Overflow Content-Length: value");
                 }
                 // curl's message names no value here, literally.
                 Err(head::ContentLengthError::Invalid) => {
@@ -3263,8 +3317,33 @@ impl Transfer {
             }
         } else if name.eq_ignore_ascii_case("Content-Encoding") {
             self.resp.content_encoding = Some(value.to_vec());
+        } else if name.eq_ignore_ascii_case("Content-Range") {
+            // curl's forms: "bytes N-", "bytes: N-", "N-" and "*/TOTAL"; only the start counts.
+            let rest = value.iter().position(|&b| b.is_ascii_digit() || b == b'*');
+            match rest.map(|i| &value[i..]) {
+                Some(v) if v[0].is_ascii_digit() => {
+                    let end = v
+                        .iter()
+                        .position(|b| !b.is_ascii_digit())
+                        .unwrap_or(v.len());
+                    let start = std::str::from_utf8(&v[..end])
+                        .ok()
+                        .and_then(|d| d.parse::<u64>().ok());
+                    if start.is_some_and(|n| n == self.opts.resume_from) {
+                        self.resp.range_matches = true;
+                    }
+                }
+                _ if self.resp.code < 300 => self.resp.range_everything = true,
+                _ => {}
+            }
         } else if name.eq_ignore_ascii_case("Location") {
-            self.resp.location = Some(String::from_utf8_lossy(value).into_owned());
+            // curl keeps the first non-empty Location of a 3xx and ignores the others.
+            if (300..400).contains(&self.resp.code)
+                && self.resp.location.is_none()
+                && !value.trim_ascii().is_empty()
+            {
+                self.resp.location = Some(String::from_utf8_lossy(value).into_owned());
+            }
         } else if name.eq_ignore_ascii_case("Strict-Transport-Security") {
             if self.opts.hsts_file.is_some() && self.info.scheme == "https" {
                 self.pending_sts = Some(String::from_utf8_lossy(value).into_owned());
@@ -3396,12 +3475,6 @@ impl Transfer {
             return Ok(());
         }
         self.auth_retry = true;
-        if self.resp.keepalive {
-            self.verbose("Ignoring the response-body");
-            if self.resp.content_length.is_some() {
-                self.verbose("setting size while ignoring");
-            }
-        }
         Ok(())
     }
 
@@ -3502,17 +3575,32 @@ impl Transfer {
                     });
             }
         }
+        // curl's `http_firstwrite`. A response that leads to another request is not
+        // delivered; on a connection that closes anyway it is not even read.
+        let newurl = self.redirect_to.is_some() || self.auth_retry;
+        let mut stop = newurl && !self.resp.keepalive;
+        if newurl && !stop {
+            self.resp.ignore_body = true;
+            self.verbose("Ignoring the response-body");
+        }
         // Only a GET resumes a download (curl checks `HTTPREQ_GET`); uploads say where they
-        // resume with Content-Range and take whatever answer.
-        if self.opts.resume_from > 0
-            && code == 200
-            && self.opts.range.is_none()
-            && matches!(self.body, Body::None)
+        // resume with Content-Range and take whatever answer. Any response that does not
+        // start at the resume point ends it, unless it is exactly the part already there.
+        if !stop
+            && !self.resp.ignore_body
+            && self.resuming_get()
+            && !self.resp.range_matches
+            && !self.resp.range_everything
         {
-            return Err(Error::new(
-                Code::RangeError,
-                "HTTP server does not seem to support byte ranges. Cannot resume.",
-            ));
+            if self.resp.content_length != Some(self.opts.resume_from) {
+                return Err(Error::new(
+                    Code::RangeError,
+                    "HTTP server does not seem to support byte ranges. Cannot resume.",
+                ));
+            }
+            self.verbose("The entire document is already downloaded");
+            self.resp.keepalive = false;
+            stop = true;
         }
         let no_body = self.method == "HEAD" || code == 204 || code == 304;
         // CURLOPT_IGNORE_CONTENT_LENGTH: the body runs until the server closes; so does a
@@ -3541,12 +3629,19 @@ impl Transfer {
             self.resp.content_length
         };
         if let (Some(max), Some(n)) = (self.opts.max_filesize, self.resp.content_length) {
-            if n > max && !no_body {
+            if n > max && !no_body && !self.resp.ignore_body {
                 return Err(Error::new(
                     Code::FilesizeExceeded,
                     "Maximum file size exceeded",
                 ));
             }
+        }
+        if self.resp.ignore_body && self.resp.content_length.is_some() && !self.resp.chunked_te {
+            self.verbose("setting size while ignoring");
+        }
+        if stop {
+            self.resp.phase = Phase::Complete;
+            return Ok(());
         }
         // Transfer codings are undone first, then content codings: one chain, the
         // transfer codings listed last.
@@ -3586,8 +3681,32 @@ impl Transfer {
             && match code {
                 401 => self.auth.fails_on_challenge(self.creds.is_some()),
                 407 => self.proxy_auth.fails_on_challenge(self.proxy_has_user()),
+                // A resumed download that was already complete.
+                416 => !self.resuming_get(),
                 _ => true,
             }
+    }
+
+    /// A custom `Transfer-Encoding` header (also an empty one that removes it): does it
+    /// name chunked? curl's `Curl_checkheaders` and `Curl_compareheader`.
+    fn custom_chunked(&self) -> Option<bool> {
+        if !request::custom_has(&self.opts.headers, "Transfer-Encoding") {
+            return None;
+        }
+        let chunked =
+            request::custom_value(&self.opts.headers, "Transfer-Encoding").is_some_and(|v| {
+                v.split(',')
+                    .any(|t| t.trim().eq_ignore_ascii_case("chunked"))
+            });
+        Some(chunked)
+    }
+
+    /// A resumed download (curl: `resume_from` set and `HTTPREQ_GET`).
+    fn resuming_get(&self) -> bool {
+        self.opts.resume_from > 0
+            && self.opts.range.is_none()
+            && matches!(self.body, Body::None)
+            && self.method != "HEAD"
     }
 
     /// Consume body bytes; returns how many belonged to this response.
@@ -3661,7 +3780,7 @@ impl Transfer {
             return Ok(());
         }
         self.resp.body_bytes += data.len() as u64;
-        if self.redirect_to.is_some() || self.auth_retry {
+        if self.redirect_to.is_some() || self.auth_retry || self.resp.ignore_body {
             return Ok(());
         }
         if let Some(max) = self.opts.max_filesize {

@@ -23,6 +23,9 @@ pub const ANYSAFE: u32 = !(BASIC | DIGEST_IE);
 
 /// The schemes this build can answer.
 const SUPPORTED: u32 = BASIC | DIGEST | NTLM | BEARER | AWS_SIGV4;
+/// curl's `CURLAUTH_PICKNONE`: a round-trip offered nothing usable, so no scheme is used
+/// (unlike 0, "not picked yet", which falls back to the wanted ones).
+const PICKNONE: u32 = 1 << 30;
 
 /// curl's `struct auth` plus the scheme states, for the origin host of one transfer.
 #[derive(Clone, Debug, Default)]
@@ -290,9 +293,9 @@ impl HostAuth {
         self.picked = [NEGOTIATE, BEARER, DIGEST, NTLM, BASIC, AWS_SIGV4]
             .into_iter()
             .find(|b| avail & b != 0)
-            .unwrap_or(0);
+            .unwrap_or(PICKNONE);
         self.avail = 0;
-        self.picked != 0
+        self.picked != PICKNONE
     }
 
     /// curl's `Curl_http_auth_act` once a final response head is in: true when the same

@@ -12,7 +12,15 @@ pub enum BodyFraming {
         len: u64,
         form: bool,
     },
-    Chunked,
+    /// Sent in chunks (`Transfer-Encoding: chunked`).
+    Chunked {
+        form: bool,
+    },
+    /// Sent as it comes, without chunks or a length of curl's own: a body of unknown size
+    /// when a custom `Transfer-Encoding` that is not chunked was asked for.
+    Unframed {
+        form: bool,
+    },
 }
 
 /// Everything that varies per request beyond the options.
@@ -47,6 +55,9 @@ pub struct RequestParts<'a> {
     pub content_range: Option<&'a str>,
     /// The cached alternative (`host:port`) the request goes to: `Alt-Used:`.
     pub alt_used: Option<&'a str>,
+    /// Negotiating authentication with a bodiless probe (curl's `authneg`): curl's own
+    /// `Content-Length: 0` replaces a custom one.
+    pub authneg: bool,
 }
 
 /// Does the custom header list set (or remove) header `name`?
@@ -141,7 +152,7 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
             out.extend_from_slice(b"Proxy-Connection: Keep-Alive\r\n");
         }
     }
-    if p.framing == BodyFraming::Chunked && !custom_has(h, "Transfer-Encoding") {
+    if matches!(p.framing, BodyFraming::Chunked { .. }) && !custom_has(h, "Transfer-Encoding") {
         out.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
     }
     if let Some(a) = p.alt_used {
@@ -175,6 +186,9 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         {
             continue;
         }
+        if p.authneg && starts_with_ignore_case(line, "Content-Length:") {
+            continue;
+        }
         if p.sensitive_ok || !is_sensitive(line) {
             add_custom(out, line);
         }
@@ -182,16 +196,21 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     for line in p.proxy_headers.unwrap_or(&[]) {
         add_custom(out, line);
     }
-    if let BodyFraming::Length { len, form } = p.framing {
-        if !custom_has(h, "Content-Length") {
-            let mut b = [0u8; 20];
-            out.extend_from_slice(b"Content-Length: ");
-            out.extend_from_slice(fmt_u64(len, &mut b));
-            out.extend_from_slice(b"\r\n");
+    let form = match p.framing {
+        BodyFraming::None => false,
+        BodyFraming::Length { len, form } => {
+            if p.authneg || !custom_has(h, "Content-Length") {
+                let mut b = [0u8; 20];
+                out.extend_from_slice(b"Content-Length: ");
+                out.extend_from_slice(fmt_u64(len, &mut b));
+                out.extend_from_slice(b"\r\n");
+            }
+            form
         }
-        if form && !custom_has(h, "Content-Type") {
-            out.extend_from_slice(b"Content-Type: application/x-www-form-urlencoded\r\n");
-        }
+        BodyFraming::Chunked { form } | BodyFraming::Unframed { form } => form,
+    };
+    if form && !custom_has(h, "Content-Type") {
+        out.extend_from_slice(b"Content-Type: application/x-www-form-urlencoded\r\n");
     }
     if let Some(ct) = p.content_type {
         if !custom_has(h, "Content-Type") {
@@ -314,6 +333,7 @@ mod tests {
                 proxy_headers: None,
                 content_range: None,
                 alt_used: None,
+                authneg: false,
             },
         );
         String::from_utf8(v).unwrap()

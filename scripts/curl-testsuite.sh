@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Runs curl 8.14.1's own test suite (tests/runtests.pl and its test servers) against oxcurl.
+#
+#   scripts/curl-testsuite.sh              the tests in tests/curl-suite/expected-pass.txt (CI)
+#   scripts/curl-testsuite.sh --full       every test of the suite
+#   scripts/curl-testsuite.sh 54 56 1-100  the given tests (numbers, a-b ranges, or runtests
+#                                          keywords such as HTTP or '!flaky')
+#
+# curl's release source is downloaded once from the Debian mirror apt uses, checked against its
+# sha256, and built (configure, then the test servers only) in $OXCURL_CURL_SRC (default
+# ~/.cache/oxcurl-curl-8.14.1). Nothing of curl's source is kept in this repository.
+# Results: target/curl-suite/results.txt ("NUMBER pass|fail|skip" per test) and runtests.log.
+# Exits non-zero when a test of expected-pass.txt does not pass; lists the tests that pass and
+# are not in expected-pass.txt yet, so that the list can be updated.
+#
+# Environment: OXCURL_CURL_SRC (cache folder), OXCURL_SUITE_TIMEOUT (seconds one oxcurl run may
+# take before it is killed, default 60), OXCURL_SUITE_JOBS (parallel runners, default 2),
+# OXCURL_NO_INSTALL=1 (do not apt-get install what is missing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+
+version=8.14.1
+sha256=6766ada7101d292b42b8b15681120acd68effa4a9660935853cf6d61f0d984d4
+src=${OXCURL_CURL_SRC:-$HOME/.cache/oxcurl-curl-$version}
+out=${CARGO_TARGET_DIR:-$repo/target}/curl-suite
+expected=$repo/tests/curl-suite/expected-pass.txt
+timeout_s=${OXCURL_SUITE_TIMEOUT:-60}
+jobs=${OXCURL_SUITE_JOBS:-2}
+
+full=0
+selection=()
+for arg in "$@"; do
+  case $arg in
+    --full) full=1 ;;
+    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+    [0-9]*-[0-9]*) selection+=("${arg%-*}" to "${arg#*-}") ;;
+    *) selection+=("$arg") ;;
+  esac
+done
+
+# What building the servers and running the suite needs. stunnel makes the HTTPS tests run and
+# nghttpx the HTTP/2 ones; without them runtests skips those tests.
+if [[ -z ${OXCURL_NO_INSTALL:-} ]]; then
+  need=()
+  command -v perl >/dev/null || need+=(perl)
+  command -v make >/dev/null || need+=(make)
+  command -v gcc >/dev/null || need+=(gcc)
+  command -v pkg-config >/dev/null || need+=(pkg-config)
+  dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
+  command -v stunnel4 >/dev/null || command -v stunnel >/dev/null || need+=(stunnel4)
+  command -v nghttpx >/dev/null || [[ -x /usr/sbin/nghttpx ]] || need+=(nghttp2-proxy)
+  command -v curl >/dev/null || need+=(curl)
+  if ((${#need[@]})); then
+    if [[ $(id -u) == 0 ]]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    else
+      echo "curl-testsuite: please install: ${need[*]}" >&2
+    fi
+  fi
+fi
+
+# curl's source with the test servers built, once.
+if [[ ! -x $src/tests/server/sws || ! -f $src/.oxcurl-servers-built ]]; then
+  echo "curl-testsuite: preparing curl $version's test suite in $src" >&2
+  mirror=$(sed -n 's/^URIs: *\(.*\/debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
+  [[ -n $mirror ]] || mirror=$(awk '$1=="deb" && $3 ~ /^[a-z]+$/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null)
+  [[ -n $mirror ]] || mirror=http://deb.debian.org/debian
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  tarball=$work/curl_$version.orig.tar.gz
+  url=$mirror/pool/main/c/curl/curl_$version.orig.tar.gz
+  if command -v curl >/dev/null; then
+    curl -fsSL -o "$tarball" "$url"
+  else
+    python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' "$url" "$tarball"
+  fi
+  echo "$sha256  $tarball" | sha256sum -c --quiet - || { echo "curl-testsuite: bad sha256 for $url" >&2; exit 1; }
+  rm -rf "$src"
+  mkdir -p "$src"
+  tar -xzf "$tarball" -C "$src" --strip-components=1
+  (
+    cd "$src"
+    ./configure -q --with-openssl --without-libpsl --disable-ldap --without-libidn2 --without-brotli \
+      --without-zstd --without-nghttp2 --without-libssh2 --disable-shared >"$src/configure.out" 2>&1 \
+      || { tail -n 30 "$src/configure.out" >&2; exit 1; }
+    make -s -C tests/server -j"$jobs" >"$src/make-servers.out" 2>&1 || { tail -n 30 "$src/make-servers.out" >&2; exit 1; }
+  )
+  touch "$src/.oxcurl-servers-built"
+fi
+# runtests.pl asks src/curlinfo for the features `curl -V` does not list; ours describes oxcurl.
+install -m 755 "$repo/tests/curl-suite/curlinfo" "$src/src/curlinfo"
+
+# oxcurl itself, killed when one run takes too long (runtests has no time limit of its own, and
+# its runners ignore SIGTERM, so the kill is SIGKILL).
+cargo build -q -p oxcurl-tool --features oxcurl-tool/alloc-count --bin oxcurl
+bin=${CARGO_TARGET_DIR:-$repo/target}/debug/oxcurl
+mkdir -p "$out"
+cat >"$out/oxcurl" <<WRAP
+#!/bin/sh
+exec timeout -s KILL $timeout_s "$bin" "\$@"
+WRAP
+chmod +x "$out/oxcurl"
+
+if ((full)); then
+  tests=()
+elif ((${#selection[@]})); then
+  tests=("${selection[@]}")
+else
+  mapfile -t tests < <(grep -o '^[0-9]\+' "$expected")
+fi
+verify_curl=$(command -v curl || echo "$out/oxcurl")
+log=$out/runtests.log
+echo "curl-testsuite: running curl $version's runtests.pl against $bin (log: $log)" >&2
+set +e
+(cd "$src/tests" && perl runtests.pl -a -n -vc "$verify_curl" -c "$out/oxcurl" -j"$jobs" "${tests[@]}") >"$log" 2>&1
+set -e
+
+# Per-test results. Every test that starts prints "test NNNN...[name]"; a failure prints
+# " NNNN: <part> FAILED" and the summary lists them all; a test whose libtest tool is not built
+# is IGNORED. The requested tests that did not start were skipped (runtests names only the
+# first three skipped for each reason).
+if ((full)); then
+  ls "$src/tests/data" | sed -n 's/^test\([0-9]\+\)$/\1/p' >"$out/requested.txt"
+else
+  printf '%s\n' "${tests[@]}" | perl -ne '
+    BEGIN { $prev = "" } chomp;
+    if ($_ eq "to") { $to = 1; next }
+    if (/^\d+$/) { if ($to) { print "$_\n" for $prev + 1 .. $_; $to = 0 } else { print "$_\n" } $prev = $_ }' \
+    >"$out/requested.txt"
+fi
+perl -ne '
+  BEGIN { open(my $r, "<", shift) or die; while (<$r>) { chomp; $skipped{$_ + 0} = 1 } }
+  if (/^test (\d+)\.\.\./) { $ran{$1 + 0} = 1 }
+  if (/^ (\d+): .*FAILED/) { $failed{$1} = 1 }
+  if (/^TESTFAIL: These test cases failed: (.*)/) { $failed{$_} = 1 for split " ", $1 }
+  if (/^ (\d+): IGNORED:/) { delete $ran{$1}; $skipped{$1} = 1 }
+  if (/^test (\d+) SKIPPED/) { $skipped{$1 + 0} = 1 }
+  END {
+    print "$_ ", ($failed{$_} ? "fail" : "pass"), "\n" for keys %ran;
+    print "$_ skip\n" for grep { !$ran{$_} } keys %skipped;
+  }' "$out/requested.txt" "$log" | sort -n -u >"$out/results.txt"
+
+passed=$(grep -c ' pass$' "$out/results.txt" || true)
+failed=$(grep -c ' fail$' "$out/results.txt" || true)
+skipped=$(grep -c ' skip$' "$out/results.txt" || true)
+
+mapfile -t want < <(grep -o '^[0-9]\+' "$expected")
+declare -A result
+while read -r num what; do result[$num]=$what; done <"$out/results.txt"
+regressions=()
+if ((!${#selection[@]})); then
+  for num in "${want[@]}"; do
+    if [[ ${result[$num]:-} != pass ]]; then regressions+=("$num(${result[$num]:-not run})"); fi
+  done
+fi
+declare -A wanted
+for num in "${want[@]}"; do wanted[$num]=1; done
+newly=()
+for num in "${!result[@]}"; do
+  if [[ ${result[$num]} == pass && -z ${wanted[$num]:-} ]]; then newly+=("$num"); fi
+done
+
+fails=$( (grep ' fail$' "$out/results.txt" || true) | cut -d' ' -f1 | tr '\n' ' ')
+[[ -z $fails ]] || echo "curl-testsuite: failed: $fails"
+if ((${#newly[@]})); then
+  echo "curl-testsuite: passing, not in tests/curl-suite/expected-pass.txt yet:" \
+    "$(printf '%s\n' "${newly[@]}" | sort -n | tr '\n' ' ')"
+fi
+if ((${#regressions[@]})); then
+  echo "curl-testsuite: expected to pass, did not: ${regressions[*]} (details in $log)" >&2
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+((${#regressions[@]} == 0))
