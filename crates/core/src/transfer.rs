@@ -2740,11 +2740,20 @@ impl Transfer {
         while !data.is_empty() {
             match self.resp.phase {
                 Phase::Head => {
+                    // The start of a response (all of it is here or held as a partial
+                    // line; not one that follows a 1xx in the middle of a read): does it look
+                    // like a status line? The held bytes count, so a split read cannot fool it.
+                    let pending = self.resp.lines.pending();
                     if self.resp.first_line
-                        && self.resp.raw_bytes as usize == data.len()
+                        && self.resp.raw_bytes as usize == data.len() + pending.len()
                         && !self.resp.http09
                     {
-                        match head::looks_like_status_line(data) {
+                        let mut prefix = [0u8; 5];
+                        let p = pending.len().min(5);
+                        prefix[..p].copy_from_slice(&pending[..p]);
+                        let d = data.len().min(5 - p);
+                        prefix[p..p + d].copy_from_slice(&data[..d]);
+                        match head::looks_like_status_line(&prefix[..p + d]) {
                             Tri::No => {
                                 if !self.opts.http09_allowed {
                                     return Err(Error::new(
