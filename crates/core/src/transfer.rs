@@ -958,6 +958,14 @@ impl Transfer {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_string();
+        // curl's Curl_resolv refuses special-use .onion names (RFC 7686) before any lookup.
+        let lower = lookup_host.to_ascii_lowercase();
+        if lower.len() >= 7 && (lower.ends_with(".onion") || lower.ends_with(".onion.")) {
+            return Err(Error::new(
+                Code::CouldntResolveHost,
+                "Not resolving .onion address (RFC 7686)",
+            ));
+        }
         if let Some(addrs) =
             cx.resolver
                 .cached(&lookup_host, conn_port, self.opts.dns_cache_timeout, cx.now)

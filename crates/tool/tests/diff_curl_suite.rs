@@ -388,3 +388,21 @@ fn t1033_status_line_split_after_1xx() {
         )
         .run(OXCURL);
 }
+
+// ---- name resolution (curl tests 1471, 1472) ---------------------------------------------
+
+/// curl tests 1471, 1472: .onion names are refused before any lookup (RFC 7686), also with a
+/// trailing dot, and before the progress meter starts.
+#[test]
+fn t1471_onion_names_are_not_resolved() {
+    for (name, host) in [
+        ("t1471_onion", "red.onion"),
+        ("t1472_onion_dot", "tasty.onion."),
+    ] {
+        Case::new(name)
+            .args(&[host])
+            .compare_stderr(true)
+            .compare_requests(false)
+            .run(OXCURL);
+    }
+}
