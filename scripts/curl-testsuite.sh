@@ -50,6 +50,7 @@ if [[ -z ${OXCURL_NO_INSTALL:-} ]]; then
   dpkg -s libssl-dev >/dev/null 2>&1 || need+=(libssl-dev)
   command -v stunnel4 >/dev/null || command -v stunnel >/dev/null || need+=(stunnel4)
   command -v nghttpx >/dev/null || [[ -x /usr/sbin/nghttpx ]] || need+=(nghttp2-proxy)
+  command -v openssl >/dev/null || need+=(openssl)
   command -v curl >/dev/null || need+=(curl)
   if ((${#need[@]})); then
     if [[ $(id -u) == 0 ]]; then
@@ -88,6 +89,10 @@ if [[ ! -x $src/tests/server/sws || ! -f $src/.oxcurl-servers-built ]]; then
   )
   touch "$src/.oxcurl-servers-built"
 fi
+# The test certificates stunnel serves the HTTPS tests with (generated with openssl).
+if [[ ! -f $src/tests/certs/test-localhost.pem ]]; then
+  make -s -C "$src/tests/certs" >"$src/make-certs.out" 2>&1 || { tail -n 30 "$src/make-certs.out" >&2; exit 1; }
+fi
 # runtests.pl asks src/curlinfo for the features `curl -V` does not list; ours describes oxcurl.
 install -m 755 "$repo/tests/curl-suite/curlinfo" "$src/src/curlinfo"
 
@@ -96,9 +101,11 @@ install -m 755 "$repo/tests/curl-suite/curlinfo" "$src/src/curlinfo"
 cargo build -q -p oxcurl-tool --features oxcurl-tool/alloc-count --bin oxcurl
 bin=${CARGO_TARGET_DIR:-$repo/target}/debug/oxcurl
 mkdir -p "$out"
+# A copy, so that a rebuild during the run does not change the binary under test.
+cp "$bin" "$out/oxcurl.bin"
 cat >"$out/oxcurl" <<WRAP
 #!/bin/sh
-exec timeout -s KILL $timeout_s "$bin" "\$@"
+exec timeout -s KILL $timeout_s "$out/oxcurl.bin" "\$@"
 WRAP
 chmod +x "$out/oxcurl"
 

@@ -1106,6 +1106,14 @@ impl Transfer {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_string();
+        // curl's Curl_resolv refuses special-use .onion names (RFC 7686) before any lookup.
+        let lower = lookup_host.to_ascii_lowercase();
+        if lower.len() >= 7 && (lower.ends_with(".onion") || lower.ends_with(".onion.")) {
+            return Err(Error::new(
+                Code::CouldntResolveHost,
+                "Not resolving .onion address (RFC 7686)",
+            ));
+        }
         if let Some(addrs) =
             cx.resolver
                 .cached(&lookup_host, conn_port, self.opts.dns_cache_timeout, cx.now)
@@ -3105,14 +3113,20 @@ impl Transfer {
         while !data.is_empty() {
             match self.resp.phase {
                 Phase::Head => {
-                    // Only at the very start of a status line: after a 1xx head ended within
-                    // an earlier read, the next read may begin in the middle of one.
+                    // The start of a response (all of it is here or held as a partial
+                    // line; not one that follows a 1xx in the middle of a read): does it look
+                    // like a status line? The held bytes count, so a split read cannot fool it.
+                    let pending = self.resp.lines.pending();
                     if self.resp.first_line
-                        && self.resp.raw_bytes as usize == data.len()
-                        && self.resp.lines.pending().is_empty()
+                        && self.resp.raw_bytes as usize == data.len() + pending.len()
                         && !self.resp.http09
                     {
-                        match head::looks_like_status_line(data) {
+                        let mut prefix = [0u8; 5];
+                        let p = pending.len().min(5);
+                        prefix[..p].copy_from_slice(&pending[..p]);
+                        let d = data.len().min(5 - p);
+                        prefix[p..p + d].copy_from_slice(&data[..d]);
+                        match head::looks_like_status_line(&prefix[..p + d]) {
                             Tri::No => {
                                 if !self.opts.http09_allowed {
                                     return Err(Error::new(

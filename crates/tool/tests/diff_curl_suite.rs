@@ -361,3 +361,48 @@ fn t1284_digest_probe_replaces_custom_content_length() {
         .replies(vec![challenge(), Reply::ok("ok\n")])
         .run(OXCURL);
 }
+
+// ---- status lines split across reads (curl test 1033) ----------------------------------------
+
+/// curl test 1033 failed now and then: after a 102 the next status line came in two reads,
+/// and its second part was taken for the start of an HTTP/0.9 response.
+#[test]
+fn t1033_status_line_split_after_1xx() {
+    let pause = Duration::from_millis(100);
+    Case::new("t1033_status_line_split_after_1xx")
+        .args(&["-s", "-i", "{url}/1033"])
+        .reply(
+            Reply::new()
+                .write("HTTP/1.1 102 unexpected huh?!\r\n\r\nHTTP/1.1 2")
+                .sleep(pause)
+                .write("00 OK\r\nContent-Length: 6\r\n\r\n-foo-\n"),
+        )
+        .run(OXCURL);
+    Case::new("t1033_status_line_split_at_start")
+        .args(&["-s", "-i", "{url}/1033"])
+        .reply(
+            Reply::new()
+                .write("HT")
+                .sleep(pause)
+                .write("TP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n-foo-\n"),
+        )
+        .run(OXCURL);
+}
+
+// ---- name resolution (curl tests 1471, 1472) ---------------------------------------------
+
+/// curl tests 1471, 1472: .onion names are refused before any lookup (RFC 7686), also with a
+/// trailing dot, and before the progress meter starts.
+#[test]
+fn t1471_onion_names_are_not_resolved() {
+    for (name, host) in [
+        ("t1471_onion", "red.onion"),
+        ("t1472_onion_dot", "tasty.onion."),
+    ] {
+        Case::new(name)
+            .args(&[host])
+            .compare_stderr(true)
+            .compare_requests(false)
+            .run(OXCURL);
+    }
+}
