@@ -463,6 +463,8 @@ fn drip_one_byte_per_second_speed_limit() {
                         .close(),
                 )
                 .normalise_with(mask_digits)
+                // How many bytes arrive before the 2 s window closes depends on timing.
+                .compare_stdout(false)
                 .compare_requests(false)
         })
         .run(OXCURL);
