@@ -365,6 +365,9 @@ struct ToolHandler {
     wrote: u64,
     /// `-J` still waiting for a Content-Disposition name: the `--output-dir` to put it in.
     cd_pending: Option<Option<String>>,
+    /// A Content-Disposition line without a usable name was seen: curl opened the output
+    /// file under the URL's name then, so a later name is too late (a write error).
+    cd_opened: bool,
     /// The status code of the response whose headers are arriving.
     code: u32,
     /// `-i` with `-J`: the length of the header line the engine writes next, and the
@@ -389,9 +392,17 @@ impl ToolHandler {
         if self.code / 100 != 2 && self.code / 100 != 3 {
             return true;
         }
+        if !crate::output::is_content_disposition(line) {
+            return true;
+        }
         let name = match crate::output::content_disposition_filename(line) {
-            None => return true,
-            Some(None) => return false,
+            // curl creates the file under the URL's name and keeps looking.
+            None | Some(None) => {
+                self.cd_opened = true;
+                let held = std::mem::take(&mut self.held);
+                return self.out.write(&held);
+            }
+            Some(Some(_)) if self.cd_opened => return false,
             Some(Some(n)) => n,
         };
         let name = std::ffi::OsString::from(String::from_utf8_lossy(&name).into_owned());
@@ -1700,6 +1711,7 @@ fn configure(
         xfer: xfer.clone(),
         wrote: 0,
         cd_pending,
+        cd_opened: false,
         code: 0,
         echo: None,
         held: Vec::new(),

@@ -3,16 +3,18 @@
 //! `--etag-save` stores; and the `If-None-Match` header `--etag-compare` makes from its
 //! file's contents. Does no I/O.
 
+/// The header `-J` reads, as curl matches it (any case).
+const PREFIX: &[u8] = b"Content-disposition:";
+
 /// curl 8.14.1's scan of one `Content-Disposition:` header line (the whole line, name and
 /// line ending included) for `filename=`: parameters are found by skipping to the next
 /// letter, the name is matched case-sensitively, and `filename*=` is not supported.
 ///
 /// `None`: no `filename=` parameter. `Some(None)`: one that yields no usable name (empty
-/// after its last slash), which curl treats as a write error. `Some(Some(name))`: the name,
-/// without any directory part; it may be empty.
+/// after its last slash or backslash), which curl ignores: the URL's name stays.
+/// `Some(Some(name))`: the name, without any directory part; it may be empty.
 pub fn content_disposition_filename(line: &[u8]) -> Option<Option<Vec<u8>>> {
-    const PREFIX: &[u8] = b"Content-disposition:";
-    if line.len() <= PREFIX.len() || !line[..PREFIX.len()].eq_ignore_ascii_case(PREFIX) {
+    if !is_content_disposition(line) {
         return None;
     }
     // curl works on a C string: a NUL ends the line.
@@ -36,6 +38,12 @@ pub fn content_disposition_filename(line: &[u8]) -> Option<Option<Vec<u8>>> {
         }
         return Some(parse_filename(&line[p + 9..end]));
     }
+}
+
+/// Is this header line one curl's `-J` looks at (`Content-disposition:`, any case, with
+/// something after it)?
+pub fn is_content_disposition(line: &[u8]) -> bool {
+    line.len() > PREFIX.len() && line[..PREFIX.len()].eq_ignore_ascii_case(PREFIX)
 }
 
 /// curl's `parse_filename` for a Content-Disposition value: up to the closing quote (or

@@ -1105,3 +1105,39 @@ fn remove_on_error_verbose_note() {
         .reply(Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly some").close())
         .run(OXCURL);
 }
+
+#[test]
+fn cd_without_name_then_a_name_is_too_late() {
+    // The first Content-Disposition line has no filename: curl opens the URL's file then,
+    // so the name in the second one is a write error.
+    Case::new("cd_without_name_then_a_name_is_too_late")
+        .args(&["-sS", "-OJ", "--output-dir", "{tmp}", "{url}/a/name.txt"])
+        .reply(Reply::status(
+            200,
+            &[
+                ("Content-Disposition", "inline"),
+                ("Content-Disposition", "attachment; filename=\"late.txt\""),
+            ],
+            "body\n",
+        ))
+        .run(OXCURL);
+}
+
+#[test]
+fn cd_slash_ending_name_keeps_the_url_name() {
+    Case::new("cd_slash_ending_name_keeps_the_url_name")
+        .args(&[
+            "-sS",
+            "-i",
+            "-OJ",
+            "--output-dir",
+            "{tmp}",
+            "{url}/a/name.txt",
+        ])
+        .reply(Reply::status(
+            200,
+            &[("Content-Disposition", "attachment; filename=\"dir/\"")],
+            "body\n",
+        ))
+        .run(OXCURL);
+}

@@ -162,7 +162,6 @@ fn content_disposition_absolute_filename() {
 }
 
 #[test]
-#[ignore = "issue 7: a -J name that is empty after stripping backslash paths fails with 23; curl falls back to the URL's name"]
 fn content_disposition_backslashes_and_empty() {
     hostile("content_disposition_backslashes_and_empty")
         .case(|c| {
