@@ -1354,7 +1354,7 @@ fn configure(
     } else if let Some(d) = data {
         o.body = Body::Fields(d);
     }
-    if op.form_bad_encoder {
+    if op.form.bad_encoder {
         return Err(Error::new(
             Code::BadFunctionArgument,
             Code::BadFunctionArgument.strerror(),
@@ -1364,9 +1364,13 @@ fn configure(
         o.body = Body::Mime(oxcurl_core::mime::Mime {
             subtype: "form-data",
             boundary: oxcurl_core::mime::random_boundary(),
-            parts: op.form.clone(),
+            parts: op.form.parts.clone(),
             backslash_escape: op.form_escape,
         });
+        if let Body::Mime(m) = &mut o.body {
+            // --form-escape holds for names at every level, as the option is the handle's.
+            escape_nested(&mut m.parts, op.form_escape);
+        }
     }
     // curl 8.14.1 keeps -G data in place of the --url-query parts when both are given.
     let url_query_dropped = op.get && data_was_set;
@@ -1749,6 +1753,16 @@ fn draw_parallel_meter<'a>(
     }
     if !out.is_empty() {
         errout_write(errout, &out);
+    }
+}
+
+/// Give multiparts nested inside form parts the form's name escaping.
+fn escape_nested(parts: &mut [oxcurl_core::mime::MimePart], on: bool) {
+    for p in parts {
+        if let oxcurl_core::mime::PartData::Multipart(m) = &mut p.data {
+            m.backslash_escape = on;
+            escape_nested(&mut m.parts, on);
+        }
     }
 }
 
