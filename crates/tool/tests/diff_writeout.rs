@@ -351,9 +351,10 @@ fn times_are_all_there() {
         .run(OXCURL);
 }
 
-/// curl asks for the certificate chain when the format names `%{certs}` or `%{num_certs}`.
+/// curl's tool asks for the certificate chain (`CURLOPT_CERTINFO`) whenever `-w` is given;
+/// `%{certs}` is OpenSSL's certinfo text for each certificate the server sent.
 #[test]
-#[ignore = "issue 3: %{certs} and %{num_certs} need the peer chain in Info and OpenSSL's certinfo text"]
+#[ignore = "issue 3: %{certs}/%{num_certs} need the peer chain in Info and OpenSSL's certinfo text"]
 fn tls_certificate_variables() {
     Case::new("tls_certificate_variables")
         .tls(TlsServerOptions::default())
