@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oxcurl_core::mime::{Mime, PartData};
+use oxcurl_core::mime::{Mime, MimePart, PartData};
 
 #[path = "../../crates/tool/src/formparse.rs"]
 #[allow(dead_code)]
@@ -12,21 +12,18 @@ mod formparse;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let mut parts = Vec::new();
+    let mut form = formparse::Form::default();
     for (i, arg) in text.split('\n').enumerate() {
         // Keep stdin out of it: '@-' and '<-' would block on the fuzzer's stdin.
         if arg.contains("@-") || arg.contains("<-") {
             continue;
         }
         let mut warnings = Vec::new();
-        if let Ok((mut part, _)) = formparse::parse(arg, i % 3 == 2, &mut warnings) {
-            // Files are not read here: only the in-memory parts are serialized.
-            if matches!(part.data, PartData::File(_) | PartData::Multipart(_)) {
-                part.data = PartData::Bytes(b"file".to_vec());
-            }
-            parts.push(part);
-        }
+        let _ = form.add(arg, i % 3 == 2, &mut warnings);
     }
+    // Files are not read here: only the in-memory parts are serialized.
+    let mut parts = form.parts;
+    unfile(&mut parts);
     let m = Mime {
         subtype: "form-data",
         boundary: "------------------------fuzzfuzzfuzzfuzzfuzz".into(),
@@ -47,3 +44,14 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(s, total);
     }
 });
+
+/// Replace file data with bytes, at every level.
+fn unfile(parts: &mut [MimePart]) {
+    for p in parts {
+        match &mut p.data {
+            PartData::File(_) => p.data = PartData::Bytes(b"file".to_vec()),
+            PartData::Multipart(m) => unfile(&mut m.parts),
+            _ => {}
+        }
+    }
+}

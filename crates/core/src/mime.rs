@@ -304,12 +304,8 @@ impl Mime {
         if !has("Content-Disposition") {
             let disposition = if self.subtype == "form-data" {
                 Some("form-data")
-            } else if part.filename.is_some()
-                || part.name.is_some()
-                || ctype
-                    .as_deref()
-                    .is_some_and(|t| !t.to_ascii_lowercase().starts_with("multipart/"))
-            {
+            } else if part.filename.is_some() || part.name.is_some() {
+                // curl drops an "attachment" that would name nothing.
                 Some("attachment")
             } else {
                 None

@@ -1091,6 +1091,9 @@ impl Transfer {
         *cx.next_conn_id += 1;
         cx.pool.pend(&key, id);
         self.pending_conn = Some(id);
+        // The id is the connection's from its first attempt on, as curl reports it for a
+        // transfer whose connect failed.
+        self.info.conn_id = id;
         if let Some(ct) = self.opts.connect_timeout {
             self.timers.set(TimerId::ConnectTimeout, cx.now + ct);
         }
@@ -1883,6 +1886,7 @@ impl Transfer {
         self.proxy = None;
         self.preproxy = None;
         self.tunnel_wanted = false;
+        self.info.used_proxy = false;
         if self.opts.unix_socket_path.is_some() {
             return Ok(());
         }
@@ -1901,6 +1905,8 @@ impl Transfer {
             p.creds = Some(c.clone());
         }
         self.tunnel_wanted = p.kind.is_http() && (scheme == "https" || self.opts.http_proxy_tunnel);
+        // CURLINFO_USED_PROXY: this URL goes through a proxy.
+        self.info.used_proxy = true;
         if let Some(pre) = self.opts.pre_proxy.as_deref().filter(|s| !s.is_empty()) {
             if p.kind.is_http() {
                 let pre = proxy::parse(pre, self.opts.proxy_type)?;

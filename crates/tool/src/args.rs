@@ -2204,11 +2204,9 @@ pub struct Operation {
     pub netrc_optional: bool,
     pub netrc_file: Option<String>,
     pub junk_session_cookies: bool,
-    /// `-F`/`--form-string` parts, parsed as given.
-    pub form: Vec<oxcurl_core::mime::MimePart>,
+    /// `-F`/`--form-string` parts, parsed as given, nested by `(` and `)`.
+    pub form: crate::formparse::Form,
     pub form_escape: bool,
-    /// A `-F` named an unknown encoder: the transfer fails as curl_mime_encoder does (43).
-    pub form_bad_encoder: bool,
     /// `-x`, `--proxy1.0`, `--socks*`: the proxy and its default type; `Some("")` disables
     /// proxies.
     pub proxy: Option<(String, oxcurl_core::proxy::ProxyKind)>,
@@ -2917,13 +2915,14 @@ impl Parser {
             }
             "form" | "form-string" => {
                 let mut warnings = Vec::new();
-                let r = crate::formparse::parse(&a(), name == "form-string", &mut warnings);
+                let arg = a();
+                let r = self
+                    .op()
+                    .form
+                    .add(&arg, name == "form-string", &mut warnings);
                 self.warn_all(&warnings);
                 match r {
-                    Ok((part, bad_encoder)) => {
-                        self.op().form.push(part);
-                        self.op().form_bad_encoder |= bad_encoder;
-                    }
+                    Ok(()) => {}
                     Err(e) => {
                         self.warn(&e);
                         return Err(perr(format!("option {}: is badly used here", self.typed)));

@@ -604,7 +604,20 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
     let mut pmeter = parallel_meter(&g).then(|| ParallelMeter::new(Instant::now()));
     let mut all_xfers = 0u64;
     let mut scratch = Vec::new();
+    // -Z retries waiting for their time, soonest first; the others keep running meanwhile.
+    let mut sleeping: Vec<(Instant, Box<JobMeta>)> = Vec::new();
     loop {
+        // Retries whose time has come start before anything new, as curl adds its
+        // transfers in list order and a retry keeps its place.
+        let now = Instant::now();
+        let due = sleeping.iter().take_while(|(at, _)| *at <= now).count();
+        for (_, meta) in sleeping.drain(..due).rev() {
+            let op = &cfg.ops[meta.op];
+            match retry_job(&g, op, &meta, &stdout, &errout) {
+                Ok(job) => pending.push_front(job),
+                Err(code) => last = code,
+            }
+        }
         while stop.is_none() && running.len() + pending.len() < par + ahead {
             let Some(step) = plan.next() else { break };
             let target = match step {
@@ -660,6 +673,7 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 }
             }
             never.extend(pending.drain(..).map(|(_, m)| m));
+            never.extend(sleeping.drain(..).map(|(_, m)| *m));
             never.append(&mut leftovers);
             leftovers = never;
         }
@@ -681,7 +695,14 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             running.push((id, meta));
         }
         if running.is_empty() {
-            break;
+            match sleeping.first() {
+                Some((at, _)) => {
+                    // Only retries are left: wait for the first one.
+                    std::thread::sleep(at.saturating_duration_since(Instant::now()));
+                    continue;
+                }
+                None => break,
+            }
         }
         performed = true;
         // curl draws after each pass, but its first pass only starts connecting while
@@ -712,20 +733,19 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             let op = &cfg.ops[meta.op];
             match finish_job(&g, op, meta, easy, info, msg.result, &stdout, &errout) {
                 Finished::Done(code) => last = code,
+                Finished::Retry(meta, delay) if g.parallel => {
+                    let at = Instant::now()
+                        + crate::retry::parallel_wait(delay, std::time::SystemTime::now());
+                    let i = sleeping.partition_point(|(t, _)| *t <= at);
+                    sleeping.insert(i, (at, meta));
+                }
                 Finished::Retry(meta, delay) => {
                     std::thread::sleep(delay);
                     // A retry does not wait for --rate.
                     last_start = None;
-                    // Again from the start, keeping the retry count; -D appends.
-                    let target = Target {
-                        first_in_op: false,
-                        ..meta.target.clone()
-                    };
-                    let mut job = build_job(&g, op, &target, &stdout, &errout);
-                    job.meta.retry = meta.retry;
-                    match job.easy {
-                        Ok(easy) => pending.push_front((easy, job.meta)),
-                        Err(e) => last = report(&g, &errout, &e),
+                    match retry_job(&g, op, &meta, &stdout, &errout) {
+                        Ok(job) => pending.push_front(job),
+                        Err(code) => last = code,
                     }
                 }
             }
@@ -742,7 +762,11 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             continue;
         }
         if multi.running() > 0 {
-            if let Err(e) = multi.poll(Duration::from_secs(1)) {
+            let wake = sleeping.first().map_or(Duration::from_secs(1), |(at, _)| {
+                at.saturating_duration_since(Instant::now())
+                    .min(Duration::from_secs(1))
+            });
+            if let Err(e) = multi.poll(wake) {
                 errout_write(
                     &errout,
                     format!("curl: ({}) {e}\n", Code::UnrecoverablePoll as i32).as_bytes(),
@@ -771,6 +795,27 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         let _ = o.flush();
     }
     stop.map_or(last, |c| c as i32)
+}
+
+/// A transfer set up again for a retry: from the start, keeping the retry count (-D
+/// appends). The error code when it cannot be set up.
+fn retry_job(
+    g: &Global,
+    op: &Operation,
+    meta: &JobMeta,
+    stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
+    errout: &ErrOut,
+) -> std::result::Result<(Easy, JobMeta), i32> {
+    let target = Target {
+        first_in_op: false,
+        ..meta.target.clone()
+    };
+    let mut job = build_job(g, op, &target, stdout, errout);
+    job.meta.retry = meta.retry;
+    match job.easy {
+        Ok(easy) => Ok((easy, job.meta)),
+        Err(e) => Err(report(g, errout, &e)),
+    }
 }
 
 /// What `-w` and the error report need of a URL after its transfer.
@@ -1365,7 +1410,7 @@ fn configure(
     } else if let Some(d) = data {
         o.body = Body::Fields(d);
     }
-    if op.form_bad_encoder {
+    if op.form.bad_encoder {
         return Err(Error::new(
             Code::BadFunctionArgument,
             Code::BadFunctionArgument.strerror(),
@@ -1375,9 +1420,13 @@ fn configure(
         o.body = Body::Mime(oxcurl_core::mime::Mime {
             subtype: "form-data",
             boundary: oxcurl_core::mime::random_boundary(),
-            parts: op.form.clone(),
+            parts: op.form.parts.clone(),
             backslash_escape: op.form_escape,
         });
+        if let Body::Mime(m) = &mut o.body {
+            // --form-escape holds for names at every level, as the option is the handle's.
+            escape_nested(&mut m.parts, op.form_escape);
+        }
     }
     // curl 8.14.1 keeps -G data in place of the --url-query parts when both are given.
     let url_query_dropped = op.get && data_was_set;
@@ -1761,6 +1810,16 @@ fn draw_parallel_meter<'a>(
     }
     if !out.is_empty() {
         errout_write(errout, &out);
+    }
+}
+
+/// Give multiparts nested inside form parts the form's name escaping.
+fn escape_nested(parts: &mut [oxcurl_core::mime::MimePart], on: bool) {
+    for p in parts {
+        if let oxcurl_core::mime::PartData::Multipart(m) = &mut p.data {
+            m.backslash_escape = on;
+            escape_nested(&mut m.parts, on);
+        }
     }
 }
 

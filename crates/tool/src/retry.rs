@@ -1,9 +1,10 @@
 //! `--retry` and friends (curl's retry logic in `tool_operate.c`'s `post_per_transfer`):
 //! which finished transfers are tried again, after how long, and the warning curl prints.
-//! Does no I/O and takes the clock as an argument; the caller sleeps, rewinds the output
-//! and starts the transfer again.
+//! Does no I/O and takes the clock as an argument; the caller sleeps (or, with `-Z`,
+//! schedules the retry while the other transfers run), rewinds the output and starts the
+//! transfer again.
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use oxcurl_core::Code;
 
@@ -164,6 +165,16 @@ pub fn decide(
     }
 }
 
+/// How long a `-Z` retry waits: curl schedules it at a whole second of the wall clock,
+/// `delay` (whole seconds) after the current second began, so the wait is up to a second
+/// shorter than `delay`.
+pub fn parallel_wait(delay: Duration, now: SystemTime) -> Duration {
+    let since_second = now.duration_since(UNIX_EPOCH).map_or(Duration::ZERO, |d| {
+        Duration::from_nanos(u64::from(d.subsec_nanos()))
+    });
+    Duration::from_secs(delay.as_secs()).saturating_sub(since_second)
+}
+
 /// curl's `Retry-After` parsing: an HTTP date (seconds from now, 0 if past) or a number
 /// of seconds; anything else is 0; capped at 6 hours.
 pub fn parse_retry_after(value: &str, now_unix: i64) -> u64 {
@@ -248,6 +259,19 @@ mod tests {
             let mut st = RetryState::new(&cfg, t);
             assert_eq!(decide(&cfg, &mut st, &http(code, 0), t), Decision::Done);
         }
+    }
+
+    #[test]
+    fn parallel_waits_end_on_whole_seconds() {
+        let at = |s: u64, ms: u64| UNIX_EPOCH + Duration::from_millis(s * 1000 + ms);
+        let one = Duration::from_secs(1);
+        assert_eq!(parallel_wait(one, at(100, 0)), one);
+        assert_eq!(parallel_wait(one, at(100, 250)), Duration::from_millis(750));
+        assert_eq!(
+            parallel_wait(Duration::from_secs(4), at(7, 999)),
+            Duration::from_millis(3001)
+        );
+        assert_eq!(parallel_wait(Duration::ZERO, at(7, 500)), Duration::ZERO);
     }
 
     #[test]

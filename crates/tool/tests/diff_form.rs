@@ -331,3 +331,134 @@ fn verbose_shows_form_body() {
     })
     .run(OXCURL);
 }
+
+#[test]
+fn nested_alternative_multipart() {
+    form_case(
+        "nested_alternative_multipart",
+        &[
+            "-s",
+            "-F",
+            "=(;type=multipart/alternative",
+            "-F",
+            "=plain text message",
+            "-F",
+            "= <body>HTML message</body>;type=text/html",
+            "-F",
+            "=)",
+            "-F",
+            "=@{tmp}/up.txt",
+            "-F",
+            "after=1",
+            "{url}/",
+        ],
+    )
+    .file("up.txt", "attached\n")
+    .run(OXCURL);
+}
+
+#[test]
+fn nested_multiparts_two_deep() {
+    form_case(
+        "nested_multiparts_two_deep",
+        &[
+            "-s",
+            "-F",
+            "outer=(;headers=X-Outer: 1",
+            "-F",
+            "named=v",
+            "-F",
+            "=(;type=multipart/form-data",
+            "-F",
+            "in=deep",
+            "-F",
+            "=@{tmp}/up.txt",
+            "-F",
+            "=)",
+            "-F",
+            "x=)",
+            "-F",
+            "=)",
+            "-F",
+            "top=1",
+            "{url}/",
+        ],
+    )
+    .file("up.txt", "file content\n")
+    .run(OXCURL);
+}
+
+#[test]
+fn unclosed_multipart_is_sent_as_is() {
+    form_case(
+        "unclosed_multipart_is_sent_as_is",
+        &["-s", "-F", "a=(", "-F", "=inside", "{url}/"],
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn nested_attributes_not_allowed_warn() {
+    form_case(
+        "nested_attributes_not_allowed_warn",
+        &[
+            "-F",
+            "a=(;type=multipart/mixed;filename=f;encoder=base64",
+            "-F",
+            "=x",
+            "-F",
+            "b=<{tmp}/up.txt;filename=q",
+            "{url}/",
+        ],
+    )
+    .file("up.txt", "file content\n")
+    .compare_stderr(true)
+    .normalise_with(|d| {
+        String::from_utf8_lossy(d)
+            .lines()
+            .filter(|l| l.starts_with("Warning"))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            .into_bytes()
+    })
+    .run(OXCURL);
+}
+
+#[test]
+fn unbalanced_close_is_exit_2() {
+    Case::new("unbalanced_close_is_exit_2")
+        .args(&["-F", "a=b", "-F", "=)", "{url}/"])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+#[test]
+fn content_types_with_spaces_and_parameters() {
+    form_case(
+        "content_types_with_spaces_and_parameters",
+        &[
+            "-F",
+            "a=b;type=text/plain;charset=utf-8",
+            "-F",
+            "c=d;type= text/plain ; charset=utf-8",
+            "-F",
+            "e=f;type=text / plain",
+            "-F",
+            "g=h;TYPE=text/plain;  charset=utf-8 ;  format=flowed  ;filename=a b ",
+            "-F",
+            "i=@{tmp}/up.txt;type=image/png,{tmp}/up.txt;type=text/x;q=1",
+            "{url}/",
+        ],
+    )
+    .file("up.txt", "file content\n")
+    .compare_stderr(true)
+    .normalise_with(|d| {
+        String::from_utf8_lossy(d)
+            .lines()
+            .filter(|l| l.starts_with("Warning"))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            .into_bytes()
+    })
+    .run(OXCURL);
+}

@@ -475,3 +475,110 @@ fn retry_silent_verbose_has_no_notes() {
     .replies(vec![busy(503), Reply::ok("ok\n")])
     .run(OXCURL);
 }
+
+// ---- retries under -Z -------------------------------------------------------------
+
+/// Two parallel URLs, one answered 503 twice: the retries wait without holding up the
+/// other transfer, which ends first; the warnings, outputs and -w lines match curl's.
+/// The slow transfer's own time shows that nothing slept while it ran: a retry that
+/// blocked the loop would hold its end back by the first retry's second.
+#[test]
+fn parallel_retries_do_not_block_other_transfers() {
+    let r = case(
+        "parallel_retries_do_not_block_other_transfers",
+        &[
+            "--no-progress-meter",
+            "-Z",
+            "--retry",
+            "3",
+            "-w",
+            "%{url.path} %{num_retries} %{http_code} %{time_total}\n",
+            "-o",
+            "{tmp}/flaky.out",
+            "{url}/flaky",
+            "-o",
+            "{tmp}/slow.out",
+            "{url}/slow",
+        ],
+    )
+    .server(|s| {
+        s.route_seq("/flaky", vec![busy(503), busy(503), Reply::ok("at last\n")]);
+        s.route(
+            "/slow",
+            Reply::status(200, &[("Content-Length", "8")], "").write_slowly(
+                "slowbody",
+                1,
+                Duration::from_millis(60),
+            ),
+        );
+    })
+    // Which connection a request goes on depends on timing; the requests are counted below.
+    .compare_requests(false)
+    .normalise_with(|d| {
+        // Times vary: keep them out of the comparison, checked below instead.
+        String::from_utf8_lossy(d)
+            .lines()
+            .map(|l| match l.rsplit_once(' ') {
+                Some((head, t)) if t.contains('.') => format!("{head} T\n"),
+                _ => format!("{l}\n"),
+            })
+            .collect::<String>()
+            .into_bytes()
+    })
+    .run(OXCURL);
+    let out = String::from_utf8_lossy(&r.oxcurl.output.stdout).into_owned();
+    let slow: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("/slow 0 200 "))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no /slow line in {out:?}"));
+    assert!(
+        slow < 0.9,
+        "the slow transfer took {slow}s: it waited for a retry"
+    );
+    let paths = |reqs: &[oxcurl_testsupport::Request]| {
+        let mut p: Vec<String> = reqs.iter().map(|r| r.path().to_string()).collect();
+        p.sort();
+        p
+    };
+    assert_eq!(
+        paths(&r.reference.requests),
+        ["/flaky", "/flaky", "/flaky", "/slow"]
+    );
+    assert_eq!(paths(&r.oxcurl.requests), paths(&r.reference.requests));
+}
+
+/// Retry-After sets the wait of a parallel retry, and --retry-max-time still ends it.
+#[test]
+fn parallel_retry_after_and_max_time() {
+    case(
+        "parallel_retry_after_and_max_time",
+        &[
+            "--no-progress-meter",
+            "-Z",
+            "--retry",
+            "3",
+            "--retry-max-time",
+            "2",
+            "-w",
+            "%{url.path} %{num_retries} %{http_code}\n",
+            "-o",
+            "{tmp}/a.out",
+            "{url}/a",
+            "-o",
+            "{tmp}/b.out",
+            "{url}/b",
+        ],
+    )
+    .server(|s| {
+        s.route_seq(
+            "/a",
+            vec![
+                Reply::status(503, &[("Retry-After", "1")], "busy\n"),
+                Reply::status(429, &[("Retry-After", "5")], "busy\n"),
+            ],
+        );
+        s.route("/b", Reply::ok("b\n"));
+    })
+    .run(OXCURL);
+}
