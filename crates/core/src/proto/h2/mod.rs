@@ -43,6 +43,8 @@ pub const MAX_HEADER_LIST: u32 = 300 * 1024;
 struct Slot {
     conn: Option<Conn>,
     write_blocked: bool,
+    /// Bytes came in during this drive.
+    read_some: bool,
     /// The frames the peer sent, for nghttp2's flood limit.
     scan: scan::FrameScan,
 }
@@ -82,6 +84,7 @@ impl AsyncRead for Lent {
                             return Poll::Ready(Err(io::Error::other(FLOODED)));
                         }
                         buf.advance(n);
+                        s.read_some |= n > 0;
                         return Poll::Ready(Ok(()));
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Poll::Pending,
@@ -167,6 +170,23 @@ impl std::fmt::Debug for Mux {
     }
 }
 
+/// Acknowledge what was read at once instead of after the kernel's delayed-ACK time.
+///
+/// A server that writes a response's HEADERS and DATA frames separately with Nagle's
+/// algorithm on (nginx does for h2c) holds the DATA until the HEADERS are acknowledged. curl
+/// (nghttp2) answers the HEADERS with WINDOW_UPDATE frames, which carry the ACK; h2 has
+/// nothing to send there, and every request after the first on a connection waited about
+/// 40 ms. `TCP_QUICKACK` sends the pending ACK now (the kernel clears it again by itself,
+/// so it is set after every drive that read something).
+fn ack_now(conn: &Conn) {
+    #[cfg(target_os = "linux")]
+    if let crate::connect::Stream::Tcp(s) = &conn.stream {
+        let _ = socket2::SockRef::from(s).set_quickack(true);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = conn;
+}
+
 /// A stream's handles: the response to wait for, the request body to send, the response
 /// body to read.
 pub struct Stream {
@@ -205,6 +225,7 @@ impl Mux {
             let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
             s.conn = Some(conn);
             s.write_blocked = false;
+            s.read_some = false;
             // What one drive reads is one burst, as one read is for nghttp2 in curl.
             s.scan.reset_burst();
         }
@@ -231,7 +252,11 @@ impl Mux {
             }
         }
         let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
-        s.conn.take().expect("lent connection")
+        let conn = s.conn.take().expect("lent connection");
+        if s.read_some {
+            ack_now(&conn);
+        }
+        conn
     }
 
     /// Did the peer flood the connection with frames asking for answers?
