@@ -38,6 +38,10 @@ const STREAM_WINDOW: u32 = 1024 * 1024;
 const CONN_WINDOW: u32 = 10 * STREAM_WINDOW;
 pub const MAX_HEADER_LIST: u32 = 300 * 1024;
 
+/// What [`Mux::drive_some`] reads before the streams' readers take it: a few of nginx's
+/// 16 KiB frames.
+const DRIVE_BUDGET: usize = 64 * 1024;
+
 /// The connection while lent, and whether a write would have blocked.
 #[derive(Default)]
 struct Slot {
@@ -45,6 +49,11 @@ struct Slot {
     write_blocked: bool,
     /// Bytes came in during this drive.
     read_some: bool,
+    /// Bytes this drive may still read (see [`Mux::drive_some`]).
+    budget: usize,
+    /// The drive stopped reading because its budget ran out, not because the connection
+    /// had nothing more.
+    more: bool,
     /// The frames the peer sent, for nghttp2's flood limit.
     scan: scan::FrameScan,
 }
@@ -76,6 +85,10 @@ impl AsyncRead for Lent {
             let Some(c) = s.conn.as_mut() else {
                 return Poll::Ready(Err(not_lent()));
             };
+            if s.budget == 0 {
+                s.more = true;
+                return Poll::Pending;
+            }
             loop {
                 match c.recv(buf.initialize_unfilled()) {
                     Ok(n) => {
@@ -85,6 +98,7 @@ impl AsyncRead for Lent {
                         }
                         buf.advance(n);
                         s.read_some |= n > 0;
+                        s.budget = s.budget.saturating_sub(n);
                         return Poll::Ready(Ok(()));
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Poll::Pending,
@@ -221,11 +235,31 @@ impl Mux {
     /// Lend `conn` to h2 and let it read and write as far as the socket allows; the
     /// connection is handed back. Errors are kept and reported by [`Mux::error`].
     pub fn drive(&mut self, conn: Conn) -> Conn {
+        self.drive_with(conn, usize::MAX)
+    }
+
+    /// [`Mux::drive`], reading at most about [`DRIVE_BUDGET`] bytes, so that the streams'
+    /// readers can take what came before more is read: h2 would otherwise read all the
+    /// socket has, up to a whole stream window, into its queues. [`Mux::more`] then says
+    /// whether input may still be waiting (over TLS possibly in the session's buffer, which
+    /// the socket's readiness does not show): the caller drives again after reading.
+    pub fn drive_some(&mut self, conn: Conn) -> Conn {
+        self.drive_with(conn, DRIVE_BUDGET)
+    }
+
+    /// Did the last drive stop reading at its budget?
+    pub fn more(&self) -> bool {
+        self.slot.lock().map(|s| s.more).unwrap_or(false)
+    }
+
+    fn drive_with(&mut self, conn: Conn, budget: usize) -> Conn {
         {
             let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
             s.conn = Some(conn);
             s.write_blocked = false;
             s.read_some = false;
+            s.budget = budget;
+            s.more = false;
             // What one drive reads is one burst, as one read is for nghttp2 in curl.
             s.scan.reset_burst();
         }
