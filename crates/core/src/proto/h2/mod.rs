@@ -29,9 +29,10 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::conn::Conn;
 
-/// h2 reads everything the socket has into its stream queues before the transfer takes it,
-/// so the stream window is what a transfer may hold in memory: 1 MiB, not curl's 10 MiB
-/// (`H2_STREAM_WINDOW_SIZE_MAX`; curl only grows to it for fast links). The largest header
+/// h2 queues what it reads for a stream until that stream's transfer takes it, so the stream
+/// window is what a stream that is not read (paused, or one of many while another transfer
+/// drives) may hold in memory: 1 MiB, not curl's 10 MiB (`H2_STREAM_WINDOW_SIZE_MAX`). A
+/// transfer that reads never gets near it ([`Mux::drive_some`]). The largest header
 /// block taken is curl's `MAX_HTTP_RESP_HEADER_SIZE` (300 KiB); curl's
 /// `DEFAULT_MAX_CONCURRENT_STREAMS` is 100.
 const STREAM_WINDOW: u32 = 1024 * 1024;
