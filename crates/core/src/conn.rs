@@ -104,6 +104,22 @@ impl Shared {
         }
         self.0 = Some(c);
     }
+
+    /// Let the mux read a little ([`crate::proto::h2::Mux::drive_some`]); whether more
+    /// input may be waiting.
+    pub fn drive_some(&mut self) -> bool {
+        let Some(mut c) = self.0.take() else {
+            return false;
+        };
+        let mut more = false;
+        if let Some(mut m) = c.h2.take() {
+            c = m.drive_some(c);
+            more = m.more();
+            c.h2 = Some(m);
+        }
+        self.0 = Some(c);
+        more
+    }
 }
 
 impl Conn {

@@ -95,8 +95,10 @@ fn https_download_allocations_are_bounded_per_record() {
     );
 }
 
-/// HTTP/2 (h2c from nginx): memory stays bounded by the stream window however large the
-/// body. h2 allocates per DATA frame, so the count grows with the size (see HTTP2.md).
+/// HTTP/2 (h2c from nginx): memory stays bounded however large the body, and well under the
+/// 1 MiB stream window: the mux reads a few frames at a time and the transfer takes them
+/// before more are read, rather than h2 queueing all the socket has. h2 allocates per DATA
+/// frame, so the count grows with the size (see HTTP2.md).
 #[test]
 fn h2_download_memory_is_bounded() {
     let root = TempDir::new("h2-alloc-root");
@@ -126,7 +128,7 @@ fn h2_download_memory_is_bounded() {
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("no peak in {text}"));
     assert!(
-        peak < 4 << 20,
+        peak < 512 << 10,
         "16 MiB over HTTP/2 peaked at {peak} bytes: {text}"
     );
 }

@@ -245,10 +245,12 @@ impl Transfer {
         })
     }
 
-    /// Let h2 read and write on the shared connection.
-    fn h2_io(&mut self) {
-        if let Some(s) = &self.h2conn {
-            s.lock().drive();
+    /// Let h2 read and write on the shared connection, a little at a time; whether input
+    /// may still be waiting.
+    fn h2_io(&mut self) -> bool {
+        match &self.h2conn {
+            Some(s) => s.lock().drive_some(),
+            None => false,
         }
     }
 
@@ -265,7 +267,7 @@ impl Transfer {
             return Err(e);
         }
         loop {
-            self.h2_io();
+            let more = self.h2_io();
             let progress = match self.h2_step(cx) {
                 Err(e) if self.h2_refused.0 => return self.h2_retry(e),
                 r => r?,
@@ -276,7 +278,7 @@ impl Transfer {
             if let Some(r) = self.result.take() {
                 return Err(r.err().unwrap_or_else(|| Error::code(Code::RecvError)));
             }
-            if !progress {
+            if !progress && !more {
                 if let Some(e) = self.with_mux(|m| m.error().map(mux::clone_error)) {
                     let e = self.h2_error(&e, true);
                     if self.h2_refused.0 {

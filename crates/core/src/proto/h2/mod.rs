@@ -29,20 +29,32 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::conn::Conn;
 
-/// h2 reads everything the socket has into its stream queues before the transfer takes it,
-/// so the stream window is what a transfer may hold in memory: 1 MiB, not curl's 10 MiB
-/// (`H2_STREAM_WINDOW_SIZE_MAX`; curl only grows to it for fast links). The largest header
+/// h2 queues what it reads for a stream until that stream's transfer takes it, so the stream
+/// window is what a stream that is not read (paused, or one of many while another transfer
+/// drives) may hold in memory: 1 MiB, not curl's 10 MiB (`H2_STREAM_WINDOW_SIZE_MAX`). A
+/// transfer that reads never gets near it ([`Mux::drive_some`]). The largest header
 /// block taken is curl's `MAX_HTTP_RESP_HEADER_SIZE` (300 KiB); curl's
 /// `DEFAULT_MAX_CONCURRENT_STREAMS` is 100.
 const STREAM_WINDOW: u32 = 1024 * 1024;
 const CONN_WINDOW: u32 = 10 * STREAM_WINDOW;
 pub const MAX_HEADER_LIST: u32 = 300 * 1024;
 
+/// What [`Mux::drive_some`] reads before the streams' readers take it: a few of nginx's
+/// 16 KiB frames.
+const DRIVE_BUDGET: usize = 64 * 1024;
+
 /// The connection while lent, and whether a write would have blocked.
 #[derive(Default)]
 struct Slot {
     conn: Option<Conn>,
     write_blocked: bool,
+    /// Bytes came in during this drive.
+    read_some: bool,
+    /// Bytes this drive may still read (see [`Mux::drive_some`]).
+    budget: usize,
+    /// The drive stopped reading because its budget ran out, not because the connection
+    /// had nothing more.
+    more: bool,
     /// The frames the peer sent, for nghttp2's flood limit.
     scan: scan::FrameScan,
 }
@@ -74,6 +86,10 @@ impl AsyncRead for Lent {
             let Some(c) = s.conn.as_mut() else {
                 return Poll::Ready(Err(not_lent()));
             };
+            if s.budget == 0 {
+                s.more = true;
+                return Poll::Pending;
+            }
             loop {
                 match c.recv(buf.initialize_unfilled()) {
                     Ok(n) => {
@@ -82,6 +98,8 @@ impl AsyncRead for Lent {
                             return Poll::Ready(Err(io::Error::other(FLOODED)));
                         }
                         buf.advance(n);
+                        s.read_some |= n > 0;
+                        s.budget = s.budget.saturating_sub(n);
                         return Poll::Ready(Ok(()));
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Poll::Pending,
@@ -167,6 +185,23 @@ impl std::fmt::Debug for Mux {
     }
 }
 
+/// Acknowledge what was read at once instead of after the kernel's delayed-ACK time.
+///
+/// A server that writes a response's HEADERS and DATA frames separately with Nagle's
+/// algorithm on (nginx does for h2c) holds the DATA until the HEADERS are acknowledged. curl
+/// (nghttp2) answers the HEADERS with WINDOW_UPDATE frames, which carry the ACK; h2 has
+/// nothing to send there, and every request after the first on a connection waited about
+/// 40 ms. `TCP_QUICKACK` sends the pending ACK now (the kernel clears it again by itself,
+/// so it is set after every drive that read something).
+fn ack_now(conn: &Conn) {
+    #[cfg(target_os = "linux")]
+    if let crate::connect::Stream::Tcp(s) = &conn.stream {
+        let _ = socket2::SockRef::from(s).set_quickack(true);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = conn;
+}
+
 /// A stream's handles: the response to wait for, the request body to send, the response
 /// body to read.
 pub struct Stream {
@@ -201,10 +236,31 @@ impl Mux {
     /// Lend `conn` to h2 and let it read and write as far as the socket allows; the
     /// connection is handed back. Errors are kept and reported by [`Mux::error`].
     pub fn drive(&mut self, conn: Conn) -> Conn {
+        self.drive_with(conn, usize::MAX)
+    }
+
+    /// [`Mux::drive`], reading at most about [`DRIVE_BUDGET`] bytes, so that the streams'
+    /// readers can take what came before more is read: h2 would otherwise read all the
+    /// socket has, up to a whole stream window, into its queues. [`Mux::more`] then says
+    /// whether input may still be waiting (over TLS possibly in the session's buffer, which
+    /// the socket's readiness does not show): the caller drives again after reading.
+    pub fn drive_some(&mut self, conn: Conn) -> Conn {
+        self.drive_with(conn, DRIVE_BUDGET)
+    }
+
+    /// Did the last drive stop reading at its budget?
+    pub fn more(&self) -> bool {
+        self.slot.lock().map(|s| s.more).unwrap_or(false)
+    }
+
+    fn drive_with(&mut self, conn: Conn, budget: usize) -> Conn {
         {
             let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
             s.conn = Some(conn);
             s.write_blocked = false;
+            s.read_some = false;
+            s.budget = budget;
+            s.more = false;
             // What one drive reads is one burst, as one read is for nghttp2 in curl.
             s.scan.reset_burst();
         }
@@ -231,7 +287,11 @@ impl Mux {
             }
         }
         let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
-        s.conn.take().expect("lent connection")
+        let conn = s.conn.take().expect("lent connection");
+        if s.read_some {
+            ack_now(&conn);
+        }
+        conn
     }
 
     /// Did the peer flood the connection with frames asking for answers?
