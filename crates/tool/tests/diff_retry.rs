@@ -551,7 +551,7 @@ fn parallel_retries_do_not_block_other_transfers() {
 /// Retry-After sets the wait of a parallel retry, and --retry-max-time still ends it.
 #[test]
 fn parallel_retry_after_and_max_time() {
-    case(
+    let r = case(
         "parallel_retry_after_and_max_time",
         &[
             "--no-progress-meter",
@@ -580,5 +580,14 @@ fn parallel_retry_after_and_max_time() {
         );
         s.route("/b", Reply::ok("b\n"));
     })
+    // Which connection a request goes on depends on timing; the requests are counted below.
+    .compare_requests(false)
     .run(OXCURL);
+    let paths = |reqs: &[oxcurl_testsupport::Request]| {
+        let mut p: Vec<String> = reqs.iter().map(|r| r.path().to_string()).collect();
+        p.sort();
+        p
+    };
+    assert_eq!(paths(&r.reference.requests), ["/a", "/a", "/b"]);
+    assert_eq!(paths(&r.oxcurl.requests), paths(&r.reference.requests));
 }
