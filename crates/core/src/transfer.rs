@@ -3910,11 +3910,13 @@ impl Transfer {
 
     /// Take everything back out (the multi dropped the transfer).
     pub fn abort(&mut self, cx: &mut Cx<'_>) {
+        self.abort_with(cx, Error::new(Code::AbortedByCallback, "Transfer removed"));
+    }
+
+    /// End the transfer now with `e`, if it is still running.
+    pub fn abort_with(&mut self, cx: &mut Cx<'_>, e: Error) {
         if !self.is_done() {
-            self.finish(
-                cx,
-                Err(Error::new(Code::AbortedByCallback, "Transfer removed")),
-            );
+            self.finish(cx, Err(e));
         }
     }
 }

@@ -1349,6 +1349,9 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     23 => i.httpauth_avail as c_long,
                     24 => i.proxyauth_avail as c_long,
                     25 | 35 | 37 | 38 | 39 | 59 | 69 | 70 => 0,
+                    // CURLINFO_LASTSOCKET: curl keeps the last socket only for CONNECT_ONLY
+                    // transfers, which this library does not make.
+                    29 => -1,
                     26 => i.num_connects as c_long,
                     40 => i.primary_ip.map_or(0, |a| a.port() as c_long),
                     42 => i.local_addr.map_or(0, |a| a.port() as c_long),
@@ -1414,6 +1417,11 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                 };
                 // SAFETY: an OFF_T info takes a `curl_off_t *`.
                 unsafe { *(out as *mut i64) = v };
+            }
+            // CURLINFO_ACTIVESOCKET: CURL_SOCKET_BAD, as for curl without CONNECT_ONLY.
+            SOCKET if n == 44 => {
+                // SAFETY: a SOCKET info takes a `curl_socket_t *` (an int).
+                unsafe { *(out as *mut c_int) = -1 };
             }
             SLIST => match n {
                 // SSL_ENGINES, COOKIELIST: empty lists; CERTINFO/TLS_SSL_PTR: not available.
