@@ -81,6 +81,10 @@ pub struct Info {
     pub ssl_verify_result: i64,
     pub proxy_ssl_verify_result: i64,
     pub used_proxy: bool,
+    /// `CURLAUTH_*` bits of the schemes the server (`CURLINFO_HTTPAUTH_AVAIL`) and the proxy
+    /// (`CURLINFO_PROXYAUTH_AVAIL`) offered.
+    pub httpauth_avail: u32,
+    pub proxyauth_avail: u32,
     /// Transfer and connection ids (curl's `%{xfer_id}` and `%{conn_id}`).
     pub xfer_id: i64,
     pub conn_id: i64,

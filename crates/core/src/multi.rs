@@ -329,6 +329,54 @@ impl Multi {
         Some((Easy::from_parts(t.opts, t.handler), info))
     }
 
+    /// End a running transfer with `e` (curl fails every transfer of a multi whose socket or
+    /// timer callback refused): it stays in the multi, finished, and its message is queued.
+    pub fn fail(&mut self, id: TransferId, e: Error) {
+        let Some(s) = self.slots.get_mut(id.slot) else {
+            return;
+        };
+        if s.gen != id.gen {
+            return;
+        }
+        let Some(t) = s.t.as_mut() else {
+            return;
+        };
+        if t.is_done() {
+            return;
+        }
+        let share = t.opts.share.clone();
+        let lease = share.as_ref().map(|a| a.lend(local!(self)));
+        let Some(t) = self.slots[id.slot].t.as_mut() else {
+            return;
+        };
+        let mut cx = Cx {
+            now: Instant::now(),
+            poller: &self.poller,
+            resolver: &mut self.resolver,
+            pool: &mut self.pool,
+            bufs: &mut self.bufs,
+            next_conn_id: &mut self.next_conn_id,
+            tls: &mut self.tls,
+            hsts: &mut self.hsts,
+            altsvc: &mut self.altsvc,
+            cookies: &mut self.cookies,
+            limits: None,
+        };
+        t.abort_with(&mut cx, e);
+        if let Some(l) = lease {
+            l.give_back(local!(self));
+        }
+        self.running -= 1;
+        let result = t.result.clone().unwrap_or(Ok(()));
+        self.msgs.push_back(Message { id, result });
+        self.slots[id.slot].ready = false;
+        self.slots[id.slot].queued = None;
+        if self.apply_interest(id.slot).is_ok() && self.socket_events {
+            self.report_interest(id.slot);
+        }
+        self.wake_pending();
+    }
+
     /// Write the HSTS cache back to the files it was loaded from (curl does this when the
     /// handle is cleaned up).
     pub fn save_hsts(&self) -> io::Result<()> {

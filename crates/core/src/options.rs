@@ -264,6 +264,8 @@ pub struct Options {
     pub proxy: Option<String>,
     /// `CURLOPT_PROXYTYPE` for proxy strings without a scheme.
     pub proxy_type: crate::proxy::ProxyKind,
+    /// `CURLOPT_PROXYPORT`: the port of a proxy string that names none.
+    pub proxy_port: Option<u16>,
     /// `CURLOPT_PROXYUSERPWD`.
     pub proxy_userpwd: Option<(String, String)>,
     /// `CURLOPT_PRE_PROXY`: a SOCKS proxy in front of the HTTP proxy.
@@ -272,6 +274,9 @@ pub struct Options {
     pub noproxy: Option<String>,
     /// `CURLOPT_PROXYHEADER` (`CURLHEADER_SEPARATE`, curl's default).
     pub proxy_headers: Vec<String>,
+    /// `CURLOPT_HEADEROPT` is `CURLHEADER_UNIFIED`: `proxy_headers` are the request's own
+    /// headers, sent in CONNECT; requests to a proxy do not repeat them.
+    pub proxy_headers_unified: bool,
     /// `CURLOPT_HTTPPROXYTUNNEL`: CONNECT for plain HTTP too.
     pub http_proxy_tunnel: bool,
     /// `CURLOPT_SUPPRESS_CONNECT_HEADERS`.
@@ -375,10 +380,12 @@ impl Default for Options {
             cookie_session: false,
             proxy: None,
             proxy_type: crate::proxy::ProxyKind::Http,
+            proxy_port: None,
             proxy_userpwd: None,
             pre_proxy: None,
             noproxy: None,
             proxy_headers: Vec::new(),
+            proxy_headers_unified: false,
             http_proxy_tunnel: false,
             suppress_connect_headers: false,
             socks5_gssapi: true,

@@ -82,6 +82,16 @@ impl Proxy {
 /// Parse a proxy string: `[scheme://][user[:password]@]host[:port]`. A string without a
 /// scheme takes `default_kind`; the port defaults to 1080 (443 for https) as in curl.
 pub fn parse(s: &str, default_kind: ProxyKind) -> Result<Proxy> {
+    parse_with_port(s, default_kind, None)
+}
+
+/// [`parse`] with `CURLOPT_PROXYPORT`: `default_port`, when given, is the port of a string
+/// that names none.
+pub fn parse_with_port(
+    s: &str,
+    default_kind: ProxyKind,
+    default_port: Option<u16>,
+) -> Result<Proxy> {
     let has_scheme = s.contains("://");
     let flags = Flags {
         guess_scheme: true,
@@ -111,7 +121,7 @@ pub fn parse(s: &str, default_kind: ProxyKind) -> Result<Proxy> {
         default_kind
     };
     let host = url.host().trim_start_matches('[').trim_end_matches(']');
-    let port = url.port().unwrap_or(match kind {
+    let port = url.port().or(default_port).unwrap_or(match kind {
         ProxyKind::Https | ProxyKind::Https2 => 443,
         _ => 1080,
     });

@@ -1900,7 +1900,8 @@ impl Transfer {
         ) else {
             return Ok(());
         };
-        let mut p = proxy::parse(&s, self.opts.proxy_type)?;
+        let mut p = proxy::parse_with_port(&s, self.opts.proxy_type, self.opts.proxy_port)?;
+        self.info.used_proxy = true;
         if let Some(c) = &self.opts.proxy_userpwd {
             p.creds = Some(c.clone());
         }
@@ -2694,7 +2695,11 @@ impl Transfer {
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
                 sensitive_ok: same_origin || self.opts.unrestricted_auth,
                 proxy_authorization: proxy_authorization.as_deref(),
-                proxy_headers: absolute.then_some(self.opts.proxy_headers.as_slice()),
+                proxy_headers: absolute.then_some(if self.opts.proxy_headers_unified {
+                    &[]
+                } else {
+                    self.opts.proxy_headers.as_slice()
+                }),
                 content_range: content_range.as_deref(),
                 alt_used: self.alt_used.as_deref(),
                 authneg,
@@ -4054,6 +4059,8 @@ impl Transfer {
         cx.pool.notify();
         let now = cx.now;
         self.info.time_total = now.duration_since(self.started);
+        self.info.httpauth_avail = self.auth.avail_info;
+        self.info.proxyauth_avail = self.proxy_auth.avail_info;
         if self.info.time_starttransfer.is_zero() && r.is_ok() {
             self.info.time_starttransfer = self.info.time_total;
         }
@@ -4081,11 +4088,13 @@ impl Transfer {
 
     /// Take everything back out (the multi dropped the transfer).
     pub fn abort(&mut self, cx: &mut Cx<'_>) {
+        self.abort_with(cx, Error::new(Code::AbortedByCallback, "Transfer removed"));
+    }
+
+    /// End the transfer now with `e`, if it is still running.
+    pub fn abort_with(&mut self, cx: &mut Cx<'_>, e: Error) {
         if !self.is_done() {
-            self.finish(
-                cx,
-                Err(Error::new(Code::AbortedByCallback, "Transfer removed")),
-            );
+            self.finish(cx, Err(e));
         }
     }
 }

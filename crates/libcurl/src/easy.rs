@@ -17,12 +17,16 @@ pub type ReadFn = unsafe extern "C" fn(*mut c_char, usize, usize, *mut c_void) -
 pub type XferInfoFn = unsafe extern "C" fn(*mut c_void, i64, i64, i64, i64) -> c_int;
 pub type DebugFn =
     unsafe extern "C" fn(*mut EasyHandle, c_int, *const c_char, usize, *mut c_void) -> c_int;
+pub type ProgressFn = unsafe extern "C" fn(*mut c_void, f64, f64, f64, f64) -> c_int;
+pub type SeekFn = unsafe extern "C" fn(*mut c_void, i64, c_int) -> c_int;
+pub type IoctlFn = unsafe extern "C" fn(*mut EasyHandle, c_int, *mut c_void) -> c_int;
 
 extern "C" {
     fn oxcurl_default_write(p: *const c_char, n: usize, file: *mut c_void) -> usize;
     fn oxcurl_default_read(p: *mut c_char, n: usize, file: *mut c_void) -> usize;
     fn oxcurl_stderr_write(p: *const c_char, n: usize);
     fn oxcurl_fread(p: *mut c_char, size: usize, n: usize, file: *mut c_void) -> usize;
+    fn oxcurl_default_rewind(file: *mut c_void) -> c_int;
 }
 
 /// The application's callbacks and their userdata, as set with setopt.
@@ -36,6 +40,12 @@ pub(crate) struct Callbacks {
     read_data: *mut c_void,
     xferinfo: Option<XferInfoFn>,
     xferinfo_data: *mut c_void,
+    /// The old CURLOPT_PROGRESSFUNCTION (doubles); XFERINFOFUNCTION wins when both are set.
+    progress: Option<ProgressFn>,
+    seek: Option<SeekFn>,
+    seek_data: *mut c_void,
+    ioctl: Option<IoctlFn>,
+    ioctl_data: *mut c_void,
     debug: Option<DebugFn>,
     debug_data: *mut c_void,
     no_progress: bool,
@@ -53,6 +63,11 @@ impl Callbacks {
             read_data: std::ptr::null_mut(),
             xferinfo: None,
             xferinfo_data: std::ptr::null_mut(),
+            progress: None,
+            seek: None,
+            seek_data: std::ptr::null_mut(),
+            ioctl: None,
+            ioctl_data: std::ptr::null_mut(),
             debug: None,
             debug_data: std::ptr::null_mut(),
             no_progress: true,
@@ -121,6 +136,30 @@ impl Handler for CHandler {
             ReadResult::Data(n)
         }
     }
+    /// curl's `cr_in_rewind`: SEEKFUNCTION, else IOCTLFUNCTION, else `fseek` on READDATA
+    /// when the default reader is used. A callback's refusal is named in the error text.
+    fn rewind(&mut self) -> bool {
+        let fail = |msg: String| {
+            // SAFETY: the handle this transfer belongs to; no borrow of its state is held
+            // while the engine runs (fail_text only tries one).
+            if let Some(e) = unsafe { EasyHandle::from_ptr(self.0.handle) } {
+                e.fail_text(&msg);
+            }
+            false
+        };
+        if let Some(f) = self.0.seek {
+            // SAFETY: a SEEKFUNCTION-shaped pointer; SEEK_SET is 0.
+            let r = unsafe { f(self.0.seek_data, 0, 0) };
+            return r == 0 || fail(format!("seek callback returned error {r}"));
+        }
+        if let Some(f) = self.0.ioctl {
+            // SAFETY: an IOCTLFUNCTION-shaped pointer; 1 is CURLIOCMD_RESTARTREAD.
+            let r = unsafe { f(self.0.handle, 1, self.0.ioctl_data) };
+            return r == 0 || fail(format!("ioctl callback returned error {r}"));
+        }
+        // SAFETY: without a read callback READDATA is a FILE * (or NULL for stdin).
+        self.0.read.is_none() && unsafe { oxcurl_default_rewind(self.0.read_data) } != -1
+    }
     fn debug(&mut self, kind: InfoType, data: &[u8]) {
         match self.0.debug {
             // SAFETY: a DEBUGFUNCTION-shaped pointer; the handle pointer is the CURL * the
@@ -154,7 +193,20 @@ impl Handler for CHandler {
             return true;
         }
         let Some(f) = self.0.xferinfo else {
-            return true;
+            let Some(f) = self.0.progress else {
+                return true;
+            };
+            // SAFETY: a PROGRESSFUNCTION-shaped pointer set by the application.
+            let r = unsafe {
+                f(
+                    self.0.xferinfo_data,
+                    dltotal as f64,
+                    dlnow as f64,
+                    ultotal as f64,
+                    ulnow as f64,
+                )
+            };
+            return r == 0 || r == CURL_PROGRESSFUNC_CONTINUE;
         };
         let c = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         // SAFETY: an XFERINFOFUNCTION-shaped pointer set by the application.
@@ -197,6 +249,13 @@ pub(crate) struct State {
     cb: Callbacks,
     body: BodySpec,
     headers: *const CurlSlist,
+    /// CURLOPT_PROXYHEADER.
+    proxy_headers: *const CurlSlist,
+    /// CURLOPT_HEADEROPT is CURLHEADER_UNIFIED.
+    unified_headers: bool,
+    /// CURLOPT_TIMECONDITION and CURLOPT_TIMEVALUE, combined at perform time.
+    time_cond: c_long,
+    time_value: i64,
     resolve: *const CurlSlist,
     connect_to: *const CurlSlist,
     errorbuffer: *mut c_char,
@@ -245,6 +304,10 @@ impl EasyHandle {
                 cb: Callbacks::new(std::ptr::null_mut()),
                 body: BodySpec::default(),
                 headers: std::ptr::null(),
+                proxy_headers: std::ptr::null(),
+                unified_headers: false,
+                time_cond: 0,
+                time_value: 0,
                 resolve: std::ptr::null(),
                 connect_to: std::ptr::null(),
                 errorbuffer: std::ptr::null_mut(),
@@ -287,10 +350,23 @@ impl EasyHandle {
         // (CURLOPT_HTTPHEADER(3) and friends).
         unsafe {
             opts.headers = slist::to_vec(st.headers);
+            opts.proxy_headers = if st.unified_headers {
+                opts.headers.clone()
+            } else {
+                slist::to_vec(st.proxy_headers)
+            };
+            opts.proxy_headers_unified = st.unified_headers;
             opts.resolve = slist::to_vec(st.resolve);
             opts.connect_to = slist::to_vec(st.connect_to);
         }
         opts.body = st.body_now();
+        use oxcurl_core::options::TimeCondition;
+        opts.time_condition = match st.time_cond {
+            1 => Some((TimeCondition::IfModSince, st.time_value)),
+            2 => Some((TimeCondition::IfUnmodSince, st.time_value)),
+            3 => Some((TimeCondition::LastMod, st.time_value)),
+            _ => None,
+        };
         if !st.errorbuffer.is_null() {
             // SAFETY: ERRORBUFFER points to at least CURL_ERROR_SIZE writable bytes.
             unsafe { *st.errorbuffer = 0 };
@@ -323,7 +399,8 @@ impl EasyHandle {
         match r {
             Ok(()) => CURLE_OK,
             Err(e) => {
-                if !st.errorbuffer.is_null() {
+                // A callback's refusal named itself already: curl keeps the first error text.
+                if !st.errorbuffer.is_null() && !self.errorbuf_used.get() {
                     let msg = e.message().as_bytes();
                     let n = msg.len().min(CURL_ERROR_SIZE - 1);
                     // SAFETY: ERRORBUFFER holds CURL_ERROR_SIZE bytes; we write n+1 < that.
@@ -464,6 +541,10 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.body = BodySpec::default();
         st.drop_owned_mime();
         st.headers = std::ptr::null();
+        st.proxy_headers = std::ptr::null();
+        st.unified_headers = false;
+        st.time_cond = 0;
+        st.time_value = 0;
         st.resolve = std::ptr::null();
         st.connect_to = std::ptr::null();
         st.errorbuffer = std::ptr::null_mut();
@@ -502,6 +583,10 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
                 d.body.mime = (!copy.is_null()).then_some(copy as usize);
             }
             d.headers = st.headers;
+            d.proxy_headers = st.proxy_headers;
+            d.unified_headers = st.unified_headers;
+            d.time_cond = st.time_cond;
+            d.time_value = st.time_value;
             d.resolve = st.resolve;
             d.connect_to = st.connect_to;
             d.errorbuffer = st.errorbuffer;
@@ -545,6 +630,82 @@ fn secs(v: c_long) -> Option<Duration> {
 }
 fn millis(v: c_long) -> Option<Duration> {
     (v > 0).then(|| Duration::from_millis(v as u64))
+}
+
+/// `CURLOPT_HTTPAUTH`/`PROXYAUTH` as curl's `httpauth()`: `CURLAUTH_DIGEST_IE` is Digest,
+/// schemes this build lacks (Negotiate) are dropped, and None (`CURLE_NOT_BUILT_IN`) when
+/// no scheme is left. `CURLAUTH_NONE` is kept as it is.
+fn auth_bits(v: c_long) -> Option<u32> {
+    use oxcurl_core::auth;
+    // The bits are an unsigned long: CURLAUTH_ANY is ~CURLAUTH_DIGEST_IE.
+    let mut bits = v as u64 as u32;
+    if bits == 0 {
+        return Some(0);
+    }
+    if bits & auth::DIGEST_IE != 0 {
+        bits = (bits | auth::DIGEST) & !auth::DIGEST_IE;
+    }
+    bits &= !auth::NEGOTIATE;
+    // CURLAUTH_ONLY (bit 31) alone names no scheme.
+    (bits & 0x7fff_ffff != 0).then_some(bits)
+}
+
+/// `CURLOPT_SSLVERSION`: the minimum in the low 16 bits, `CURL_SSLVERSION_MAX_*` above;
+/// SSLv2, SSLv3 and values past TLS 1.3 are refused as in curl.
+fn ssl_version(v: c_long) -> Option<(oxcurl_core::tls::TlsVersion, oxcurl_core::tls::TlsVersion)> {
+    use oxcurl_core::tls::TlsVersion;
+    let of = |n: c_long| match n {
+        4 => Some(TlsVersion::V1_0),
+        5 => Some(TlsVersion::V1_1),
+        6 => Some(TlsVersion::V1_2),
+        7 => Some(TlsVersion::V1_3),
+        _ => None,
+    };
+    let (lo, hi) = (v & 0xffff, v >> 16);
+    let min = match lo {
+        0 => TlsVersion::Default,
+        1 => TlsVersion::V1_0,
+        _ => of(lo)?,
+    };
+    let max = match hi {
+        0 | 1 => TlsVersion::Default,
+        _ => of(hi)?,
+    };
+    Some((min, max))
+}
+
+/// The schemes of a `CURLPROTO_*` mask this build can use (HTTP and HTTPS); the other bits
+/// name protocols a transfer here never runs.
+fn protocol_names(mask: c_long) -> Vec<String> {
+    let mut v = Vec::new();
+    if mask & 1 != 0 {
+        v.push("http".to_string());
+    }
+    if mask & 2 != 0 {
+        v.push("https".to_string());
+    }
+    v
+}
+
+/// `CURLOPT_PROTOCOLS_STR` as curl's `protocol2num`: `all`, or a comma-separated list of
+/// schemes this build has (`CURLE_UNSUPPORTED_PROTOCOL` for any other), not empty
+/// (`CURLE_BAD_FUNCTION_ARGUMENT`). None is every protocol.
+fn protocol_list(s: &str) -> Result<Option<Vec<String>>, CURLcode> {
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(None);
+    }
+    let mut v = Vec::new();
+    for name in s.split(',').filter(|n| !n.is_empty()) {
+        let name = name.to_ascii_lowercase();
+        if name != "http" && name != "https" {
+            return Err(CURLE_UNSUPPORTED_PROTOCOL);
+        }
+        v.push(name);
+    }
+    if v.is_empty() {
+        return Err(CURLE_BAD_FUNCTION_ARGUMENT);
+    }
+    Ok(Some(v))
 }
 
 /// Whether `opt` is one of curl 8.14.1's option numbers.
@@ -677,6 +838,114 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             PATH_AS_IS => o.path_as_is = on,
             KEEP_SENDING_ON_ERROR => o.keep_sending_on_error = on,
             NOSIGNAL => {}
+            PROXYPORT => {
+                if !(0..=65535).contains(&v) {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                }
+                o.proxy_port = (v != 0).then_some(v as u16);
+            }
+            PROXYTYPE => {
+                use oxcurl_core::proxy::ProxyKind;
+                o.proxy_type = match v {
+                    0 => ProxyKind::Http,
+                    1 => ProxyKind::Http10,
+                    2 => ProxyKind::Https,
+                    3 => ProxyKind::Https2,
+                    4 => ProxyKind::Socks4,
+                    5 => ProxyKind::Socks5,
+                    6 => ProxyKind::Socks4a,
+                    7 => ProxyKind::Socks5h,
+                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                }
+            }
+            HTTPAUTH | PROXYAUTH => {
+                let Some(bits) = auth_bits(v) else {
+                    return CURLE_NOT_BUILT_IN;
+                };
+                if opt == HTTPAUTH {
+                    o.httpauth = bits;
+                } else {
+                    o.proxyauth = bits;
+                }
+            }
+            HTTPPROXYTUNNEL => o.http_proxy_tunnel = on,
+            SUPPRESS_CONNECT_HEADERS => o.suppress_connect_headers = on,
+            // CURLHEADER_SEPARATE is bit 0; without it CURLOPT_HTTPHEADER goes to proxies too.
+            HEADEROPT => st.unified_headers = v & 1 == 0,
+            SOCKS5_AUTH => {
+                // Only CURLAUTH_BASIC and CURLAUTH_GSSAPI mean something for SOCKS5.
+                if v & !(1 | 4) != 0 {
+                    return CURLE_NOT_BUILT_IN;
+                }
+                o.socks5_gssapi = v & 4 != 0;
+            }
+            PROXY_SSL_VERIFYPEER => o.proxy_tls.verify_peer = on,
+            PROXY_SSL_VERIFYHOST => o.proxy_tls.verify_host = on,
+            SSLVERSION | PROXY_SSLVERSION => {
+                let Some((min, max)) = ssl_version(v) else {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                };
+                let t = if opt == SSLVERSION {
+                    &mut o.tls
+                } else {
+                    &mut o.proxy_tls
+                };
+                t.min_version = min;
+                t.max_version = max;
+            }
+            // CURLSSLOPT_NATIVE_CA; the other bits ask for nothing this TLS stack does
+            // differently.
+            SSL_OPTIONS => o.tls.ca_native = v & 16 != 0,
+            PROXY_SSL_OPTIONS => o.proxy_tls.ca_native = v & 16 != 0,
+            SSL_SESSIONID_CACHE => o.tls.session_cache = on,
+            SSL_ENABLE_ALPN => o.tls.alpn = on,
+            SSL_VERIFYSTATUS => o.tls.verify_status = on,
+            HAPROXYPROTOCOL => o.haproxy_protocol = on,
+            ALTSVC_CTRL => o.altsvc_ctrl = v as u32,
+            PIPEWAIT => o.pipewait = on,
+            PROTOCOLS => o.allowed_protocols = Some(protocol_names(v)),
+            REDIR_PROTOCOLS => o.redir_protocols = Some(protocol_names(v)),
+            EXPECT_100_TIMEOUT_MS => o.expect_100_timeout = Duration::from_millis(v.max(0) as u64),
+            TRANSFER_ENCODING => o.transfer_encoding = on,
+            HTTP09_ALLOWED => o.http09_allowed = on,
+            // CURLHSTS_ENABLE without a file: an in-memory cache (the engine's cache for
+            // an empty file name is never read or written).
+            HSTS_CTRL => {
+                if v & 1 == 0 {
+                    o.hsts_file = None;
+                } else if o.hsts_file.is_none() {
+                    o.hsts_file = Some(String::new());
+                }
+            }
+            TIMECONDITION => {
+                if !(0..=3).contains(&v) {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                }
+                st.time_cond = v;
+            }
+            TIMEVALUE => st.time_value = v,
+            NETRC => {
+                o.netrc = match v {
+                    0 => oxcurl_core::options::NetrcMode::Ignored,
+                    1 => oxcurl_core::options::NetrcMode::Optional,
+                    2 => oxcurl_core::options::NetrcMode::Required,
+                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                }
+            }
+            DNS_CACHE_TIMEOUT => {
+                o.dns_cache_timeout = match v {
+                    -1 => None,
+                    v if v < -1 => return CURLE_BAD_FUNCTION_ARGUMENT,
+                    v => Some(Duration::from_secs(v as u64)),
+                }
+            }
+            // curl keeps the upload buffer between 16 KiB and 2 MiB.
+            UPLOAD_BUFFERSIZE => {
+                o.upload_buffer_size = v.clamp(16 * 1024, 2 * 1024 * 1024) as usize
+            }
+            CRLF => o.crlf = on,
+            // Deprecated in curl and ignored there too.
+            SSL_ENABLE_NPN => {}
             _ if known(opt) => return CURLE_NOT_BUILT_IN,
             _ => return CURLE_UNKNOWN_OPTION,
         }
@@ -700,6 +969,27 @@ pub extern "C" fn oxcurl_easy_setopt_off(h: *mut EasyHandle, opt: c_int, v: i64)
         INFILESIZE_LARGE => as_long(INFILESIZE),
         RESUME_FROM_LARGE => as_long(RESUME_FROM),
         MAXFILESIZE_LARGE => as_long(MAXFILESIZE),
+        MAX_RECV_SPEED_LARGE | MAX_SEND_SPEED_LARGE | TIMEVALUE_LARGE => {
+            guard!(CURLE_FAILED_INIT, {
+                // SAFETY: NULL or a live handle.
+                let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                };
+                let Ok(mut st) = e.state.try_borrow_mut() else {
+                    return CURLE_RECURSIVE_API_CALL;
+                };
+                if opt == TIMEVALUE_LARGE {
+                    st.time_value = v;
+                } else if v < 0 {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                } else if opt == MAX_RECV_SPEED_LARGE {
+                    st.opts.max_recv_speed = v as u64;
+                } else {
+                    st.opts.max_send_speed = v as u64;
+                }
+                CURLE_OK
+            })
+        }
         _ => guard!(CURLE_FAILED_INIT, {
             // SAFETY: NULL or a live handle.
             if unsafe { EasyHandle::from_ptr(h) }.is_none() {
@@ -767,6 +1057,21 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 })
             }
             XFERINFODATA => st.cb.xferinfo_data = v,
+            PROGRESSFUNCTION => {
+                st.cb.progress = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), ProgressFn>(f)
+                })
+            }
+            SEEKFUNCTION => {
+                st.cb.seek =
+                    f().map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), SeekFn>(f) })
+            }
+            SEEKDATA => st.cb.seek_data = v,
+            IOCTLFUNCTION => {
+                st.cb.ioctl = f()
+                    .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), IoctlFn>(f) })
+            }
+            IOCTLDATA => st.cb.ioctl_data = v,
             DEBUGFUNCTION => {
                 st.cb.debug = f()
                     .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), DebugFn>(f) })
@@ -865,10 +1170,90 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             SSLCERT => st.opts.tls.cert = s(),
             SSLKEY => st.opts.tls.key = s(),
             INTERFACE => st.opts.interface = s(),
-            UNIX_SOCKET_PATH => st.opts.unix_socket_path = s(),
+            UNIX_SOCKET_PATH => {
+                st.opts.unix_socket_path = s();
+                st.opts.abstract_unix_socket = false;
+            }
             DEFAULT_PROTOCOL => st.opts.default_protocol = s(),
             REQUEST_TARGET => st.opts.request_target = s(),
             PRIVATE => st.private = v,
+            PROXY => st.opts.proxy = s(),
+            PROXYUSERPWD => {
+                st.opts.proxy_userpwd = s().map(|up| match up.split_once(':') {
+                    Some((u, p)) => (u.to_string(), p.to_string()),
+                    None => (up, String::new()),
+                })
+            }
+            PROXYUSERNAME => {
+                let p = st
+                    .opts
+                    .proxy_userpwd
+                    .take()
+                    .map(|x| x.1)
+                    .unwrap_or_default();
+                st.opts.proxy_userpwd = Some((s().unwrap_or_default(), p));
+            }
+            PROXYPASSWORD => {
+                let u = st
+                    .opts
+                    .proxy_userpwd
+                    .take()
+                    .map(|x| x.0)
+                    .unwrap_or_default();
+                st.opts.proxy_userpwd = Some((u, s().unwrap_or_default()));
+            }
+            NOPROXY => st.opts.noproxy = s(),
+            PRE_PROXY => st.opts.pre_proxy = s(),
+            PROXYHEADER => st.proxy_headers = v as *const CurlSlist,
+            HAPROXY_CLIENT_IP => st.opts.haproxy_client_ip = s(),
+            PROXY_CAINFO => st.opts.proxy_tls.cafile = s(),
+            PROXY_CAPATH => st.opts.proxy_tls.capath = s(),
+            PROXY_SSLCERT => st.opts.proxy_tls.cert = s(),
+            PROXY_SSLCERTTYPE => st.opts.proxy_tls.cert_type = s(),
+            PROXY_SSLKEY => st.opts.proxy_tls.key = s(),
+            PROXY_SSLKEYTYPE => st.opts.proxy_tls.key_type = s(),
+            PROXY_KEYPASSWD => st.opts.proxy_tls.key_passwd = s(),
+            PROXY_PINNEDPUBLICKEY => st.opts.proxy_tls.pinned_pubkey = s(),
+            PROXY_SSL_CIPHER_LIST => st.opts.proxy_tls.ciphers = s(),
+            PROXY_TLS13_CIPHERS => st.opts.proxy_tls.tls13_ciphers = s(),
+            PROXY_CRLFILE => st.opts.proxy_tls.crlfile = s(),
+            SSLCERTTYPE => st.opts.tls.cert_type = s(),
+            SSLKEYTYPE => st.opts.tls.key_type = s(),
+            KEYPASSWD => st.opts.tls.key_passwd = s(),
+            PINNEDPUBLICKEY => st.opts.tls.pinned_pubkey = s(),
+            SSL_CIPHER_LIST => st.opts.tls.ciphers = s(),
+            TLS13_CIPHERS => st.opts.tls.tls13_ciphers = s(),
+            SSL_EC_CURVES => st.opts.tls.curves = s(),
+            CRLFILE => st.opts.tls.crlfile = s(),
+            ALTSVC => st.opts.altsvc_file = s(),
+            PROTOCOLS_STR | REDIR_PROTOCOLS_STR => {
+                let Some(list) = s() else {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                };
+                let names = match protocol_list(&list) {
+                    Ok(n) => n,
+                    Err(code) => return code,
+                };
+                if opt == PROTOCOLS_STR {
+                    st.opts.allowed_protocols = names;
+                } else {
+                    st.opts.redir_protocols = names;
+                }
+            }
+            AWS_SIGV4 => {
+                st.opts.aws_sigv4 = s();
+                // curl: Basic is off once a signature is asked for.
+                if st.opts.aws_sigv4.is_some() {
+                    st.opts.httpauth = oxcurl_core::auth::AWS_SIGV4;
+                }
+            }
+            NETRC_FILE => st.opts.netrc_file = s(),
+            ABSTRACT_UNIX_SOCKET => {
+                st.opts.unix_socket_path = s();
+                st.opts.abstract_unix_socket = true;
+            }
+            // Deprecated in curl and ignored there too.
+            RANDOM_FILE | EGDSOCKET => {}
             _ if known(opt) => return CURLE_NOT_BUILT_IN,
             _ => return CURLE_UNKNOWN_OPTION,
         }
@@ -961,7 +1346,12 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     14 => -1,
                     20 => i.redirect_count as c_long,
                     22 => i.http_connectcode as c_long,
-                    23 | 24 | 25 | 35 | 37 | 38 | 39 | 59 | 69 | 70 => 0,
+                    23 => i.httpauth_avail as c_long,
+                    24 => i.proxyauth_avail as c_long,
+                    25 | 35 | 37 | 38 | 39 | 59 | 69 | 70 => 0,
+                    // CURLINFO_LASTSOCKET: curl keeps the last socket only for CONNECT_ONLY
+                    // transfers, which this library does not make.
+                    29 => -1,
                     26 => i.num_connects as c_long,
                     40 => i.primary_ip.map_or(0, |a| a.port() as c_long),
                     42 => i.local_addr.map_or(0, |a| a.port() as c_long),
@@ -1027,6 +1417,11 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                 };
                 // SAFETY: an OFF_T info takes a `curl_off_t *`.
                 unsafe { *(out as *mut i64) = v };
+            }
+            // CURLINFO_ACTIVESOCKET: CURL_SOCKET_BAD, as for curl without CONNECT_ONLY.
+            SOCKET if n == 44 => {
+                // SAFETY: a SOCKET info takes a `curl_socket_t *` (an int).
+                unsafe { *(out as *mut c_int) = -1 };
             }
             SLIST => match n {
                 // SSL_ENGINES, COOKIELIST: empty lists; CERTINFO/TLS_SSL_PTR: not available.

@@ -78,6 +78,9 @@ pub struct MultiHandle {
     timer_data: Cell<*mut c_void>,
     /// The deadline the timer callback was last told (None: no timer).
     told: Cell<Option<Instant>>,
+    /// The socket callback returned -1 (curl's `multi->dead`): every transfer fails
+    /// with `CURLE_ABORTED_BY_CALLBACK` when the multi next runs.
+    dead: Cell<bool>,
 }
 
 impl MultiHandle {
@@ -123,6 +126,7 @@ pub extern "C" fn curl_multi_init() -> *mut MultiHandle {
             timer_cb: Cell::new(None),
             timer_data: Cell::new(std::ptr::null_mut()),
             told: Cell::new(None),
+            dead: Cell::new(false),
             state: RefCell::new(State {
                 multi: Some(Box::new(multi)),
                 handles: Vec::new(),
@@ -196,6 +200,14 @@ pub extern "C" fn curl_multi_add_handle(p: *mut MultiHandle, h: *mut EasyHandle)
         if e.busy.get() {
             return CURLM_RECURSIVE_API_CALL;
         }
+        if m.dead.get() {
+            // As curl 8.14: a dead multi takes no transfer while it holds any easy handle,
+            // finished or not, and starts over when it holds none.
+            if !m.state.borrow().handles.is_empty() {
+                return CURLM_ABORTED_BY_CALLBACK;
+            }
+            m.dead.set(false);
+        }
         let (opts, handler) = e.prepare();
         let mut st = m.state.borrow_mut();
         let Some(multi) = st.multi.as_deref_mut() else {
@@ -205,7 +217,16 @@ pub extern "C" fn curl_multi_add_handle(p: *mut MultiHandle, h: *mut EasyHandle)
         st.handles.push((h, Some(id)));
         e.in_multi.set(true);
         drop(st);
-        notify(m, p, h)
+        let rc = notify(m, p, h);
+        if rc == CURLM_ABORTED_BY_CALLBACK {
+            // curl 8.14.1 takes the handle back out when the timer callback refuses.
+            let mut st = m.state.borrow_mut();
+            st.handles.retain(|x| x.0 != h);
+            if let Some(multi) = st.multi.as_deref_mut() {
+                detach(multi, e, Some(id));
+            }
+        }
+        rc
     })
 }
 
@@ -229,7 +250,13 @@ pub extern "C" fn curl_multi_remove_handle(p: *mut MultiHandle, h: *mut EasyHand
             detach(multi, e, id);
         }
         drop(st);
-        notify(m, p, h)
+        // curl does not fail a removal for what the socket callback answers about the
+        // transfer's sockets; only the timer callback's answer counts.
+        m.busy.set(true);
+        let _ = report_sockets(m, h);
+        let rc = report_timer(m, p, false);
+        m.busy.set(false);
+        rc
     })
 }
 
@@ -242,7 +269,7 @@ pub extern "C" fn curl_multi_perform(p: *mut MultiHandle, running: *mut c_int) -
         // The application may wait on its own (select on curl_multi_fdset's descriptors), so
         // collect socket readiness without blocking first; after curl_multi_wait this finds
         // nothing new.
-        run(m, p, running, |multi| {
+        run(m, p, running, false, |multi| {
             multi.poll(Duration::ZERO).and_then(|()| multi.perform())
         })
     })
@@ -254,6 +281,7 @@ fn run(
     m: &MultiHandle,
     p: *mut MultiHandle,
     running: *mut c_int,
+    socket_rc: bool,
     f: impl FnOnce(&mut Multi) -> std::io::Result<usize>,
 ) -> CURLMcode {
     let Some(mut multi) = m.state.borrow_mut().multi.take() else {
@@ -271,6 +299,9 @@ fn run(
     };
     set_busy(true);
     m.busy.set(true);
+    if m.dead.get() {
+        fail_all(&m.state.borrow().handles, &mut multi);
+    }
     let r = f(&mut multi);
     set_busy(false);
     let n = multi.running();
@@ -278,6 +309,11 @@ fn run(
     // Socket changes first: finished transfers are still known to the engine, so a socket's
     // removal names its easy handle.
     let mut rc = report_sockets(m, std::ptr::null_mut());
+    if rc == CURLM_ABORTED_BY_CALLBACK && !socket_rc {
+        // curl_multi_perform goes on whatever the socket callback answers, as curl's does.
+        m.dead.set(false);
+        rc = CURLM_OK;
+    }
     {
         let mut st = m.state.borrow_mut();
         let st = &mut *st;
@@ -318,6 +354,22 @@ fn run(
         unsafe { *running = c_int::try_from(n).unwrap_or(c_int::MAX) };
     }
     rc
+}
+
+/// Fails every running transfer with `CURLE_ABORTED_BY_CALLBACK` (curl's `multi_runsingle`
+/// on a dead multi); their messages are queued by the engine as for any finished transfer.
+fn fail_all(handles: &[(*mut EasyHandle, Option<TransferId>)], multi: &mut Multi) {
+    for &(_, id) in handles {
+        if let Some(id) = id {
+            multi.fail(
+                id,
+                oxcurl_core::Error::new(
+                    oxcurl_core::Code::AbortedByCallback,
+                    "Operation was aborted by an application callback",
+                ),
+            );
+        }
+    }
 }
 
 /// After a call that changed transfers outside `run` (add, remove): socket changes and the
@@ -365,6 +417,7 @@ fn report_sockets(m: &MultiHandle, fallback: *mut EasyHandle) -> CURLMcode {
         // through CURLMOPT_SOCKETFUNCTION); `user` is the pointer it gave curl_multi_assign.
         let r = unsafe { cb(easy, c.fd, what, m.socket_data.get(), c.user as *mut c_void) };
         if r == -1 {
+            m.dead.set(true);
             return CURLM_ABORTED_BY_CALLBACK;
         }
     }
@@ -401,6 +454,7 @@ fn report_timer(m: &MultiHandle, p: *mut MultiHandle, ran: bool) -> CURLMcode {
     // through CURLMOPT_TIMERFUNCTION).
     let r = unsafe { cb(p, ms, m.timer_data.get()) };
     if r == -1 {
+        // curl 8.14.1 answers so but, unlike for the socket callback, keeps the transfers.
         return CURLM_ABORTED_BY_CALLBACK;
     }
     CURLM_OK
@@ -420,7 +474,7 @@ pub extern "C" fn curl_multi_socket_action(
         // The event bits are not needed: a transfer that is run tries its socket and
         // finds out, as curl does when they are 0.
         let fd = (s != CURL_SOCKET_TIMEOUT).then_some(s);
-        run(m, p, running, |multi| multi.socket_action(fd))
+        run(m, p, running, true, |multi| multi.socket_action(fd))
     })
 }
 
@@ -439,7 +493,7 @@ pub extern "C" fn curl_multi_socket(
 pub extern "C" fn curl_multi_socket_all(p: *mut MultiHandle, running: *mut c_int) -> CURLMcode {
     guard!(CURLM_INTERNAL_ERROR, {
         let m = multi!(p);
-        run(m, p, running, Multi::socket_all)
+        run(m, p, running, true, Multi::socket_all)
     })
 }
 

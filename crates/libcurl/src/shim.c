@@ -170,6 +170,12 @@ size_t oxcurl_default_read(char *p, size_t n, void *file)
   return fread(p, 1, n, file ? (FILE *)file : stdin);
 }
 
+/* curl's rewind of the default reader: fseek on READDATA (or stdin) to the start. */
+int oxcurl_default_rewind(void *file)
+{
+  return fseek(file ? (FILE *)file : stdin, 0, SEEK_SET);
+}
+
 void oxcurl_stderr_write(const char *p, size_t n)
 {
   fwrite(p, 1, n, stderr);

@@ -142,3 +142,26 @@ fn valgrind_socket_action_wakeup_handles_are_clean() {
         );
     }
 }
+
+#[test]
+fn refusing_socket_or_timer_callback_fails_the_transfers_as_curl_does() {
+    let s = oxcurl_testsupport::http::ScriptedServer::start();
+    // A slow answer: a transfer that finished inside one call would never show its socket.
+    s.set_handler(|_| {
+        oxcurl_testsupport::http::Reply::new()
+            .sleep(std::time::Duration::from_millis(300))
+            .write("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx")
+    });
+    let url = format!("{}/dead", s.url().trim_end_matches('/'));
+    // The socket callback's -1 fails the transfer (and b is refused); the timer's makes
+    // curl_multi_add_handle fail and take a back out, and b runs.
+    for (mode, done) in [
+        ("socket", "done: a=42 b=-1\n"),
+        ("timer", "done: a=-1 b=0\n"),
+    ] {
+        let ours = run_ok("deadmulti", Lib::Ours, &[mode, &url]);
+        assert!(ours.contains(done), "{mode}: {ours}");
+        let reference = run_ok("deadmulti", Lib::Reference, &[mode, &url]);
+        assert_eq!(ours, reference, "{mode}: ours vs reference");
+    }
+}

@@ -87,3 +87,19 @@ fn duphandle_copies_settings_and_reset_clears_them() {
     curl_easy_cleanup(d);
     curl_easy_cleanup(h);
 }
+
+#[test]
+fn socket_infos_answer_no_socket_without_connect_only() {
+    let h = curl_easy_init();
+    let mut last: std::ffi::c_long = 0;
+    let out = &mut last as *mut std::ffi::c_long as *mut c_void;
+    // CURLINFO_LASTSOCKET
+    assert_eq!(oxcurl_easy_getinfo_ptr(h, info::LONG + 29, out), CURLE_OK);
+    assert_eq!(last, -1);
+    let mut active: std::ffi::c_int = 0;
+    let out = &mut active as *mut std::ffi::c_int as *mut c_void;
+    // CURLINFO_ACTIVESOCKET
+    assert_eq!(oxcurl_easy_getinfo_ptr(h, info::SOCKET + 44, out), CURLE_OK);
+    assert_eq!(active, -1);
+    curl_easy_cleanup(h);
+}
