@@ -6,6 +6,7 @@
 //! The summary is always printed (curl's script needs `-v` for it; `-v` is accepted). `-t`
 //! traces every allocation and free, `-l` prints only the line where a memory limit was hit.
 //! Leaks are listed in the order they were allocated.
+#![forbid(unsafe_code)]
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
