@@ -506,6 +506,28 @@ fn tls_certificates_of_a_reused_connection() {
         .run(OXCURL);
 }
 
+/// The handshake with an HTTPS proxy fills the certificate list too (curl keeps the last
+/// handshake's): a plain http:// URL through it lists the proxy's certificate.
+#[test]
+fn tls_certificates_of_an_https_proxy() {
+    Case::new("tls_certificates_of_an_https_proxy")
+        .tls(TlsServerOptions::default())
+        .args(&[
+            "-s",
+            "-o",
+            "/dev/null",
+            "--proxy-cacert",
+            "{ca}",
+            "-x",
+            "https://localhost:{port}",
+            "-w",
+            "%{num_certs}\\n%{certs}",
+            "http://example.com/",
+        ])
+        .reply(Reply::ok("x"))
+        .run(OXCURL);
+}
+
 /// No TLS, no certificates.
 #[test]
 fn certificate_variables_over_plain_http() {
