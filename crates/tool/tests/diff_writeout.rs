@@ -506,6 +506,40 @@ fn tls_certificates_of_a_reused_connection() {
         .run(OXCURL);
 }
 
+/// A new connection that resumes the TLS session lists no certificates: curl keeps its
+/// OpenSSL sessions serialized, which drops the chain.
+fn certificates_after_resumption(name: &str, backend: &str) {
+    Case::new(name)
+        .tls(TlsServerOptions::default())
+        .env("CURL_SSL_BACKEND", backend)
+        .args(&[
+            "-s",
+            "-o",
+            "/dev/null",
+            "-o",
+            "/dev/null",
+            "--cacert",
+            "{ca}",
+            "-w",
+            "%{num_certs} %{num_connects}\\n",
+            "{url}/a",
+            "{url}/b",
+        ])
+        .replies(vec![Reply::ok("a").close(), Reply::ok("b")])
+        .run(OXCURL);
+}
+
+#[test]
+fn tls_certificates_after_resumption_rustls() {
+    certificates_after_resumption("tls_certificates_after_resumption_rustls", "rustls");
+}
+
+#[test]
+#[ignore = "issue 4: the OpenSSL backend does not resume sessions, so the second connection lists the chain where curl lists none"]
+fn tls_certificates_after_resumption_openssl() {
+    certificates_after_resumption("tls_certificates_after_resumption_openssl", "openssl");
+}
+
 /// The handshake with an HTTPS proxy fills the certificate list too (curl keeps the last
 /// handshake's): a plain http:// URL through it lists the proxy's certificate.
 #[test]

@@ -335,9 +335,12 @@ impl Session {
         }
     }
     /// The certificates the server sent, leaf first, as OpenSSL's `SSL_get_peer_cert_chain`
-    /// gives them to a client (what curl's certinfo lists).
+    /// gives them to a client (what curl's certinfo lists). None after a resumed handshake:
+    /// curl keeps its OpenSSL sessions serialized, which keeps the leaf but not the chain, so
+    /// its certinfo is empty then.
     pub fn peer_chain_der(&self) -> Vec<Vec<u8>> {
         match self {
+            Session::Rustls(s) if s.resumed() => Vec::new(),
             Session::Rustls(s) => s
                 .peer_certificates()
                 .map(|c| c.iter().map(|c| c.to_vec()).collect())
