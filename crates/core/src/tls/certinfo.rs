@@ -399,6 +399,44 @@ mod tests {
         assert_eq!(name_oneline(&n), "1.2.3 = #04020102");
     }
 
+    /// Certificates made with `openssl req` (an RSA key, a negative serial, names needing
+    /// quotes and escapes, multi-line and unknown extensions; a multi-valued RDN; a v1
+    /// certificate with BMPString names; Ed25519), each with the `%{certs}` text curl 8.14.1
+    /// printed for a server presenting it.
+    #[test]
+    fn certificates_print_as_curl_printed_them() {
+        let cases = [
+            (
+                include_str!("testdata/certinfo-rsa.pem"),
+                include_str!("testdata/certinfo-rsa.txt"),
+            ),
+            (
+                include_str!("testdata/certinfo-m.pem"),
+                include_str!("testdata/certinfo-m.txt"),
+            ),
+            (
+                include_str!("testdata/certinfo-b.pem"),
+                include_str!("testdata/certinfo-b.txt"),
+            ),
+            (
+                include_str!("testdata/certinfo-e.pem"),
+                include_str!("testdata/certinfo-e.txt"),
+            ),
+        ];
+        for (pem, curl) in cases {
+            let der = X509::from_pem(pem.as_bytes()).unwrap().to_der().unwrap();
+            // The tool's layout: an entry a line, the PEM without its label.
+            let mut text = String::new();
+            for e in certinfo(&der) {
+                text.push_str(e.strip_prefix("Cert:").unwrap_or(&e));
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+            }
+            assert_eq!(text, curl);
+        }
+    }
+
     #[test]
     fn garbage_gives_nothing() {
         assert!(certinfo(b"").is_empty());
