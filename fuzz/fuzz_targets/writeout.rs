@@ -15,7 +15,10 @@ fuzz_target!(|data: &[u8]| {
     if fmt.contains("%output{") {
         return;
     }
-    let info = Info::default();
+    let info = Info {
+        certinfo: vec![vec!["Subject:CN = x".into(), "Cert:-----BEGIN-----\n".into()]],
+        ..Info::default()
+    };
     let url_part = |url: &str, part: &str| Some(format!("{part}({url})"));
     let ctx = writeout::WriteoutContext {
         info: &info,
@@ -27,8 +30,6 @@ fuzz_target!(|data: &[u8]| {
         num_headers: 3,
         num_retries: 2,
         proxy_used: false,
-        certs: "",
-        num_certs: 0,
         ftp_entry_path: None,
         tls_earlydata: 0,
         curl_version: "libcurl/8.14.1",

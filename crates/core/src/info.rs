@@ -90,6 +90,9 @@ pub struct Info {
     pub conn_id: i64,
     /// Headers of all responses of the transfer; `%{header_json}` uses the last request's.
     pub headers: Vec<Header>,
+    /// `CURLINFO_CERTINFO`: with `CURLOPT_CERTINFO`, the server's certificates of the
+    /// last TLS handshake, each as `Label:value` entries (curl's OpenSSL layout).
+    pub certinfo: Vec<Vec<String>>,
 }
 
 impl Info {

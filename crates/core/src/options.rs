@@ -220,6 +220,8 @@ pub struct Options {
     pub pipewait: bool,
     pub forbid_reuse: bool,
     pub verbose: bool,
+    /// `CURLOPT_CERTINFO`: keep the server's certificate chain as text in `Info`.
+    pub certinfo: bool,
     pub no_progress: bool,
     /// Allowed protocols for redirects (`CURLOPT_REDIR_PROTOCOLS_STR`); None = curl's default.
     pub redir_protocols: Option<Vec<String>>,
@@ -361,6 +363,7 @@ impl Default for Options {
             pipewait: false,
             forbid_reuse: false,
             verbose: false,
+            certinfo: false,
             no_progress: true,
             redir_protocols: None,
             allowed_protocols: None,

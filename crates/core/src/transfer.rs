@@ -1809,6 +1809,14 @@ impl Transfer {
         } else {
             &self.opts.tls
         };
+        if self.opts.certinfo {
+            // As curl, the proxy's handshake fills it too, and the origin's replaces it.
+            self.info.certinfo = tls
+                .peer_chain_der()
+                .iter()
+                .map(|c| crate::tls::certinfo::certinfo(c))
+                .collect();
+        }
         let certs = tls.chain_der();
         if let Some(pin) = opts.pinned_pubkey.clone() {
             let spki = certs

@@ -77,6 +77,7 @@ pub mod opt {
     pub const COOKIEFILE: c_int = 10031;
     pub const CUSTOMREQUEST: c_int = 10036;
     pub const VERBOSE: c_int = 41;
+    pub const CERTINFO: c_int = 172;
     pub const HEADER: c_int = 42;
     pub const NOPROGRESS: c_int = 43;
     pub const NOBODY: c_int = 44;

@@ -263,6 +263,8 @@ pub(crate) struct State {
     info: Info,
     /// Strings handed out by getinfo; they live until the next perform or cleanup.
     strings: Vec<CString>,
+    /// `CURLINFO_CERTINFO`'s lists, built from `info` when first asked for.
+    certinfo: Option<crate::certinfo::Certinfo>,
     /// The copy of the MIMEPOST mime curl_easy_duphandle made: this handle's to free.
     owned_mime: usize,
     /// CURLOPT_SHARE: the share this handle is counted in.
@@ -314,6 +316,7 @@ impl EasyHandle {
                 private: std::ptr::null_mut(),
                 info: Info::default(),
                 strings: Vec::new(),
+                certinfo: None,
                 owned_mime: 0,
                 share: std::ptr::null_mut(),
             }),
@@ -373,6 +376,7 @@ impl EasyHandle {
         }
         self.errorbuf_used.set(false);
         st.strings.clear();
+        st.certinfo = None;
         if let Ok(mut store) = self.headers.lock() {
             store.clear();
         }
@@ -392,6 +396,7 @@ impl EasyHandle {
         }
         let mut st = self.state.borrow_mut();
         st.info = info;
+        st.certinfo = None;
         if let Some(mut easy) = easy {
             easy.take_handler();
             st.easy = Some(easy);
@@ -550,6 +555,7 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.errorbuffer = std::ptr::null_mut();
         st.private = std::ptr::null_mut();
         st.info = Info::default();
+        st.certinfo = None;
     })
 }
 
@@ -730,6 +736,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
         use crate::consts::opt::*;
         match opt {
             VERBOSE => o.verbose = on,
+            CERTINFO => o.certinfo = on,
             HEADER => o.include_header = on,
             NOPROGRESS => {
                 o.no_progress = on;
@@ -1424,8 +1431,18 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                 unsafe { *(out as *mut c_int) = -1 };
             }
             SLIST => match n {
-                // SSL_ENGINES, COOKIELIST: empty lists; CERTINFO/TLS_SSL_PTR: not available.
-                27 | 28 | 34 | 45 => {
+                // A `struct curl_certinfo *`, never NULL (no certificates: none listed).
+                34 => {
+                    let certs = &st.info.certinfo;
+                    let ci = st
+                        .certinfo
+                        .get_or_insert_with(|| crate::certinfo::Certinfo::new(certs));
+                    // SAFETY: CERTINFO takes a `struct curl_certinfo **`; the struct lives in
+                    // the handle until the next transfer, reset or cleanup.
+                    unsafe { *(out as *mut *mut crate::certinfo::CurlCertinfo) = ci.as_ptr() };
+                }
+                // SSL_ENGINES, COOKIELIST: empty lists; TLS_SSL_PTR: not available.
+                27 | 28 | 45 => {
                     // SAFETY: these infos take a pointer-to-pointer.
                     unsafe { *(out as *mut *mut c_void) = std::ptr::null_mut() };
                 }

@@ -13,6 +13,7 @@
 #[macro_use]
 mod ffi;
 pub mod alloc;
+mod certinfo;
 pub mod consts;
 pub mod easy;
 pub mod form;

@@ -1082,8 +1082,6 @@ fn conclude(
             num_headers,
             num_retries: meta.retry.num_retries,
             proxy_used: false,
-            certs: "",
-            num_certs: 0,
             ftp_entry_path: None,
             tls_earlydata: 0,
             curl_version: &oxcurl_core::version_line(),
@@ -1616,6 +1614,8 @@ fn configure(
     o.aws_sigv4 = op.aws_sigv4.clone();
     o.cookie_session = op.junk_session_cookies;
     o.verbose = g.verbose > 0 || g.trace.is_some();
+    // curl asks for the certificate chain whenever -w is given (for %{certs}).
+    o.certinfo = op.write_out.is_some();
 
     // Output.
     let mut filename = None;

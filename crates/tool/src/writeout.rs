@@ -39,9 +39,6 @@ pub struct WriteoutContext<'a> {
     pub num_retries: u32,
     /// Whether a proxy was used (`%{proxy_used}`); or-ed with `Info::used_proxy`.
     pub proxy_used: bool,
-    /// `%{certs}`: the certificate chain as text ("" when none).
-    pub certs: &'a str,
-    pub num_certs: usize,
     /// `%{ftp_entry_path}` (not carried by `Info`).
     pub ftp_entry_path: Option<&'a str>,
     /// `%{tls_earlydata}`: bytes sent as TLS early data (not carried by `Info`).
@@ -227,7 +224,7 @@ fn value(var: Var, ctx: &WriteoutContext) -> Option<Value> {
     let long = |v: i64| Value::Long(Some(v), false);
     let string = |s: Option<&str>| Value::Str(s.map(str::to_owned));
     Some(match var {
-        Var::Certs => Value::Str(Some(ctx.certs.to_owned())),
+        Var::Certs => Value::Str(Some(certs_text(&ctx.info.certinfo))),
         Var::ConnId => Value::Offset(info.conn_id),
         Var::ContentType => string(info.content_type.as_deref()),
         Var::Errormsg => Value::Str((ctx.exitcode != 0).then(|| ctx.errormsg.to_owned())),
@@ -244,7 +241,7 @@ fn value(var: Var, ctx: &WriteoutContext) -> Option<Value> {
         )),
         Var::LocalPort => long(info.local_addr.map_or(-1, |a| a.port().into())),
         Var::Method => string(Some(&info.effective_method)),
-        Var::NumCerts => long(ctx.num_certs as i64),
+        Var::NumCerts => long(ctx.info.certinfo.len() as i64),
         Var::NumConnects => long(info.num_connects.into()),
         Var::NumHeaders => long(ctx.num_headers as i64),
         Var::NumRedirects => long(info.redirect_count.into()),
@@ -285,6 +282,23 @@ fn value(var: Var, ctx: &WriteoutContext) -> Option<Value> {
         Var::XferId => Value::Offset(info.xfer_id),
         Var::HeaderJson | Var::Json | Var::Onerror | Var::Stderr | Var::Stdout => return None,
     })
+}
+
+/// `%{certs}`: every entry of every certificate on a line of its own, the `Cert:` entry
+/// (its PEM) without its label.
+fn certs_text(certs: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    for entry in certs.iter().flatten() {
+        let e = entry.as_str();
+        match e.get(..5) {
+            Some(l) if l.eq_ignore_ascii_case("cert:") => out.push_str(&e[5..]),
+            _ => out.push_str(e),
+        }
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn clamp(v: u64) -> i64 {
@@ -609,8 +623,6 @@ mod tests {
             num_headers: 5,
             num_retries: 0,
             proxy_used: false,
-            certs: "",
-            num_certs: 0,
             ftp_entry_path: None,
             tls_earlydata: 0,
             curl_version: VERSION,

@@ -8,6 +8,7 @@
 //! default) and OpenSSL. Sessions never block: the caller hands them the socket for each
 //! step.
 
+pub mod certinfo;
 mod openssl_backend;
 pub mod pin;
 mod rustls_backend;
@@ -331,6 +332,20 @@ impl Session {
                 .map(|c| c.iter().map(|c| c.to_vec()).collect())
                 .unwrap_or_default(),
             Session::OpenSsl(s) => s.chain_der(),
+        }
+    }
+    /// The certificates the server sent, leaf first, as OpenSSL's `SSL_get_peer_cert_chain`
+    /// gives them to a client (what curl's certinfo lists). None after a resumed handshake:
+    /// curl keeps its OpenSSL sessions serialized, which keeps the leaf but not the chain, so
+    /// its certinfo is empty then.
+    pub fn peer_chain_der(&self) -> Vec<Vec<u8>> {
+        match self {
+            Session::Rustls(s) if s.resumed() => Vec::new(),
+            Session::Rustls(s) => s
+                .peer_certificates()
+                .map(|c| c.iter().map(|c| c.to_vec()).collect())
+                .unwrap_or_default(),
+            Session::OpenSsl(s) => s.peer_chain_der(),
         }
     }
     /// curl's `SSL connection using ...` line.

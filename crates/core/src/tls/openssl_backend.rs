@@ -642,6 +642,17 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// The certificates the server sent, leaf first.
+    pub fn peer_chain_der(&self) -> Vec<Vec<u8>> {
+        let State::Done(s) = &self.state else {
+            return Vec::new();
+        };
+        s.ssl()
+            .peer_cert_chain()
+            .map(|c| c.iter().filter_map(|x| x.to_der().ok()).collect())
+            .unwrap_or_default()
+    }
+
     pub fn connection_summary(&self) -> String {
         let State::Done(s) = &self.state else {
             return String::new();

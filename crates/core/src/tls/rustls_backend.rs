@@ -684,6 +684,11 @@ impl Session {
         self.conn.peer_certificates()
     }
 
+    /// Did the handshake resume an earlier session?
+    pub fn resumed(&self) -> bool {
+        self.conn.handshake_kind() == Some(rustls::HandshakeKind::Resumed)
+    }
+
     /// curl's `SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384 / X25519 / id-ecPublicKey`.
     pub fn connection_summary(&self) -> String {
         let version = match self.conn.protocol_version() {

@@ -6,14 +6,14 @@
 
 /// One parsed DER element: tag, contents, and the whole encoding.
 #[derive(Clone, Copy, Debug)]
-struct Tlv<'a> {
-    tag: u8,
-    body: &'a [u8],
-    whole: &'a [u8],
+pub(crate) struct Tlv<'a> {
+    pub(crate) tag: u8,
+    pub(crate) body: &'a [u8],
+    pub(crate) whole: &'a [u8],
 }
 
 /// Split the first element off `data`.
-fn tlv(data: &[u8]) -> Option<(Tlv<'_>, &[u8])> {
+pub(crate) fn tlv(data: &[u8]) -> Option<(Tlv<'_>, &[u8])> {
     let tag = *data.first()?;
     if tag & 0x1f == 0x1f {
         return None; // multi-byte tags do not occur in certificates
@@ -47,7 +47,7 @@ fn tlv(data: &[u8]) -> Option<(Tlv<'_>, &[u8])> {
 }
 
 /// The elements of a constructed value.
-fn children(mut data: &[u8]) -> impl Iterator<Item = Tlv<'_>> {
+pub(crate) fn children(mut data: &[u8]) -> impl Iterator<Item = Tlv<'_>> {
     std::iter::from_fn(move || {
         let (t, rest) = tlv(data)?;
         data = rest;
@@ -161,6 +161,21 @@ impl<'a> Cert<'a> {
             }
         }
         out
+    }
+    /// The extensions in certificate order: OID (contents octets) and the critical flag.
+    pub fn extensions(&self) -> Vec<(&'a [u8], bool)> {
+        let mut out = Vec::new();
+        for ext in children(self.extensions.unwrap_or_default()) {
+            let mut f = children(ext.body);
+            let Some(oid) = f.next() else { continue };
+            let critical = f.next().is_some_and(|t| t.tag == 0x01 && t.body != [0]);
+            out.push((oid.body, critical));
+        }
+        out
+    }
+    /// The public key's algorithm OID (contents octets).
+    pub fn key_algorithm_oid(&self) -> &'a [u8] {
+        self.key_algorithm().0
     }
     /// The public key's algorithm OID and its parameters.
     fn key_algorithm(&self) -> (&'a [u8], Option<Tlv<'a>>) {
@@ -363,7 +378,7 @@ fn attr_name(oid: &[u8]) -> Option<&'static str> {
 }
 
 /// Dotted form of an OID for types without a short name.
-fn oid_dotted(oid: &[u8]) -> String {
+pub fn oid_dotted(oid: &[u8]) -> String {
     let mut out = String::new();
     let mut v: u64 = 0;
     for (i, &b) in oid.iter().enumerate() {
