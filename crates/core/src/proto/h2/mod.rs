@@ -248,6 +248,14 @@ impl Mux {
         self.drive_with(conn, DRIVE_BUDGET)
     }
 
+    /// Lend `conn` to h2 to write what it queued, reading nothing: whatever came stays in
+    /// the socket, which keeps it readable for the multi. A layer under another (a tunnel)
+    /// pushes its writes out with this, since frames a write took in would wait in h2 with
+    /// nobody told (the reader above already saw WouldBlock).
+    pub fn flush(&mut self, conn: Conn) -> Conn {
+        self.drive_with(conn, 0)
+    }
+
     /// Did the last drive stop reading at its budget?
     pub fn more(&self) -> bool {
         self.slot.lock().map(|s| s.more).unwrap_or(false)
