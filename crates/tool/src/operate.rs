@@ -616,6 +616,22 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                     stop = Some(Code::UrlMalformat);
                     break;
                 }
+                Step::MoreOutputs => {
+                    if !g.silent {
+                        let w = crate::args::warning_text("Got more output options than URLs");
+                        errout_write(&errout, w.as_bytes());
+                    }
+                    continue;
+                }
+                Step::NoUrl => {
+                    errout_write(
+                        &errout,
+                        b"curl: (2) no URL specified\n\
+                          curl: try 'curl --help' or 'curl --manual' for more information\n",
+                    );
+                    stop = Some(Code::FailedInit);
+                    break;
+                }
                 Step::EmptyOutput(t) => {
                     if !g.silent {
                         let w = crate::args::warning_text("output glob produces empty string");
@@ -1285,7 +1301,7 @@ fn build_job(
 /// Whether a URL's output file is named after the URL (`-O`, or `--remote-name-all` without
 /// an `-o` for it).
 fn remote_named(op: &Operation, spec: &Target) -> bool {
-    spec.remote_name || (op.remote_name_all && spec.output.is_none())
+    spec.remote_name || (op.remote_name_all && spec.output.is_none() && !spec.no_remote)
 }
 
 /// The file a URL's body goes to (None: stdout): `-o`, or with `-O` the URL's last path

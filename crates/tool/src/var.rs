@@ -2,7 +2,7 @@
 //! files (`name@file`, `@-` for stdin) or the environment (`%NAME`, `%NAME=default`), and
 //! `{{name}}` / `{{name:fn:fn}}` expansion in the argument of any `--expand-OPTION`, with the
 //! functions `trim`, `json`, `url`, `b64` and `64dec`. An unknown variable expands to
-//! nothing; `\{{` is left as it is.
+//! nothing; `\{{` is a literal `{{`.
 
 use std::collections::HashMap;
 
@@ -10,8 +10,8 @@ use std::collections::HashMap;
 /// unreadable file).
 #[derive(Debug, PartialEq, Eq)]
 pub enum VarError {
-    /// `variable expansion failure`.
-    Expansion,
+    /// A value with a zero byte: curl's `variable contains null byte`, then the failure.
+    NullByte,
     /// An unknown function: the text from it on (`:nope:url`), which curl names first.
     UnknownFunction(String),
     /// A `name@file` that cannot be read: curl's `Failed to open PATH: REASON`.
@@ -46,7 +46,7 @@ impl Vars {
             None => (false, input),
         };
         let len = s.bytes().take_while(|&c| is_name_char(c)).count();
-        if len == 0 || len > MAX_NAME {
+        if len == 0 || len >= MAX_NAME {
             warnings.push(format!("Bad variable name length ({len}), skipping"));
             return Ok(());
         }
@@ -75,49 +75,61 @@ impl Vars {
         Ok(())
     }
 
-    /// Expand `{{...}}` in an `--expand-*` argument.
+    /// Expand `{{...}}` in an `--expand-*` argument, as curl's `varexpand`: `\{{` gives
+    /// `{{` (the backslash dropped), a reference with a bad name stays as written (with a
+    /// warning), a missing `}}` ends the expansion (with a warning) and keeps the rest. When
+    /// no variable was expanded at all, the argument is used exactly as given.
     pub fn expand(&self, input: &str, warnings: &mut Vec<String>) -> Result<String, VarError> {
         let mut out: Vec<u8> = Vec::with_capacity(input.len());
         let mut rest = input;
+        let mut added = false;
         while let Some(i) = rest.find("{{") {
             if i > 0 && rest.as_bytes()[i - 1] == b'\\' {
-                // An escaped opening: kept as written.
-                out.extend_from_slice(&rest.as_bytes()[..i + 2]);
+                out.extend_from_slice(&rest.as_bytes()[..i - 1]);
+                out.extend_from_slice(b"{{");
                 rest = &rest[i + 2..];
                 continue;
             }
-            out.extend_from_slice(&rest.as_bytes()[..i]);
             let inner_start = &rest[i + 2..];
             let Some(end) = inner_start.find("}}") else {
                 warnings.push(format!("missing close '}}}}' in '{input}'"));
-                out.extend_from_slice(&rest.as_bytes()[i..]);
-                rest = "";
                 break;
             };
             let inner = &inner_start[..end];
-            let mut parts = inner.split(':');
-            let name = parts.next().unwrap_or("");
-            if name.is_empty() || name.len() > MAX_NAME || !name.bytes().all(is_name_char) {
-                // Not a variable reference: keep it as written.
+            let name = inner.split(':').next().unwrap_or("");
+            let after = &inner_start[end + 2..];
+            if name.is_empty() || name.len() >= MAX_NAME {
+                warnings.push(format!("bad variable name length '{input}'"));
+                out.extend_from_slice(&rest.as_bytes()[..i + 2 + end + 2]);
+                rest = after;
+                continue;
+            }
+            out.extend_from_slice(&rest.as_bytes()[..i]);
+            if !name.bytes().all(is_name_char) {
+                warnings.push(format!("bad variable name: {name}"));
                 out.extend_from_slice(&rest.as_bytes()[i..i + 2 + end + 2]);
-                rest = &inner_start[end + 2..];
+                rest = after;
                 continue;
             }
             let mut value = self.map.get(name).cloned().unwrap_or_default();
             let funcs = &inner[name.len()..];
             let mut at = 0;
-            for f in parts {
+            for f in inner.split(':').skip(1) {
                 value = apply(f, &value)
                     .ok_or_else(|| VarError::UnknownFunction(funcs[at..].to_string()))?;
                 at += f.len() + 1;
             }
+            if value.contains(&0) {
+                return Err(VarError::NullByte);
+            }
             out.extend_from_slice(&value);
-            rest = &inner_start[end + 2..];
+            added = true;
+            rest = after;
+        }
+        if !added {
+            return Ok(input.to_string());
         }
         out.extend_from_slice(rest.as_bytes());
-        if out.contains(&0) {
-            return Err(VarError::Expansion);
-        }
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 }
@@ -196,7 +208,9 @@ mod tests {
         );
         assert_eq!(v.expand("{{s:trim:url}}", &mut w).unwrap(), "a%20b");
         assert_eq!(v.expand("x{{nope}}y", &mut w).unwrap(), "xy");
+        // Nothing expanded: the argument as given; else `\{{` loses its backslash.
         assert_eq!(v.expand("\\{{n}}", &mut w).unwrap(), "\\{{n}}");
+        assert_eq!(v.expand("\\{{n}}{{n}}", &mut w).unwrap(), "{{n}}YWJj");
         assert_eq!(
             v.expand("{{n:trim:bad:url}}", &mut w),
             Err(VarError::UnknownFunction(":bad:url".into()))
@@ -204,6 +218,22 @@ mod tests {
         assert!(w.is_empty());
         assert_eq!(v.expand("a{{n", &mut w).unwrap(), "a{{n");
         assert_eq!(w, ["missing close '}}' in 'a{{n'"]);
+        w.clear();
+        let long = "A".repeat(128);
+        let arg = format!("{{{{n}}}}{{{{{long}}}}}{{{{a.b}}}}{{{{}}}}x{{{{y");
+        assert_eq!(
+            v.expand(&arg, &mut w).unwrap(),
+            format!("YWJj{{{{{long}}}}}{{{{a.b}}}}{{{{}}}}x{{{{y")
+        );
+        assert_eq!(
+            w,
+            [
+                format!("bad variable name length '{arg}'"),
+                "bad variable name: a.b".to_string(),
+                format!("bad variable name length '{arg}'"),
+                format!("missing close '}}}}' in '{arg}'"),
+            ]
+        );
     }
 
     #[test]

@@ -1,0 +1,315 @@
+//! Differential tests for the command-line failures curl 8.14.1's own test suite
+//! (tests/runtests.pl, run by scripts/curl-testsuite.sh) found: config files, `--next`,
+//! variables, warnings about arguments, option checks. Each test names the curl test it
+//! stands for and runs the same command with the reference curl.
+
+use oxcurl_testsupport::{Case, Reply};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+/// A case comparing exit code, stdout, stderr (without the progress meter) and requests.
+fn case(name: &str, args: &[&str]) -> Case {
+    Case::new(name)
+        .args(args)
+        .arg("--no-progress-meter")
+        .compare_stderr(true)
+}
+
+// ---- config files (curl tests 411, 428, 429, 448, 459, 462, 470, 699, 748, 2080) ----------
+
+/// curl test 411: a config file that cannot be read.
+#[test]
+fn t411_missing_config_file() {
+    case("t411_missing_config_file", &["-K", "missing", "{url}"]).run(OXCURL);
+    case(
+        "t411_missing_config_file_long",
+        &["--config", "missing", "{url}"],
+    )
+    .run(OXCURL);
+}
+
+/// curl test 428: `--variable %ENV` and `--expand-data` in a config file; `\{{` is a
+/// literal `{{`, bad names stay as written with a warning.
+#[test]
+fn t428_expand_environment_in_config() {
+    case("t428_expand_environment_in_config", &["{url}/428", "-K", "cmd"])
+        .file(
+            "cmd",
+            "--variable %FUNVALUE\n--variable %VALUE2\n--variable %BLANK\n\
+             --variable %curl_NOT_SET=default\n\
+             --expand-data 1{{FUNVALUE}}2{{VALUE2}}3{{curl_NOT_SET}}4{{BLANK}}5\\{{verbatim}}6{{not.good}}7{{}}\n",
+        )
+        .env("FUNVALUE", "contents")
+        .env("VALUE2", "curl")
+        .env("BLANK", "")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+}
+
+/// curl tests 429 and 448: a name of 128 characters is not a variable; an unclosed `{{`
+/// ends the expansion; nothing expanded leaves the argument as it is (`\{{` included).
+#[test]
+fn t429_t448_expansion_edges() {
+    let long = "F".repeat(129);
+    case("t429_too_long_name", &["{url}/429", "-K", "cmd"])
+        .file("cmd", format!("--expand-data {{{{{long}}}}}\n"))
+        .env(&long, "contents2023")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+    let a = "A".repeat(128);
+    case("t448_unbalanced_braces", &["{url}/448", "-K", "cmd"])
+        .file(
+            "cmd",
+            format!(
+                "--variable %FUNVALUE\n--variable %VALUE2\n\
+                 --expand-data 1{{{{FUNVALUE}}}}2{{{{VALUE2}}}}3{{{{curl_NOT_SET}}}}4{{{{{a}}}}}5{{{{broken\n"
+            ),
+        )
+        .env("FUNVALUE", "contents")
+        .env("VALUE2", "curl")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+    case(
+        "t448_nothing_expanded",
+        &["{url}/x", "--expand-data", "a\\{{b}}{{c.d}}"],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
+
+/// curl test 462: a `%VARIABLE` that is not set fails the config file (26).
+#[test]
+fn t462_missing_environment_variable_in_config() {
+    case("t462_missing_env_in_config", &["{url}/462", "-K", "cmd"])
+        .file("cmd", "variable %MISSING\nexpand-data {{MISSING}}\n")
+        .run(OXCURL);
+}
+
+/// curl test 459: an unquoted argument with white space: a warning naming file and line
+/// (comment lines not counted), and only the first word is used.
+#[test]
+fn t459_unquoted_whitespace_warning() {
+    case(
+        "t459_unquoted_whitespace",
+        &["{url}/459", "--config", "config"],
+    )
+    .file(
+        "config",
+        "# comment\n\nsilent\ndata = arg with space\nurl: \"{url}/2\" # ok\n",
+    )
+    .replies(vec![Reply::ok("one\n"), Reply::ok("two\n")])
+    .run(OXCURL);
+}
+
+/// Lines that fail: an unknown option, an argument a switch does not take, a missing
+/// one; each names the file and line, then the `-K` fails with 26.
+#[test]
+fn config_line_errors() {
+    for (name, text) in [
+        ("unknown", "silent\nnope\n"),
+        ("garbage", "silent yes\n"),
+        ("missing", "output\n"),
+        ("short_unknown", "-sJQ\n"),
+        ("nested", "config nothere\n"),
+    ] {
+        case(
+            &format!("config_line_errors_{name}"),
+            &["-K", "cmd", "{url}"],
+        )
+        .file("cmd", text)
+        .run(OXCURL);
+    }
+}
+
+/// curl test 2080: an overly long option name in a config file (the message wraps).
+#[test]
+fn t2080_overly_long_config_option() {
+    case("t2080_overly_long_option", &["-K", "config", "{url}"])
+        .file("config", format!("{}\n", "D".repeat(20000)))
+        .run(OXCURL);
+}
+
+/// curl test 699: short options grouped in a config file, the last taking the rest.
+#[test]
+fn t699_short_options_in_config() {
+    case("t699_short_options_in_config", &["{url}/699", "-K", "cmd"])
+        .file("cmd", "-Lfuhej:you\n")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+}
+
+/// curl test 748: `-h` in a config file shows the help and reading goes on: without a
+/// URL that ends with "no URL specified" (2).
+#[test]
+fn t748_help_in_config_without_url() {
+    case("t748_help_in_config", &["-K", "cmd"])
+        .file("cmd", "-h all\n")
+        .compare_stdout(false)
+        .run(OXCURL);
+    case("t748_help_topic_in_config", &["-K", "cmd", "{url}"])
+        .file("cmd", "--help output\n")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+}
+
+/// A `--next` in a config file before any URL is ignored; after one, it starts the next
+/// group.
+#[test]
+fn next_in_config() {
+    case("next_in_config", &["-K", "cmd"])
+        .file("cmd", "next\nurl {url}/a\nnext\n-I\nurl {url}/b\n")
+        .replies(vec![Reply::ok("a\n"), Reply::ok("b\n")])
+        .run(OXCURL);
+}
+
+// ---- curlrc (curl tests 433, 436) ----------------------------------------------------------
+
+/// curl test 433: `$XDG_CONFIG_HOME/curlrc`; test 436: `$CURL_HOME/.config/curlrc` when
+/// `XDG_CONFIG_HOME` is not set; `$CURL_HOME/.curlrc` first.
+#[test]
+fn t433_t436_curlrc_locations() {
+    let rc = "--data \"curlrc read\"\n";
+    case("t433_xdg_config_home", &["{url}/433"])
+        .file("xdg/curlrc", rc)
+        .env("XDG_CONFIG_HOME", "{tmp}/xdg")
+        .env("CURL_HOME", "{tmp}/none")
+        .env("HOME", "{tmp}/none")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+    case("t436_curl_home_dot_config", &["{url}/436"])
+        .file("ch/.config/curlrc", rc)
+        .env("XDG_CONFIG_HOME", "")
+        .env("CURL_HOME", "{tmp}/ch")
+        .env("HOME", "{tmp}/none")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+    case("curl_home_first", &["{url}/1"])
+        .file("ch/.curlrc", rc)
+        .file("xdg/curlrc", "-I\n")
+        .env("XDG_CONFIG_HOME", "{tmp}/xdg")
+        .env("CURL_HOME", "{tmp}/ch")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+    // An error in the curlrc is shown, and the command line goes on.
+    case("curlrc_error_is_ignored", &["{url}/2"])
+        .file("ch/.curlrc", "nope\n")
+        .env("CURL_HOME", "{tmp}/ch")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+}
+
+// ---- --next (curl tests 422, 686) ------------------------------------------------------------
+
+/// curl test 422: `--next` before any URL is refused.
+#[test]
+fn t422_next_without_url_before() {
+    case(
+        "t422_next_without_url_before",
+        &["-O", "-I", "--next", "{url}/422"],
+    )
+    .run(OXCURL);
+    case("t422_short_next", &["-s", "-:", "{url}/422"]).run(OXCURL);
+}
+
+/// curl test 686: `URL --next` with no URL after: the first transfer runs, then "no URL
+/// specified" (2).
+#[test]
+fn t686_next_without_url_after() {
+    case("t686_next_without_url_after", &["{url}/686", "--next"])
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+    case(
+        "t686_next_then_output_only",
+        &["{url}/686", "--next", "-o", "x"],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
+
+// ---- warnings about arguments (curl tests 469, 470, 1268) -----------------------------------
+
+/// curl tests 469 and 470: an argument starting with a Unicode opening quote, on the
+/// command line and in a config file.
+#[test]
+fn t469_t470_unicode_quote_warning() {
+    case(
+        "t469_unicode_quote",
+        &["-H", "\u{201c}host: x", "{url}/469", "-s"],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+    case(
+        "t470_unicode_quote_in_config",
+        &["{url}", "--no-progress-meter", "-K", "input"],
+    )
+    .file("input", "-H \u{201c}host:fake\u{201d}\n")
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
+
+/// curl test 371: more `-o` than URLs: a warning once the transfers got there.
+#[test]
+fn t371_more_outputs_than_urls() {
+    case(
+        "t371_more_outputs_than_urls",
+        &["{url}/371", "-o", "dump", "-o", "dump2"],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+    case(
+        "t371_said_once",
+        &[
+            "{url}/1", "-o", "a", "-O", "--next", "-T", "up", "-T", "up", "{url}/2", "-s",
+        ],
+    )
+    .file("up", "data\n")
+    .replies(vec![Reply::ok("one\n"), Reply::ok("two\n")])
+    .run(OXCURL);
+}
+
+/// curl tests 681 and 1278: `--no-remote-name` undoes `--remote-name-all` for the next
+/// URL (stdout), and without it does nothing (no extra output option).
+#[test]
+fn t681_t1278_no_remote_name() {
+    case(
+        "t681_remote_name_all_then_no",
+        &[
+            "--remote-name-all",
+            "--no-remote-name",
+            "{url}/681",
+            "{url}/two",
+        ],
+    )
+    .replies(vec![Reply::ok("-foo-\n"), Reply::ok("two\n")])
+    .run(OXCURL);
+    case(
+        "t1278_extra_no_remote_name",
+        &[
+            "{url}/1278",
+            "-o",
+            "out",
+            "--no-remote-name",
+            "-w",
+            "%{stderr}yes\n",
+        ],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
+
+/// curl test 1268: a file name argument that looks like an option gets a warning, which
+/// goes to the `--stderr` file given before it.
+#[test]
+fn t1268_filename_looks_like_a_flag() {
+    case(
+        "t1268_filename_looks_like_a_flag",
+        &["--stderr", "moo", "--unix-socket", "-q", "hej://moo"],
+    )
+    .run(OXCURL);
+    case(
+        "t1268_output_looks_like_a_flag",
+        &["-o", "-x", "{url}/1", "-o", "-"],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
