@@ -2517,7 +2517,22 @@ impl Parser {
         }
     }
 
-    fn add_url(&mut self, u: String) {
+    /// curl's `errorf` then "is badly used here" for the option.
+    fn bad_use(&self, name: &str, msg: &str) -> Result<(), ParseError> {
+        self.error(msg);
+        Err(perr(format!("option --{name}: is badly used here")))
+    }
+
+    /// The etag options take one URL per operation, whichever comes first.
+    fn etag_single_url(&mut self, name: &str) -> Result<(), ParseError> {
+        if self.op().urls.iter().filter(|u| !u.url.is_empty()).count() > 1 {
+            return self.bad_use(name, "The etag options only work on a single URL");
+        }
+        Ok(())
+    }
+
+    /// A URL for the next entry without one; a second URL with an etag option is refused.
+    fn add_url(&mut self, u: String) -> Result<(), ParseError> {
         let op_has_unassigned = self.op().urls.iter().position(|s| s.url.is_empty());
         if let Some(i) = op_has_unassigned {
             self.op().urls[i].url = u;
@@ -2527,6 +2542,10 @@ impl Parser {
                 ..UrlSpec::default()
             });
         }
+        if self.op().etag_save.is_some() || self.op().etag_compare.is_some() {
+            self.etag_single_url("url")?;
+        }
+        Ok(())
     }
 
     /// `-o`, `-O`, and `--no-remote-name` after `--remote-name-all` (`no_remote`: this URL
@@ -2623,7 +2642,7 @@ impl Parser {
             "disable" => {}
             // Handled by the callers of getparameter.
             "next" => {}
-            "url" => self.add_url(a()),
+            "url" => self.add_url(a())?,
             "output" => self.add_output(Some(a()), false, false),
             // --no-remote-name does something only after --remote-name-all.
             "remote-name" => {
@@ -2721,11 +2740,21 @@ impl Parser {
             "globoff" => self.op().globoff = on,
             "range" => self.op().range = Some(a()),
             "continue-at" => {
+                for (set, other) in [
+                    (self.op().range.is_some(), "--range"),
+                    (self.op().remove_on_error, "--remove-on-error"),
+                    (self.op().no_clobber, "--no-clobber"),
+                ] {
+                    if set {
+                        let msg = format!("--continue-at is mutually exclusive with {other}");
+                        return self.bad_use(name, &msg);
+                    }
+                }
                 let v = a();
                 self.op().continue_at = Some(if v == "-" {
                     ContinueAt::Auto
                 } else {
-                    ContinueAt::At(parse_num(name, &v)? as u64)
+                    ContinueAt::At(str2offset(name, &v)?)
                 });
             }
             "location" => self.op().location = on,
@@ -2748,11 +2777,26 @@ impl Parser {
             "http0.9" => self.op().http09 = on,
             "include" | "show-headers" => self.op().include = on,
             "dump-header" => self.op().dump_header = Some(a()),
-            "fail" => self.op().fail = on,
-            "fail-with-body" => self.op().fail_with_body = on,
-            "max-time" => self.op().max_time = Some(parse_secs(name, &a())?),
-            "connect-timeout" => self.op().connect_timeout = Some(parse_secs(name, &a())?),
-            "expect100-timeout" => self.op().expect100_timeout = Some(parse_secs(name, &a())?),
+            "fail" | "fail-with-body" => {
+                if name == "fail" {
+                    self.op().fail = on;
+                } else {
+                    self.op().fail_with_body = on;
+                }
+                if self.op().fail && self.op().fail_with_body {
+                    return self.bad_use(
+                        name,
+                        "You must select either --fail or --fail-with-body, not both.",
+                    );
+                }
+            }
+            "max-time" => self.op().max_time = Some(secs2ms(name, &a())? as f64 / 1000.0),
+            "connect-timeout" => {
+                self.op().connect_timeout = Some(secs2ms(name, &a())? as f64 / 1000.0)
+            }
+            "expect100-timeout" => {
+                self.op().expect100_timeout = Some(secs2ms(name, &a())? as f64 / 1000.0)
+            }
             "max-filesize" => self.op().max_filesize = Some(parse_size(name, &a())?),
             // Each sets a default for the other, as curl does while parsing.
             "speed-limit" => {
@@ -2891,7 +2935,21 @@ impl Parser {
                 self.op().keepalive = true;
             }
             "path-as-is" => self.op().path_as_is = on,
-            "proto-default" => self.op().proto_default = Some(a()),
+            "proto-default" => {
+                let v = a();
+                if !crate::proto::KNOWN
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(&v))
+                {
+                    return Err(ParseError {
+                        msg: format!(
+                            "option --{name}: a specified protocol is unsupported by libcurl"
+                        ),
+                        code: 1,
+                    });
+                }
+                self.op().proto_default = Some(v);
+            }
             "proto" | "proto-redir" => {
                 // Each use starts again from the defaults (curl's proto2num presets).
                 let start = if name == "proto" {
@@ -2910,11 +2968,20 @@ impl Parser {
                 }
             }
             "clobber" => {
+                if self.op().continue_at.is_some() && !on {
+                    return self.bad_use(
+                        name,
+                        "--continue-at is mutually exclusive with --no-clobber",
+                    );
+                }
                 self.op().no_clobber = !on;
                 self.op().clobber_always = on;
             }
             "remote-header-name" => self.op().content_disposition = on,
-            "etag-save" => self.op().etag_save = Some(a()),
+            "etag-save" => {
+                self.etag_single_url(name)?;
+                self.op().etag_save = Some(a());
+            }
             "xattr" => self.op().xattr = on,
             "create-file-mode" => {
                 let v = a();
@@ -2930,9 +2997,20 @@ impl Parser {
                 }
                 self.op().create_file_mode = Some(mode as u32);
             }
-            "etag-compare" => self.op().etag_compare = Some(a()),
+            "etag-compare" => {
+                self.etag_single_url(name)?;
+                self.op().etag_compare = Some(a());
+            }
             "remote-time" => self.op().remote_time = on,
-            "remove-on-error" => self.op().remove_on_error = on,
+            "remove-on-error" => {
+                if self.op().continue_at.is_some() && on {
+                    return self.bad_use(
+                        name,
+                        "--continue-at is mutually exclusive with --remove-on-error",
+                    );
+                }
+                self.op().remove_on_error = on;
+            }
             "time-cond" => {
                 let silent = self.cfg.global.silent;
                 self.op().time_cond = time_cond(&a(), silent);
@@ -3165,7 +3243,13 @@ impl Parser {
                     // curl reads a bare argument as `--url` named as typed: nothing.
                     return Err(blank_argument(""));
                 }
-                self.add_url(arg.clone());
+                // curl names a bare URL as the option in errors.
+                self.add_url(arg.clone()).map_err(|mut e| {
+                    e.msg = e
+                        .msg
+                        .replacen("option --url:", &format!("option {arg}:"), 1);
+                    e
+                })?;
                 continue;
             }
             if arg == "--" {
@@ -3757,13 +3841,53 @@ fn parse_unum(name: &str, v: &str) -> Result<u64, ParseError> {
     })
 }
 
-fn parse_secs(name: &str, v: &str) -> Result<f64, ParseError> {
-    match v.trim().parse::<f64>() {
-        Ok(f) if f >= 0.0 && f.is_finite() => Ok(f),
-        _ => Err(perr(format!(
+/// curl's `str2offset`: digits only, up to the largest `curl_off_t`.
+fn str2offset(name: &str, v: &str) -> Result<u64, ParseError> {
+    Some(v)
+        .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|v| v.parse::<i64>().ok())
+        .map(|n| n as u64)
+        .ok_or_else(|| {
+            perr(format!(
+                "option --{name}: expected a proper numerical parameter"
+            ))
+        })
+}
+
+/// curl's `secs2ms`: whole seconds (digits only, below `LONG_MAX / 1000`), optionally a
+/// dot and digits for the fraction; what follows is ignored (`5s` is 5 seconds). Returns
+/// milliseconds.
+fn secs2ms(name: &str, v: &str) -> Result<u64, ParseError> {
+    let bad = || {
+        perr(format!(
             "option --{name}: expected a proper numerical parameter"
-        ))),
+        ))
+    };
+    let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+    let secs: u64 = v[..digits].parse().map_err(|_| bad())?;
+    if secs > i64::MAX as u64 / 1000 - 1 {
+        return Err(bad());
     }
+    let mut ms = 0;
+    if let Some(frac) = v[digits..].strip_prefix('.') {
+        let len = frac.bytes().take_while(u8::is_ascii_digit).count();
+        let mut fracs: u64 = frac[..len]
+            .parse()
+            .ok()
+            .filter(|&f| f <= i64::MAX as u64)
+            .ok_or_else(|| perr(format!("option --{name}: too large number")))?;
+        // curl's table of divisors, its repeated 1000000 included.
+        const DIGS: [u64; 9] = [
+            1, 10, 100, 1000, 10000, 1000000, 1000000, 10000000, 100000000,
+        ];
+        let mut len = len;
+        while len > 8 || fracs > i64::MAX as u64 / 100 {
+            fracs /= 10;
+            len -= 1;
+        }
+        ms = fracs * 100 / DIGS[len - 1];
+    }
+    Ok(secs * 1000 + ms)
 }
 
 /// Sizes with an optional k/M/G/T suffix (curl's `--max-filesize`).

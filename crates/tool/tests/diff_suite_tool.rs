@@ -313,3 +313,126 @@ fn t1268_filename_looks_like_a_flag() {
     .reply(Reply::ok("hello\n"))
     .run(OXCURL);
 }
+
+// ---- options refused together or badly used (curl tests 360, 481, 482, 484, 485, 746,
+// 1427, 2044) ------------------------------------------------------------------------------
+
+/// Command lines refused while parsing: each compared on its messages and exit code.
+fn refused(name: &str, args: &[&str]) {
+    case(name, args).run(OXCURL);
+}
+
+/// curl test 360: `--fail` and `--fail-with-body` together, in either order.
+#[test]
+fn t360_fail_and_fail_with_body() {
+    refused(
+        "t360_fail_with_body_then_fail",
+        &["{url}/360", "--fail-with-body", "--fail"],
+    );
+    refused(
+        "t360_fail_then_fail_with_body",
+        &["{url}/360", "-f", "--fail-with-body"],
+    );
+    case(
+        "t360_turned_off_first",
+        &["{url}/360", "--fail-with-body", "--no-fail-with-body", "-f"],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
+
+/// curl tests 481 and 482: `-C` with `--no-clobber`, `--remove-on-error` or `--range`,
+/// whichever comes first.
+#[test]
+fn t481_t482_continue_at_exclusions() {
+    refused(
+        "t481_no_clobber_then_c",
+        &["{url}/481", "--no-clobber", "-C", "1", "-o", "f"],
+    );
+    refused(
+        "t481_c_then_no_clobber",
+        &["{url}/481", "-C", "1", "--no-clobber", "-o", "f"],
+    );
+    refused(
+        "t482_remove_on_error_then_c",
+        &["{url}/482", "--remove-on-error", "-C", "1"],
+    );
+    refused(
+        "t482_c_then_remove_on_error",
+        &["{url}/482", "-C", "-", "--remove-on-error"],
+    );
+    refused("c_with_range", &["{url}/1", "-r", "1-2", "-C", "5"]);
+    refused("c_negative", &["{url}/1", "-C", "-5"]);
+    refused("c_garbage", &["{url}/1", "-C", "5x"]);
+}
+
+/// curl tests 484 and 485: the etag options with a second URL, the URL or the option
+/// coming last.
+#[test]
+fn t484_t485_etag_with_several_urls() {
+    refused(
+        "t484_etag_then_url",
+        &[
+            "{url}/484",
+            "--etag-compare",
+            "e",
+            "--etag-save",
+            "e",
+            "--url",
+            "{url}/b",
+        ],
+    );
+    refused(
+        "t484_etag_then_bare_url",
+        &["--etag-save", "e", "{url}/a", "{url}/b"],
+    );
+    refused(
+        "t485_urls_then_etag",
+        &["{url}/485", "{url}/b", "--etag-save", "e"],
+    );
+}
+
+/// curl tests 746 and 1427: timeouts as curl reads them: whole seconds below
+/// `LONG_MAX / 1000`, a fraction, anything after ignored.
+#[test]
+fn t746_t1427_timeouts() {
+    refused("t746_too_large", &["{url}/746", "-m", "22222242222222222"]);
+    refused(
+        "t1427_too_large",
+        &["{url}/1427", "-m", "184467440737095510"],
+    );
+    refused("negative", &["{url}/1", "-m", "-1"]);
+    refused(
+        "dot_without_digits",
+        &["{url}/1", "--connect-timeout", "5."],
+    );
+    refused("blank_first", &["{url}/1", "--expect100-timeout", " 5"]);
+    case(
+        "largest",
+        &[
+            "{url}/1",
+            "--connect-timeout",
+            "9223372036854774",
+            "-m",
+            "5s",
+        ],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+    refused(
+        "one_more",
+        &["{url}/1", "--connect-timeout", "9223372036854775"],
+    );
+}
+
+/// curl test 2044: an unknown `--proto-default` protocol (exit 1, before any URL check).
+#[test]
+fn t2044_unknown_default_protocol() {
+    refused(
+        "t2044_unknown_default_protocol",
+        &["--proto-default", "DOESNOTEXIST"],
+    );
+    case("known_any_case", &["--proto-default", "HTTP", "{host}/x"])
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+}
