@@ -2738,7 +2738,37 @@ impl Parser {
             "head" => self.op().head = on,
             "upload-file" => self.add_upload(a()),
             "globoff" => self.op().globoff = on,
-            "range" => self.op().range = Some(a()),
+            "range" => {
+                if self.op().continue_at.is_some() {
+                    return self.bad_use(name, "--continue-at is mutually exclusive with --range");
+                }
+                let v = a();
+                let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+                let number = v[..digits].parse::<i64>().ok().filter(|_| digits > 0);
+                let range = match number {
+                    // A number without a dash after it: curl completes `N` as `N-`.
+                    Some(n) if !v[digits..].starts_with('-') => {
+                        self.warn(
+                            "A specified range MUST include at least one dash (-). Appending \
+                             one for you",
+                        );
+                        format!("{n}-")
+                    }
+                    _ => {
+                        if v.bytes()
+                            .any(|b| !b.is_ascii_digit() && b != b'-' && b != b',')
+                        {
+                            self.warn(
+                                "Invalid character is found in given range. A specified range \
+                                 MUST have only digits in 'start'-'stop'. The server's response \
+                                 to this request is uncertain.",
+                            );
+                        }
+                        v
+                    }
+                };
+                self.op().range = Some(range);
+            }
             "continue-at" => {
                 for (set, other) in [
                     (self.op().range.is_some(), "--range"),

@@ -35,6 +35,8 @@ fn errout_write(e: &ErrOut, data: &[u8]) {
 /// Body output destination, opened on first write as curl does.
 enum Sink {
     Stdout,
+    /// Where curl's messages go (`-D %`).
+    Err(ErrOut),
     File {
         path: PathBuf,
         append: bool,
@@ -76,6 +78,10 @@ impl Out {
                 Ok(mut o) => o.write_all(data).is_ok(),
                 Err(_) => false,
             },
+            Sink::Err(e) => {
+                errout_write(e, data);
+                true
+            }
             Sink::File {
                 path,
                 append,
@@ -127,6 +133,7 @@ impl Out {
     fn finish(&mut self) -> io::Result<()> {
         match &mut self.sink {
             Sink::Stdout => self.stdout.lock().map(|mut o| o.flush()).unwrap_or(Ok(())),
+            Sink::Err(_) => Ok(()),
             Sink::File { file: Some(f), .. } => f.flush(),
             Sink::File { file: None, .. } => {
                 if self.write(b"") {
@@ -604,6 +611,11 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
     let mut pmeter = parallel_meter(&g).then(|| ParallelMeter::new(Instant::now()));
     let mut all_xfers = 0u64;
     let mut scratch = Vec::new();
+    // A transfer got past the etag and header files: without one, curl says "no transfer
+    // performed" (26).
+    let mut tried = false;
+    // A header file that cannot be opened ends everything (curl reports the code).
+    let mut fatal: Option<Code> = None;
     loop {
         while stop.is_none() && running.len() + pending.len() < par + ahead {
             let Some(step) = plan.next() else { break };
@@ -643,11 +655,24 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 }
             };
             let op = &cfg.ops[target.op];
+            match open_side_files(&g, op, &target, &errout) {
+                Side::Ready => {}
+                Side::SkipOperation => {
+                    plan.skip_operation();
+                    continue;
+                }
+                Side::Fatal(code) => {
+                    stop = Some(code);
+                    fatal = Some(code);
+                    break;
+                }
+            }
+            tried = true;
             // --skip-existing: an output file already there means no transfer (curl says
-            // so in verbose mode); -w still reports it.
+            // so when tracing); -w still reports it.
             if op.skip_existing {
                 if let Some(p) = output_path(op, &target, || {}).filter(|p| p.exists()) {
-                    if g.verbose > 0 {
+                    if (g.verbose > 0 || g.trace.is_some()) && !g.silent {
                         let n = format!("skips transfer, \"{}\" exists locally", p.display());
                         errout_write(&errout, crate::args::note_text(&n).as_bytes());
                     }
@@ -767,6 +792,17 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             }
         }
     }
+    if let Some(code) = fatal {
+        if !g.silent || g.show_error {
+            let text = format!("curl: ({}) {}\n", code as i32, code.strerror());
+            errout_write(&errout, text.as_bytes());
+        }
+    } else if !tried && stop.is_none() {
+        if !g.silent {
+            errout_write(&errout, b"curl: no transfer performed\n");
+        }
+        return Code::ReadError as i32;
+    }
     // Nothing ran (a setup error came first): curl draws no meter at all.
     if let (Some(m), true) = (pmeter.as_mut(), performed) {
         let xfers = running.iter().map(|(_, meta)| (meta, true));
@@ -787,6 +823,65 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
         let _ = o.flush();
     }
     stop.map_or(last, |c| c as i32)
+}
+
+/// What opening a transfer's side files gave.
+enum Side {
+    Ready,
+    /// `--etag-save` cannot be written: curl warns and skips the rest of the operation.
+    SkipOperation,
+    /// `-D` cannot be written: curl stops everything with this code.
+    Fatal(Code),
+}
+
+/// curl opens the `--etag-save` file (to append) and the `-D` file (emptied by the first
+/// transfer of an operation) before each transfer, making their directories with
+/// `--create-dirs`; both then exist even if nothing is written to them.
+fn open_side_files(g: &Global, op: &Operation, target: &Target, errout: &ErrOut) -> Side {
+    let make_dirs = |f: &str| {
+        if op.create_dirs {
+            if let Some(parent) = Path::new(f).parent().filter(|p| !p.as_os_str().is_empty()) {
+                let _ = std::fs::create_dir_all(parent);
+            }
+        }
+    };
+    if let Some(f) = op.etag_save.as_deref().filter(|f| *f != "-") {
+        make_dirs(f);
+        if OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(f)
+            .is_err()
+        {
+            if !g.silent {
+                let w =
+                    format!("Failed creating file for saving etags: \"{f}\". Skip this transfer");
+                errout_write(errout, crate::args::warning_text(&w).as_bytes());
+            }
+            return Side::SkipOperation;
+        }
+    }
+    if let Some(d) = op.dump_header.as_deref().filter(|d| *d != "-" && *d != "%") {
+        make_dirs(d);
+        if target.first_in_op {
+            let _ = File::create(d);
+        }
+        if OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(d)
+            .is_err()
+        {
+            if !g.silent {
+                errout_write(
+                    errout,
+                    crate::args::error_text(&format!("Failed to open {d}")).as_bytes(),
+                );
+            }
+            return Side::Fatal(Code::WriteError);
+        }
+    }
+    Side::Ready
 }
 
 /// What `-w` and the error report need of a URL after its transfer.
@@ -1622,14 +1717,8 @@ fn configure(
         },
         None => Sink::Stdout,
     };
-    // --etag-save: curl opens the file (for appending) before the transfer, so it exists
-    // afterwards even without an ETag.
-    let etag_save = op.etag_save.as_ref().map(|f| {
-        if f != "-" {
-            let _ = OpenOptions::new().append(true).create(true).open(f);
-        }
-        PathBuf::from(f)
-    });
+    // --etag-save: the file was opened (created) before, in `open_side_files`.
+    let etag_save = op.etag_save.as_ref().map(PathBuf::from);
     // -J: only for a name taken from the URL (-O), not for -o.
     let cd_pending = (op.content_disposition && remote_named(op, spec) && spec.output.is_none())
         .then(|| op.output_dir.clone());
@@ -1637,17 +1726,10 @@ fn configure(
     let headers_out = op.dump_header.as_ref().map(|d| Out {
         sink: if d == "-" {
             Sink::Stdout
+        } else if d == "%" {
+            Sink::Err(Arc::clone(errout))
         } else {
-            // One header file for all URLs of an operation: the first transfer empties
-            // it, and every transfer appends (curl's way).
-            if spec.first_in_op {
-                if op.create_dirs {
-                    if let Some(parent) = Path::new(d).parent() {
-                        let _ = std::fs::create_dir_all(parent);
-                    }
-                }
-                let _ = File::create(d);
-            }
+            // Created (or emptied) in `open_side_files`; every transfer appends.
             Sink::File {
                 path: PathBuf::from(d),
                 append: true,

@@ -103,6 +103,16 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// Nothing more of the current operation: go on with the next one (curl's way when
+    /// the `--etag-save` file cannot be created).
+    pub fn skip_operation(&mut self) {
+        if let Some(op) = self.cfg.ops.get(self.op) {
+            self.urlnum_base += op.urls.len();
+            self.op += 1;
+            self.state = State::new();
+        }
+    }
+
     fn fail(&mut self, e: &GlobError, text: &str) -> Option<Step> {
         self.done = true;
         Some(Step::GlobError(e.report(text)))

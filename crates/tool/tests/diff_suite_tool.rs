@@ -436,3 +436,113 @@ fn t2044_unknown_default_protocol() {
         .reply(Reply::ok("hello\n"))
         .run(OXCURL);
 }
+
+// ---- ranges, header and etag files (curl tests 368, 369, 370, 419, 693, 994, 996, 1489) ----
+
+/// curl test 368: a range without a dash gets one (with a warning); other characters
+/// get a warning and are sent as given.
+#[test]
+fn t368_range_without_dash() {
+    for (name, r) in [
+        ("number", "4"),
+        ("number_junk", "4x"),
+        ("letters", "a-b"),
+        ("ok", "1-2,5-"),
+    ] {
+        case(&format!("t368_range_{name}"), &["{url}/368", "-r", r])
+            .reply(Reply::ok("hello\n"))
+            .run(OXCURL);
+    }
+    refused(
+        "range_after_continue_at",
+        &["{url}/1", "-C", "5", "-r", "1-2"],
+    );
+}
+
+/// curl tests 369 and 370: an `--etag-save` file that cannot be created: a warning, the
+/// rest of that operation is skipped; with nothing left, "no transfer performed" (26).
+#[test]
+fn t369_t370_etag_save_unwritable() {
+    case(
+        "t370_etag_save_unwritable",
+        &["{url}/370", "--etag-save", "nowhere/etag"],
+    )
+    .run(OXCURL);
+    case(
+        "t369_next_operation_runs",
+        &[
+            "{url}/a",
+            "--etag-save",
+            "nowhere/etag",
+            "--next",
+            "{url}/369",
+            "-i",
+        ],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
+
+/// curl test 693: `--etag-save` with `--create-dirs` makes the directories.
+#[test]
+fn t693_etag_save_create_dirs() {
+    case(
+        "t693_etag_save_create_dirs",
+        &["{url}/693", "--etag-save", "moo/boo/etag", "--create-dirs"],
+    )
+    .reply(Reply::status(200, &[("ETag", "W/\"asdf\"")], "hello\n"))
+    .run(OXCURL);
+}
+
+/// curl test 419: a `-D` file that cannot be created stops everything with 23; with
+/// `--create-dirs` its directories are made.
+#[test]
+fn t419_dump_header_unwritable() {
+    case(
+        "t419_dump_header_unwritable",
+        &["{url}/419", "{url}/b", "-D", "nowhere/h"],
+    )
+    .run(OXCURL);
+    case(
+        "dump_header_create_dirs",
+        &["{url}/1", "-D", "a/b/h", "--create-dirs"],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
+
+/// curl test 1489: `-D %` writes the headers where the messages go.
+#[test]
+fn t1489_dump_header_to_stderr() {
+    case(
+        "t1489_dump_header_to_stderr",
+        &["{url}/1489", "-D", "%", "-s"],
+    )
+    .reply(Reply::status(200, &[("Funny-head", "yesyes")], "hello\n"))
+    .run(OXCURL);
+}
+
+/// curl tests 994 and 996: `--skip-existing` says it skips when tracing.
+#[test]
+fn t994_t996_skip_existing_note() {
+    case(
+        "t994_skip_existing_note",
+        &[
+            "-o",
+            "#1",
+            "{url}/994/{hey,ho}",
+            "--skip-existing",
+            "--trace-ascii",
+            "%",
+        ],
+    )
+    .file("hey", "there\n")
+    .file("ho", "there\n")
+    .run(OXCURL);
+    case(
+        "t996_skip_existing_quiet",
+        &["-o", "there", "{url}/996", "--skip-existing"],
+    )
+    .file("there", "content\n")
+    .run(OXCURL);
+}
