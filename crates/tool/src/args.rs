@@ -2244,6 +2244,8 @@ pub struct UrlSpec {
     pub remote_name: bool,
     /// `--no-remote-name` after `--remote-name-all`: not named after the URL.
     pub no_remote: bool,
+    /// Read with `--url @file`: used as it is, without globbing.
+    pub noglob: bool,
     /// `-T FILE` (a glob unless `-g`); `Some("")` for `-T ""`, which uploads nothing.
     pub upload: Option<String>,
 }
@@ -2532,20 +2534,23 @@ impl Parser {
     }
 
     /// A URL for the next entry without one; a second URL with an etag option is refused.
-    fn add_url(&mut self, u: String) -> Result<(), ParseError> {
+    /// Returns the entry's index.
+    fn add_url(&mut self, u: String) -> Result<usize, ParseError> {
         let op_has_unassigned = self.op().urls.iter().position(|s| s.url.is_empty());
-        if let Some(i) = op_has_unassigned {
+        let i = if let Some(i) = op_has_unassigned {
             self.op().urls[i].url = u;
+            i
         } else {
             self.op().urls.push(UrlSpec {
                 url: u,
                 ..UrlSpec::default()
             });
-        }
+            self.op().urls.len() - 1
+        };
         if self.op().etag_save.is_some() || self.op().etag_compare.is_some() {
             self.etag_single_url("url")?;
         }
-        Ok(())
+        Ok(i)
     }
 
     /// `-o`, `-O`, and `--no-remote-name` after `--remote-name-all` (`no_remote`: this URL
@@ -2567,7 +2572,7 @@ impl Parser {
                 output,
                 remote_name: remote,
                 no_remote,
-                upload: None,
+                ..UrlSpec::default()
             });
         }
     }
@@ -2642,7 +2647,26 @@ impl Parser {
             "disable" => {}
             // Handled by the callers of getparameter.
             "next" => {}
-            "url" => self.add_url(a())?,
+            "url" => {
+                let v = a();
+                match v.strip_prefix('@') {
+                    // URLs read from a file (or stdin), one a line, each saved under its
+                    // remote name and not globbed.
+                    Some(f) => {
+                        let data = read_arg_file(f).map_err(|_| read_error(name))?;
+                        let text = String::from_utf8_lossy(&data);
+                        for line in config_lines(&text) {
+                            let i = self.add_url(line.to_string())?;
+                            let u = &mut self.op().urls[i];
+                            u.remote_name = true;
+                            u.noglob = true;
+                        }
+                    }
+                    None => {
+                        self.add_url(v)?;
+                    }
+                }
+            }
             "output" => self.add_output(Some(a()), false, false),
             // --no-remote-name does something only after --remote-name-all.
             "remote-name" => {
@@ -3531,39 +3555,48 @@ const FILE_ARGS: &[&str] = &[
     "upload-file",
 ];
 
-/// Where curl's messages go once `--stderr FILE` is given (curl switches at once, so
-/// later warnings land in the file too).
-static MSG_FILE: std::sync::Mutex<Option<std::fs::File>> = std::sync::Mutex::new(None);
-
-/// Write a message (warning, error) to standard error or the `--stderr` file.
-pub fn msg_out(text: &str) {
-    use std::io::Write;
-    let mut file = MSG_FILE.lock().unwrap_or_else(|e| e.into_inner());
-    match file.as_mut() {
-        Some(f) => {
-            let _ = f.write_all(text.as_bytes());
-        }
-        None => {
-            let _ = std::io::stderr().write_all(text.as_bytes());
-        }
-    }
+/// Where curl's messages go once `--stderr` is given (curl switches at once, so later
+/// warnings land there too).
+#[derive(Debug)]
+pub enum MsgDest {
+    Stderr,
+    /// `--stderr -`.
+    Stdout,
+    File(std::fs::File),
 }
 
-/// `--stderr FILE`: messages go to FILE from now on. A file that cannot be created
-/// leaves them on standard error, as in curl.
-fn set_msg_file(path: &str) {
-    let mut file = MSG_FILE.lock().unwrap_or_else(|e| e.into_inner());
-    *file = if path == "-" {
-        None
-    } else {
-        std::fs::File::create(path).ok()
+static MSG_DEST: std::sync::Mutex<MsgDest> = std::sync::Mutex::new(MsgDest::Stderr);
+
+/// Write a message (warning, error) where curl's go.
+pub fn msg_out(text: &str) {
+    use std::io::Write;
+    let mut dest = MSG_DEST.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = match &mut *dest {
+        MsgDest::Stderr => std::io::stderr().write_all(text.as_bytes()),
+        MsgDest::Stdout => std::io::stdout().write_all(text.as_bytes()),
+        MsgDest::File(f) => f.write_all(text.as_bytes()),
     };
 }
 
-/// The `--stderr` file, for the transfers' messages.
-pub fn msg_file() -> Option<std::fs::File> {
-    let file = MSG_FILE.lock().unwrap_or_else(|e| e.into_inner());
-    file.as_ref().and_then(|f| f.try_clone().ok())
+/// `--stderr FILE`: messages go to FILE (`-`: standard output) from now on. A file that
+/// cannot be created leaves them where they were.
+fn set_msg_file(path: &str) {
+    let mut dest = MSG_DEST.lock().unwrap_or_else(|e| e.into_inner());
+    if path == "-" {
+        *dest = MsgDest::Stdout;
+    } else if let Ok(f) = std::fs::File::create(path) {
+        *dest = MsgDest::File(f);
+    }
+}
+
+/// Where the transfers' messages go (a copy of the `--stderr` destination).
+pub fn msg_dest() -> MsgDest {
+    let dest = MSG_DEST.lock().unwrap_or_else(|e| e.into_inner());
+    match &*dest {
+        MsgDest::File(f) => f.try_clone().map_or(MsgDest::Stderr, MsgDest::File),
+        MsgDest::Stdout => MsgDest::Stdout,
+        MsgDest::Stderr => MsgDest::Stderr,
+    }
 }
 
 /// The lines of a config file that curl reads: not blank, not comments (`#` as the

@@ -101,9 +101,10 @@ fn run(argv: Vec<String>) -> i32 {
         None => {}
     }
     // The --stderr file the parser opened, with its warnings already in it.
-    let errout: operate::ErrOut = match args::msg_file() {
-        Some(file) => Arc::new(Mutex::new(Box::new(file))),
-        None => Arc::new(Mutex::new(Box::new(std::io::stderr()))),
+    let errout: operate::ErrOut = match args::msg_dest() {
+        args::MsgDest::File(file) => Arc::new(Mutex::new(Box::new(file))),
+        args::MsgDest::Stdout => Arc::new(Mutex::new(Box::new(std::io::stdout()))),
+        args::MsgDest::Stderr => Arc::new(Mutex::new(Box::new(std::io::stderr()))),
     };
     oxcurl_sys::alloc::set_phase(oxcurl_sys::alloc::Phase::Transfer);
     operate::run(cfg, errout)

@@ -163,7 +163,9 @@ impl Iterator for Plan<'_> {
                     st.uploadfile = infile.map(str::to_string);
                 }
             }
-            let count = if st.urlcount == 0 && !op.globoff {
+            // `-g`, or a URL read with `--url @file`: taken as it is.
+            let noglob = op.globoff || spec.noglob;
+            let count = if st.urlcount == 0 && !noglob {
                 match Glob::parse(&spec.url) {
                     Ok(g) => {
                         st.urlcount = g.count();
@@ -172,7 +174,7 @@ impl Iterator for Plan<'_> {
                     Err(e) => return self.fail(&e, &spec.url),
                 }
                 st.urlcount
-            } else if op.globoff {
+            } else if noglob {
                 1
             } else {
                 st.urlcount

@@ -77,6 +77,19 @@ fn t429_t448_expansion_edges() {
     .run(OXCURL);
 }
 
+/// curl test 458: `--expand-output` in a config file names the file from a variable.
+#[test]
+fn t458_expand_output_in_config() {
+    case("t458_expand_output_in_config", &["{url}/458", "-K", "cmd"])
+        .file(
+            "cmd",
+            "--variable %FUNVALUE\n--expand-output out-{{FUNVALUE}}\n",
+        )
+        .env("FUNVALUE", "contents458")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+}
+
 /// curl test 462: a `%VARIABLE` that is not set fails the config file (26).
 #[test]
 fn t462_missing_environment_variable_in_config() {
@@ -544,5 +557,51 @@ fn t994_t996_skip_existing_note() {
         &["-o", "there", "{url}/996", "--skip-existing"],
     )
     .file("there", "content\n")
+    .run(OXCURL);
+}
+
+// ---- --url @file (curl tests 488, 489) ------------------------------------------------------
+
+/// curl tests 488 and 489: `--url @file` and `--url @-`: one URL a line (blank and `#`
+/// lines skipped), each saved under its remote name, none globbed.
+#[test]
+fn t488_t489_urls_from_a_file() {
+    // The file cannot hold the server's port: the names go there with --connect-to.
+    let urls = "http://a.example/a\n\n  # note\nhttp://a.example/b[1-2]\n";
+    let args = |from| {
+        [
+            "--connect-to",
+            "::{host}",
+            "--output-dir",
+            "out",
+            "--create-dirs",
+            "--url",
+            from,
+        ]
+    };
+    case("t489_urls_from_file", &args("@urls"))
+        .file("urls", urls)
+        .replies(vec![Reply::ok("a\n"), Reply::ok("b\n")])
+        .run(OXCURL);
+    case("t488_urls_from_stdin", &args("@-"))
+        .stdin("http://a.example/a\nhttp://a.example/b\n")
+        .replies(vec![Reply::ok("a\n"), Reply::ok("b\n")])
+        .run(OXCURL);
+    refused("urls_file_missing", &["--url", "@nothere"]);
+}
+
+/// curl test 75: `--stderr -` sends the messages to stdout (here a bad glob range).
+#[test]
+fn t75_stderr_to_stdout() {
+    case(
+        "t75_stderr_to_stdout",
+        &["{url}/[2-1]", "-o", "weee#1.dump", "--stderr", "-"],
+    )
+    .run(OXCURL);
+    case(
+        "stderr_dash_warning",
+        &["--stderr", "-", "-r", "4", "{url}/1"],
+    )
+    .reply(Reply::ok("hello\n"))
     .run(OXCURL);
 }
