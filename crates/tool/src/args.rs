@@ -2084,7 +2084,7 @@ pub fn find_short(c: char) -> Option<&'static Opt> {
 /// How a data option treats its argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DataKind {
-    /// `-d` / `--data-ascii`: `@file` read with CR and LF stripped.
+    /// `-d` / `--data-ascii`: `@file` read with CR, LF and zero bytes stripped.
     Ascii,
     Binary,
     Raw,
@@ -3692,11 +3692,12 @@ pub fn parse_config_text(text: &str) -> Result<Config, ParseError> {
 }
 
 /// Read `@file` arguments; `-` is standard input.
-/// curl's `file2string` for `-w @file`: the file's text with every CR and LF removed.
+/// curl's `file2string` for `-d @file` and `-w @file`: the file's contents with every
+/// CR, LF and zero byte removed.
 pub fn file_to_string(data: &[u8]) -> Vec<u8> {
     data.iter()
         .copied()
-        .filter(|&b| b != b'\r' && b != b'\n')
+        .filter(|&b| b != b'\r' && b != b'\n' && b != 0)
         .collect()
 }
 

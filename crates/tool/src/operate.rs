@@ -1235,7 +1235,7 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
                         })?,
                     };
                     if *kind == DataKind::Ascii {
-                        d.retain(|&b| b != b'\r' && b != b'\n');
+                        d = crate::args::file_to_string(&d);
                     }
                     d
                 } else {

@@ -605,3 +605,24 @@ fn t75_stderr_to_stdout() {
     .reply(Reply::ok("hello\n"))
     .run(OXCURL);
 }
+
+/// curl test 463: `-d @file` drops CR, LF and zero bytes; `--data-binary` keeps them.
+#[test]
+fn t463_data_file_crlf_and_nul() {
+    let data = b"one\rtwo\rthree\nfour\x00five\r\n";
+    case("t463_data_file", &["-d", "@input", "{url}/463"])
+        .file("input", data)
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+    case("t463_data_stdin", &["-d", "@-", "{url}/463"])
+        .stdin(data)
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+    case(
+        "t463_data_binary_file",
+        &["--data-binary", "@input", "{url}/463"],
+    )
+    .file("input", data)
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
