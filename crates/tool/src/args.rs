@@ -3115,6 +3115,11 @@ impl Parser {
                         self.error(&why);
                         return Err(read_error(name));
                     }
+                    Err(crate::var::VarError::Syntax) => {
+                        return Err(perr(format!(
+                            "option --{name}: syntax error in --variable argument"
+                        )));
+                    }
                     Err(e) => {
                         if let crate::var::VarError::NotSet(v) = e {
                             self.error(&format!("Variable '{v}' import fail, not set"));

@@ -18,6 +18,8 @@ pub enum VarError {
     ReadFile(String),
     /// `%NAME` without a default, and NAME is not in the environment.
     NotSet(String),
+    /// A bad byte range (`name[5-2]=...`).
+    Syntax,
 }
 
 const MAX_NAME: usize = 128;
@@ -51,22 +53,43 @@ impl Vars {
             return Ok(());
         }
         let name = &s[..len];
-        let rest = &s[len..];
-        let content: Vec<u8> = if import {
-            match std::env::var_os(name) {
-                Some(v) => v.into_encoded_bytes(),
-                None => match rest.strip_prefix('=') {
-                    Some(default) => default.as_bytes().to_vec(),
-                    None => return Err(VarError::NotSet(name.to_string())),
-                },
+        let mut rest = &s[len..];
+        // From the environment (a byte range is read but not applied, as in curl).
+        let env = if import {
+            let v = std::env::var_os(name);
+            if v.is_none() && rest.is_empty() {
+                return Err(VarError::NotSet(name.to_string()));
             }
+            v
+        } else {
+            None
+        };
+        // `[N-M]` or `[N-]`: only bytes N to M (counted from 0, both included).
+        let mut range = None;
+        if rest.starts_with('[') && rest.as_bytes().get(1).is_some_and(u8::is_ascii_digit) {
+            let (r, after) = byte_range(&rest[1..]).ok_or(VarError::Syntax)?;
+            range = Some(r);
+            rest = after;
+        }
+        let cut = |v: Vec<u8>| match range {
+            Some((start, end)) => {
+                let start = usize::try_from(start).unwrap_or(usize::MAX);
+                let end = usize::try_from(end).unwrap_or(usize::MAX);
+                v.get(start..=end.min(v.len().saturating_sub(1)))
+                    .map(<[u8]>::to_vec)
+                    .unwrap_or_default()
+            }
+            None => v,
+        };
+        let content: Vec<u8> = if let Some(v) = env {
+            v.into_encoded_bytes()
         } else if let Some(v) = rest.strip_prefix('=') {
-            v.as_bytes().to_vec()
+            cut(v.as_bytes().to_vec())
         } else if let Some(f) = rest.strip_prefix('@') {
-            read_file(f).map_err(|e| {
+            cut(read_file(f).map_err(|e| {
                 let why = oxcurl_core::connect::os_error_text(&e);
                 VarError::ReadFile(format!("Failed to open {f}: {why}"))
-            })?
+            })?)
         } else {
             warnings.push(format!("Bad --variable syntax, skipping: {input}"));
             return Ok(());
@@ -132,6 +155,25 @@ impl Vars {
         out.extend_from_slice(rest.as_bytes());
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
+}
+
+/// `N-M]` or `N-]` after a variable name's `[`: the first and last byte, and the rest.
+fn byte_range(s: &str) -> Option<((u64, u64), &str)> {
+    let number = |s: &str| -> Option<(u64, usize)> {
+        let n = s.bytes().take_while(u8::is_ascii_digit).count();
+        let v = s[..n].parse::<i64>().ok()?;
+        Some((v as u64, n))
+    };
+    let (start, n) = number(s)?;
+    let rest = s[n..].strip_prefix('-')?;
+    let (end, rest) = match rest.strip_prefix(']') {
+        Some(r) => (i64::MAX as u64, r),
+        None => {
+            let (end, n) = number(rest)?;
+            (end, rest[n..].strip_prefix(']')?)
+        }
+    };
+    (start <= end).then_some(((start, end), rest))
 }
 
 /// One expansion function, None when unknown.
@@ -262,6 +304,19 @@ mod tests {
             "d"
         );
         assert_eq!(v.expand("{{x:json}}", &mut w).unwrap(), "");
+        for (def, want) in [
+            ("r[5-9]=0123456789abcdef", "56789"),
+            ("r[10-30]=0123456789abcdef", "abcdef"),
+            ("r[3-]=0123456789", "3456789"),
+            ("r[4-4]=0123456789", "4"),
+            ("r[20-30]=0123456789", ""),
+        ] {
+            v.set(def, &mut w, read).unwrap();
+            assert_eq!(v.expand("{{r}}", &mut w).unwrap(), want, "{def}");
+        }
+        for bad in ["r[5-2]=x", "r[5]=x", "r[5-x]=x", "r[1-2=x"] {
+            assert_eq!(v.set(bad, &mut w, read), Err(VarError::Syntax), "{bad}");
+        }
         assert_eq!(json(b"a\"\x01\n"), b"a\\\"\\u0001\\n");
     }
 }

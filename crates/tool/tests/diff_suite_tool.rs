@@ -626,3 +626,37 @@ fn t463_data_file_crlf_and_nul() {
     .reply(Reply::ok("hello\n"))
     .run(OXCURL);
 }
+
+// ---- --variable byte ranges (curl tests 784 to 791) -----------------------------------------
+
+/// curl tests 784 to 791: `name[N-M]@file`, `@-` and `=text` keep bytes N to M.
+#[test]
+fn t784_t791_variable_byte_ranges() {
+    let text = "On the first Monday of the month of April, 1625, the market town of Meung\n";
+    for (name, def) in [
+        ("t784_file", "name[5-15]@in"),
+        ("t785_file_open_end", "name[5-]@in"),
+        ("t786_stdin", "name[5-15]@-"),
+        ("t788_one_byte", "name[15-15]@in"),
+        ("t789_past_the_end", "name[75-85]@in"),
+        ("t790_text", "name[5-9]=0123456789abcdef"),
+        ("t791_text_end_beyond", "name[10-30]=0123456789abcdef"),
+    ] {
+        case(
+            name,
+            &["{url}/78x", "--variable", def, "--expand-data", "{{name}}"],
+        )
+        .file("in", text)
+        .stdin(text)
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+    }
+    refused(
+        "t787_backwards",
+        &["{url}/787", "--variable", "name[15-14]@in"],
+    );
+    refused(
+        "range_without_end_bracket",
+        &["{url}/1", "--variable", "name[1-2=x"],
+    );
+}
