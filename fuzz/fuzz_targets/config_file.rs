@@ -1,6 +1,6 @@
 //! Fuzz the `-K` config file syntax and the option parser behind it (`crates/tool/src/args.rs`,
-//! compiled in here since the tool is a binary): no panics, every option line gives an option
-//! argument, and the arguments parse (or fail) cleanly after `-q`.
+//! compiled in here since the tool is a binary): no panics, each line's option is where the
+//! line starts, and the lines parse (or fail) cleanly.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -21,32 +21,30 @@ mod retry;
 #[allow(dead_code)]
 mod var;
 
-/// Arguments that would make the parser read a file or stdin (`@file`, `<file`, `-K`).
-fn reads_files(args: &[String]) -> bool {
-    args.iter().any(|a| {
-        a.contains('@')
-            || a.contains('<')
-            || a.starts_with("--config")
-            || (a.starts_with('-') && !a.starts_with("--") && a.contains('K'))
-    })
+/// Lines that would make the parser read a file or stdin (`@file`, `<file`, `-K`), or
+/// create one (`--stderr`).
+fn reads_files(text: &str) -> bool {
+    text.contains('@')
+        || text.contains('<')
+        || text.contains("config")
+        || text.contains("stderr")
+        || text.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with('-') && !l.starts_with("--") && l.contains('K')
+        })
 }
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let args = args::config_args(&text);
-    let option_lines = text
-        .lines()
-        .map(str::trim_start)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .count();
-    assert!(
-        args.iter().filter(|a| a.starts_with('-')).count() >= option_lines,
-        "every option line gives an option: {args:?}"
-    );
-    if reads_files(&args) {
+    for line in args::config_lines(&text) {
+        let l = args::parse_config_line(line);
+        assert!(line.starts_with(l.option), "the option starts the line: {line:?}");
+        if let Some(p) = &l.param {
+            assert!(!p.is_empty() || line.contains('"'), "{line:?}");
+        }
+    }
+    if reads_files(&text) {
         return;
     }
-    let mut argv = vec!["-q".to_string()];
-    argv.extend(args);
-    let _ = args::parse(&argv);
+    let _ = args::parse_config_text(&text);
 });

@@ -2084,7 +2084,7 @@ pub fn find_short(c: char) -> Option<&'static Opt> {
 /// How a data option treats its argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DataKind {
-    /// `-d` / `--data-ascii`: `@file` read with CR and LF stripped.
+    /// `-d` / `--data-ascii`: `@file` read with CR, LF and zero bytes stripped.
     Ascii,
     Binary,
     Raw,
@@ -2229,6 +2229,8 @@ pub struct Operation {
     /// `--proxy-http2`: offer HTTP/2 to an HTTPS proxy (`CURLPROXY_HTTPS2`).
     pub proxy_http2: bool,
     pub suppress_connect_headers: bool,
+    /// More `-o`/`-O`/`-T` than URLs: "Got more output options than URLs".
+    pub unused_outputs: bool,
 }
 
 /// A URL with its own output and upload settings (`-o`/`-O` and `-T` each pair with URLs
@@ -2238,6 +2240,10 @@ pub struct UrlSpec {
     pub url: String,
     pub output: Option<String>,
     pub remote_name: bool,
+    /// `--no-remote-name` after `--remote-name-all`: not named after the URL.
+    pub no_remote: bool,
+    /// Read with `--url @file`: used as it is, without globbing.
+    pub noglob: bool,
     /// `-T FILE` (a glob unless `-g`); `Some("")` for `-T ""`, which uploads nothing.
     pub upload: Option<String>,
 }
@@ -2276,6 +2282,9 @@ pub struct Config {
     pub ops: Vec<Operation>,
     /// `-V` or `-h` seen: print and exit.
     pub action: Option<Action>,
+    /// `-h [topic]` in config files: curl prints that help while reading the file, and
+    /// goes on.
+    pub config_help: Vec<Option<String>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -2421,6 +2430,25 @@ struct Parser {
 }
 
 impl Parser {
+    fn new() -> Parser {
+        Parser {
+            cfg: Config {
+                global: Global {
+                    parallel_max: 50,
+                    ..Global::default()
+                },
+                ops: vec![Operation {
+                    tcp_nodelay: true,
+                    ..Operation::default()
+                }],
+                action: None,
+                config_help: Vec::new(),
+            },
+            typed: String::new(),
+            vars: crate::var::Vars::default(),
+        }
+    }
+
     fn op(&mut self) -> &mut Operation {
         self.cfg.ops.last_mut().expect("one operation")
     }
@@ -2428,7 +2456,7 @@ impl Parser {
     /// A warning as curl's `warnf` prints it; nothing with `-s`.
     fn warn(&self, msg: &str) {
         if !self.cfg.global.silent {
-            eprint!("{}", warning_text(msg));
+            msg_out(&warning_text(msg));
         }
     }
 
@@ -2469,8 +2497,12 @@ impl Parser {
         let r = self.vars.expand(v, &mut warnings);
         self.warn_all(&warnings);
         r.map_err(|e| {
-            if let crate::var::VarError::UnknownFunction(f) = e {
-                eprintln!("curl: unknown variable function in '{f}'");
+            match e {
+                crate::var::VarError::UnknownFunction(f) => {
+                    self.error(&format!("unknown variable function in '{f}'"))
+                }
+                crate::var::VarError::NullByte => self.error("variable contains null byte"),
+                _ => {}
             }
             perr(format!("option {}: variable expansion failure", self.typed))
         })
@@ -2485,34 +2517,60 @@ impl Parser {
         }
     }
 
-    fn add_url(&mut self, u: String) {
+    /// curl's `errorf` then "is badly used here" for the option.
+    fn bad_use(&self, name: &str, msg: &str) -> Result<(), ParseError> {
+        self.error(msg);
+        Err(perr(format!("option --{name}: is badly used here")))
+    }
+
+    /// The etag options take one URL per operation, whichever comes first.
+    fn etag_single_url(&mut self, name: &str) -> Result<(), ParseError> {
+        if self.op().urls.iter().filter(|u| !u.url.is_empty()).count() > 1 {
+            return self.bad_use(name, "The etag options only work on a single URL");
+        }
+        Ok(())
+    }
+
+    /// A URL for the next entry without one; a second URL with an etag option is refused.
+    /// Returns the entry's index.
+    fn add_url(&mut self, u: String) -> Result<usize, ParseError> {
         let op_has_unassigned = self.op().urls.iter().position(|s| s.url.is_empty());
-        if let Some(i) = op_has_unassigned {
+        let i = if let Some(i) = op_has_unassigned {
             self.op().urls[i].url = u;
+            i
         } else {
             self.op().urls.push(UrlSpec {
                 url: u,
                 ..UrlSpec::default()
             });
+            self.op().urls.len() - 1
+        };
+        if self.op().etag_save.is_some() || self.op().etag_compare.is_some() {
+            self.etag_single_url("url")?;
         }
+        Ok(i)
     }
 
-    fn add_output(&mut self, output: Option<String>, remote: bool) {
+    /// `-o`, `-O`, and `--no-remote-name` after `--remote-name-all` (`no_remote`: this URL
+    /// goes to stdout after all).
+    fn add_output(&mut self, output: Option<String>, remote: bool, no_remote: bool) {
         // Attach to the first URL that has no output yet, else wait for a URL.
         let op = self.op();
         if let Some(s) = op
             .urls
             .iter_mut()
-            .find(|s| s.output.is_none() && !s.remote_name)
+            .find(|s| s.output.is_none() && !s.remote_name && !s.no_remote)
         {
             s.output = output;
             s.remote_name = remote;
+            s.no_remote = no_remote;
         } else {
             op.urls.push(UrlSpec {
                 url: String::new(),
                 output,
                 remote_name: remote,
-                upload: None,
+                no_remote,
+                ..UrlSpec::default()
             });
         }
     }
@@ -2541,10 +2599,12 @@ impl Parser {
         if arg.as_deref() == Some("") && DENY_BLANK.binary_search(&o.long).is_ok() {
             return Err(blank_argument(&self.typed));
         }
+        // A -K reads other options: the error names this one.
+        let typed = self.typed.clone();
         self.apply(o, negated, arg).map_err(|mut e| {
             let long = format!("option --{}:", o.long);
             if let Some(rest) = e.msg.strip_prefix(&long) {
-                e.msg = format!("option {}:{rest}", self.typed);
+                e.msg = format!("option {typed}:{rest}");
             }
             e
         })
@@ -2566,7 +2626,10 @@ impl Parser {
             "trace" => self.cfg.global.trace = Some((a(), false)),
             "trace-ascii" => self.cfg.global.trace = Some((a(), true)),
             "trace-time" => self.cfg.global.trace_time = on,
-            "stderr" => self.cfg.global.stderr = Some(a()),
+            "stderr" => {
+                set_msg_file(&a());
+                self.cfg.global.stderr = Some(a());
+            }
             "no-progress-meter" => self.cfg.global.no_progress = true,
             "progress-bar" => self.cfg.global.progress_bar = on,
             "parallel" => self.cfg.global.parallel = on,
@@ -2580,13 +2643,35 @@ impl Parser {
             "version" => self.cfg.action = Some(Action::Version),
             "help" => self.cfg.action = Some(Action::Help(arg)),
             "disable" => {}
-            "next" => self.cfg.ops.push(Operation {
-                tcp_nodelay: true,
-                ..Operation::default()
-            }),
-            "url" => self.add_url(a()),
-            "output" => self.add_output(Some(a()), false),
-            "remote-name" => self.add_output(None, on),
+            // Handled by the callers of getparameter.
+            "next" => {}
+            "url" => {
+                let v = a();
+                match v.strip_prefix('@') {
+                    // URLs read from a file (or stdin), one a line, each saved under its
+                    // remote name and not globbed.
+                    Some(f) => {
+                        let data = read_arg_file(f).map_err(|_| read_error(name))?;
+                        let text = String::from_utf8_lossy(&data);
+                        for line in config_lines(&text) {
+                            let i = self.add_url(line.to_string())?;
+                            let u = &mut self.op().urls[i];
+                            u.remote_name = true;
+                            u.noglob = true;
+                        }
+                    }
+                    None => {
+                        self.add_url(v)?;
+                    }
+                }
+            }
+            "output" => self.add_output(Some(a()), false, false),
+            // --no-remote-name does something only after --remote-name-all.
+            "remote-name" => {
+                if on || self.op().remote_name_all {
+                    self.add_output(None, on, !on);
+                }
+            }
             "remote-name-all" => self.op().remote_name_all = on,
             "output-dir" => self.op().output_dir = Some(a()),
             "create-dirs" => self.op().create_dirs = on,
@@ -2675,13 +2760,53 @@ impl Parser {
             "head" => self.op().head = on,
             "upload-file" => self.add_upload(a()),
             "globoff" => self.op().globoff = on,
-            "range" => self.op().range = Some(a()),
+            "range" => {
+                if self.op().continue_at.is_some() {
+                    return self.bad_use(name, "--continue-at is mutually exclusive with --range");
+                }
+                let v = a();
+                let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+                let number = v[..digits].parse::<i64>().ok().filter(|_| digits > 0);
+                let range = match number {
+                    // A number without a dash after it: curl completes `N` as `N-`.
+                    Some(n) if !v[digits..].starts_with('-') => {
+                        self.warn(
+                            "A specified range MUST include at least one dash (-). Appending \
+                             one for you",
+                        );
+                        format!("{n}-")
+                    }
+                    _ => {
+                        if v.bytes()
+                            .any(|b| !b.is_ascii_digit() && b != b'-' && b != b',')
+                        {
+                            self.warn(
+                                "Invalid character is found in given range. A specified range \
+                                 MUST have only digits in 'start'-'stop'. The server's response \
+                                 to this request is uncertain.",
+                            );
+                        }
+                        v
+                    }
+                };
+                self.op().range = Some(range);
+            }
             "continue-at" => {
+                for (set, other) in [
+                    (self.op().range.is_some(), "--range"),
+                    (self.op().remove_on_error, "--remove-on-error"),
+                    (self.op().no_clobber, "--no-clobber"),
+                ] {
+                    if set {
+                        let msg = format!("--continue-at is mutually exclusive with {other}");
+                        return self.bad_use(name, &msg);
+                    }
+                }
                 let v = a();
                 self.op().continue_at = Some(if v == "-" {
                     ContinueAt::Auto
                 } else {
-                    ContinueAt::At(parse_num(name, &v)? as u64)
+                    ContinueAt::At(str2offset(name, &v)?)
                 });
             }
             "location" => self.op().location = on,
@@ -2704,11 +2829,26 @@ impl Parser {
             "http0.9" => self.op().http09 = on,
             "include" | "show-headers" => self.op().include = on,
             "dump-header" => self.op().dump_header = Some(a()),
-            "fail" => self.op().fail = on,
-            "fail-with-body" => self.op().fail_with_body = on,
-            "max-time" => self.op().max_time = Some(parse_secs(name, &a())?),
-            "connect-timeout" => self.op().connect_timeout = Some(parse_secs(name, &a())?),
-            "expect100-timeout" => self.op().expect100_timeout = Some(parse_secs(name, &a())?),
+            "fail" | "fail-with-body" => {
+                if name == "fail" {
+                    self.op().fail = on;
+                } else {
+                    self.op().fail_with_body = on;
+                }
+                if self.op().fail && self.op().fail_with_body {
+                    return self.bad_use(
+                        name,
+                        "You must select either --fail or --fail-with-body, not both.",
+                    );
+                }
+            }
+            "max-time" => self.op().max_time = Some(secs2ms(name, &a())? as f64 / 1000.0),
+            "connect-timeout" => {
+                self.op().connect_timeout = Some(secs2ms(name, &a())? as f64 / 1000.0)
+            }
+            "expect100-timeout" => {
+                self.op().expect100_timeout = Some(secs2ms(name, &a())? as f64 / 1000.0)
+            }
             "max-filesize" => self.op().max_filesize = Some(parse_size(name, &a())?),
             // Each sets a default for the other, as curl does while parsing.
             "speed-limit" => {
@@ -2847,7 +2987,21 @@ impl Parser {
                 self.op().keepalive = true;
             }
             "path-as-is" => self.op().path_as_is = on,
-            "proto-default" => self.op().proto_default = Some(a()),
+            "proto-default" => {
+                let v = a();
+                if !crate::proto::KNOWN
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(&v))
+                {
+                    return Err(ParseError {
+                        msg: format!(
+                            "option --{name}: a specified protocol is unsupported by libcurl"
+                        ),
+                        code: 1,
+                    });
+                }
+                self.op().proto_default = Some(v);
+            }
             "proto" | "proto-redir" => {
                 // Each use starts again from the defaults (curl's proto2num presets).
                 let start = if name == "proto" {
@@ -2866,11 +3020,20 @@ impl Parser {
                 }
             }
             "clobber" => {
+                if self.op().continue_at.is_some() && !on {
+                    return self.bad_use(
+                        name,
+                        "--continue-at is mutually exclusive with --no-clobber",
+                    );
+                }
                 self.op().no_clobber = !on;
                 self.op().clobber_always = on;
             }
             "remote-header-name" => self.op().content_disposition = on,
-            "etag-save" => self.op().etag_save = Some(a()),
+            "etag-save" => {
+                self.etag_single_url(name)?;
+                self.op().etag_save = Some(a());
+            }
             "xattr" => self.op().xattr = on,
             "create-file-mode" => {
                 let v = a();
@@ -2886,9 +3049,20 @@ impl Parser {
                 }
                 self.op().create_file_mode = Some(mode as u32);
             }
-            "etag-compare" => self.op().etag_compare = Some(a()),
+            "etag-compare" => {
+                self.etag_single_url(name)?;
+                self.op().etag_compare = Some(a());
+            }
             "remote-time" => self.op().remote_time = on,
-            "remove-on-error" => self.op().remove_on_error = on,
+            "remove-on-error" => {
+                if self.op().continue_at.is_some() && on {
+                    return self.bad_use(
+                        name,
+                        "--continue-at is mutually exclusive with --remove-on-error",
+                    );
+                }
+                self.op().remove_on_error = on;
+            }
             "time-cond" => {
                 let silent = self.cfg.global.silent;
                 self.op().time_cond = time_cond(&a(), silent);
@@ -2937,12 +3111,17 @@ impl Parser {
                 match r {
                     Ok(()) => {}
                     Err(crate::var::VarError::ReadFile(why)) => {
-                        eprint!("{}", error_text(&why));
+                        self.error(&why);
                         return Err(read_error(name));
+                    }
+                    Err(crate::var::VarError::Syntax) => {
+                        return Err(perr(format!(
+                            "option --{name}: syntax error in --variable argument"
+                        )));
                     }
                     Err(e) => {
                         if let crate::var::VarError::NotSet(v) = e {
-                            eprintln!("curl: Variable '{v}' import fail, not set");
+                            self.error(&format!("Variable '{v}' import fail, not set"));
                         }
                         return Err(perr(format!("option --{name}: variable expansion failure")));
                     }
@@ -3122,181 +3301,407 @@ impl Parser {
                     // curl reads a bare argument as `--url` named as typed: nothing.
                     return Err(blank_argument(""));
                 }
-                self.add_url(arg.clone());
+                // curl names a bare URL as the option in errors.
+                self.add_url(arg.clone()).map_err(|mut e| {
+                    e.msg = e
+                        .msg
+                        .replacen("option --url:", &format!("option {arg}:"), 1);
+                    e
+                })?;
                 continue;
             }
             if arg == "--" {
                 only_urls = true;
                 continue;
             }
-            if let Some(long) = arg.strip_prefix("--") {
-                // --expand-OPTION: the argument goes through variable expansion.
-                let (long, expand) = match long.strip_prefix("expand-") {
-                    Some(l) if find_long(l).is_some_and(|o| o.kind == Kind::Arg) => (l, true),
-                    _ => (long, false),
-                };
-                let (o, negated) = match find_long(long) {
-                    Some(o) => (o, false),
-                    None => match long.strip_prefix("no-").and_then(find_long) {
-                        Some(o) if matches!(o.kind, Kind::Bool | Kind::NoBool) => (o, true),
-                        _ => return Err(perr(format!("option {arg}: is unknown"))),
-                    },
-                };
-                let val = if o.kind == Kind::Arg || (o.long == "help" && i < args.len()) {
-                    if o.long == "help" {
-                        let v = args.get(i).cloned();
-                        i += 1;
-                        v
-                    } else {
-                        match args.get(i) {
-                            Some(v) => {
-                                i += 1;
-                                Some(v.clone())
-                            }
-                            None => return Err(perr(format!("option {arg}: requires parameter"))),
-                        }
+            match self.getparameter(arg, args.get(i).map(String::as_str))? {
+                Got::Done => {}
+                Got::UsedArg => i += 1,
+                Got::Next => {
+                    if !self.has_url() {
+                        self.error("missing URL before --next");
+                        return Err(perr(format!("option {arg}: is badly used here")));
                     }
-                } else {
-                    None
-                };
-                self.typed = arg.split('=').next().unwrap_or(arg).to_string();
-                let val = match val {
-                    Some(v) if expand => Some(self.expand(&v)?),
-                    v => v,
-                };
-                self.apply_typed(o, negated, val)?;
-                continue;
-            }
-            // A group of short options.
-            let chars: Vec<char> = arg[1..].chars().collect();
-            let mut k = 0;
-            while k < chars.len() {
-                let c = chars[k];
-                k += 1;
-                let Some(o) = find_short(c) else {
-                    // curl names the whole argument, wherever the unknown letter is.
-                    return Err(perr(format!("option {arg}: is unknown")));
-                };
-                if o.long == "help" {
-                    // `-h TOPIC` takes the next argument, if any. Letters after the `h` in
-                    // the same group make curl 8.14.1 drop the group and ask for no help
-                    // (`-hI URL` is a plain GET): the same here.
-                    if k < chars.len() {
-                        break;
-                    }
-                    let topic = args.get(i).cloned();
-                    i += usize::from(topic.is_some());
-                    self.typed = "-h".to_string();
-                    self.apply_typed(o, false, topic)?;
-                    break;
+                    self.next_operation();
                 }
-                if o.kind == Kind::Arg {
-                    let rest: String = chars[k..].iter().collect();
-                    let val = if !rest.is_empty() {
-                        rest
-                    } else {
-                        match args.get(i) {
-                            Some(v) => {
-                                i += 1;
-                                v.clone()
-                            }
-                            None => return Err(perr(format!("option -{c}: requires parameter"))),
-                        }
-                    };
-                    self.typed = format!("-{c}");
-                    self.apply_typed(o, false, Some(val))?;
-                    break;
-                }
-                self.typed = format!("-{c}");
-                self.apply_typed(o, false, None)?;
             }
         }
         Ok(())
     }
 
-    /// `-K FILE`: curl's config syntax, one option per line.
-    fn config_file(&mut self, path: &str) -> Result<(), ParseError> {
-        let data = read_arg_file(path).map_err(|_| read_error("config"))?;
-        let args = config_args(&String::from_utf8_lossy(&data));
-        self.parse_args(&args)
+    /// The operation has a URL to go with `--next` (curl looks at its first URL node).
+    fn has_url(&mut self) -> bool {
+        self.op().urls.first().is_some_and(|u| !u.url.is_empty())
     }
-}
 
-/// A config file's text as command-line arguments: each option line gives its name (with
-/// `--` added when it has no dash) and, for options taking one, its value.
-pub fn config_args(text: &str) -> Vec<String> {
-    let mut args = Vec::new();
-    for line in text.lines() {
-        let line = line.trim_start();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (name, rest) = split_config_line(line);
-        let name = if name.starts_with('-') {
-            name.to_string()
-        } else {
-            format!("--{name}")
+    fn next_operation(&mut self) {
+        self.cfg.ops.push(Operation {
+            tcp_nodelay: true,
+            ..Operation::default()
+        });
+    }
+
+    /// curl's `getparameter`: one option (`--name`, a group of short ones like `-sSo`, or
+    /// in a config file a name without dashes) and the argument that may follow it, which
+    /// it says whether it used.
+    fn getparameter(&mut self, flag: &str, nextarg: Option<&str>) -> Result<Got, ParseError> {
+        let long = match flag.strip_prefix("--") {
+            Some(l) => Some(l),
+            None if !flag.starts_with('-') => Some(flag),
+            None => None,
         };
-        args.push(name.clone());
-        let takes = if let Some(l) = name.strip_prefix("--") {
-            find_long(l).is_some_and(|o| o.kind == Kind::Arg)
-        } else {
-            name.chars()
-                .nth(1)
-                .and_then(find_short)
-                .is_some_and(|o| o.kind == Kind::Arg)
-                && name.len() == 2
-        };
-        if takes {
-            args.push(config_value(rest));
-        }
-    }
-    args
-}
-
-fn split_config_line(line: &str) -> (&str, &str) {
-    let end = line
-        .find(|c: char| c.is_whitespace() || c == '=' || c == ':')
-        .unwrap_or(line.len());
-    let name = &line[..end];
-    let mut rest = line[end..].trim_start();
-    if let Some(r) = rest.strip_prefix(['=', ':']) {
-        rest = r.trim_start();
-    }
-    (name, rest)
-}
-
-/// A config-file value: either "quoted with \escapes" or up to the first whitespace.
-fn config_value(rest: &str) -> String {
-    if let Some(q) = rest.strip_prefix('"') {
-        let mut out = String::new();
-        let mut it = q.chars();
-        while let Some(c) = it.next() {
-            match c {
-                '"' => break,
-                '\\' => match it.next() {
-                    Some('t') => out.push('\t'),
-                    Some('n') => out.push('\n'),
-                    Some('r') => out.push('\r'),
-                    Some('v') => out.push('\x0b'),
-                    Some(o) => out.push(o),
-                    None => break,
+        if let Some(long) = long {
+            // --expand-OPTION: the argument goes through variable expansion.
+            let (long, expand) = match long.strip_prefix("expand-") {
+                Some(l) if find_long(l).is_some_and(|o| o.kind == Kind::Arg) => (l, true),
+                _ => (long, false),
+            };
+            let (o, negated) = match find_long(long) {
+                Some(o) => (o, false),
+                None => match long.strip_prefix("no-").and_then(find_long) {
+                    Some(o) if matches!(o.kind, Kind::Bool | Kind::NoBool) => (o, true),
+                    _ => return Err(perr(format!("option {flag}: is unknown"))),
                 },
-                o => out.push(o),
+            };
+            self.typed = flag.split('=').next().unwrap_or(flag).to_string();
+            if o.long == "next" {
+                return Ok(Got::Next);
+            }
+            if o.long == "help" {
+                self.apply_typed(o, false, nextarg.map(str::to_string))?;
+                return Ok(if nextarg.is_some() {
+                    Got::UsedArg
+                } else {
+                    Got::Done
+                });
+            }
+            if o.kind != Kind::Arg {
+                self.apply_typed(o, negated, None)?;
+                return Ok(Got::Done);
+            }
+            let Some(v) = nextarg else {
+                return Err(perr(format!("option {flag}: requires parameter")));
+            };
+            let v = if expand {
+                self.expand(v)?
+            } else {
+                v.to_string()
+            };
+            self.apply_arg(o, v)?;
+            return Ok(Got::UsedArg);
+        }
+        // A group of short options.
+        let chars: Vec<char> = flag[1..].chars().collect();
+        let mut k = 0;
+        while k < chars.len() {
+            let c = chars[k];
+            k += 1;
+            let Some(o) = find_short(c) else {
+                // curl names the whole argument, wherever the unknown letter is.
+                return Err(perr(format!("option {flag}: is unknown")));
+            };
+            self.typed = format!("-{c}");
+            if o.long == "next" {
+                return Ok(Got::Next);
+            }
+            if o.long == "help" {
+                // `-h TOPIC` takes the next argument, if any. Letters after the `h` in
+                // the same group make curl 8.14.1 drop the group and ask for no help
+                // (`-hI URL` is a plain GET): the same here.
+                if k < chars.len() {
+                    break;
+                }
+                self.apply_typed(o, false, nextarg.map(str::to_string))?;
+                return Ok(if nextarg.is_some() {
+                    Got::UsedArg
+                } else {
+                    Got::Done
+                });
+            }
+            if o.kind == Kind::Arg {
+                let rest: String = chars[k..].iter().collect();
+                if !rest.is_empty() {
+                    self.apply_arg(o, rest)?;
+                    return Ok(Got::Done);
+                }
+                let Some(v) = nextarg else {
+                    return Err(perr(format!("option -{c}: requires parameter")));
+                };
+                self.apply_arg(o, v.to_string())?;
+                return Ok(Got::UsedArg);
+            }
+            self.apply_typed(o, false, None)?;
+        }
+        Ok(Got::Done)
+    }
+
+    /// An option with its argument, after curl's warnings about arguments that look
+    /// mistyped: a file name that looks like an option, a Unicode opening quote.
+    fn apply_arg(&mut self, o: &'static Opt, v: String) -> Result<(), ParseError> {
+        if FILE_ARGS.binary_search(&o.long).is_ok() && v.starts_with('-') && v.len() > 1 {
+            self.warn(&format!("The filename argument '{v}' looks like a flag."));
+        } else if v.starts_with('\u{201c}') {
+            self.warn(&format!(
+                "The argument '{v}' starts with a Unicode quote where maybe an ASCII \" was \
+                 intended?"
+            ));
+        }
+        self.apply_typed(o, false, Some(v))
+    }
+
+    /// `-K FILE` (`-` for standard input): curl's config syntax, one option per line. A
+    /// file that cannot be read, or an error on one of its lines, fails the `-K` with 26
+    /// after curl's messages.
+    fn config_file(&mut self, path: &str) -> Result<(), ParseError> {
+        if self.read_config(path).is_err() {
+            self.error(&format!("cannot read config from '{path}'"));
+            return Err(read_error("config"));
+        }
+        Ok(())
+    }
+
+    /// curl's `parseconfig`: each line is handed to `getparameter` as an option and its
+    /// argument; an error names the file and line (lines that are blank or comments are
+    /// not counted, as in curl).
+    fn read_config(&mut self, path: &str) -> Result<(), ()> {
+        let data = read_arg_file(path).map_err(|_| ())?;
+        let text = String::from_utf8_lossy(&data);
+        let name = if path == "-" { "<stdin>" } else { path };
+        let mut lineno = 0;
+        for line in config_lines(&text) {
+            lineno += 1;
+            let l = parse_config_line(line);
+            if l.unquoted_whitespace {
+                self.warn(&format!(
+                    "{name}:{lineno}: warning: '{}' uses unquoted whitespace",
+                    l.option
+                ));
+                self.warn("This may cause side-effects. Consider using double quotes?");
+            }
+            let r = match self.getparameter(l.option, l.param.as_deref()) {
+                Ok(Got::Done) if l.param.as_deref().is_some_and(|p| !p.is_empty()) => {
+                    Err(perr("option: had unsupported trailing garbage"))
+                }
+                Ok(Got::Next) => {
+                    // Without a URL yet, curl ignores the `--next`.
+                    if self.has_url() {
+                        self.next_operation();
+                    }
+                    Ok(())
+                }
+                Ok(_) => Ok(()),
+                Err(e) => Err(e),
+            };
+            // curl shows help asked for in a config file at once and reads on.
+            if let Some(Action::Help(topic)) = &self.cfg.action {
+                self.cfg.config_help.push(topic.clone());
+                self.cfg.action = None;
+            }
+            if let Err(e) = r {
+                if !e.msg.is_empty() {
+                    let reason = e
+                        .msg
+                        .strip_prefix("option ")
+                        .and_then(|m| m.split_once(": "))
+                        .map_or(e.msg.as_str(), |(_, r)| r);
+                    let text = format!("{name}:{lineno}: '{}' {reason}", l.option);
+                    self.error(&text);
+                }
+                return Err(());
             }
         }
-        out
-    } else {
-        rest.split_whitespace().next().unwrap_or("").to_string()
+        Ok(())
     }
+
+    /// An error message as curl's `errorf` shows it: not with `-s` (not even with `-S`).
+    fn error(&self, msg: &str) {
+        if !self.cfg.global.silent {
+            msg_out(&error_text(msg));
+        }
+    }
+}
+
+/// What `getparameter` did with the argument after the option.
+#[derive(Debug, PartialEq, Eq)]
+enum Got {
+    Done,
+    UsedArg,
+    /// `--next`: the caller starts the next operation.
+    Next,
+}
+
+/// Options whose argument is a file name (curl's `ARG_FILE`): one starting with a dash
+/// gets a warning. Sorted.
+const FILE_ARGS: &[&str] = &[
+    "abstract-unix-socket",
+    "cacert",
+    "capath",
+    "cert",
+    "config",
+    "crlfile",
+    "dump-header",
+    "etag-compare",
+    "etag-save",
+    "key",
+    "netrc-file",
+    "output",
+    "proxy-cacert",
+    "proxy-capath",
+    "proxy-cert",
+    "proxy-crlfile",
+    "proxy-key",
+    "random-file",
+    "ssl-sessions",
+    "stderr",
+    "trace",
+    "trace-ascii",
+    "unix-socket",
+    "upload-file",
+];
+
+/// Where curl's messages go once `--stderr` is given (curl switches at once, so later
+/// warnings land there too).
+#[derive(Debug)]
+pub enum MsgDest {
+    Stderr,
+    /// `--stderr -`.
+    Stdout,
+    File(std::fs::File),
+}
+
+static MSG_DEST: std::sync::Mutex<MsgDest> = std::sync::Mutex::new(MsgDest::Stderr);
+
+/// Write a message (warning, error) where curl's go.
+pub fn msg_out(text: &str) {
+    use std::io::Write;
+    let mut dest = MSG_DEST.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = match &mut *dest {
+        MsgDest::Stderr => std::io::stderr().write_all(text.as_bytes()),
+        MsgDest::Stdout => std::io::stdout().write_all(text.as_bytes()),
+        MsgDest::File(f) => f.write_all(text.as_bytes()),
+    };
+}
+
+/// `--stderr FILE`: messages go to FILE (`-`: standard output) from now on. A file that
+/// cannot be created leaves them where they were.
+fn set_msg_file(path: &str) {
+    let mut dest = MSG_DEST.lock().unwrap_or_else(|e| e.into_inner());
+    if path == "-" {
+        *dest = MsgDest::Stdout;
+    } else if let Ok(f) = std::fs::File::create(path) {
+        *dest = MsgDest::File(f);
+    }
+}
+
+/// Where the transfers' messages go (a copy of the `--stderr` destination).
+pub fn msg_dest() -> MsgDest {
+    let dest = MSG_DEST.lock().unwrap_or_else(|e| e.into_inner());
+    match &*dest {
+        MsgDest::File(f) => f.try_clone().map_or(MsgDest::Stderr, MsgDest::File),
+        MsgDest::Stdout => MsgDest::Stdout,
+        MsgDest::Stderr => MsgDest::Stderr,
+    }
+}
+
+/// The lines of a config file that curl reads: not blank, not comments (`#` as the
+/// first non-blank). A line keeps its leading blanks.
+pub fn config_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split('\n').filter(|l| {
+        let t = l.trim_start_matches([' ', '\t']);
+        !t.is_empty() && !t.starts_with('#')
+    })
+}
+
+/// One config file line, split as curl's `parseconfig` does.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ConfigLine<'a> {
+    /// The option: a name (`url`), `--name`, or short options (`-sS`).
+    pub option: &'a str,
+    /// Its argument: `"quoted with \escapes"` or up to the first white space; None when
+    /// there is none (an empty quoted one is `Some("")`).
+    pub param: Option<String>,
+    /// An unquoted argument with more text after white space (curl warns).
+    pub unquoted_whitespace: bool,
+}
+
+/// Split a config line: the option ends at a blank, or for a name without a dash also at
+/// `=` or `:`; blanks (and those separators) before the argument are skipped.
+pub fn parse_config_line(line: &str) -> ConfigLine<'_> {
+    let dashed = line.starts_with('-');
+    let is_sep = |c: char| !dashed && (c == '=' || c == ':');
+    let end = line
+        .find(|c: char| c == ' ' || c == '\t' || is_sep(c))
+        .unwrap_or(line.len());
+    let option = &line[..end];
+    // One character (blank or separator) ends the option; then blanks and separators.
+    let mut rest = line[end..].get(1..).unwrap_or("");
+    rest = rest.trim_start_matches(|c: char| c == ' ' || c == '\t' || is_sep(c));
+    if let Some(q) = rest.strip_prefix('"') {
+        return ConfigLine {
+            option,
+            param: Some(unslashquote(q)),
+            unquoted_whitespace: false,
+        };
+    }
+    let is_space = |c: char| matches!(c, ' ' | '\t' | '\r' | '\n' | '\x0b' | '\x0c');
+    let pend = rest.find(is_space).unwrap_or(rest.len());
+    let param = &rest[..pend];
+    let after = rest[pend..]
+        .get(1..)
+        .unwrap_or("")
+        .trim_start_matches([' ', '\t']);
+    let unquoted_whitespace = !matches!(after.chars().next(), None | Some('\r' | '\n' | '#'));
+    ConfigLine {
+        option,
+        param: (!param.is_empty()).then(|| param.to_string()),
+        unquoted_whitespace,
+    }
+}
+
+/// A quoted config argument up to its closing quote: `\t`, `\n`, `\r`, `\v` and any
+/// other escaped character.
+fn unslashquote(q: &str) -> String {
+    let mut out = String::new();
+    let mut it = q.chars();
+    while let Some(c) = it.next() {
+        match c {
+            '"' => break,
+            '\\' => match it.next() {
+                Some('t') => out.push('\t'),
+                Some('n') => out.push('\n'),
+                Some('r') => out.push('\r'),
+                Some('v') => out.push('\x0b'),
+                Some(o) => out.push(o),
+                None => break,
+            },
+            o => out.push(o),
+        }
+    }
+    out
+}
+
+/// Parse a config file's text as `-q -K FILE` would, without the messages about lines
+/// (for the fuzz target).
+#[allow(dead_code)]
+pub fn parse_config_text(text: &str) -> Result<Config, ParseError> {
+    let mut p = Parser::new();
+    for line in config_lines(text) {
+        let l = parse_config_line(line);
+        match p.getparameter(l.option, l.param.as_deref())? {
+            Got::Next if p.has_url() => p.next_operation(),
+            _ => {}
+        }
+    }
+    Ok(p.cfg)
 }
 
 /// Read `@file` arguments; `-` is standard input.
-/// curl's `file2string` for `-w @file`: the file's text with every CR and LF removed.
+/// curl's `file2string` for `-d @file` and `-w @file`: the file's contents with every
+/// CR, LF and zero byte removed.
 pub fn file_to_string(data: &[u8]) -> Vec<u8> {
     data.iter()
         .copied()
-        .filter(|&b| b != b'\r' && b != b'\n')
+        .filter(|&b| b != b'\r' && b != b'\n' && b != 0)
         .collect()
 }
 
@@ -3409,7 +3814,7 @@ fn time_cond(arg: &str, silent: bool) -> Option<(oxcurl_core::options::TimeCondi
     }
     let warn = |m: &str| {
         if !silent {
-            eprint!("{}", warning_text(m));
+            msg_out(&warning_text(m));
         }
     };
     match std::fs::metadata(rest).and_then(|m| m.modified()) {
@@ -3504,13 +3909,53 @@ fn parse_unum(name: &str, v: &str) -> Result<u64, ParseError> {
     })
 }
 
-fn parse_secs(name: &str, v: &str) -> Result<f64, ParseError> {
-    match v.trim().parse::<f64>() {
-        Ok(f) if f >= 0.0 && f.is_finite() => Ok(f),
-        _ => Err(perr(format!(
+/// curl's `str2offset`: digits only, up to the largest `curl_off_t`.
+fn str2offset(name: &str, v: &str) -> Result<u64, ParseError> {
+    Some(v)
+        .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|v| v.parse::<i64>().ok())
+        .map(|n| n as u64)
+        .ok_or_else(|| {
+            perr(format!(
+                "option --{name}: expected a proper numerical parameter"
+            ))
+        })
+}
+
+/// curl's `secs2ms`: whole seconds (digits only, below `LONG_MAX / 1000`), optionally a
+/// dot and digits for the fraction; what follows is ignored (`5s` is 5 seconds). Returns
+/// milliseconds.
+fn secs2ms(name: &str, v: &str) -> Result<u64, ParseError> {
+    let bad = || {
+        perr(format!(
             "option --{name}: expected a proper numerical parameter"
-        ))),
+        ))
+    };
+    let digits = v.bytes().take_while(u8::is_ascii_digit).count();
+    let secs: u64 = v[..digits].parse().map_err(|_| bad())?;
+    if secs > i64::MAX as u64 / 1000 - 1 {
+        return Err(bad());
     }
+    let mut ms = 0;
+    if let Some(frac) = v[digits..].strip_prefix('.') {
+        let len = frac.bytes().take_while(u8::is_ascii_digit).count();
+        let mut fracs: u64 = frac[..len]
+            .parse()
+            .ok()
+            .filter(|&f| f <= i64::MAX as u64)
+            .ok_or_else(|| perr(format!("option --{name}: too large number")))?;
+        // curl's table of divisors, its repeated 1000000 included.
+        const DIGS: [u64; 9] = [
+            1, 10, 100, 1000, 10000, 1000000, 1000000, 10000000, 100000000,
+        ];
+        let mut len = len;
+        while len > 8 || fracs > i64::MAX as u64 / 100 {
+            fracs /= 10;
+            len -= 1;
+        }
+        ms = fracs * 100 / DIGS[len - 1];
+    }
+    Ok(secs * 1000 + ms)
 }
 
 /// Sizes with an optional k/M/G/T suffix (curl's `--max-filesize`).
@@ -3535,39 +3980,27 @@ fn parse_size(name: &str, v: &str) -> Result<u64, ParseError> {
 
 /// Parse the whole command line (without the program name).
 pub fn parse(args: &[String]) -> Result<Config, ParseError> {
-    let mut p = Parser {
-        cfg: Config {
-            global: Global {
-                parallel_max: 50,
-                ..Global::default()
-            },
-            ops: vec![Operation {
-                tcp_nodelay: true,
-                ..Operation::default()
-            }],
-            action: None,
-        },
-        typed: String::new(),
-        vars: crate::var::Vars::default(),
-    };
+    let mut p = Parser::new();
     if args.first().map(|a| a.as_str()) != Some("-q")
         && args.first().map(|a| a.as_str()) != Some("--disable")
     {
+        // Errors in it are shown and otherwise ignored, as in curl.
         if let Some(rc) = curlrc_path() {
-            if rc.exists() {
-                p.config_file(&rc.to_string_lossy())?;
-            }
+            let _ = p.read_config(&rc.to_string_lossy());
         }
     }
     p.parse_args(args)?;
-    // Drop output-only entries with no URL and empty trailing operations.
+    // Drop the entries that got an output or upload but no URL (curl warns when the
+    // transfers reach them).
     for op in p.cfg.ops.iter_mut() {
+        let before = op.urls.len();
         op.urls.retain(|u| !u.url.is_empty());
+        op.unused_outputs = op.urls.len() < before;
     }
     for op in &p.cfg.ops {
         if let Some(msg) = method_conflict(op) {
             if !p.cfg.global.silent {
-                eprint!("{}", warning_text(&msg));
+                msg_out(&warning_text(&msg));
             }
             return Err(ParseError {
                 msg: String::new(),
@@ -3660,19 +4093,32 @@ fn prefixed_text(prefix: &str, msg: &str) -> String {
     out
 }
 
+/// curl's `findfile(".curlrc")`: the first that can be opened of `$CURL_HOME/.curlrc`,
+/// `$XDG_CONFIG_HOME/curlrc`, `$HOME/.curlrc`, then, when `XDG_CONFIG_HOME` is not set,
+/// `$CURL_HOME/.config/curlrc` and `$HOME/.config/curlrc`. Empty variables are skipped.
 fn curlrc_path() -> Option<PathBuf> {
-    if let Ok(h) = std::env::var("CURL_HOME") {
-        return Some(PathBuf::from(h).join(".curlrc"));
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let xdg = var("XDG_CONFIG_HOME");
+    let mut candidates = Vec::new();
+    if let Some(h) = var("CURL_HOME") {
+        candidates.push(PathBuf::from(h).join(".curlrc"));
     }
-    if let Ok(x) = std::env::var("XDG_CONFIG_HOME") {
-        let p = PathBuf::from(x).join(".curlrc");
-        if p.exists() {
-            return Some(p);
+    if let Some(x) = &xdg {
+        candidates.push(PathBuf::from(x).join("curlrc"));
+    }
+    if let Some(h) = var("HOME") {
+        candidates.push(PathBuf::from(h).join(".curlrc"));
+    }
+    if xdg.is_none() {
+        for name in ["CURL_HOME", "HOME"] {
+            if let Some(h) = var(name) {
+                candidates.push(PathBuf::from(h).join(".config").join("curlrc"));
+            }
         }
     }
-    std::env::var("HOME")
-        .ok()
-        .map(|h| PathBuf::from(h).join(".curlrc"))
+    candidates
+        .into_iter()
+        .find(|p| std::fs::File::open(p).is_ok())
 }
 
 /// `--cert file:password`: the first unescaped colon separates the password; `\:` and
@@ -3818,10 +4264,21 @@ mod tests {
     }
 
     #[test]
-    fn config_values() {
-        assert_eq!(config_value("\"a b\\tc\" x"), "a b\tc");
-        assert_eq!(config_value("plain rest"), "plain");
-        assert_eq!(split_config_line("url = \"x\""), ("url", "\"x\""));
-        assert_eq!(split_config_line("-o out"), ("-o", "out"));
+    fn config_lines_split_as_curl_does() {
+        let l = |line| {
+            let c = parse_config_line(line);
+            (c.option, c.param, c.unquoted_whitespace)
+        };
+        let s = |v: &str| Some(v.to_string());
+        assert_eq!(l("url = \"a b\\tc\" x"), ("url", s("a b\tc"), false));
+        assert_eq!(l("data = arg with space"), ("data", s("arg"), true));
+        assert_eq!(l("data=x # note"), ("data", s("x"), false));
+        assert_eq!(l("-o out"), ("-o", s("out"), false));
+        assert_eq!(l("-o=out"), ("-o=out", None, false));
+        assert_eq!(l("silent"), ("silent", None, false));
+        assert_eq!(l("header: \"\""), ("header", s(""), false));
+        assert_eq!(l("url:http://x"), ("url", s("http://x"), false));
+        let text = "# c\n\n  \t\nsilent\n  # more\nurl x\n";
+        assert_eq!(config_lines(text).collect::<Vec<_>>(), ["silent", "url x"]);
     }
 }

@@ -60,15 +60,19 @@ fn run(argv: Vec<String>) -> i32 {
         // An empty message: the warnings already said it all.
         Err(e) if e.msg.is_empty() => return e.code,
         Err(e) => {
-            let mut err = std::io::stderr();
-            let _ = writeln!(err, "curl: {}", e.msg);
-            let _ = writeln!(
-                err,
-                "curl: try 'curl --help' or 'curl --manual' for more information"
-            );
+            args::msg_out(&format!(
+                "curl: {}\ncurl: try 'curl --help' or 'curl --manual' for more information\n",
+                e.msg
+            ));
             return e.code;
         }
     };
+    for topic in &cfg.config_help {
+        match help::help(topic.as_deref()) {
+            Ok(text) => print!("{text}"),
+            Err(text) => args::msg_out(&text),
+        }
+    }
     // No arguments and no URL from a .curlrc: curl only points at its help.
     if argv.is_empty() && cfg.ops.iter().all(|op| op.urls.is_empty()) {
         let _ = writeln!(
@@ -96,12 +100,11 @@ fn run(argv: Vec<String>) -> i32 {
         }
         None => {}
     }
-    let errout: operate::ErrOut = match &cfg.global.stderr {
-        Some(f) if f != "-" => match std::fs::File::create(f) {
-            Ok(file) => Arc::new(Mutex::new(Box::new(file))),
-            Err(_) => Arc::new(Mutex::new(Box::new(std::io::stderr()))),
-        },
-        _ => Arc::new(Mutex::new(Box::new(std::io::stderr()))),
+    // The --stderr file the parser opened, with its warnings already in it.
+    let errout: operate::ErrOut = match args::msg_dest() {
+        args::MsgDest::File(file) => Arc::new(Mutex::new(Box::new(file))),
+        args::MsgDest::Stdout => Arc::new(Mutex::new(Box::new(std::io::stdout()))),
+        args::MsgDest::Stderr => Arc::new(Mutex::new(Box::new(std::io::stderr()))),
     };
     oxcurl_sys::alloc::set_phase(oxcurl_sys::alloc::Phase::Transfer);
     operate::run(cfg, errout)

@@ -35,6 +35,8 @@ fn errout_write(e: &ErrOut, data: &[u8]) {
 /// Body output destination, opened on first write as curl does.
 enum Sink {
     Stdout,
+    /// Where curl's messages go (`-D %`).
+    Err(ErrOut),
     File {
         path: PathBuf,
         append: bool,
@@ -76,6 +78,10 @@ impl Out {
                 Ok(mut o) => o.write_all(data).is_ok(),
                 Err(_) => false,
             },
+            Sink::Err(e) => {
+                errout_write(e, data);
+                true
+            }
             Sink::File {
                 path,
                 append,
@@ -127,6 +133,7 @@ impl Out {
     fn finish(&mut self) -> io::Result<()> {
         match &mut self.sink {
             Sink::Stdout => self.stdout.lock().map(|mut o| o.flush()).unwrap_or(Ok(())),
+            Sink::Err(_) => Ok(()),
             Sink::File { file: Some(f), .. } => f.flush(),
             Sink::File { file: None, .. } => {
                 if self.write(b"") {
@@ -606,6 +613,11 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
     let mut scratch = Vec::new();
     // -Z retries waiting for their time, soonest first; the others keep running meanwhile.
     let mut sleeping: Vec<(Instant, Box<JobMeta>)> = Vec::new();
+    // A transfer got past the etag and header files: without one, curl says "no transfer
+    // performed" (26).
+    let mut tried = false;
+    // A header file that cannot be opened ends everything (curl reports the code).
+    let mut fatal: Option<Code> = None;
     loop {
         // Retries whose time has come start before anything new, as curl adds its
         // transfers in list order and a retry keeps its place.
@@ -629,6 +641,22 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                     stop = Some(Code::UrlMalformat);
                     break;
                 }
+                Step::MoreOutputs => {
+                    if !g.silent {
+                        let w = crate::args::warning_text("Got more output options than URLs");
+                        errout_write(&errout, w.as_bytes());
+                    }
+                    continue;
+                }
+                Step::NoUrl => {
+                    errout_write(
+                        &errout,
+                        b"curl: (2) no URL specified\n\
+                          curl: try 'curl --help' or 'curl --manual' for more information\n",
+                    );
+                    stop = Some(Code::FailedInit);
+                    break;
+                }
                 Step::EmptyOutput(t) => {
                     if !g.silent {
                         let w = crate::args::warning_text("output glob produces empty string");
@@ -640,11 +668,24 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 }
             };
             let op = &cfg.ops[target.op];
+            match open_side_files(&g, op, &target, &errout) {
+                Side::Ready => {}
+                Side::SkipOperation => {
+                    plan.skip_operation();
+                    continue;
+                }
+                Side::Fatal(code) => {
+                    stop = Some(code);
+                    fatal = Some(code);
+                    break;
+                }
+            }
+            tried = true;
             // --skip-existing: an output file already there means no transfer (curl says
-            // so in verbose mode); -w still reports it.
+            // so when tracing); -w still reports it.
             if op.skip_existing {
                 if let Some(p) = output_path(op, &target, || {}).filter(|p| p.exists()) {
-                    if g.verbose > 0 {
+                    if (g.verbose > 0 || g.trace.is_some()) && !g.silent {
                         let n = format!("skips transfer, \"{}\" exists locally", p.display());
                         errout_write(&errout, crate::args::note_text(&n).as_bytes());
                     }
@@ -775,6 +816,17 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             }
         }
     }
+    if let Some(code) = fatal {
+        if !g.silent || g.show_error {
+            let text = format!("curl: ({}) {}\n", code as i32, code.strerror());
+            errout_write(&errout, text.as_bytes());
+        }
+    } else if !tried && stop.is_none() {
+        if !g.silent {
+            errout_write(&errout, b"curl: no transfer performed\n");
+        }
+        return Code::ReadError as i32;
+    }
     // Nothing ran (a setup error came first): curl draws no meter at all.
     if let (Some(m), true) = (pmeter.as_mut(), performed) {
         let xfers = running.iter().map(|(_, meta)| (meta, true));
@@ -816,6 +868,65 @@ fn retry_job(
         Ok(easy) => Ok((easy, job.meta)),
         Err(e) => Err(report(g, errout, &e)),
     }
+}
+
+/// What opening a transfer's side files gave.
+enum Side {
+    Ready,
+    /// `--etag-save` cannot be written: curl warns and skips the rest of the operation.
+    SkipOperation,
+    /// `-D` cannot be written: curl stops everything with this code.
+    Fatal(Code),
+}
+
+/// curl opens the `--etag-save` file (to append) and the `-D` file (emptied by the first
+/// transfer of an operation) before each transfer, making their directories with
+/// `--create-dirs`; both then exist even if nothing is written to them.
+fn open_side_files(g: &Global, op: &Operation, target: &Target, errout: &ErrOut) -> Side {
+    let make_dirs = |f: &str| {
+        if op.create_dirs {
+            if let Some(parent) = Path::new(f).parent().filter(|p| !p.as_os_str().is_empty()) {
+                let _ = std::fs::create_dir_all(parent);
+            }
+        }
+    };
+    if let Some(f) = op.etag_save.as_deref().filter(|f| *f != "-") {
+        make_dirs(f);
+        if OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(f)
+            .is_err()
+        {
+            if !g.silent {
+                let w =
+                    format!("Failed creating file for saving etags: \"{f}\". Skip this transfer");
+                errout_write(errout, crate::args::warning_text(&w).as_bytes());
+            }
+            return Side::SkipOperation;
+        }
+    }
+    if let Some(d) = op.dump_header.as_deref().filter(|d| *d != "-" && *d != "%") {
+        make_dirs(d);
+        if target.first_in_op {
+            let _ = File::create(d);
+        }
+        if OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(d)
+            .is_err()
+        {
+            if !g.silent {
+                errout_write(
+                    errout,
+                    crate::args::error_text(&format!("Failed to open {d}")).as_bytes(),
+                );
+            }
+            return Side::Fatal(Code::WriteError);
+        }
+    }
+    Side::Ready
 }
 
 /// What `-w` and the error report need of a URL after its transfer.
@@ -1167,7 +1278,7 @@ fn build_data(op: &Operation) -> Result<Option<Vec<u8>>, Error> {
                         })?,
                     };
                     if *kind == DataKind::Ascii {
-                        d.retain(|&b| b != b'\r' && b != b'\n');
+                        d = crate::args::file_to_string(&d);
                     }
                     d
                 } else {
@@ -1328,7 +1439,7 @@ fn build_job(
 /// Whether a URL's output file is named after the URL (`-O`, or `--remote-name-all` without
 /// an `-o` for it).
 fn remote_named(op: &Operation, spec: &Target) -> bool {
-    spec.remote_name || (op.remote_name_all && spec.output.is_none())
+    spec.remote_name || (op.remote_name_all && spec.output.is_none() && !spec.no_remote)
 }
 
 /// The file a URL's body goes to (None: stdout): `-o`, or with `-O` the URL's last path
@@ -1655,14 +1766,8 @@ fn configure(
         },
         None => Sink::Stdout,
     };
-    // --etag-save: curl opens the file (for appending) before the transfer, so it exists
-    // afterwards even without an ETag.
-    let etag_save = op.etag_save.as_ref().map(|f| {
-        if f != "-" {
-            let _ = OpenOptions::new().append(true).create(true).open(f);
-        }
-        PathBuf::from(f)
-    });
+    // --etag-save: the file was opened (created) before, in `open_side_files`.
+    let etag_save = op.etag_save.as_ref().map(PathBuf::from);
     // -J: only for a name taken from the URL (-O), not for -o.
     let cd_pending = (op.content_disposition && remote_named(op, spec) && spec.output.is_none())
         .then(|| op.output_dir.clone());
@@ -1670,17 +1775,10 @@ fn configure(
     let headers_out = op.dump_header.as_ref().map(|d| Out {
         sink: if d == "-" {
             Sink::Stdout
+        } else if d == "%" {
+            Sink::Err(Arc::clone(errout))
         } else {
-            // One header file for all URLs of an operation: the first transfer empties
-            // it, and every transfer appends (curl's way).
-            if spec.first_in_op {
-                if op.create_dirs {
-                    if let Some(parent) = Path::new(d).parent() {
-                        let _ = std::fs::create_dir_all(parent);
-                    }
-                }
-                let _ = File::create(d);
-            }
+            // Created (or emptied) in `open_side_files`; every transfer appends.
             Sink::File {
                 path: PathBuf::from(d),
                 append: true,

@@ -25,6 +25,8 @@ pub struct Target {
     pub output: Option<String>,
     /// `-O`: name the file after the URL.
     pub remote_name: bool,
+    /// `--no-remote-name` after `--remote-name-all`.
+    pub no_remote: bool,
     /// The file to upload (`-T`), one of its glob's names.
     pub upload: Option<String>,
     /// The first transfer of its operation: `-D` starts its file afresh, later ones append.
@@ -40,6 +42,12 @@ pub enum Step {
     EmptyOutput(Target),
     /// A glob did not parse: curl reports it (the bytes to write) and stops with exit 3.
     GlobError(Vec<u8>),
+    /// The operation had more `-o`/`-O`/`-T` than URLs: curl warns once, after its
+    /// transfers.
+    MoreOutputs,
+    /// An operation without a URL (`URL --next` with nothing after): curl stops there
+    /// with "no URL specified" (2).
+    NoUrl,
 }
 
 /// curl's per-operation `State`.
@@ -79,6 +87,8 @@ pub struct Plan<'a> {
     urlnum_base: usize,
     state: State,
     done: bool,
+    /// "Got more output options than URLs" was given (curl says it once).
+    warned_outputs: bool,
 }
 
 impl<'a> Plan<'a> {
@@ -89,6 +99,17 @@ impl<'a> Plan<'a> {
             urlnum_base: 0,
             state: State::new(),
             done: false,
+            warned_outputs: false,
+        }
+    }
+
+    /// Nothing more of the current operation: go on with the next one (curl's way when
+    /// the `--etag-save` file cannot be created).
+    pub fn skip_operation(&mut self) {
+        if let Some(op) = self.cfg.ops.get(self.op) {
+            self.urlnum_base += op.urls.len();
+            self.op += 1;
+            self.state = State::new();
         }
     }
 
@@ -107,11 +128,20 @@ impl Iterator for Plan<'_> {
                 return None;
             }
             let op = self.cfg.ops.get(self.op)?;
+            if op.urls.is_empty() {
+                self.done = true;
+                return Some(Step::NoUrl);
+            }
             let st = &mut self.state;
             let Some(spec) = op.urls.get(st.node) else {
+                let warn = op.unused_outputs && !self.warned_outputs;
+                self.warned_outputs |= warn;
                 self.urlnum_base += op.urls.len();
                 self.op += 1;
                 self.state = State::new();
+                if warn {
+                    return Some(Step::MoreOutputs);
+                }
                 continue;
             };
             let infile = spec.upload.as_deref().filter(|f| !f.is_empty());
@@ -133,7 +163,9 @@ impl Iterator for Plan<'_> {
                     st.uploadfile = infile.map(str::to_string);
                 }
             }
-            let count = if st.urlcount == 0 && !op.globoff {
+            // `-g`, or a URL read with `--url @file`: taken as it is.
+            let noglob = op.globoff || spec.noglob;
+            let count = if st.urlcount == 0 && !noglob {
                 match Glob::parse(&spec.url) {
                     Ok(g) => {
                         st.urlcount = g.count();
@@ -142,7 +174,7 @@ impl Iterator for Plan<'_> {
                     Err(e) => return self.fail(&e, &spec.url),
                 }
                 st.urlcount
-            } else if op.globoff {
+            } else if noglob {
                 1
             } else {
                 st.urlcount
@@ -187,6 +219,7 @@ impl Iterator for Plan<'_> {
                 url,
                 output,
                 remote_name: spec.remote_name,
+                no_remote: spec.no_remote,
                 upload,
                 first_in_op: !st.started,
             };
@@ -222,6 +255,8 @@ mod tests {
                 ),
                 Step::EmptyOutput(t) => format!("empty {}", t.url),
                 Step::GlobError(e) => String::from_utf8_lossy(&e).into_owned(),
+                Step::NoUrl => "no URL".to_string(),
+                Step::MoreOutputs => "more outputs".to_string(),
             })
             .collect()
     }
@@ -307,6 +342,19 @@ mod tests {
             })
             .collect();
         assert_eq!(firsts, [true, false, false, true]);
+    }
+
+    #[test]
+    fn an_operation_without_url_stops_the_plan() {
+        assert_eq!(plan(&["h/a", "--next"]), ["0 h/a -", "no URL"]);
+    }
+
+    #[test]
+    fn more_outputs_than_urls_is_said_once() {
+        assert_eq!(
+            plan(&["h/a", "-o", "x", "-o", "y", "--next", "h/b", "-T", "f", "-T", "g"]),
+            ["0 h/a x", "more outputs", "1 h/b - T=f"]
+        );
     }
 
     #[test]

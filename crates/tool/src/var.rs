@@ -2,7 +2,7 @@
 //! files (`name@file`, `@-` for stdin) or the environment (`%NAME`, `%NAME=default`), and
 //! `{{name}}` / `{{name:fn:fn}}` expansion in the argument of any `--expand-OPTION`, with the
 //! functions `trim`, `json`, `url`, `b64` and `64dec`. An unknown variable expands to
-//! nothing; `\{{` is left as it is.
+//! nothing; `\{{` is a literal `{{`.
 
 use std::collections::HashMap;
 
@@ -10,14 +10,16 @@ use std::collections::HashMap;
 /// unreadable file).
 #[derive(Debug, PartialEq, Eq)]
 pub enum VarError {
-    /// `variable expansion failure`.
-    Expansion,
+    /// A value with a zero byte: curl's `variable contains null byte`, then the failure.
+    NullByte,
     /// An unknown function: the text from it on (`:nope:url`), which curl names first.
     UnknownFunction(String),
     /// A `name@file` that cannot be read: curl's `Failed to open PATH: REASON`.
     ReadFile(String),
     /// `%NAME` without a default, and NAME is not in the environment.
     NotSet(String),
+    /// A bad byte range (`name[5-2]=...`).
+    Syntax,
 }
 
 const MAX_NAME: usize = 128;
@@ -46,27 +48,48 @@ impl Vars {
             None => (false, input),
         };
         let len = s.bytes().take_while(|&c| is_name_char(c)).count();
-        if len == 0 || len > MAX_NAME {
+        if len == 0 || len >= MAX_NAME {
             warnings.push(format!("Bad variable name length ({len}), skipping"));
             return Ok(());
         }
         let name = &s[..len];
-        let rest = &s[len..];
-        let content: Vec<u8> = if import {
-            match std::env::var_os(name) {
-                Some(v) => v.into_encoded_bytes(),
-                None => match rest.strip_prefix('=') {
-                    Some(default) => default.as_bytes().to_vec(),
-                    None => return Err(VarError::NotSet(name.to_string())),
-                },
+        let mut rest = &s[len..];
+        // From the environment (a byte range is read but not applied, as in curl).
+        let env = if import {
+            let v = std::env::var_os(name);
+            if v.is_none() && rest.is_empty() {
+                return Err(VarError::NotSet(name.to_string()));
             }
+            v
+        } else {
+            None
+        };
+        // `[N-M]` or `[N-]`: only bytes N to M (counted from 0, both included).
+        let mut range = None;
+        if rest.starts_with('[') && rest.as_bytes().get(1).is_some_and(u8::is_ascii_digit) {
+            let (r, after) = byte_range(&rest[1..]).ok_or(VarError::Syntax)?;
+            range = Some(r);
+            rest = after;
+        }
+        let cut = |v: Vec<u8>| match range {
+            Some((start, end)) => {
+                let start = usize::try_from(start).unwrap_or(usize::MAX);
+                let end = usize::try_from(end).unwrap_or(usize::MAX);
+                v.get(start..=end.min(v.len().saturating_sub(1)))
+                    .map(<[u8]>::to_vec)
+                    .unwrap_or_default()
+            }
+            None => v,
+        };
+        let content: Vec<u8> = if let Some(v) = env {
+            v.into_encoded_bytes()
         } else if let Some(v) = rest.strip_prefix('=') {
-            v.as_bytes().to_vec()
+            cut(v.as_bytes().to_vec())
         } else if let Some(f) = rest.strip_prefix('@') {
-            read_file(f).map_err(|e| {
+            cut(read_file(f).map_err(|e| {
                 let why = oxcurl_core::connect::os_error_text(&e);
                 VarError::ReadFile(format!("Failed to open {f}: {why}"))
-            })?
+            })?)
         } else {
             warnings.push(format!("Bad --variable syntax, skipping: {input}"));
             return Ok(());
@@ -75,51 +98,82 @@ impl Vars {
         Ok(())
     }
 
-    /// Expand `{{...}}` in an `--expand-*` argument.
+    /// Expand `{{...}}` in an `--expand-*` argument, as curl's `varexpand`: `\{{` gives
+    /// `{{` (the backslash dropped), a reference with a bad name stays as written (with a
+    /// warning), a missing `}}` ends the expansion (with a warning) and keeps the rest. When
+    /// no variable was expanded at all, the argument is used exactly as given.
     pub fn expand(&self, input: &str, warnings: &mut Vec<String>) -> Result<String, VarError> {
         let mut out: Vec<u8> = Vec::with_capacity(input.len());
         let mut rest = input;
+        let mut added = false;
         while let Some(i) = rest.find("{{") {
             if i > 0 && rest.as_bytes()[i - 1] == b'\\' {
-                // An escaped opening: kept as written.
-                out.extend_from_slice(&rest.as_bytes()[..i + 2]);
+                out.extend_from_slice(&rest.as_bytes()[..i - 1]);
+                out.extend_from_slice(b"{{");
                 rest = &rest[i + 2..];
                 continue;
             }
-            out.extend_from_slice(&rest.as_bytes()[..i]);
             let inner_start = &rest[i + 2..];
             let Some(end) = inner_start.find("}}") else {
                 warnings.push(format!("missing close '}}}}' in '{input}'"));
-                out.extend_from_slice(&rest.as_bytes()[i..]);
-                rest = "";
                 break;
             };
             let inner = &inner_start[..end];
-            let mut parts = inner.split(':');
-            let name = parts.next().unwrap_or("");
-            if name.is_empty() || name.len() > MAX_NAME || !name.bytes().all(is_name_char) {
-                // Not a variable reference: keep it as written.
+            let name = inner.split(':').next().unwrap_or("");
+            let after = &inner_start[end + 2..];
+            if name.is_empty() || name.len() >= MAX_NAME {
+                warnings.push(format!("bad variable name length '{input}'"));
+                out.extend_from_slice(&rest.as_bytes()[..i + 2 + end + 2]);
+                rest = after;
+                continue;
+            }
+            out.extend_from_slice(&rest.as_bytes()[..i]);
+            if !name.bytes().all(is_name_char) {
+                warnings.push(format!("bad variable name: {name}"));
                 out.extend_from_slice(&rest.as_bytes()[i..i + 2 + end + 2]);
-                rest = &inner_start[end + 2..];
+                rest = after;
                 continue;
             }
             let mut value = self.map.get(name).cloned().unwrap_or_default();
             let funcs = &inner[name.len()..];
             let mut at = 0;
-            for f in parts {
+            for f in inner.split(':').skip(1) {
                 value = apply(f, &value)
                     .ok_or_else(|| VarError::UnknownFunction(funcs[at..].to_string()))?;
                 at += f.len() + 1;
             }
+            if value.contains(&0) {
+                return Err(VarError::NullByte);
+            }
             out.extend_from_slice(&value);
-            rest = &inner_start[end + 2..];
+            added = true;
+            rest = after;
+        }
+        if !added {
+            return Ok(input.to_string());
         }
         out.extend_from_slice(rest.as_bytes());
-        if out.contains(&0) {
-            return Err(VarError::Expansion);
-        }
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
+}
+
+/// `N-M]` or `N-]` after a variable name's `[`: the first and last byte, and the rest.
+fn byte_range(s: &str) -> Option<((u64, u64), &str)> {
+    let number = |s: &str| -> Option<(u64, usize)> {
+        let n = s.bytes().take_while(u8::is_ascii_digit).count();
+        let v = s[..n].parse::<i64>().ok()?;
+        Some((v as u64, n))
+    };
+    let (start, n) = number(s)?;
+    let rest = s[n..].strip_prefix('-')?;
+    let (end, rest) = match rest.strip_prefix(']') {
+        Some(r) => (i64::MAX as u64, r),
+        None => {
+            let (end, n) = number(rest)?;
+            (end, rest[n..].strip_prefix(']')?)
+        }
+    };
+    (start <= end).then_some(((start, end), rest))
 }
 
 /// One expansion function, None when unknown.
@@ -196,7 +250,9 @@ mod tests {
         );
         assert_eq!(v.expand("{{s:trim:url}}", &mut w).unwrap(), "a%20b");
         assert_eq!(v.expand("x{{nope}}y", &mut w).unwrap(), "xy");
+        // Nothing expanded: the argument as given; else `\{{` loses its backslash.
         assert_eq!(v.expand("\\{{n}}", &mut w).unwrap(), "\\{{n}}");
+        assert_eq!(v.expand("\\{{n}}{{n}}", &mut w).unwrap(), "{{n}}YWJj");
         assert_eq!(
             v.expand("{{n:trim:bad:url}}", &mut w),
             Err(VarError::UnknownFunction(":bad:url".into()))
@@ -204,6 +260,22 @@ mod tests {
         assert!(w.is_empty());
         assert_eq!(v.expand("a{{n", &mut w).unwrap(), "a{{n");
         assert_eq!(w, ["missing close '}}' in 'a{{n'"]);
+        w.clear();
+        let long = "A".repeat(128);
+        let arg = format!("{{{{n}}}}{{{{{long}}}}}{{{{a.b}}}}{{{{}}}}x{{{{y");
+        assert_eq!(
+            v.expand(&arg, &mut w).unwrap(),
+            format!("YWJj{{{{{long}}}}}{{{{a.b}}}}{{{{}}}}x{{{{y")
+        );
+        assert_eq!(
+            w,
+            [
+                format!("bad variable name length '{arg}'"),
+                "bad variable name: a.b".to_string(),
+                format!("bad variable name length '{arg}'"),
+                format!("missing close '}}}}' in '{arg}'"),
+            ]
+        );
     }
 
     #[test]
@@ -232,6 +304,19 @@ mod tests {
             "d"
         );
         assert_eq!(v.expand("{{x:json}}", &mut w).unwrap(), "");
+        for (def, want) in [
+            ("r[5-9]=0123456789abcdef", "56789"),
+            ("r[10-30]=0123456789abcdef", "abcdef"),
+            ("r[3-]=0123456789", "3456789"),
+            ("r[4-4]=0123456789", "4"),
+            ("r[20-30]=0123456789", ""),
+        ] {
+            v.set(def, &mut w, read).unwrap();
+            assert_eq!(v.expand("{{r}}", &mut w).unwrap(), want, "{def}");
+        }
+        for bad in ["r[5-2]=x", "r[5]=x", "r[5-x]=x", "r[1-2=x"] {
+            assert_eq!(v.set(bad, &mut w, read), Err(VarError::Syntax), "{bad}");
+        }
         assert_eq!(json(b"a\"\x01\n"), b"a\\\"\\u0001\\n");
     }
 }
