@@ -2679,6 +2679,10 @@ impl Transfer {
                 method: &self.method,
                 target: &target,
                 host_header: &host_header,
+                custom_host_ok: self
+                    .first_origin
+                    .as_ref()
+                    .is_some_and(|(_, h, _)| h.eq_ignore_ascii_case(&host)),
                 framing,
                 http10: self.conn.as_ref().is_some_and(|c| c.http10),
                 cookie: cookie.as_deref(),
