@@ -297,6 +297,11 @@ pub(crate) struct Transfer {
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
     first_origin: Option<(String, String, u16)>,
+    /// User and password from the URLs so far (curl's `state.aptr.user`/`passwd`): a URL
+    /// naming them replaces them, a redirect to another port or scheme clears them unless
+    /// `--location-trusted`.
+    url_user: Option<String>,
+    url_password: Option<String>,
     referer: Option<String>,
     redirect_to: Option<String>,
     /// The request could not be made (an authentication header failed); sending fails.
@@ -398,6 +403,8 @@ impl Transfer {
             method: String::new(),
             body,
             first_origin: None,
+            url_user: None,
+            url_password: None,
             referer,
             redirect_to: None,
             req_error: None,
@@ -1160,8 +1167,14 @@ impl Transfer {
             self.creds = Some((u.clone(), p.clone()));
             return Ok(());
         }
-        let mut user = url.user().map(|_| decoded(url, Part::User));
-        let mut pass = url.password().map(|_| decoded(url, Part::Password));
+        if url.user().is_some() {
+            self.url_user = Some(decoded(url, Part::User));
+        }
+        if url.password().is_some() {
+            self.url_password = Some(decoded(url, Part::Password));
+        }
+        let mut user = self.url_user.clone();
+        let mut pass = self.url_password.clone();
         if self.opts.netrc != NetrcMode::Ignored {
             if self.opts.netrc == NetrcMode::Required {
                 pass = None;
@@ -3977,6 +3990,14 @@ impl Transfer {
         ));
         if self.opts.autoreferer {
             self.referer = Some(referer_for(&cur));
+        }
+        // curl's Curl_http_follow: credentials from the URL are kept for another host (they
+        // are sent only where allowed) but dropped for another port or scheme.
+        if !self.opts.unrestricted_auth
+            && (new.port_or_default() != cur.port_or_default() || new.scheme() != cur.scheme())
+        {
+            self.url_user = None;
+            self.url_password = None;
         }
         // curl's method rules (lib/http.c, Curl_follow): they look at the kind of request (a
         // POST is one with a request body from -d and friends), not at a -X method, which is

@@ -94,3 +94,80 @@ fn t1292_blank_and_removed_host() {
             .run(OXCURL);
     }
 }
+
+// ---- credentials on redirects (curl test 998) ----------------------------------------------
+
+/// curl test 998: with --location-trusted the user and password from the URL go to the host
+/// redirected to as well.
+#[test]
+fn t998_location_trusted_sends_url_credentials_to_another_host() {
+    Case::new("t998_location_trusted")
+        .args(&[
+            "-s",
+            "-x",
+            "{url}",
+            "http://alberto:einstein@somewhere.example/998",
+            "--location-trusted",
+        ])
+        .server(|s| {
+            s.route(
+                "http://somewhere.example/998",
+                Reply::head(
+                    301,
+                    &[
+                        ("Location", "http://somewhere.else.example/a/path/9980002"),
+                        ("Content-Length", "0"),
+                        ("Connection", "close"),
+                    ],
+                ),
+            );
+            s.route(
+                "http://somewhere.else.example/a/path/9980002",
+                Reply::ok("-foo-\n"),
+            );
+        })
+        .run(OXCURL);
+}
+
+/// Without --location-trusted, URL credentials stay with the first host but are used again
+/// on a redirect back to the same host and port.
+#[test]
+fn t998_url_credentials_on_redirects_without_trust() {
+    Case::new("t998_same_host_redirect")
+        .args(&["-s", "-L", "http://u:p@{host}/a"])
+        .server(|s| {
+            s.route("/a", Reply::redirect(302, "/b"));
+            s.route("/b", Reply::ok("b\n"));
+        })
+        .run(OXCURL);
+    Case::new("t998_other_host_redirect")
+        .args(&["-s", "-L", "-x", "{url}", "http://u:p@one.example/a"])
+        .server(|s| {
+            s.route(
+                "http://one.example/a",
+                Reply::redirect(302, "http://two.example/b"),
+            );
+            s.route(
+                "http://two.example/b",
+                Reply::redirect(302, "http://one.example/c"),
+            );
+            s.route("http://one.example/c", Reply::ok("c\n"));
+        })
+        .run(OXCURL);
+    // Another port clears them, also for the way back.
+    Case::new("t998_other_port_redirect")
+        .args(&["-s", "-L", "-x", "{url}", "http://u:p@one.example/a"])
+        .server(|s| {
+            s.route(
+                "http://one.example/a",
+                Reply::redirect(302, "http://one.example:8080/b"),
+            );
+            s.route(
+                "http://one.example:8080/b",
+                Reply::redirect(302, "http://one.example/c"),
+            );
+            s.route("http://one.example/c", Reply::ok("c\n"));
+        })
+        .run(OXCURL);
+}
+
