@@ -302,6 +302,8 @@ pub(crate) struct Transfer {
     /// `--location-trusted`.
     url_user: Option<String>,
     url_password: Option<String>,
+    /// The connection the host's NTLM state belongs to (curl keeps it with the connection).
+    ntlm_conn: Option<i64>,
     referer: Option<String>,
     redirect_to: Option<String>,
     /// The request could not be made (an authentication header failed); sending fails.
@@ -330,6 +332,9 @@ pub(crate) struct Transfer {
     /// Stop receiving the body and close (an error was decided).
     pub result: Option<Result<()>>,
     retried: bool,
+    /// The next connection is a new one: the request is sent again after its connection
+    /// died.
+    fresh_once: bool,
     last_progress: (u64, u64),
     /// The pool key of the connection being made (set while resolving/connecting).
     pending_key: Option<String>,
@@ -405,6 +410,7 @@ impl Transfer {
             first_origin: None,
             url_user: None,
             url_password: None,
+            ntlm_conn: None,
             referer,
             redirect_to: None,
             req_error: None,
@@ -421,6 +427,7 @@ impl Transfer {
             notes: Vec::new(),
             result: None,
             retried: false,
+            fresh_once: false,
             last_progress: (u64::MAX, u64::MAX),
             pending_key: None,
             pending_sts: None,
@@ -1036,7 +1043,7 @@ impl Transfer {
         } = t.clone();
         // Counted only under connection limits (no allocation otherwise).
         self.conn_dest = cx.limits.map(|_| format!("{host}:{port}"));
-        if !self.opts.fresh_connect {
+        if !self.opts.fresh_connect && !std::mem::take(&mut self.fresh_once) {
             match self.find_shared(cx, &key) {
                 Lookup::Shared(s) => {
                     let (id, remote, local, chost) = {
@@ -2540,6 +2547,12 @@ impl Transfer {
                 empty_payload: get_or_head || matches!(self.body, Body::Upload(Some(0))),
                 now: crate::parsedate::unix_now(),
             });
+        // NTLM authenticates a connection: on another one (a redirect that closed it, say)
+        // the handshake starts over.
+        if self.ntlm_conn != Some(self.info.conn_id) {
+            self.auth.ntlm = auth::ntlm::Ntlm::default();
+            self.ntlm_conn = Some(self.info.conn_id);
+        }
         let auth_out = self.auth.output(
             &auth::Request {
                 method: &self.method,
@@ -3087,7 +3100,7 @@ impl Transfer {
         self.h2 = None;
         self.h2conn = None;
         self.verbose("Connection died, retrying a fresh connect (retry count: 1)");
-        self.opts.fresh_connect = true;
+        self.fresh_once = true;
         self.state = State::Init;
         Ok(true)
     }

@@ -171,3 +171,67 @@ fn t998_url_credentials_on_redirects_without_trust() {
         .run(OXCURL);
 }
 
+// ---- NTLM (curl test 89) -------------------------------------------------------------------
+
+/// A type-2 message answered with LM + NTLM v1 (no randomness), from curl test 89.
+const TYPE2_V1: &str = "NTLM TlRMTVNTUAACAAAAAgACADAAAACGggEAc51AYVDgyNcAAAAAAAAAAG4AbgAyAAAAQ0MCAAQAQwBDAAEAEgBFAEwASQBTAEEAQgBFAFQASAAEABgAYwBjAC4AaQBjAGUAZABlAHYALgBuAHUAAwAsAGUAbABpAHMAYQBiAGUAdABoAC4AYwBjAC4AaQBjAGUAZABlAHYALgBuAHUAAAAAAA==";
+
+fn ntlm_challenge() -> Reply {
+    Reply::status(
+        401,
+        &[("WWW-Authenticate", TYPE2_V1)],
+        "This is not the real page either!\n",
+    )
+}
+
+/// curl test 89: NTLM authenticates the connection; a redirect on a new one (the first was
+/// closed) does the whole handshake again.
+#[test]
+fn t89_ntlm_again_after_redirect_to_a_new_connection() {
+    Case::new("t89_ntlm_again_after_redirect")
+        .args(&["-s", "-u", "testuser:testpass", "--ntlm", "-L", "{url}/89"])
+        .replies(vec![
+            ntlm_challenge(),
+            Reply::head(301, &[("Location", "/you/890010"), ("Connection", "close")]),
+            ntlm_challenge(),
+            Reply::ok("Finally, this is the real page!\n"),
+        ])
+        .run(OXCURL);
+}
+
+/// On the same connection the redirected request needs no new handshake.
+#[test]
+fn t89_ntlm_not_again_on_the_same_connection() {
+    Case::new("t89_ntlm_same_connection")
+        .args(&["-s", "-u", "testuser:testpass", "--ntlm", "-L", "{url}/89"])
+        .replies(vec![
+            ntlm_challenge(),
+            Reply::status(301, &[("Location", "/you/890010")], ""),
+            Reply::ok("Finally, this is the real page!\n"),
+        ])
+        .run(OXCURL);
+}
+
+/// curl test 69: the connection dies under the type-1 message (the server closes it without
+/// an answer); the request goes again on a new connection, where the rest of the handshake
+/// stays.
+#[test]
+fn t69_anyauth_ntlm_after_the_connection_died() {
+    Case::new("t69_anyauth_ntlm_after_the_connection_died")
+        .args(&["-s", "-u", "testuser:testpass", "--anyauth", "{url}/69"])
+        .replies(vec![
+            Reply::status(
+                401,
+                &[
+                    ("WWW-Authenticate", "Basic"),
+                    ("WWW-Authenticate", "Wild-and-crazy"),
+                    ("WWW-Authenticate", "NTLM"),
+                ],
+                "This is not the real page\n",
+            ),
+            Reply::new().close(),
+            ntlm_challenge(),
+            Reply::ok("Finally, this is the real page!\n"),
+        ])
+        .run(OXCURL);
+}
