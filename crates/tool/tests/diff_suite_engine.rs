@@ -235,3 +235,29 @@ fn t69_anyauth_ntlm_after_the_connection_died() {
         ])
         .run(OXCURL);
 }
+
+// ---- proxies (curl test 213) ---------------------------------------------------------------
+
+/// curl test 213: `--proxy1.0` with an `http://` proxy URL still sends CONNECT as HTTP/1.0.
+#[test]
+fn t213_proxy10_with_scheme_connects_as_http10() {
+    for (name, proxy) in [("scheme", "{url}"), ("no_scheme", "{host}")] {
+        Case::new(&format!("t213_proxy10_{name}"))
+            .args(&[
+                "-s",
+                "--proxy1.0",
+                proxy,
+                "-p",
+                "-U",
+                "testuser:testpass",
+                "-d",
+                "postit",
+                "http://test.remote.example.com.213:8990/path/2130002",
+            ])
+            .replies(vec![
+                Reply::raw("HTTP/1.0 200 Mighty fine indeed\r\n\r\n").keep_open(true),
+                Reply::ok("contents\n"),
+            ])
+            .run(OXCURL);
+    }
+}
