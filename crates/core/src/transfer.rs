@@ -331,7 +331,9 @@ pub(crate) struct Transfer {
     notes: Vec<String>,
     /// Stop receiving the body and close (an error was decided).
     pub result: Option<Result<()>>,
-    retried: bool,
+    /// Requests sent again on a fresh connection after a reused one died (curl's
+    /// `state.retrycount`, at most 5 per transfer).
+    retries: u32,
     /// The next connection is a new one: the request is sent again after its connection
     /// died.
     fresh_once: bool,
@@ -426,7 +428,7 @@ impl Transfer {
             creds_netrc: false,
             notes: Vec::new(),
             result: None,
-            retried: false,
+            retries: 0,
             fresh_once: false,
             last_progress: (u64::MAX, u64::MAX),
             pending_key: None,
@@ -1100,6 +1102,18 @@ impl Transfer {
                 self.state = State::Pending;
                 return Ok(false);
             }
+        }
+        // NTLM authenticates a connection: on a new one a finished handshake does not count
+        // (curl's create_conn), and the scheme is picked again.
+        if self.auth.picked & auth::NTLM != 0 && self.auth.done {
+            self.verbose("NTLM picked AND auth done set, clear picked");
+            self.auth.picked = 0;
+            self.auth.done = false;
+        }
+        if self.proxy_auth.picked & auth::NTLM != 0 && self.proxy_auth.done {
+            self.verbose("NTLM-proxy picked AND auth done set, clear picked");
+            self.proxy_auth.picked = 0;
+            self.proxy_auth.done = false;
         }
         let id = *cx.next_conn_id;
         *cx.next_conn_id += 1;
@@ -3057,11 +3071,11 @@ impl Transfer {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     if let Some(err) = crate::tls::curl_error(&e) {
-                        if self.resp.raw_bytes > 0 || !self.conn_reused || self.retried {
+                        if self.resp.raw_bytes > 0 || !self.conn_reused {
                             return Err(err);
                         }
                     }
-                    if self.resp.raw_bytes == 0 && self.conn_reused && !self.retried {
+                    if self.resp.raw_bytes == 0 && self.conn_reused {
                         return self.retry_fresh();
                     }
                     return Err(Error::new(
@@ -3095,11 +3109,21 @@ impl Transfer {
     }
 
     fn retry_fresh(&mut self) -> Result<bool> {
-        self.retried = true;
+        const MAX_RETRIES: u32 = 5;
+        if self.retries >= MAX_RETRIES {
+            return Err(Error::new(
+                Code::SendError,
+                format!("Connection died, tried {MAX_RETRIES} times before giving up"),
+            ));
+        }
+        self.retries += 1;
         self.conn = None;
         self.h2 = None;
         self.h2conn = None;
-        self.verbose("Connection died, retrying a fresh connect (retry count: 1)");
+        let n = self.retries;
+        self.verbose(&format!(
+            "Connection died, retrying a fresh connect (retry count: {n})"
+        ));
         self.fresh_once = true;
         self.state = State::Init;
         Ok(true)
@@ -3109,7 +3133,7 @@ impl Transfer {
         match self.resp.phase {
             Phase::Head => {
                 if self.resp.raw_bytes == 0 {
-                    if self.conn_reused && !self.retried {
+                    if self.conn_reused {
                         return self.retry_fresh();
                     }
                     return Err(Error::new(Code::GotNothing, "Empty reply from server"));
