@@ -267,6 +267,8 @@ struct Upload {
     chunked: bool,
     /// Waiting for `100 Continue` before sending the body.
     await_continue: bool,
+    /// The request announced `Expect: 100-continue` (curl's own or a custom header).
+    expect_announced: bool,
     body_done: bool,
     /// `info.size_upload` when this request started.
     upload_base: u64,
@@ -334,6 +336,9 @@ pub(crate) struct Transfer {
     /// Requests sent again on a fresh connection after a reused one died (curl's
     /// `state.retrycount`, at most 5 per transfer).
     retries: u32,
+    /// A 417 answered `Expect: 100-continue`: later requests go without it (curl's
+    /// `state.disableexpect`).
+    disable_expect: bool,
     /// The next connection is a new one: the request is sent again after its connection
     /// died.
     fresh_once: bool,
@@ -429,6 +434,7 @@ impl Transfer {
             notes: Vec::new(),
             result: None,
             retries: 0,
+            disable_expect: false,
             fresh_once: false,
             last_progress: (u64::MAX, u64::MAX),
             pending_key: None,
@@ -2651,6 +2657,7 @@ impl Transfer {
         // Expect goes by the size of the body, whatever the framing: 100-continue follows
         // the source's own length, also under --crlf.
         let expect_100 = self.opts.http_version != HttpVersionPref::V1_0
+            && !self.disable_expect
             && match framing {
                 BodyFraming::Chunked { .. } | BodyFraming::Unframed { .. } => true,
                 BodyFraming::Length { len, .. } => len > EXPECT_100_THRESHOLD,
@@ -2676,6 +2683,12 @@ impl Transfer {
             }
             (Some(false), BodyFraming::Chunked { form }) => BodyFraming::Unframed { form },
             (_, f) => f,
+        };
+        // curl's `addexpect`: a custom Expect header decides instead, and waits when it
+        // names 100-continue.
+        let expect_announced = match request::custom_header(&self.opts.headers, "Expect") {
+            Some(h) => framing != BodyFraming::None && expect_names_100_continue(h),
+            None => expect_100,
         };
         self.req.clear();
         let referer = self.referer.clone();
@@ -2747,7 +2760,8 @@ impl Transfer {
         self.req_sent = 0;
         self.up = Upload {
             chunked: matches!(framing, BodyFraming::Chunked { .. }),
-            await_continue: expect_100,
+            await_continue: expect_announced,
+            expect_announced,
             body_done: framing == BodyFraming::None || self.probing(),
             upload_base: self.info.size_upload,
             skip,
@@ -3601,6 +3615,36 @@ impl Transfer {
             return Ok(());
         }
         if self.up.await_continue || !self.up.body_done {
+            let sending = matches!(
+                self.body,
+                Body::Upload(_) | Body::PostRead(_) | Body::Fields(_) | Body::Mime(_)
+            );
+            let sent = self.info.size_upload - self.up.upload_base;
+            let abort_note = if sent > 0 {
+                format!("abort upload after having sent {sent} bytes")
+            } else {
+                "abort upload".to_string()
+            };
+            if code == 417 && self.up.expect_announced && sending && !self.probing() {
+                // curl sends the request again without Expect; the connection stays when
+                // no body byte went yet.
+                if self.up.await_continue && self.info.size_upload == self.up.upload_base {
+                    self.verbose("Got HTTP failure 417 while waiting for a 100");
+                    self.up.await_continue = false;
+                    self.up.body_done = true;
+                    self.timers.clear(TimerId::Expect100);
+                } else {
+                    self.verbose("Got HTTP failure 417 while sending data");
+                }
+                self.verbose(&abort_note);
+                self.disable_expect = true;
+                self.auth_retry = true;
+            } else if code >= 300 && sending && !self.probing() {
+                self.verbose("HTTP error before end of send, stop sending");
+                self.verbose(&abort_note);
+            }
+        }
+        if self.up.await_continue || !self.up.body_done {
             // A final answer before the body went: do not send it, and do not reuse.
             self.up.await_continue = false;
             self.up.body_done = true;
@@ -4208,6 +4252,20 @@ fn write_error(passed: usize, returned: usize) -> Error {
 }
 
 /// 12 random bytes, for a Digest client nonce.
+/// curl's `Curl_compareheader` for `Expect:` and `100-continue`: the line is an `Expect:`
+/// header whose value holds the token.
+fn expect_names_100_continue(line: &str) -> bool {
+    let Some(v) = line
+        .get(..7)
+        .filter(|n| n.eq_ignore_ascii_case("Expect:"))
+        .map(|_| &line[7..])
+    else {
+        return false;
+    };
+    v.split([',', ' ', '\t'])
+        .any(|t| t.eq_ignore_ascii_case("100-continue"))
+}
+
 fn random12() -> [u8; 12] {
     let mut b = [0u8; 12];
     // The system RNG does not fail on Linux; a zero nonce would still be a valid one.

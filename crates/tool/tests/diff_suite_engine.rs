@@ -353,3 +353,100 @@ fn t213_proxy10_with_scheme_connects_as_http10() {
             .run(OXCURL);
     }
 }
+
+// ---- Expect: 100-continue (curl tests 357, 1130, 1131) -------------------------------------
+
+/// A server that answers a request announcing `Expect:` with `417`, and any other
+/// after reading its body with `200`.
+fn expectation_failed_server(s: &oxcurl_testsupport::http::ScriptedServer) {
+    s.set_raw_handler(|mut c| {
+        while let Some(req) = c.read_head() {
+            if req.header("Expect").is_some() {
+                // After a pause: curl tells "while waiting" from "while sending" by whether
+                // it has started waiting yet.
+                let r = Reply::new()
+                    .sleep(std::time::Duration::from_millis(200))
+                    .write("HTTP/1.1 417 Expectation Failed\r\nContent-Length: 0\r\n\r\n");
+                if !c.send(&r) {
+                    return;
+                }
+                continue;
+            }
+            let mut body = vec![0u8; req.content_length().unwrap_or(0) as usize];
+            if std::io::Read::read_exact(&mut c, &mut body).is_err() {
+                return;
+            }
+            if !c.send(&Reply::ok("blablabla\n")) {
+                return;
+            }
+        }
+    });
+}
+
+/// curl test 357: a 417 to `Expect: 100-continue` before any of the body went: the request
+/// goes again on the same connection, without Expect.
+#[test]
+fn t357_expectation_failed_sends_again_without_expect() {
+    Case::new("t357_expectation_failed")
+        .args(&[
+            "-sS",
+            "-v",
+            "-T",
+            "big.txt",
+            "--expect100-timeout",
+            "99",
+            "{url}/we/want/357",
+        ])
+        .file("big.txt", vec![b'x'; 1_100_000])
+        .server(expectation_failed_server)
+        .compare_stderr(true)
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+/// curl tests 1130, 1131: a custom `Expect: 100-continue` makes even a small body wait for
+/// the 100; a 4xx instead stops the upload and closes the connection.
+#[test]
+fn t1130_custom_expect_waits_and_an_error_stops_the_body() {
+    let reply = |code: u16, body: &str| {
+        Reply::status(code, &[("Content-Type", "text/html")], body)
+            .on_expect(oxcurl_testsupport::http::ContinueMode::FinalReply)
+    };
+    Case::new("t1130_post_404")
+        .args(&[
+            "-sS",
+            "-d",
+            "@file",
+            "{url}/1130",
+            "{url}/11300001",
+            "-H",
+            "Expect: 100-continue",
+            "--expect100-timeout",
+            "99",
+        ])
+        .file("file", vec![b'X'; 100])
+        .reply(reply(404, "-foo-\n"))
+        .unordered_connections()
+        .run(OXCURL);
+    Case::new("t1131_put_400")
+        .args(&[
+            "-sS",
+            "-v",
+            "-H",
+            "Expect: 100-continue",
+            "-T",
+            "file",
+            "{url}/1131",
+            "-T",
+            "file",
+            "{url}/11310001",
+            "--expect100-timeout",
+            "99",
+        ])
+        .file("file", [vec![b'X'; 99], b"\n".to_vec()].concat())
+        .reply(reply(400, "FAILURE1\n"))
+        .unordered_connections()
+        .compare_stderr(true)
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}

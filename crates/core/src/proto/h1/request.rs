@@ -71,6 +71,16 @@ pub fn custom_has(headers: &[String], name: &str) -> bool {
     })
 }
 
+/// The first custom header line named `name` (followed by `:` or `;`), as curl's
+/// `Curl_checkheaders` finds it.
+pub fn custom_header<'a>(headers: &'a [String], name: &str) -> Option<&'a str> {
+    headers.iter().map(String::as_str).find(|h| {
+        h.len() > name.len()
+            && h.as_bytes()[..name.len()].eq_ignore_ascii_case(name.as_bytes())
+            && matches!(h.as_bytes()[name.len()], b':' | b';')
+    })
+}
+
 /// The value of custom header `name`, if set with a value.
 pub fn custom_value<'a>(headers: &'a [String], name: &str) -> Option<&'a str> {
     headers.iter().rev().find_map(|h| {
@@ -95,7 +105,7 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     push(out, &[p.method, " ", p.target, " HTTP/", ver, "\r\n"]);
     // curl's `http_host`: the first custom Host header goes out as `Host:` and what follows
     // its name; a bare `Host:` sends none.
-    let host_sent = match custom_host(h).filter(|_| p.custom_host_ok) {
+    let host_sent = match custom_header(h, "Host").filter(|_| p.custom_host_ok) {
         Some(line) if line.eq_ignore_ascii_case("Host:") => false,
         Some(line) => {
             push(out, &["Host:", &line[4 + 1..], "\r\n"]);
@@ -271,16 +281,6 @@ fn range_value(opts: &Options) -> Option<String> {
         return Some(r.clone());
     }
     (opts.resume_from > 0).then(|| format!("{}-", opts.resume_from))
-}
-
-/// The first custom header named `Host` (followed by `:` or `;`), as curl's
-/// `Curl_checkheaders` finds it: the whole line.
-fn custom_host(headers: &[String]) -> Option<&str> {
-    headers.iter().map(String::as_str).find(|h| {
-        h.len() > 4
-            && h.as_bytes()[..4].eq_ignore_ascii_case(b"Host")
-            && matches!(h.as_bytes()[4], b':' | b';')
-    })
 }
 
 /// The name of a custom header line: before the `;` of `Name;`, else before the colon.
