@@ -111,9 +111,12 @@ pub fn parse_with_port(
                 format!("Unsupported proxy scheme for '{s}'"),
             )
         })?;
-        // curl keeps HTTPS2 for an https:// proxy URL.
+        // curl keeps HTTPS2 for an https:// proxy URL, and leaves the type as it is for an
+        // http:// one (so `--proxy1.0 http://...` stays HTTP/1.0).
         if k == ProxyKind::Https && default_kind == ProxyKind::Https2 {
             ProxyKind::Https2
+        } else if k == ProxyKind::Http && default_kind == ProxyKind::Http10 {
+            ProxyKind::Http10
         } else {
             k
         }
@@ -287,6 +290,8 @@ mod tests {
             (ProxyKind::Socks5h, "::1", 9)
         );
         let p = parse("host:8", ProxyKind::Http10).unwrap();
+        assert_eq!(p.kind, ProxyKind::Http10);
+        let p = parse("http://host:8", ProxyKind::Http10).unwrap();
         assert_eq!(p.kind, ProxyKind::Http10);
     }
 

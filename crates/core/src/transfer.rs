@@ -267,6 +267,8 @@ struct Upload {
     chunked: bool,
     /// Waiting for `100 Continue` before sending the body.
     await_continue: bool,
+    /// The request announced `Expect: 100-continue` (curl's own or a custom header).
+    expect_announced: bool,
     body_done: bool,
     /// `info.size_upload` when this request started.
     upload_base: u64,
@@ -297,6 +299,13 @@ pub(crate) struct Transfer {
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
     first_origin: Option<(String, String, u16)>,
+    /// User and password from the URLs so far (curl's `state.aptr.user`/`passwd`): a URL
+    /// naming them replaces them, a redirect to another port or scheme clears them unless
+    /// `--location-trusted`.
+    url_user: Option<String>,
+    url_password: Option<String>,
+    /// The connection the host's NTLM state belongs to (curl keeps it with the connection).
+    ntlm_conn: Option<i64>,
     referer: Option<String>,
     redirect_to: Option<String>,
     /// The request could not be made (an authentication header failed); sending fails.
@@ -324,7 +333,15 @@ pub(crate) struct Transfer {
     notes: Vec<String>,
     /// Stop receiving the body and close (an error was decided).
     pub result: Option<Result<()>>,
-    retried: bool,
+    /// Requests sent again on a fresh connection after a reused one died (curl's
+    /// `state.retrycount`, at most 5 per transfer).
+    retries: u32,
+    /// A 417 answered `Expect: 100-continue`: later requests go without it (curl's
+    /// `state.disableexpect`).
+    disable_expect: bool,
+    /// The next connection is a new one: the request is sent again after its connection
+    /// died.
+    fresh_once: bool,
     last_progress: (u64, u64),
     /// The pool key of the connection being made (set while resolving/connecting).
     pending_key: Option<String>,
@@ -398,6 +415,9 @@ impl Transfer {
             method: String::new(),
             body,
             first_origin: None,
+            url_user: None,
+            url_password: None,
+            ntlm_conn: None,
             referer,
             redirect_to: None,
             req_error: None,
@@ -413,7 +433,9 @@ impl Transfer {
             creds_netrc: false,
             notes: Vec::new(),
             result: None,
-            retried: false,
+            retries: 0,
+            disable_expect: false,
+            fresh_once: false,
             last_progress: (u64::MAX, u64::MAX),
             pending_key: None,
             pending_sts: None,
@@ -1029,7 +1051,7 @@ impl Transfer {
         } = t.clone();
         // Counted only under connection limits (no allocation otherwise).
         self.conn_dest = cx.limits.map(|_| format!("{host}:{port}"));
-        if !self.opts.fresh_connect {
+        if !self.opts.fresh_connect && !std::mem::take(&mut self.fresh_once) {
             match self.find_shared(cx, &key) {
                 Lookup::Shared(s) => {
                     let (id, remote, local, chost) = {
@@ -1086,6 +1108,18 @@ impl Transfer {
                 self.state = State::Pending;
                 return Ok(false);
             }
+        }
+        // NTLM authenticates a connection: on a new one a finished handshake does not count
+        // (curl's create_conn), and the scheme is picked again.
+        if self.auth.picked & auth::NTLM != 0 && self.auth.done {
+            self.verbose("NTLM picked AND auth done set, clear picked");
+            self.auth.picked = 0;
+            self.auth.done = false;
+        }
+        if self.proxy_auth.picked & auth::NTLM != 0 && self.proxy_auth.done {
+            self.verbose("NTLM-proxy picked AND auth done set, clear picked");
+            self.proxy_auth.picked = 0;
+            self.proxy_auth.done = false;
         }
         let id = *cx.next_conn_id;
         *cx.next_conn_id += 1;
@@ -1163,8 +1197,14 @@ impl Transfer {
             self.creds = Some((u.clone(), p.clone()));
             return Ok(());
         }
-        let mut user = url.user().map(|_| decoded(url, Part::User));
-        let mut pass = url.password().map(|_| decoded(url, Part::Password));
+        if url.user().is_some() {
+            self.url_user = Some(decoded(url, Part::User));
+        }
+        if url.password().is_some() {
+            self.url_password = Some(decoded(url, Part::Password));
+        }
+        let mut user = self.url_user.clone();
+        let mut pass = self.url_password.clone();
         if self.opts.netrc != NetrcMode::Ignored {
             if self.opts.netrc == NetrcMode::Required {
                 pass = None;
@@ -2542,6 +2582,12 @@ impl Transfer {
                 empty_payload: get_or_head || matches!(self.body, Body::Upload(Some(0))),
                 now: crate::parsedate::unix_now(),
             });
+        // NTLM authenticates a connection: on another one (a redirect that closed it, say)
+        // the handshake starts over.
+        if self.ntlm_conn != Some(self.info.conn_id) {
+            self.auth.ntlm = auth::ntlm::Ntlm::default();
+            self.ntlm_conn = Some(self.info.conn_id);
+        }
         let auth_out = self.auth.output(
             &auth::Request {
                 method: &self.method,
@@ -2626,6 +2672,7 @@ impl Transfer {
         // Expect goes by the size of the body, whatever the framing: 100-continue follows
         // the source's own length, also under --crlf.
         let expect_100 = self.opts.http_version != HttpVersionPref::V1_0
+            && !self.disable_expect
             && match framing {
                 BodyFraming::Chunked { .. } | BodyFraming::Unframed { .. } => true,
                 BodyFraming::Length { len, .. } => len > EXPECT_100_THRESHOLD,
@@ -2651,6 +2698,12 @@ impl Transfer {
             }
             (Some(false), BodyFraming::Chunked { form }) => BodyFraming::Unframed { form },
             (_, f) => f,
+        };
+        // curl's `addexpect`: a custom Expect header decides instead, and waits when it
+        // names 100-continue.
+        let expect_announced = match request::custom_header(&self.opts.headers, "Expect") {
+            Some(h) => framing != BodyFraming::None && expect_names_100_continue(h),
+            None => expect_100,
         };
         self.req.clear();
         let referer = self.referer.clone();
@@ -2694,6 +2747,10 @@ impl Transfer {
                 method: &self.method,
                 target: &target,
                 host_header: &host_header,
+                custom_host_ok: self
+                    .first_origin
+                    .as_ref()
+                    .is_some_and(|(_, h, _)| h.eq_ignore_ascii_case(&host)),
                 framing,
                 http10: self.conn.as_ref().is_some_and(|c| c.http10),
                 cookie: cookie.as_deref(),
@@ -2722,7 +2779,8 @@ impl Transfer {
         self.req_sent = 0;
         self.up = Upload {
             chunked: matches!(framing, BodyFraming::Chunked { .. }),
-            await_continue: expect_100,
+            await_continue: expect_announced,
+            expect_announced,
             body_done: framing == BodyFraming::None || self.probing(),
             upload_base: self.info.size_upload,
             skip,
@@ -3046,11 +3104,11 @@ impl Transfer {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     if let Some(err) = crate::tls::curl_error(&e) {
-                        if self.resp.raw_bytes > 0 || !self.conn_reused || self.retried {
+                        if self.resp.raw_bytes > 0 || !self.conn_reused {
                             return Err(err);
                         }
                     }
-                    if self.resp.raw_bytes == 0 && self.conn_reused && !self.retried {
+                    if self.resp.raw_bytes == 0 && self.conn_reused {
                         return self.retry_fresh();
                     }
                     return Err(Error::new(
@@ -3084,12 +3142,22 @@ impl Transfer {
     }
 
     fn retry_fresh(&mut self) -> Result<bool> {
-        self.retried = true;
+        const MAX_RETRIES: u32 = 5;
+        if self.retries >= MAX_RETRIES {
+            return Err(Error::new(
+                Code::SendError,
+                format!("Connection died, tried {MAX_RETRIES} times before giving up"),
+            ));
+        }
+        self.retries += 1;
         self.conn = None;
         self.h2 = None;
         self.h2conn = None;
-        self.verbose("Connection died, retrying a fresh connect (retry count: 1)");
-        self.opts.fresh_connect = true;
+        let n = self.retries;
+        self.verbose(&format!(
+            "Connection died, retrying a fresh connect (retry count: {n})"
+        ));
+        self.fresh_once = true;
         self.state = State::Init;
         Ok(true)
     }
@@ -3098,7 +3166,7 @@ impl Transfer {
         match self.resp.phase {
             Phase::Head => {
                 if self.resp.raw_bytes == 0 {
-                    if self.conn_reused && !self.retried {
+                    if self.conn_reused {
                         return self.retry_fresh();
                     }
                     return Err(Error::new(Code::GotNothing, "Empty reply from server"));
@@ -3566,6 +3634,36 @@ impl Transfer {
             return Ok(());
         }
         if self.up.await_continue || !self.up.body_done {
+            let sending = matches!(
+                self.body,
+                Body::Upload(_) | Body::PostRead(_) | Body::Fields(_) | Body::Mime(_)
+            );
+            let sent = self.info.size_upload - self.up.upload_base;
+            let abort_note = if sent > 0 {
+                format!("abort upload after having sent {sent} bytes")
+            } else {
+                "abort upload".to_string()
+            };
+            if code == 417 && self.up.expect_announced && sending && !self.probing() {
+                // curl sends the request again without Expect; the connection stays when
+                // no body byte went yet.
+                if self.up.await_continue && self.info.size_upload == self.up.upload_base {
+                    self.verbose("Got HTTP failure 417 while waiting for a 100");
+                    self.up.await_continue = false;
+                    self.up.body_done = true;
+                    self.timers.clear(TimerId::Expect100);
+                } else {
+                    self.verbose("Got HTTP failure 417 while sending data");
+                }
+                self.verbose(&abort_note);
+                self.disable_expect = true;
+                self.auth_retry = true;
+            } else if code >= 300 && sending && !self.probing() {
+                self.verbose("HTTP error before end of send, stop sending");
+                self.verbose(&abort_note);
+            }
+        }
+        if self.up.await_continue || !self.up.body_done {
             // A final answer before the body went: do not send it, and do not reuse.
             self.up.await_continue = false;
             self.up.body_done = true;
@@ -3993,6 +4091,14 @@ impl Transfer {
         if self.opts.autoreferer {
             self.referer = Some(referer_for(&cur));
         }
+        // curl's Curl_http_follow: credentials from the URL are kept for another host (they
+        // are sent only where allowed) but dropped for another port or scheme.
+        if !self.opts.unrestricted_auth
+            && (new.port_or_default() != cur.port_or_default() || new.scheme() != cur.scheme())
+        {
+            self.url_user = None;
+            self.url_password = None;
+        }
         // curl's method rules (lib/http.c, Curl_follow): they look at the kind of request (a
         // POST is one with a request body from -d and friends), not at a -X method, which is
         // kept; switching to GET drops the body.
@@ -4169,6 +4275,20 @@ fn write_error(passed: usize, returned: usize) -> Error {
 }
 
 /// 12 random bytes, for a Digest client nonce.
+/// curl's `Curl_compareheader` for `Expect:` and `100-continue`: the line is an `Expect:`
+/// header whose value holds the token.
+fn expect_names_100_continue(line: &str) -> bool {
+    let Some(v) = line
+        .get(..7)
+        .filter(|n| n.eq_ignore_ascii_case("Expect:"))
+        .map(|_| &line[7..])
+    else {
+        return false;
+    };
+    v.split([',', ' ', '\t'])
+        .any(|t| t.eq_ignore_ascii_case("100-continue"))
+}
+
 fn random12() -> [u8; 12] {
     let mut b = [0u8; 12];
     // The system RNG does not fail on Linux; a zero nonce would still be a valid one.

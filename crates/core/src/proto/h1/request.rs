@@ -31,6 +31,9 @@ pub struct RequestParts<'a> {
     pub target: &'a str,
     /// `host[:port]` for the Host header.
     pub host_header: &'a str,
+    /// A custom `Host` header may replace curl's own: not a followed redirect, or one back
+    /// to the first host name.
+    pub custom_host_ok: bool,
     pub framing: BodyFraming,
     /// The connection last answered with HTTP/1.0: curl talks 1.0 on it from then on.
     pub http10: bool,
@@ -68,6 +71,16 @@ pub fn custom_has(headers: &[String], name: &str) -> bool {
     })
 }
 
+/// The first custom header line named `name` (followed by `:` or `;`), as curl's
+/// `Curl_checkheaders` finds it.
+pub fn custom_header<'a>(headers: &'a [String], name: &str) -> Option<&'a str> {
+    headers.iter().map(String::as_str).find(|h| {
+        h.len() > name.len()
+            && h.as_bytes()[..name.len()].eq_ignore_ascii_case(name.as_bytes())
+            && matches!(h.as_bytes()[name.len()], b':' | b';')
+    })
+}
+
 /// The value of custom header `name`, if set with a value.
 pub fn custom_value<'a>(headers: &'a [String], name: &str) -> Option<&'a str> {
     headers.iter().rev().find_map(|h| {
@@ -90,11 +103,19 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
     };
     let h = &opts.headers;
     push(out, &[p.method, " ", p.target, " HTTP/", ver, "\r\n"]);
-    match custom_value(h, "Host") {
-        Some(v) => push(out, &["Host: ", v, "\r\n"]),
-        None if custom_has(h, "Host") => {}
-        None => push(out, &["Host: ", p.host_header, "\r\n"]),
-    }
+    // curl's `http_host`: the first custom Host header goes out as `Host:` and what follows
+    // its name; a bare `Host:` sends none.
+    let host_sent = match custom_header(h, "Host").filter(|_| p.custom_host_ok) {
+        Some(line) if line.eq_ignore_ascii_case("Host:") => false,
+        Some(line) => {
+            push(out, &["Host:", &line[4 + 1..], "\r\n"]);
+            true
+        }
+        None => {
+            push(out, &["Host: ", p.host_header, "\r\n"]);
+            true
+        }
+    };
     if let Some(a) = p.proxy_authorization {
         out.extend_from_slice(b"Proxy-Authorization: ");
         out.extend_from_slice(a);
@@ -189,7 +210,10 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         if p.authneg && starts_with_ignore_case(line, "Content-Length:") {
             continue;
         }
-        if p.sensitive_ok || !is_sensitive(line) {
+        if !host_sent && header_name(line).is_some_and(|n| n.eq_ignore_ascii_case("Host")) {
+            // No Host header of curl's own: a later custom one goes as any other.
+            add_custom_line(out, line);
+        } else if p.sensitive_ok || !is_sensitive(line) {
             add_custom(out, line);
         }
     }
@@ -259,14 +283,26 @@ fn range_value(opts: &Options) -> Option<String> {
     (opts.resume_from > 0).then(|| format!("{}-", opts.resume_from))
 }
 
+/// The name of a custom header line: before the `;` of `Name;`, else before the colon.
+fn header_name(line: &str) -> Option<&str> {
+    match line.strip_suffix(';') {
+        Some(n) if !n.contains([':', ';']) => Some(n),
+        _ => line.split_once(':').map(|(n, _)| n),
+    }
+}
+
 /// One `-H` entry: `Name: value` is sent as given; `Name:` (nothing after the colon) only
 /// removes an internal header; `Name;` sends the header with an empty value. Host was handled
 /// in place of the internal one.
 pub(crate) fn add_custom(out: &mut Vec<u8>, line: &str) {
-    if let Some((name, value)) = line.split_once(':') {
-        if name.trim().eq_ignore_ascii_case("Host") {
-            return;
-        }
+    if !header_name(line).is_some_and(|n| n.eq_ignore_ascii_case("Host")) {
+        add_custom_line(out, line);
+    }
+}
+
+/// [`add_custom`] without the Host rule.
+fn add_custom_line(out: &mut Vec<u8>, line: &str) {
+    if let Some((_, value)) = line.split_once(':') {
         if value.trim().is_empty() {
             return;
         }
@@ -317,6 +353,7 @@ mod tests {
                 method: "GET",
                 target: "/",
                 host_header: "h:1",
+                custom_host_ok: true,
                 framing,
                 http10: false,
                 cookie: opts

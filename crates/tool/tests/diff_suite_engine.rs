@@ -1,0 +1,452 @@
+//! Differential tests for engine behaviour that curl 8.14.1's own test suite
+//! (scripts/curl-testsuite.sh) found different: each test names the curl test it stands for
+//! and checks the same behaviour against the reference curl on a scripted server.
+
+use oxcurl_testsupport::{Case, Reply};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+/// `-v` output with digits masked, without curl's racy "Request completely sent off" line
+/// and the lines for the pieces of the body sent (their sizes differ).
+fn verbose_norm(data: &[u8]) -> Vec<u8> {
+    let masked = oxcurl_testsupport::diff::mask_digits(data);
+    let masked =
+        oxcurl_testsupport::diff::replace_all(&masked, b"* Request completely sent off\n", b"");
+    masked
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|l| !l.starts_with(b"} ["))
+        .flatten()
+        .copied()
+        .collect()
+}
+
+// ---- custom Host headers (curl tests 184, 1121, 1292) --------------------------------------
+
+/// curl test 184: a custom `Host:` goes with the first request only; following to another
+/// host sends curl's own.
+#[test]
+fn t184_custom_host_dropped_on_redirect_to_another_host() {
+    Case::new("t184_custom_host_dropped")
+        .args(&[
+            "-s",
+            "-L",
+            "-H",
+            "Host: another.visitor.stay",
+            "-x",
+            "{url}",
+            "http://deathstar.another.galaxy/184",
+        ])
+        .server(|s| {
+            s.route(
+                "http://deathstar.another.galaxy/184",
+                Reply::head(
+                    301,
+                    &[
+                        ("Location", "http://yet.another.host/184"),
+                        ("Content-Length", "4"),
+                    ],
+                )
+                .body("moo\n"),
+            );
+            s.route("http://yet.another.host/184", Reply::ok("moo\n"));
+        })
+        .run(OXCURL);
+}
+
+/// A redirect back to the same host name keeps the custom `Host:`.
+#[test]
+fn t184_custom_host_kept_on_redirect_to_the_same_host() {
+    Case::new("t184_custom_host_kept")
+        .args(&["-s", "-L", "-H", "Host: custom.example", "{url}/a"])
+        .server(|s| {
+            s.route("/a", Reply::redirect(302, "/b"));
+            s.route("/b", Reply::ok("b\n"));
+        })
+        .run(OXCURL);
+}
+
+/// curl test 1121: of several custom `Host:` headers the first one is sent.
+#[test]
+fn t1121_first_of_several_custom_hosts() {
+    Case::new("t1121_first_of_several_custom_hosts")
+        .args(&[
+            "-s",
+            "-H",
+            "Host: host1",
+            "-H",
+            "Host: host2",
+            "-H",
+            "Host: host3",
+            "{url}/1121",
+        ])
+        .reply(Reply::ok("blaha\n"))
+        .run(OXCURL);
+}
+
+/// curl test 1292: `Host;` replaces the Host header with an empty one, in its place;
+/// `Host:` alone sends none, and then a later custom Host goes out as any custom header.
+#[test]
+fn t1292_blank_and_removed_host() {
+    for (name, headers) in [
+        ("blank", vec!["Host;", "Accept;"]),
+        ("removed", vec!["Host:", "X-A: 1"]),
+        (
+            "removed_then_custom",
+            vec!["Host:", "X-A: 1", "Host: later"],
+        ),
+        ("spaced_value", vec!["Host:   spaced  "]),
+        ("semicolon_value", vec!["Host;odd"]),
+    ] {
+        let mut args = vec!["-s"];
+        for h in &headers {
+            args.extend_from_slice(&["-H", h]);
+        }
+        args.push("{url}/1292");
+        Case::new(&format!("t1292_{name}"))
+            .args(&args)
+            .reply(Reply::ok("ok\n"))
+            .run(OXCURL);
+    }
+}
+
+// ---- credentials on redirects (curl test 998) ----------------------------------------------
+
+/// curl test 998: with --location-trusted the user and password from the URL go to the host
+/// redirected to as well.
+#[test]
+fn t998_location_trusted_sends_url_credentials_to_another_host() {
+    Case::new("t998_location_trusted")
+        .args(&[
+            "-s",
+            "-x",
+            "{url}",
+            "http://alberto:einstein@somewhere.example/998",
+            "--location-trusted",
+        ])
+        .server(|s| {
+            s.route(
+                "http://somewhere.example/998",
+                Reply::head(
+                    301,
+                    &[
+                        ("Location", "http://somewhere.else.example/a/path/9980002"),
+                        ("Content-Length", "0"),
+                        ("Connection", "close"),
+                    ],
+                ),
+            );
+            s.route(
+                "http://somewhere.else.example/a/path/9980002",
+                Reply::ok("-foo-\n"),
+            );
+        })
+        .run(OXCURL);
+}
+
+/// Without --location-trusted, URL credentials stay with the first host but are used again
+/// on a redirect back to the same host and port.
+#[test]
+fn t998_url_credentials_on_redirects_without_trust() {
+    Case::new("t998_same_host_redirect")
+        .args(&["-s", "-L", "http://u:p@{host}/a"])
+        .server(|s| {
+            s.route("/a", Reply::redirect(302, "/b"));
+            s.route("/b", Reply::ok("b\n"));
+        })
+        .run(OXCURL);
+    Case::new("t998_other_host_redirect")
+        .args(&["-s", "-L", "-x", "{url}", "http://u:p@one.example/a"])
+        .server(|s| {
+            s.route(
+                "http://one.example/a",
+                Reply::redirect(302, "http://two.example/b"),
+            );
+            s.route(
+                "http://two.example/b",
+                Reply::redirect(302, "http://one.example/c"),
+            );
+            s.route("http://one.example/c", Reply::ok("c\n"));
+        })
+        .run(OXCURL);
+    // Another port clears them, also for the way back.
+    Case::new("t998_other_port_redirect")
+        .args(&["-s", "-L", "-x", "{url}", "http://u:p@one.example/a"])
+        .server(|s| {
+            s.route(
+                "http://one.example/a",
+                Reply::redirect(302, "http://one.example:8080/b"),
+            );
+            s.route(
+                "http://one.example:8080/b",
+                Reply::redirect(302, "http://one.example/c"),
+            );
+            s.route("http://one.example/c", Reply::ok("c\n"));
+        })
+        .run(OXCURL);
+}
+
+// ---- NTLM (curl test 89) -------------------------------------------------------------------
+
+/// A type-2 message answered with LM + NTLM v1 (no randomness), from curl test 89.
+const TYPE2_V1: &str = "NTLM TlRMTVNTUAACAAAAAgACADAAAACGggEAc51AYVDgyNcAAAAAAAAAAG4AbgAyAAAAQ0MCAAQAQwBDAAEAEgBFAEwASQBTAEEAQgBFAFQASAAEABgAYwBjAC4AaQBjAGUAZABlAHYALgBuAHUAAwAsAGUAbABpAHMAYQBiAGUAdABoAC4AYwBjAC4AaQBjAGUAZABlAHYALgBuAHUAAAAAAA==";
+
+fn ntlm_challenge() -> Reply {
+    Reply::status(
+        401,
+        &[("WWW-Authenticate", TYPE2_V1)],
+        "This is not the real page either!\n",
+    )
+}
+
+/// curl test 89: NTLM authenticates the connection; a redirect on a new one (the first was
+/// closed) does the whole handshake again.
+#[test]
+fn t89_ntlm_again_after_redirect_to_a_new_connection() {
+    Case::new("t89_ntlm_again_after_redirect")
+        .args(&["-s", "-u", "testuser:testpass", "--ntlm", "-L", "{url}/89"])
+        .replies(vec![
+            ntlm_challenge(),
+            Reply::head(301, &[("Location", "/you/890010"), ("Connection", "close")]),
+            ntlm_challenge(),
+            Reply::ok("Finally, this is the real page!\n"),
+        ])
+        .run(OXCURL);
+}
+
+/// On the same connection the redirected request needs no new handshake.
+#[test]
+fn t89_ntlm_not_again_on_the_same_connection() {
+    Case::new("t89_ntlm_same_connection")
+        .args(&["-s", "-u", "testuser:testpass", "--ntlm", "-L", "{url}/89"])
+        .replies(vec![
+            ntlm_challenge(),
+            Reply::status(301, &[("Location", "/you/890010")], ""),
+            Reply::ok("Finally, this is the real page!\n"),
+        ])
+        .run(OXCURL);
+}
+
+/// The 401 of curl tests 69 and 90 that offers NTLM among others.
+fn offers_ntlm() -> Reply {
+    Reply::status(
+        401,
+        &[
+            ("WWW-Authenticate", "Basic"),
+            ("WWW-Authenticate", "Wild-and-crazy"),
+            ("WWW-Authenticate", "NTLM"),
+        ],
+        "This is not the real page\n",
+    )
+}
+
+/// curl test 90: --anyauth picks NTLM; after a redirect to a new connection the scheme is
+/// picked again from a fresh 401, as curl clears a finished NTLM pick for a new connection.
+#[test]
+fn t90_anyauth_ntlm_picked_again_on_a_new_connection() {
+    Case::new("t90_anyauth_ntlm_picked_again")
+        .args(&[
+            "-sS",
+            "-v",
+            "-u",
+            "testuser:testpass",
+            "--anyauth",
+            "-L",
+            "{url}/90",
+        ])
+        .replies(vec![
+            offers_ntlm(),
+            ntlm_challenge(),
+            Reply::head(301, &[("Location", "/you/900010"), ("Connection", "close")]),
+            offers_ntlm(),
+            ntlm_challenge(),
+            Reply::ok("Finally, this is the real page!\n"),
+        ])
+        .compare_stderr(true)
+        .normalise_with(|d| {
+            // curl shows the -u credentials in the URL of a followed redirect
+            // (t90_followed_url_shows_user_credentials).
+            verbose_norm(&oxcurl_testsupport::diff::replace_all(
+                d,
+                b"testuser:testpass@",
+                b"",
+            ))
+        })
+        .run(OXCURL);
+}
+
+/// curl puts the `-u` user and password into the URL of a followed redirect, so its "Issue
+/// another request" line shows them; oxcurl shows the URL as the Location made it.
+#[test]
+#[ignore = "issue 2: curl writes the -u credentials into the followed URL it shows"]
+fn t90_followed_url_shows_user_credentials() {
+    Case::new("t90_followed_url_shows_user_credentials")
+        .args(&["-sS", "-v", "-u", "testuser:testpass", "-L", "{url}/a"])
+        .replies(vec![Reply::redirect(302, "/b"), Reply::ok("b\n")])
+        .compare_stderr(true)
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+/// curl test 90 (where the server closes after each 401): a transfer sends a request again
+/// on a fresh connection more than once when reused connections keep dying.
+#[test]
+fn t90_more_than_one_retry_on_a_fresh_connection() {
+    Case::new("t90_more_than_one_retry")
+        .args(&["-sS", "-L", "{url}/a"])
+        .replies(vec![
+            Reply::redirect(302, "/b"),
+            Reply::new().close(),
+            Reply::redirect(302, "/c"),
+            Reply::new().close(),
+            Reply::ok("c\n"),
+        ])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+/// curl test 69: the connection dies under the type-1 message (the server closes it without
+/// an answer); the request goes again on a new connection, where the rest of the handshake
+/// stays.
+#[test]
+fn t69_anyauth_ntlm_after_the_connection_died() {
+    Case::new("t69_anyauth_ntlm_after_the_connection_died")
+        .args(&["-s", "-u", "testuser:testpass", "--anyauth", "{url}/69"])
+        .replies(vec![
+            Reply::status(
+                401,
+                &[
+                    ("WWW-Authenticate", "Basic"),
+                    ("WWW-Authenticate", "Wild-and-crazy"),
+                    ("WWW-Authenticate", "NTLM"),
+                ],
+                "This is not the real page\n",
+            ),
+            Reply::new().close(),
+            ntlm_challenge(),
+            Reply::ok("Finally, this is the real page!\n"),
+        ])
+        .run(OXCURL);
+}
+
+// ---- proxies (curl test 213) ---------------------------------------------------------------
+
+/// curl test 213: `--proxy1.0` with an `http://` proxy URL still sends CONNECT as HTTP/1.0.
+#[test]
+fn t213_proxy10_with_scheme_connects_as_http10() {
+    for (name, proxy) in [("scheme", "{url}"), ("no_scheme", "{host}")] {
+        Case::new(&format!("t213_proxy10_{name}"))
+            .args(&[
+                "-s",
+                "--proxy1.0",
+                proxy,
+                "-p",
+                "-U",
+                "testuser:testpass",
+                "-d",
+                "postit",
+                "http://test.remote.example.com.213:8990/path/2130002",
+            ])
+            .replies(vec![
+                Reply::raw("HTTP/1.0 200 Mighty fine indeed\r\n\r\n").keep_open(true),
+                Reply::ok("contents\n"),
+            ])
+            .run(OXCURL);
+    }
+}
+
+// ---- Expect: 100-continue (curl tests 357, 1130, 1131) -------------------------------------
+
+/// A server that answers a request announcing `Expect:` with `417`, and any other
+/// after reading its body with `200`.
+fn expectation_failed_server(s: &oxcurl_testsupport::http::ScriptedServer) {
+    s.set_raw_handler(|mut c| {
+        while let Some(req) = c.read_head() {
+            if req.header("Expect").is_some() {
+                // After a pause: curl tells "while waiting" from "while sending" by whether
+                // it has started waiting yet.
+                let r = Reply::new()
+                    .sleep(std::time::Duration::from_millis(200))
+                    .write("HTTP/1.1 417 Expectation Failed\r\nContent-Length: 0\r\n\r\n");
+                if !c.send(&r) {
+                    return;
+                }
+                continue;
+            }
+            let mut body = vec![0u8; req.content_length().unwrap_or(0) as usize];
+            if std::io::Read::read_exact(&mut c, &mut body).is_err() {
+                return;
+            }
+            if !c.send(&Reply::ok("blablabla\n")) {
+                return;
+            }
+        }
+    });
+}
+
+/// curl test 357: a 417 to `Expect: 100-continue` before any of the body went: the request
+/// goes again on the same connection, without Expect.
+#[test]
+fn t357_expectation_failed_sends_again_without_expect() {
+    Case::new("t357_expectation_failed")
+        .args(&[
+            "-sS",
+            "-v",
+            "-T",
+            "big.txt",
+            "--expect100-timeout",
+            "99",
+            "{url}/we/want/357",
+        ])
+        .file("big.txt", vec![b'x'; 1_100_000])
+        .server(expectation_failed_server)
+        .compare_stderr(true)
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+/// curl tests 1130, 1131: a custom `Expect: 100-continue` makes even a small body wait for
+/// the 100; a 4xx instead stops the upload and closes the connection.
+#[test]
+fn t1130_custom_expect_waits_and_an_error_stops_the_body() {
+    let reply = |code: u16, body: &str| {
+        Reply::status(code, &[("Content-Type", "text/html")], body)
+            .on_expect(oxcurl_testsupport::http::ContinueMode::FinalReply)
+    };
+    Case::new("t1130_post_404")
+        .args(&[
+            "-sS",
+            "-d",
+            "@file",
+            "{url}/1130",
+            "{url}/11300001",
+            "-H",
+            "Expect: 100-continue",
+            "--expect100-timeout",
+            "99",
+        ])
+        .file("file", vec![b'X'; 100])
+        .reply(reply(404, "-foo-\n"))
+        .unordered_connections()
+        .run(OXCURL);
+    Case::new("t1131_put_400")
+        .args(&[
+            "-sS",
+            "-v",
+            "-H",
+            "Expect: 100-continue",
+            "-T",
+            "file",
+            "{url}/1131",
+            "-T",
+            "file",
+            "{url}/11310001",
+            "--expect100-timeout",
+            "99",
+        ])
+        .file("file", [vec![b'X'; 99], b"\n".to_vec()].concat())
+        .reply(reply(400, "FAILURE1\n"))
+        .unordered_connections()
+        .compare_stderr(true)
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
