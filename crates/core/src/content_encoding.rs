@@ -920,3 +920,38 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod br_corrupt_whole {
+    use super::*;
+
+    /// A corrupt brotli stream (the C decoder and so curl reject it with 61): fed byte by
+    /// byte it fails here too, but in one piece brotli_decompressor decodes 120 bytes from it.
+    /// Found by the content_encoding fuzz target.
+    const CORRUPT: &[u8] = &[
+        0x00, 0x00, 0x00, 0x4a, 0x54, 0x3a, 0x4a, 0xe8, 0x54, 0x54, 0xb6, 0xb6, 0xd1, 0xff, 0x55,
+        0x21, 0, 0, 0, 0, 0, 0, 0, 0xdb, 0xdb, 0xdb, 0x00,
+    ];
+
+    fn fails(piece: usize) -> bool {
+        let mut d = Decoder::new(b"br").expect("br");
+        let mut sink = |_: &[u8]| Ok(());
+        for p in CORRUPT.chunks(piece) {
+            if d.decode(p, &mut sink).is_err() {
+                return true;
+            }
+        }
+        d.finish(&mut sink).is_err()
+    }
+
+    #[test]
+    fn corrupt_stream_fails_byte_by_byte() {
+        assert!(fails(1));
+    }
+
+    #[test]
+    #[ignore = "issue 7: brotli_decompressor accepts this corrupt stream when it comes in one piece; curl (C brotli) fails with 61"]
+    fn corrupt_stream_fails_in_one_piece() {
+        assert!(fails(CORRUPT.len()));
+    }
+}
