@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
+use oxcurl_urlapi::{Flags, GetFlags, Part, Url, UrlError};
 
 const PARTS: [Part; 11] = [
     Part::Scheme,
@@ -97,7 +97,13 @@ fuzz_target!(|data: &[u8]| {
         if roundtrip_exempt(input, &u, &s) {
             continue;
         }
-        let u2 = Url::parse(&s, flags).expect("URL string of a parsed URL must parse");
+        let u2 = match Url::parse(&s, flags) {
+            Ok(u2) => u2,
+            // libcurl 8.14.1 does the same: `file:.//p://1/x` parses, its URL string
+            // `file:///p://1/x` does not (CURLUE_BAD_FILE_URL).
+            Err(UrlError::BadFileUrl) if s.starts_with("file:") => continue,
+            Err(e) => panic!("URL string of a parsed URL must parse: {e:?}"),
+        };
         for part in PARTS {
             assert_eq!(
                 u.get(part, GetFlags::default()),

@@ -251,3 +251,18 @@ fn write_generated_inputs() {
     }
     std::fs::write(path, out).unwrap();
 }
+
+/// As in libcurl 8.14.1 (checked with its curl_url_set/get): `file:.//p://1/le` parses,
+/// and the URL string it gives, `file:///p://1/le`, does not parse again (19, Bad file://
+/// URL). Found by the url_parse fuzz target, which exempts this case.
+#[test]
+fn file_url_whose_string_does_not_parse_again_like_libcurl() {
+    use oxcurl_urlapi::{Flags, Url, UrlError};
+    let u = Url::parse("file:.//p://1/le", Flags::default()).expect("parses");
+    let s = u.to_url_string();
+    assert_eq!(s, "file:///p://1/le");
+    assert_eq!(
+        Url::parse(&s, Flags::default()).err(),
+        Some(UrlError::BadFileUrl)
+    );
+}
