@@ -14,15 +14,13 @@
 //! in a temporary directory (readable by the unprivileged user squid switches to).
 
 use std::fs;
-use std::net::{SocketAddr, TcpStream};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::fs::TempDir;
-use crate::nginx::free_port;
+use crate::nginx::{free_port, wait_listening, Listening};
 
 /// Where Debian installs squid.
 pub const SQUID_BIN: &str = "/usr/sbin/squid";
@@ -92,27 +90,16 @@ fn launch(what: &str, make: impl Fn(u16, &TempDir) -> Command) -> Daemon {
             .stderr(stderr)
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {what}: {e}"));
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Ok(Some(st)) = child.try_wait() {
+        match wait_listening(&mut child, port, Duration::from_secs(20)) {
+            Listening::Up => return Daemon { child, port, dir },
+            Listening::Exited(st) => {
                 last = format!(
                     "{what} exited ({st}): {}{}",
                     fs::read_to_string(dir.join("stderr.log")).unwrap_or_default(),
                     fs::read_to_string(dir.join("log")).unwrap_or_default()
                 );
-                break;
             }
-            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                return Daemon { child, port, dir };
-            }
-            if Instant::now() >= deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                last = format!("{what} did not listen within 20 s");
-                break;
-            }
-            thread::sleep(Duration::from_millis(20));
+            Listening::TimedOut => last = format!("{what} did not listen within 20 s"),
         }
     }
     panic!("cannot start {what}: {last}");

@@ -111,30 +111,23 @@ impl Nginx {
                 )
                 .spawn()
                 .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
-            let addr = SocketAddr::from(([127, 0, 0, 1], port));
-            let deadline = Instant::now() + Duration::from_secs(10);
-            loop {
-                if let Ok(Some(_)) = child.try_wait() {
-                    let err = fs::read_to_string(dir.join("stderr.log")).unwrap_or_default();
-                    let log = fs::read_to_string(dir.join("error.log")).unwrap_or_default();
-                    last_err = format!("nginx exited early: {err}{log}");
-                    break;
-                }
-                if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+            match wait_listening(&mut child, port, Duration::from_secs(10)) {
+                Listening::Up => {
                     return Ok(Nginx {
                         child,
                         port,
                         tls_port,
                         dir,
-                    });
+                    })
                 }
-                if Instant::now() >= deadline {
-                    let _ = child.kill();
-                    let _ = child.wait();
+                Listening::Exited(_) => {
+                    let err = fs::read_to_string(dir.join("stderr.log")).unwrap_or_default();
+                    let log = fs::read_to_string(dir.join("error.log")).unwrap_or_default();
+                    last_err = format!("nginx exited early: {err}{log}");
+                }
+                Listening::TimedOut => {
                     last_err = "nginx did not start listening within 10 s".to_string();
-                    break;
                 }
-                thread::sleep(Duration::from_millis(10));
             }
             if !last_err.contains("in use") {
                 break;
@@ -183,6 +176,36 @@ impl Drop for Nginx {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// What became of a server process started to listen on a loopback port.
+pub(crate) enum Listening {
+    Up,
+    /// It exited first, with this status.
+    Exited(std::process::ExitStatus),
+    /// It did not listen in time and was killed.
+    TimedOut,
+}
+
+/// Waits until `child` accepts connections on `127.0.0.1:port`, exits, or `within` passes
+/// (then it is killed).
+pub(crate) fn wait_listening(child: &mut Child, port: u16, within: Duration) -> Listening {
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let deadline = Instant::now() + within;
+    loop {
+        if let Ok(Some(st)) = child.try_wait() {
+            return Listening::Exited(st);
+        }
+        if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+            return Listening::Up;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Listening::TimedOut;
+        }
+        thread::sleep(Duration::from_millis(10));
     }
 }
 
