@@ -2013,19 +2013,23 @@ impl Transfer {
         self.auth.authneg || self.proxy_auth.authneg
     }
 
-    /// Send CONNECT for the URL's origin over the fresh proxy connection.
-    fn start_tunnel(&mut self) {
-        let url = self.url.clone().expect("url");
+    /// `host:port` a CONNECT asks the proxy for (over HTTP/1.x or HTTP/2): curl tunnels to
+    /// the --connect-to destination, not to the URL's host.
+    fn tunnel_authority(&self) -> String {
+        let url = self.url.as_ref().expect("url");
         let host = url.host_punycode().unwrap_or_default();
-        // curl tunnels to the --connect-to destination, not to the URL's host.
         let port = url.port_or_default();
         let (host, port) = self.connect_to_rule(&host, port).unwrap_or((host, port));
-        let host = if host.contains(':') && !host.starts_with('[') {
-            bracket(&host)
+        if host.contains(':') && !host.starts_with('[') {
+            format!("{}:{port}", bracket(&host))
         } else {
-            host
-        };
-        let authority = format!("{host}:{port}");
+            format!("{host}:{port}")
+        }
+    }
+
+    /// Send CONNECT for the URL's origin over the fresh proxy connection.
+    fn start_tunnel(&mut self) {
+        let authority = self.tunnel_authority();
         let http10 = self
             .proxy
             .as_ref()

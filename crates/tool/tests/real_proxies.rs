@@ -602,6 +602,33 @@ fn nghttpx_connect_tunnel_to_https() {
 }
 
 #[test]
+fn nghttpx_connect_tunnel_goes_to_the_connect_to_destination() {
+    // CONNECT asks for the --connect-to destination on an HTTP/2 stream too.
+    let Some((_sq, nx)) = h2_proxy(ProxyAuth::None) else {
+        return;
+    };
+    let r = via_h2(
+        "nghttpx_connect_tunnel_goes_to_the_connect_to_destination",
+        &nx,
+        &[
+            "-sS",
+            "-p",
+            "--connect-to",
+            "elsewhere.example:80:127.0.0.1:{port}",
+            "http://elsewhere.example/ct",
+        ],
+    )
+    .reply(Reply::ok("redirected tunnel\n"))
+    .run(OXCURL);
+    assert_eq!(r.oxcurl.stdout_str(), "redirected tunnel\n");
+    let head = same_h2_heads(&nx);
+    assert!(
+        head.starts_with(":method: CONNECT\n:authority: 127.0.0.1:"),
+        "{head}"
+    );
+}
+
+#[test]
 fn nghttpx_proxytunnel_for_http() {
     let Some((_sq, nx)) = h2_proxy(ProxyAuth::None) else {
         return;

@@ -47,15 +47,9 @@ impl Transfer {
             == Some(&b"h2"[..])
     }
 
-    fn authority(&self) -> String {
-        let url = self.url.as_ref().expect("url");
-        let host = url.host_punycode().unwrap_or_default();
-        format!("{host}:{}", url.port_or_default())
-    }
-
     /// Start HTTP/2 on the proxy connection and queue CONNECT for the URL's origin.
     pub(super) fn start_h2_tunnel(&mut self) {
-        let authority = self.authority();
+        let authority = self.tunnel_authority();
         self.verbose("CONNECT tunnel: HTTP/2 negotiated");
         self.verbose(&format!("Establish HTTP/2 proxy tunnel to {authority}"));
         let c = self.conn.as_mut().expect("conn");
@@ -152,7 +146,7 @@ impl Transfer {
                 Ok(false) => return Ok(false),
                 Err(_) => return Err(failed()),
             }
-            let authority = self.authority();
+            let authority = self.tunnel_authority();
             let req = self.h2_connect_request(&authority)?;
             let sender = st.sender.as_mut().expect("sender");
             let (response, send) = sender.send_request(req, false).map_err(|_| failed())?;
