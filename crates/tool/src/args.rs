@@ -4099,26 +4099,30 @@ fn prefixed_text(prefix: &str, msg: &str) -> String {
 fn curlrc_path() -> Option<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let xdg = var("XDG_CONFIG_HOME");
-    let mut candidates = Vec::new();
-    if let Some(h) = var("CURL_HOME") {
-        candidates.push(PathBuf::from(h).join(".curlrc"));
-    }
-    if let Some(x) = &xdg {
-        candidates.push(PathBuf::from(x).join("curlrc"));
-    }
-    if let Some(h) = var("HOME") {
-        candidates.push(PathBuf::from(h).join(".curlrc"));
-    }
-    if xdg.is_none() {
-        for name in ["CURL_HOME", "HOME"] {
-            if let Some(h) = var(name) {
-                candidates.push(PathBuf::from(h).join(".config").join("curlrc"));
-            }
+    let curl_home = var("CURL_HOME");
+    let home = var("HOME");
+    let fallback = xdg.is_none();
+    let candidates = [
+        (curl_home.as_deref(), ".curlrc"),
+        (xdg.as_deref(), "curlrc"),
+        (home.as_deref(), ".curlrc"),
+        (curl_home.as_deref().filter(|_| fallback), ".config/curlrc"),
+        (home.as_deref().filter(|_| fallback), ".config/curlrc"),
+    ];
+    // One buffer for every candidate, so that a command line without a .curlrc costs two
+    // allocations here (the HOME value and the buffer), not two per candidate.
+    let mut path = std::ffi::OsString::with_capacity(256);
+    for (dir, name) in candidates {
+        let Some(dir) = dir else { continue };
+        path.clear();
+        path.push(dir);
+        path.push("/");
+        path.push(name);
+        if std::fs::File::open(&path).is_ok() {
+            return Some(PathBuf::from(path));
         }
     }
-    candidates
-        .into_iter()
-        .find(|p| std::fs::File::open(p).is_ok())
+    None
 }
 
 /// `--cert file:password`: the first unescaped colon separates the password; `\:` and
