@@ -61,7 +61,6 @@ fn certinfo_openssl_matches_reference() {
 }
 
 #[test]
-#[ignore = "issue 4: the OpenSSL backend does not resume sessions, so a new connection lists the chain where curl (resuming) lists none"]
 fn certinfo_openssl_after_resumption_matches_reference() {
     chain_matches_reference("openssl", true);
 }

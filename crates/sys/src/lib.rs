@@ -6,7 +6,10 @@
 //! closed file description from every epoll interest list by itself, and the engine deletes
 //! sockets before closing them anyway, so the contract holds and callers get a safe function.
 //! Second, the counting allocator in [`alloc`] (a `GlobalAlloc` impl is `unsafe` by nature),
-//! which also writes curl's memdebug log. Does no other I/O.
+//! which also writes curl's memdebug log. Third, resuming OpenSSL client sessions ([`tls`]):
+//! `SSL_set_session` is unsafe in the `openssl` crate unless the session comes from the same
+//! context, which [`tls`] guarantees by keeping each context's sessions inside that context.
+//! Does no other I/O.
 
 use std::io;
 use std::os::fd::BorrowedFd;
@@ -25,3 +28,4 @@ pub fn register(poller: &Poller, fd: BorrowedFd<'_>, interest: Event) -> io::Res
 }
 
 pub mod alloc;
+pub mod tls;

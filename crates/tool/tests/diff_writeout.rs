@@ -509,9 +509,15 @@ fn tls_certificates_of_a_reused_connection() {
 /// A new connection that resumes the TLS session lists no certificates: curl keeps its
 /// OpenSSL sessions serialized, which drops the chain.
 fn certificates_after_resumption(name: &str, backend: &str) {
+    certificates_second_connection(name, backend, &[]);
+}
+
+/// With `--no-sessionid` the second connection does a full handshake and lists the chain.
+fn certificates_second_connection(name: &str, backend: &str, extra: &[&str]) {
     Case::new(name)
         .tls(TlsServerOptions::default())
         .env("CURL_SSL_BACKEND", backend)
+        .args(extra)
         .args(&[
             "-s",
             "-o",
@@ -535,9 +541,26 @@ fn tls_certificates_after_resumption_rustls() {
 }
 
 #[test]
-#[ignore = "issue 4: the OpenSSL backend does not resume sessions, so the second connection lists the chain where curl lists none"]
 fn tls_certificates_after_resumption_openssl() {
     certificates_after_resumption("tls_certificates_after_resumption_openssl", "openssl");
+}
+
+#[test]
+fn tls_certificates_without_session_reuse_openssl() {
+    certificates_second_connection(
+        "tls_certificates_without_session_reuse_openssl",
+        "openssl",
+        &["--no-sessionid"],
+    );
+}
+
+#[test]
+fn tls_certificates_without_session_reuse_rustls() {
+    certificates_second_connection(
+        "tls_certificates_without_session_reuse_rustls",
+        "rustls",
+        &["--no-sessionid"],
+    );
 }
 
 /// The handshake with an HTTPS proxy fills the certificate list too (curl keeps the last

@@ -77,6 +77,9 @@ pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslCont
     }
     b.set_mode(SslMode::ENABLE_PARTIAL_WRITE | SslMode::ACCEPT_MOVING_WRITE_BUFFER);
     b.set_options(SslOptions::NO_COMPRESSION);
+    if opts.session_cache {
+        oxcurl_sys::tls::enable_client_sessions(&mut b);
+    }
     if let Some(c) = &opts.ciphers {
         b.set_cipher_list(c)
             .map_err(|_| cipher_error("cipher list", c))?;
@@ -343,6 +346,9 @@ impl Session {
         }
         if opts.verify_status {
             let _ = ssl.set_status_type(StatusType::OCSP);
+        }
+        if opts.session_cache {
+            oxcurl_sys::tls::resume(&mut ssl, host);
         }
         Ok(Session {
             state: State::Start(ssl),
@@ -642,11 +648,15 @@ impl Session {
             .unwrap_or_default()
     }
 
-    /// The certificates the server sent, leaf first.
+    /// The certificates the server sent, leaf first; none after a resumed handshake (curl
+    /// keeps its sessions serialized, which drops the chain).
     pub fn peer_chain_der(&self) -> Vec<Vec<u8>> {
         let State::Done(s) = &self.state else {
             return Vec::new();
         };
+        if s.ssl().session_reused() {
+            return Vec::new();
+        }
         s.ssl()
             .peer_cert_chain()
             .map(|c| c.iter().filter_map(|x| x.to_der().ok()).collect())
