@@ -1172,6 +1172,19 @@ impl Conn {
                 .body_on_head
                 .unwrap_or_else(|| self.shared.lock().body_on_head);
         let mut meta: Vec<u8> = Vec::new();
+        // A reply that closes the connection goes out with its FIN in the same segment (TCP
+        // cork until the shutdown): a client then always sees the close by the time it has
+        // read the reply, instead of racing the server to reuse the connection.
+        let closes = reply.keep_open == Some(false)
+            || reply.actions.iter().any(|a| matches!(a, Action::Close));
+        let cork = closes
+            && reply
+                .actions
+                .iter()
+                .all(|a| !matches!(a, Action::Sleep(_) | Action::WriteSlowly { .. }));
+        if cork {
+            let _ = socket2::SockRef::from(self.stream.tcp()).set_cork(true);
+        }
         for a in &reply.actions {
             match a {
                 Action::Write(b) => {
