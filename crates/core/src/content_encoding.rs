@@ -21,13 +21,22 @@
 use std::fmt;
 
 use crate::proto::h1::head::{coding_is, codings};
+#[cfg(feature = "brotli")]
 use brotli_decompressor::{BrotliDecompressStream, BrotliResult, BrotliState, StandardAlloc};
 use flate2::{Decompress, FlushDecompress, Status};
+#[cfg(feature = "zstd")]
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 
-/// The Accept-Encoding value curl 8.14.1 sends with `--compressed` when built with zlib, brotli
-/// and zstd.
+/// The Accept-Encoding value curl 8.14.1 sends with `--compressed`: the codings built in
+/// (zlib always; brotli and zstd with their features, as in a curl built with or without them).
+#[cfg(all(feature = "brotli", feature = "zstd"))]
 pub const ACCEPT_ENCODING: &str = "deflate, gzip, br, zstd";
+#[cfg(all(feature = "brotli", not(feature = "zstd")))]
+pub const ACCEPT_ENCODING: &str = "deflate, gzip, br";
+#[cfg(all(not(feature = "brotli"), feature = "zstd"))]
+pub const ACCEPT_ENCODING: &str = "deflate, gzip, zstd";
+#[cfg(all(not(feature = "brotli"), not(feature = "zstd")))]
+pub const ACCEPT_ENCODING: &str = "deflate, gzip";
 
 /// curl's `MAX_ENCODE_STACK`: a response may list fewer codings than this.
 pub const MAX_ENCODE_STACK: usize = 5;
@@ -35,6 +44,7 @@ pub const MAX_ENCODE_STACK: usize = 5;
 /// Size of each stage's output buffer.
 const OUT_SIZE: usize = 16 * 1024;
 
+#[cfg(feature = "zstd")]
 /// Largest zstd block body (128 KiB) plus its header and a frame checksum.
 const ZSTD_BUF: usize = 128 * 1024 + 3 + 4;
 
@@ -44,26 +54,33 @@ pub enum Coding {
     Identity,
     Gzip,
     Deflate,
+    #[cfg(feature = "brotli")]
     Br,
+    #[cfg(feature = "zstd")]
     Zstd,
 }
 
 impl Coding {
     /// The coding for a name as curl matches it (case-insensitive, with curl's aliases).
     pub fn from_name(name: &[u8]) -> Option<Coding> {
-        Some(if coding_is(name, "identity") || coding_is(name, "none") {
-            Coding::Identity
-        } else if coding_is(name, "gzip") || coding_is(name, "x-gzip") {
-            Coding::Gzip
-        } else if coding_is(name, "deflate") {
-            Coding::Deflate
-        } else if coding_is(name, "br") {
-            Coding::Br
-        } else if coding_is(name, "zstd") {
-            Coding::Zstd
-        } else {
-            return None;
-        })
+        if coding_is(name, "identity") || coding_is(name, "none") {
+            return Some(Coding::Identity);
+        }
+        if coding_is(name, "gzip") || coding_is(name, "x-gzip") {
+            return Some(Coding::Gzip);
+        }
+        if coding_is(name, "deflate") {
+            return Some(Coding::Deflate);
+        }
+        #[cfg(feature = "brotli")]
+        if coding_is(name, "br") {
+            return Some(Coding::Br);
+        }
+        #[cfg(feature = "zstd")]
+        if coding_is(name, "zstd") {
+            return Some(Coding::Zstd);
+        }
+        None
     }
 }
 
@@ -145,9 +162,10 @@ impl fmt::Display for DecodeError {
             DecodeErrorKind::Bad => {
                 f.write_str("Unrecognized or bad HTTP Content or Transfer-Encoding")
             }
-            DecodeErrorKind::UnknownCoding => f.write_str(
-                "Unrecognized content encoding type. libcurl understands deflate, gzip, br, zstd \
-                 content encodings.",
+            DecodeErrorKind::UnknownCoding => write!(
+                f,
+                "Unrecognized content encoding type. libcurl understands {ACCEPT_ENCODING} \
+                 content encodings."
             ),
             DecodeErrorKind::TooMany => write!(
                 f,
@@ -309,12 +327,14 @@ impl ZlibStage {
     }
 }
 
+#[cfg(feature = "brotli")]
 struct BrStage {
     state: BrotliState<StandardAlloc, StandardAlloc, StandardAlloc>,
     done: bool,
     out: Box<[u8]>,
 }
 
+#[cfg(feature = "brotli")]
 impl BrStage {
     fn new() -> Self {
         BrStage {
@@ -373,6 +393,7 @@ impl BrStage {
     }
 }
 
+#[cfg(feature = "zstd")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ZstdPhase {
     Magic,
@@ -385,6 +406,7 @@ enum ZstdPhase {
 
 /// zstd through ruzstd's frame decoder, which needs whole frame headers and blocks: this stage
 /// collects them in a fixed buffer.
+#[cfg(feature = "zstd")]
 struct ZstdStage {
     dec: FrameDecoder,
     phase: ZstdPhase,
@@ -395,10 +417,12 @@ struct ZstdStage {
     out: Box<[u8]>,
 }
 
+#[cfg(feature = "zstd")]
 fn bad() -> DecodeError {
     DecodeError::new(DecodeErrorKind::Bad)
 }
 
+#[cfg(feature = "zstd")]
 impl ZstdStage {
     fn new() -> Self {
         ZstdStage {
@@ -542,7 +566,9 @@ enum Stage {
     Identity,
     Unknown,
     Zlib(Box<ZlibStage>),
+    #[cfg(feature = "brotli")]
     Br(Box<BrStage>),
+    #[cfg(feature = "zstd")]
     Zstd(Box<ZstdStage>),
 }
 
@@ -564,7 +590,9 @@ impl Stage {
                 }
             }
             Stage::Zlib(z) => z.decode(input, next),
+            #[cfg(feature = "brotli")]
             Stage::Br(b) => b.decode(input, next),
+            #[cfg(feature = "zstd")]
             Stage::Zstd(z) => z.decode(input, next),
         }
     }
@@ -618,7 +646,9 @@ impl Decoder {
                 Some(Coding::Identity) => Stage::Identity,
                 Some(Coding::Gzip) => Stage::Zlib(Box::new(ZlibStage::new(true))),
                 Some(Coding::Deflate) => Stage::Zlib(Box::new(ZlibStage::new(false))),
+                #[cfg(feature = "brotli")]
                 Some(Coding::Br) => Stage::Br(Box::new(BrStage::new())),
+                #[cfg(feature = "zstd")]
                 Some(Coding::Zstd) => Stage::Zstd(Box::new(ZstdStage::new())),
                 None => Stage::Unknown,
             });
@@ -661,7 +691,7 @@ impl Decoder {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "brotli", feature = "zstd"))]
 mod tests {
     use super::*;
     use crate::proto::h1::head::tests::Rng;
@@ -921,7 +951,7 @@ mod tests {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "brotli"))]
 mod br_corrupt_whole {
     use super::*;
 

@@ -51,6 +51,27 @@ pub const OXCURL_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// What `curl_version()` returns: `libcurl/8.14.1 rustls/0.23 (OpenSSL/3.0.19) oxcurl/0.1.0`,
 /// the TLS backend in use first. `-V` and `%{json}`'s `curl_version` print the same text.
+/// `curl -V`'s Features line for what this build has, in curl's order.
+pub fn features_line() -> String {
+    let mut f = vec!["AsynchDNS"];
+    if cfg!(feature = "brotli") {
+        f.push("brotli");
+    }
+    f.extend(["HSTS", "HTTP2", "HTTPS-proxy", "IPv6", "Largefile", "libz"]);
+    if cfg!(feature = "openssl") {
+        f.push("MultiSSL");
+    }
+    f.push("NTLM");
+    if cfg!(feature = "psl") {
+        f.push("PSL");
+    }
+    f.extend(["SSL", "UnixSockets"]);
+    if cfg!(feature = "zstd") {
+        f.push("zstd");
+    }
+    f.join(" ")
+}
+
 pub fn version_line() -> String {
     format!(
         "libcurl/{LIBCURL_VERSION} {} oxcurl/{OXCURL_VERSION}",

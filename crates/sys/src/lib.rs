@@ -28,4 +28,5 @@ pub fn register(poller: &Poller, fd: BorrowedFd<'_>, interest: Event) -> io::Res
 }
 
 pub mod alloc;
+#[cfg(feature = "openssl")]
 pub mod tls;

@@ -173,9 +173,10 @@ pub fn version() -> String {
         "curl {v} (x86_64-pc-linux-gnu) {line}\n\
          Release-Date: 2025-06-04\n\
          Protocols: http https\n\
-         Features: AsynchDNS brotli HSTS HTTP2 HTTPS-proxy IPv6 Largefile libz MultiSSL NTLM PSL SSL UnixSockets zstd\n\
+         Features: {f}\n\
          oxcurl {o}: curl {v} compatible, written in Rust\n",
         v = oxcurl_core::LIBCURL_VERSION,
+        f = oxcurl_core::features_line(),
         o = oxcurl_core::OXCURL_VERSION,
         line = oxcurl_core::version_line()
     )

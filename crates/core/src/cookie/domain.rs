@@ -95,6 +95,7 @@ pub(crate) fn cookie_hash(domain: Option<&[u8]>) -> usize {
 /// The longest public suffix of `host` (lower case), as libpsl's `psl_unregistrable_domain`
 /// finds it. A name ending in a dot only ever matches the implicit `*` rule there, so its
 /// suffix is its last label (with the dot).
+#[cfg(feature = "psl")]
 fn unregistrable_len(host: &[u8]) -> usize {
     if let Some(stripped) = host.strip_suffix(b".") {
         let label = stripped
@@ -114,6 +115,7 @@ fn unregistrable_len(host: &[u8]) -> usize {
 /// libpsl's `psl_is_cookie_domain_acceptable(hostname, cookie_domain)`, both lower case: the
 /// exact host is always fine; otherwise the host must be a name, end with the domain on a label
 /// boundary, and the domain must be longer than the host's public suffix.
+#[cfg(feature = "psl")]
 pub(crate) fn psl_acceptable(host: &[u8], cookie_domain: &[u8]) -> bool {
     let mut cd = cookie_domain;
     while cd.first() == Some(&b'.') {
@@ -203,6 +205,7 @@ mod tests {
         assert!(cookie_hash(Some(b"example.com")) < COOKIE_HASH_SIZE);
     }
 
+    #[cfg(feature = "psl")]
     #[test]
     fn public_suffixes() {
         assert!(psl_acceptable(b"www.example.com", b"example.com"));

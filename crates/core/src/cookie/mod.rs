@@ -29,9 +29,7 @@ mod tests;
 use std::cmp::Ordering;
 use std::fmt;
 
-use domain::{
-    cookie_hash, is_ipnum, pathmatch, psl_acceptable, sanitize_path, tailmatch, COOKIE_HASH_SIZE,
-};
+use domain::{cookie_hash, is_ipnum, pathmatch, sanitize_path, tailmatch, COOKIE_HASH_SIZE};
 
 /// The longest `Set-Cookie:` value and cookie file line curl accepts (`MAX_COOKIE_LINE`).
 pub const MAX_COOKIE_LINE: usize = 5000;
@@ -1168,7 +1166,15 @@ fn send_order(a: &Cookie, b: &Cookie) -> Ordering {
 
 /// curl's `is_public_suffix`: only for cookies set by a host, with a domain that is a name.
 /// Names of 256 bytes or more are refused outright, as curl's buffers are that size.
+#[cfg(not(feature = "psl"))]
+fn check_public_suffix(_co: &Cookie, _host: Option<&[u8]>) -> Result<(), Rejected> {
+    // Built without the list: as curl without libpsl, no check.
+    Ok(())
+}
+
+#[cfg(feature = "psl")]
 fn check_public_suffix(co: &Cookie, host: Option<&[u8]>) -> Result<(), Rejected> {
+    use domain::psl_acceptable;
     let (Some(host), Some(domain)) = (host, co.domain.as_deref()) else {
         return Ok(());
     };

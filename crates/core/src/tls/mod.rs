@@ -8,8 +8,19 @@
 //! default) and OpenSSL. Sessions never block: the caller hands them the socket for each
 //! step.
 
+#[cfg(feature = "openssl")]
 pub mod certinfo;
+#[cfg(feature = "openssl")]
 mod openssl_backend;
+
+/// Built without OpenSSL: certinfo (which parses with OpenSSL, as curl's does) lists nothing.
+#[cfg(not(feature = "openssl"))]
+pub mod certinfo {
+    /// No entries: this build has no certificate printer.
+    pub fn certinfo(_der: &[u8]) -> Vec<String> {
+        Vec::new()
+    }
+}
 pub mod pin;
 mod rustls_backend;
 pub mod x509;
@@ -32,7 +43,7 @@ impl Backend {
     pub fn from_name(name: &str) -> Option<Backend> {
         match name.to_ascii_lowercase().as_str() {
             "rustls" => Some(Backend::Rustls),
-            "openssl" => Some(Backend::OpenSsl),
+            "openssl" if cfg!(feature = "openssl") => Some(Backend::OpenSsl),
             _ => None,
         }
     }
@@ -40,7 +51,10 @@ impl Backend {
     pub fn version_name(self) -> String {
         match self {
             Backend::Rustls => "rustls/0.23".into(),
+            #[cfg(feature = "openssl")]
             Backend::OpenSsl => openssl_backend::version_name(),
+            #[cfg(not(feature = "openssl"))]
+            Backend::OpenSsl => "OpenSSL (not built in)".into(),
         }
     }
 }
@@ -49,6 +63,9 @@ static BACKEND: OnceLock<Backend> = OnceLock::new();
 
 /// Choose the backend for this process (`curl_global_sslset`); false once one is in use.
 pub fn select_backend(b: Backend) -> bool {
+    if b == Backend::OpenSsl && !cfg!(feature = "openssl") {
+        return false;
+    }
     BACKEND.set(b).is_ok() || BACKEND.get() == Some(&b)
 }
 
@@ -69,6 +86,9 @@ fn default_backend() -> Backend {
 /// `curl_global_sslset` still may after `curl_version_info`.
 pub fn version_string() -> String {
     let cur = BACKEND.get().copied().unwrap_or_else(default_backend);
+    if !cfg!(feature = "openssl") {
+        return cur.version_name();
+    }
     let other = match cur {
         Backend::Rustls => Backend::OpenSsl,
         Backend::OpenSsl => Backend::Rustls,
@@ -80,6 +100,7 @@ pub fn version_string() -> String {
 #[derive(Clone)]
 pub enum Config {
     Rustls(Arc<rustls::ClientConfig>),
+    #[cfg(feature = "openssl")]
     OpenSsl(openssl::ssl::SslContext),
 }
 
@@ -218,7 +239,10 @@ impl TlsCache {
         }
         let c = match backend() {
             Backend::Rustls => Config::Rustls(rustls_backend::build_config(opts, alpn)?),
+            #[cfg(feature = "openssl")]
             Backend::OpenSsl => Config::OpenSsl(openssl_backend::build_context(opts, alpn)?),
+            #[cfg(not(feature = "openssl"))]
+            Backend::OpenSsl => return Err(connect_error("OpenSSL is not built in")),
         };
         if self.configs.len() >= 8 {
             self.configs.remove(0);
@@ -248,6 +272,7 @@ pub enum Handshake {
 #[allow(clippy::large_enum_variant)]
 pub enum Session {
     Rustls(rustls_backend::Session),
+    #[cfg(feature = "openssl")]
     OpenSsl(openssl_backend::Session),
 }
 
@@ -261,8 +286,11 @@ impl Session {
         opts: &TlsOptions,
         over_tls: bool,
     ) -> Result<Session, Error> {
+        #[cfg(not(feature = "openssl"))]
+        let _ = (sock, opts, over_tls);
         Ok(match config {
             Config::Rustls(c) => Session::Rustls(rustls_backend::Session::new(c.clone(), host)?),
+            #[cfg(feature = "openssl")]
             Config::OpenSsl(c) => Session::OpenSsl(openssl_backend::Session::new(
                 c, host, sock, opts, over_tls,
             )?),
@@ -272,6 +300,7 @@ impl Session {
     pub fn handshake(&mut self, io: &mut Io<'_>) -> Result<Handshake, Error> {
         match self {
             Session::Rustls(s) => s.handshake(io),
+            #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.handshake(io),
         }
     }
@@ -279,6 +308,7 @@ impl Session {
     pub fn recv(&mut self, io: &mut Io<'_>, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Session::Rustls(s) => s.recv(io, buf),
+            #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.recv(io, buf),
         }
     }
@@ -286,6 +316,7 @@ impl Session {
     pub fn send(&mut self, io: &mut Io<'_>, buf: &[u8]) -> io::Result<usize> {
         match self {
             Session::Rustls(s) => s.send(io, buf),
+            #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.send(io, buf),
         }
     }
@@ -293,6 +324,7 @@ impl Session {
     pub fn flush(&mut self, io: &mut Io<'_>) -> io::Result<()> {
         match self {
             Session::Rustls(s) => s.flush(io),
+            #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.flush(io),
         }
     }
@@ -300,6 +332,7 @@ impl Session {
     pub fn wants_write(&self) -> bool {
         match self {
             Session::Rustls(s) => s.wants_write(),
+            #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.wants_write(),
         }
     }
@@ -307,6 +340,7 @@ impl Session {
     pub fn is_alive(&mut self, io: &mut Io<'_>) -> bool {
         match self {
             Session::Rustls(s) => s.is_alive(io),
+            #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.is_alive(io),
         }
     }
@@ -314,6 +348,7 @@ impl Session {
     pub fn close(&mut self, io: &mut Io<'_>) {
         match self {
             Session::Rustls(s) => s.close(io),
+            #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.close(io),
         }
     }
@@ -321,6 +356,7 @@ impl Session {
     pub fn alpn(&self) -> Option<&[u8]> {
         match self {
             Session::Rustls(s) => s.alpn(),
+            #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.alpn(),
         }
     }
@@ -331,6 +367,7 @@ impl Session {
                 .peer_certificates()
                 .map(|c| c.iter().map(|c| c.to_vec()).collect())
                 .unwrap_or_default(),
+            #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.chain_der(),
         }
     }
@@ -345,6 +382,7 @@ impl Session {
                 .peer_certificates()
                 .map(|c| c.iter().map(|c| c.to_vec()).collect())
                 .unwrap_or_default(),
+            #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.peer_chain_der(),
         }
     }
@@ -352,6 +390,7 @@ impl Session {
     pub fn connection_summary(&self) -> String {
         match self {
             Session::Rustls(s) => s.connection_summary(),
+            #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.connection_summary(),
         }
     }
