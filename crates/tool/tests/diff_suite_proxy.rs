@@ -1,0 +1,181 @@
+//! Differential tests for proxy behaviour that curl 8.14.1's own test suite
+//! (scripts/curl-testsuite.sh) found different: each test names the curl test it stands for
+//! and checks the same behaviour against the reference curl, the scripted server playing the
+//! proxy.
+
+use oxcurl_testsupport::{Case, Reply};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+/// A case comparing stderr too: the errors and `-v` notes are what these tests are about.
+fn case(name: &str) -> Case {
+    Case::new(name).compare_stderr(true)
+}
+
+/// `-v` output with digits masked, without curl's racy "Request completely sent off" line.
+/// oxcurl does not say "closing connection #N" after a failed transfer (a difference of the
+/// engine's error path, not of the tunnel), so that line goes too.
+fn verbose_norm(data: &[u8]) -> Vec<u8> {
+    let masked = oxcurl_testsupport::diff::mask_digits(data);
+    let masked =
+        oxcurl_testsupport::diff::replace_all(&masked, b"* Request completely sent off\n", b"");
+    masked
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|l| !l.starts_with(b"* closing connection #"))
+        .flatten()
+        .copied()
+        .collect()
+}
+
+fn established() -> Reply {
+    Reply::raw("HTTP/1.1 200 Connection established\r\n\r\n").keep_open(true)
+}
+
+// ---- CONNECT replies (curl tests 750, 1287, 1008) --------------------------------------
+
+/// curl test 750: a proxy answering CONNECT with an HTML page and closing. The page's
+/// second line has no colon: curl's header store refuses it, "Invalid response header" (43).
+#[test]
+fn t750_connect_answered_with_html() {
+    case("t750_connect_answered_with_html")
+        .args(&["-sS", "-p", "-x", "{url}", "http://test.example/"])
+        .reply(Reply::raw("<html>\n<h1>400 Bad request</h1>\n</html>\n").close())
+        .run(OXCURL);
+}
+
+/// The same with `-v`: the refused line is shown first, then the error.
+#[test]
+fn t750_connect_answered_with_html_verbose() {
+    case("t750_connect_answered_with_html_verbose")
+        .args(&["-sS", "-v", "-p", "-x", "{url}", "http://test.example/"])
+        .reply(Reply::raw("<html>\n<h1>400 Bad request</h1>\n</html>\n").close())
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+/// A CONNECT header line that is only blanks, after the status line: curl fails with 8.
+#[test]
+fn connect_blank_header_line() {
+    case("connect_blank_header_line")
+        .args(&["-sS", "-p", "-x", "{url}", "http://test.example/"])
+        .reply(Reply::raw("HTTP/1.1 200 OK\r\n  \r\n\r\n").close())
+        .run(OXCURL);
+}
+
+/// A folded CONNECT header line continues the one before: no error.
+#[test]
+fn connect_folded_header_line() {
+    case("connect_folded_header_line")
+        .args(&["-sS", "-i", "-p", "-x", "{url}", "http://test.example/"])
+        .replies(vec![
+            Reply::raw("HTTP/1.1 200 OK\r\nX-A: 1\r\n  more\r\n\r\n").keep_open(true),
+            Reply::ok("through\n"),
+        ])
+        .run(OXCURL);
+}
+
+/// A failed CONNECT is not "CONNECT phase completed": curl says so only of a tunnel that is
+/// up.
+#[test]
+fn connect_403_verbose() {
+    case("connect_403_verbose")
+        .args(&["-sS", "-v", "-p", "-x", "{url}", "http://test.example/"])
+        .reply(Reply::status(403, &[], "no\n").close())
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+/// curl test 1287: Content-Length and Transfer-Encoding in a 2xx reply to CONNECT are
+/// ignored, with a note for each.
+#[test]
+fn t1287_connect_2xx_ignores_length_and_encoding() {
+    case("t1287_connect_2xx_ignores_length_and_encoding")
+        .args(&["-sS", "-v", "-p", "-x", "{url}", "http://test.1287/page"])
+        .replies(vec![
+            Reply::raw(
+                "HTTP/1.1 200 Mighty fine indeed\r\nContent-Length: 123\r\n\
+                 Transfer-Encoding: chunked\r\n\r\n",
+            )
+            .keep_open(true),
+            Reply::ok("contents\n"),
+        ])
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+/// A 407 with a Content-Length curl cannot read: "Unsupported Content-Length value" (8).
+#[test]
+fn connect_407_bad_content_length() {
+    case("connect_407_bad_content_length")
+        .args(&["-sS", "-p", "-x", "{url}", "http://test.example/"])
+        .reply(
+            Reply::raw(
+                "HTTP/1.1 407 Who\r\nProxy-Authenticate: Basic realm=\"p\"\r\n\
+                 Content-Length: x\r\n\r\n",
+            )
+            .close(),
+        )
+        .run(OXCURL);
+}
+
+/// The NTLM type-2 message of curl test 1008 (no NTLM2 key: the answer is LM + NTLM v1,
+/// without randomness, so the requests compare byte for byte).
+const TYPE2_1008: &str = "NTLM TlRMTVNTUAACAAAAAgACADAAAACGggEAc51AYVDgyNcAAAAAAAAAAG4AbgAyAAAAQ0MCAAQAQwBDAAEAEgBFAEwASQBTAEEAQgBFAFQASAAEABgAYwBjAC4AaQBjAGUAZABlAHYALgBuAHUAAwAsAGUAbABpAHMAYQBiAGUAdABoAC4AYwBjAC4AaQBjAGUAZABlAHYALgBuAHUAAAAAAA==";
+
+/// A 407 to CONNECT with a chunked body (with a chunk extension and a trailer) on a
+/// connection the proxy keeps open.
+fn chunked_407() -> Reply {
+    let mut r = format!(
+        "HTTP/1.1 407 Authorization Required to proxy me my dear\r\n\
+         Proxy-Authenticate: {TYPE2_1008}\r\nTransfer-Encoding: chunked\r\n\r\n\
+         20\r\nAnd you should ignore this data.\r\nFA0;ext=1\r\n"
+    );
+    r.push_str(&"X".repeat(0xfa0));
+    r.push_str("\r\n0\r\nX-Trailer: t\r\n\r\n");
+    Reply::raw(r).keep_open(true)
+}
+
+/// curl test 1008: NTLM through a CONNECT whose 407 is chunked. curl reads the chunked body
+/// to its end and sends the type-3 CONNECT on the same connection.
+#[test]
+fn t1008_ntlm_chunked_407_same_connection() {
+    case("t1008_ntlm_chunked_407_same_connection")
+        .args(&[
+            "-sS",
+            "-v",
+            "-p",
+            "-x",
+            "{url}",
+            "--proxy-ntlm",
+            "-U",
+            "testuser:testpass",
+            "http://test.remote.example.com.1008/path/10080002",
+        ])
+        .replies(vec![chunked_407(), established(), Reply::ok("daniel\n")])
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+/// A malformed chunked 407 body fails the transfer as curl's chunk reader does.
+#[test]
+fn connect_407_bad_chunk() {
+    case("connect_407_bad_chunk")
+        .args(&[
+            "-sS",
+            "-p",
+            "-x",
+            "{url}",
+            "--proxy-basic",
+            "-U",
+            "u:p",
+            "http://test.example/",
+        ])
+        .reply(
+            Reply::raw(
+                "HTTP/1.1 407 Who\r\nProxy-Authenticate: Basic realm=\"p\"\r\n\
+                 Transfer-Encoding: chunked\r\n\r\nzz\r\n",
+            )
+            .close(),
+        )
+        .run(OXCURL);
+}
