@@ -1134,6 +1134,18 @@ impl Transfer {
         if let Some(ct) = self.opts.connect_timeout {
             self.timers.set(TimerId::ConnectTimeout, cx.now + ct);
         }
+        if let Some(path) = self.socks_unix_path() {
+            // curl resolves a SOCKS proxy named `localhost/path` to that Unix socket.
+            self.verbose(&format!("  Trying {path}:0..."));
+            let s = connect::connect_unix(&path, false).map_err(|e| {
+                let why = connect::os_error_text(&e);
+                self.verbose(&format!("Immediate connect fail for {path}: {why}"));
+                connect_failed(&host, port, self.elapsed_ms(cx.now))
+            })?;
+            self.info.time_namelookup = cx.now.duration_since(self.started);
+            self.connected(cx, Stream::Unix(s), None, key, host, port)?;
+            return Ok(true);
+        }
         if let Some(path) = self.opts.unix_socket_path.clone() {
             let s = connect::connect_unix(&path, self.opts.abstract_unix_socket)
                 .map_err(|_| connect_failed(&host, port, self.elapsed_ms(cx.now)))?;
@@ -1561,9 +1573,11 @@ impl Transfer {
                 .remote
                 .map(|a| a.ip().to_string())
                 .unwrap_or_else(|| "".into());
-            let msg = match &self.opts.unix_socket_path {
-                Some(p) => format!("Connected to {} ({p}) port {}", c.host, c.port),
-                None => format!("Connected to {} ({ip}) port {}", c.host, c.port),
+            let msg = match (&self.opts.unix_socket_path, self.socks_unix_path()) {
+                (Some(p), _) => format!("Connected to {} ({p}) port {}", c.host, c.port),
+                // curl's peer of a Unix socket has the path for address and no port.
+                (None, Some(p)) => format!("Connected to {} ({p}) port 0", c.host),
+                (None, None) => format!("Connected to {} ({ip}) port {}", c.host, c.port),
             };
             self.verbose(&msg);
         }
@@ -2302,6 +2316,13 @@ impl Transfer {
         self.preproxy
             .as_ref()
             .or(self.proxy.as_ref().filter(|p| !p.kind.is_http()))
+    }
+
+    /// The Unix socket of the SOCKS proxy, when it is one (`localhost/path`).
+    fn socks_unix_path(&self) -> Option<String> {
+        self.socks_proxy()
+            .and_then(|p| p.unix_path())
+            .map(str::to_string)
     }
 
     /// Where the SOCKS proxy connects: the HTTP proxy behind a pre-proxy, else the origin.

@@ -3,7 +3,11 @@
 //! and checks the same behaviour against the reference curl, the scripted server playing the
 //! proxy.
 
-use oxcurl_testsupport::{Case, Reply};
+use oxcurl_testsupport::{Case, Reply, SocksMode, SocksServer, TlsServerOptions};
+use std::io::{Read, Write};
+use std::net::Shutdown;
+use std::os::unix::net::UnixListener;
+use std::path::PathBuf;
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 
@@ -177,5 +181,172 @@ fn connect_407_bad_chunk() {
             )
             .close(),
         )
+        .run(OXCURL);
+}
+
+// ---- SOCKS over a Unix socket (curl tests 1467, 1468, 1470) -----------------------------
+
+/// A Unix socket in front of the scripted SOCKS server: each connection to it is relayed to
+/// the SOCKS server's TCP port, which records the handshake.
+struct UnixSocks {
+    socks: SocksServer,
+    path: PathBuf,
+}
+
+impl UnixSocks {
+    fn start(name: &str) -> UnixSocks {
+        let socks = SocksServer::start(SocksMode::Relay { auth: None });
+        let path =
+            std::env::temp_dir().join(format!("oxcurl-socks-{}-{name}.sock", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let listener = UnixListener::bind(&path).expect("bind unix socket");
+        let port = socks.port();
+        std::thread::spawn(move || {
+            for c in listener.incoming().flatten() {
+                let Ok(up) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+                    continue;
+                };
+                let (Ok(c2), Ok(up2)) = (c.try_clone(), up.try_clone()) else {
+                    continue;
+                };
+                // Each direction passes its end of stream on, so both sides see the close.
+                std::thread::spawn(move || {
+                    pipe(&c2, &up2);
+                    let _ = up2.shutdown(Shutdown::Write);
+                });
+                std::thread::spawn(move || {
+                    pipe(&up, &c);
+                    let _ = c.shutdown(Shutdown::Write);
+                });
+            }
+        });
+        UnixSocks { socks, path }
+    }
+
+    fn path(&self) -> &str {
+        self.path.to_str().expect("utf-8 path")
+    }
+
+    /// Both clients sent the same SOCKS handshake, through the Unix socket.
+    fn assert_same_handshakes(&self) {
+        let hs = self.socks.handshakes();
+        assert_eq!(hs.len(), 2, "one handshake per client: {hs:?}");
+        assert_eq!(hs[0], hs[1]);
+    }
+}
+
+impl Drop for UnixSocks {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+fn pipe(mut from: impl Read, mut to: impl Write) {
+    let mut buf = [0u8; 16 * 1024];
+    while let Ok(n) = from.read(&mut buf) {
+        if n == 0 || to.write_all(&buf[..n]).is_err() {
+            break;
+        }
+    }
+}
+
+/// `args` with `{sock}` replaced by the Unix socket's path.
+fn with_sock(args: &[&str], sock: &UnixSocks) -> Vec<String> {
+    args.iter()
+        .map(|a| a.replace("{sock}", sock.path()))
+        .collect()
+}
+
+/// curl test 1467: `--socks5 localhost/path` connects to the SOCKS proxy over that Unix
+/// socket and resolves the origin locally.
+#[test]
+fn t1467_socks5_over_unix_socket() {
+    let sock = UnixSocks::start("t1467");
+    let args = with_sock(&["-sS", "--socks5", "localhost{sock}", "{url}/1467"], &sock);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    case("t1467_socks5_over_unix_socket")
+        .args(&args)
+        .reply(Reply::ok("via unix socks\n"))
+        .run(OXCURL);
+    sock.assert_same_handshakes();
+}
+
+/// curl test 1468: a `socks5h://localhost/path` proxy URL; the host name goes to the proxy.
+#[test]
+fn t1468_socks5h_over_unix_socket() {
+    let sock = UnixSocks::start("t1468");
+    let args = with_sock(
+        &[
+            "-sS",
+            "http://localhost:{port}/1468",
+            "--proxy",
+            "socks5h://LOCALHOST{sock}",
+        ],
+        &sock,
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    case("t1468_socks5h_over_unix_socket")
+        .args(&args)
+        .reply(Reply::ok("via unix socks\n"))
+        .run(OXCURL);
+    sock.assert_same_handshakes();
+}
+
+/// curl test 1470: HTTPS through a SOCKS5h proxy on a Unix socket.
+#[test]
+fn t1470_https_socks5h_over_unix_socket() {
+    let sock = UnixSocks::start("t1470");
+    let args = with_sock(
+        &[
+            "-sS",
+            "-k",
+            "https://localhost:{port}/1470",
+            "--proxy",
+            "socks5h://localhost{sock}",
+        ],
+        &sock,
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    case("t1470_https_socks5h_over_unix_socket")
+        .tls(TlsServerOptions::default())
+        .args(&args)
+        .reply(Reply::ok("secret\n"))
+        .run(OXCURL);
+    sock.assert_same_handshakes();
+}
+
+/// The `-v` story of a SOCKS proxy on a Unix socket: "Trying /path:0...", the SOCKS notes,
+/// and the connection named after the proxy and its socket.
+#[test]
+fn socks5h_over_unix_socket_verbose() {
+    let sock = UnixSocks::start("verbose");
+    let args = with_sock(
+        &[
+            "-sS",
+            "-v",
+            "--proxy",
+            "socks5h://localhost{sock}",
+            "http://localhost:{port}/v",
+        ],
+        &sock,
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    case("socks5h_over_unix_socket_verbose")
+        .args(&args)
+        .reply(Reply::ok("v\n"))
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+    sock.assert_same_handshakes();
+}
+
+/// A Unix socket that is not there: curl's note on the failed connect and error 7, naming
+/// the proxy with its path.
+#[test]
+fn socks5_missing_unix_socket() {
+    let path = std::env::temp_dir().join(format!("oxcurl-no-such-{}.sock", std::process::id()));
+    let proxy = format!("localhost{}", path.display());
+    case("socks5_missing_unix_socket")
+        .args(&["-sS", "-v", "--socks5", &proxy, "{url}/none"])
+        .normalise_with(verbose_norm)
         .run(OXCURL);
 }
