@@ -963,6 +963,16 @@ impl Transfer {
         }
 
         self.select_proxy(&scheme, &host)?;
+        if !self.tunnel_again {
+            if let Some((th, tp)) = self.connect_to_target(&host, port) {
+                if !th.is_empty() {
+                    self.verbose(&format!("Connecting to hostname: {th}"));
+                }
+                if let Some(tp) = tp {
+                    self.verbose(&format!("Connecting to port: {tp}"));
+                }
+            }
+        }
         self.alt_used = None;
         self.alt_alpn = None;
         let (conn_host, conn_port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
@@ -1295,15 +1305,23 @@ impl Transfer {
     /// The first `--connect-to HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rule matching
     /// `host:port`, if any.
     fn connect_to_rule(&self, host: &str, port: u16) -> Option<(String, u16)> {
+        let (th, tp) = self.connect_to_target(host, port)?;
+        let nh = if th.is_empty() { host.to_string() } else { th };
+        Some((nh, tp.unwrap_or(port)))
+    }
+
+    /// The destination of the first `--connect-to` rule for `host:port` that names one (curl's
+    /// `parse_connect_to_slist`): its host (empty: the URL's) and port.
+    fn connect_to_target(&self, host: &str, port: u16) -> Option<(String, Option<u16>)> {
         for rule in &self.opts.connect_to {
             let Some((h, p, th, tp)) = parse_connect_to(rule) else {
                 continue;
             };
             let host_ok = h.is_empty() || h.eq_ignore_ascii_case(host);
             let port_ok = p.is_none_or(|p| p == port);
-            if host_ok && port_ok {
-                let nh = if th.is_empty() { host.to_string() } else { th };
-                return Some((nh, tp.unwrap_or(port)));
+            // A rule that names no destination does not count: the next one is tried.
+            if host_ok && port_ok && (!th.is_empty() || tp.is_some()) {
+                return Some((th, tp));
             }
         }
         None
@@ -1970,7 +1988,12 @@ impl Transfer {
         if let Some(c) = &self.opts.proxy_userpwd {
             p.creds = Some(c.clone());
         }
-        self.tunnel_wanted = p.kind.is_http() && (scheme == "https" || self.opts.http_proxy_tunnel);
+        // A --connect-to destination is reached through a tunnel (curl's create_conn).
+        let port = self.url.as_ref().map_or(0, |u| u.port_or_default());
+        self.tunnel_wanted = p.kind.is_http()
+            && (scheme == "https"
+                || self.opts.http_proxy_tunnel
+                || self.connect_to_rule(host, port).is_some());
         // CURLINFO_USED_PROXY: this URL goes through a proxy.
         self.info.used_proxy = true;
         if let Some(pre) = self.opts.pre_proxy.as_deref().filter(|s| !s.is_empty()) {

@@ -350,3 +350,84 @@ fn socks5_missing_unix_socket() {
         .normalise_with(verbose_norm)
         .run(OXCURL);
 }
+
+// ---- --connect-to through proxies (curl tests 2050, 2055) -------------------------------
+
+/// curl test 2050: a `--connect-to` destination through an HTTP proxy switches to a tunnel
+/// to that destination; the request inside keeps the URL's Host.
+#[test]
+fn t2050_connect_to_through_http_proxy_tunnels() {
+    case("t2050_connect_to_through_http_proxy_tunnels")
+        .args(&[
+            "-sS",
+            "-v",
+            "http://www.example.com.2050/2050",
+            "--connect-to",
+            "::connect.example.com.2050:{port}",
+            "-x",
+            "{host}",
+        ])
+        .replies(vec![established(), Reply::ok("OK\n")])
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+/// curl test 2055: the same with a SOCKS5 pre-proxy in front of the HTTP proxy.
+#[test]
+fn t2055_connect_to_through_socks_and_http_proxy_tunnels() {
+    let socks = SocksServer::start(SocksMode::Relay { auth: None });
+    let pre = format!("socks5://127.0.0.1:{}", socks.port());
+    case("t2055_connect_to_through_socks_and_http_proxy_tunnels")
+        .args(&[
+            "-sS",
+            "http://www.example.com.2055/2055",
+            "--connect-to",
+            "::connect.example.com.2055:{port}",
+            "-x",
+            "{host}",
+            "--preproxy",
+            &pre,
+        ])
+        .replies(vec![established(), Reply::ok("OK\n")])
+        .run(OXCURL);
+    let hs = socks.handshakes();
+    assert_eq!(hs.len(), 2, "{hs:?}");
+    assert_eq!(hs[0], hs[1]);
+}
+
+/// A rule naming no destination is skipped for the next one (`-v` names what was picked),
+/// and the tunnel goes to the port alone when only the port changes.
+#[test]
+fn connect_to_rule_without_destination_is_skipped() {
+    case("connect_to_rule_without_destination_is_skipped")
+        .args(&[
+            "-sS",
+            "-v",
+            "http://www.example.com/p",
+            "--connect-to",
+            "www.example.com:80::",
+            "--connect-to",
+            "www.example.com:80::{port}",
+            "-x",
+            "{host}",
+        ])
+        .replies(vec![established(), Reply::ok("OK\n")])
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+/// A `--connect-to` rule for another host leaves the proxy request in absolute form.
+#[test]
+fn connect_to_other_host_keeps_absolute_form() {
+    case("connect_to_other_host_keeps_absolute_form")
+        .args(&[
+            "-sS",
+            "http://www.example.com/p",
+            "--connect-to",
+            "elsewhere.example::127.0.0.1:1",
+            "-x",
+            "{host}",
+        ])
+        .reply(Reply::ok("proxied\n"))
+        .run(OXCURL);
+}
