@@ -1,10 +1,10 @@
-//! Fuzz the CONNECT reply parser and the proxy string / no_proxy rules: no panics, bounded
-//! consumption, and feeding the reply a byte at a time (as the transfer does) gives the same
-//! lines, status and outcome as feeding it whole.
+//! Fuzz the CONNECT reply parser, its header line check and the proxy string / no_proxy
+//! rules: no panics, bounded consumption, and feeding the reply a byte at a time (as the
+//! transfer does) gives the same lines, status and outcome as feeding it whole.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oxcurl_core::proto::connect::{Event, Tunnel};
+use oxcurl_core::proto::connect::{check_header, Event, Tunnel};
 
 #[derive(Debug, PartialEq)]
 struct Outcome {
@@ -28,6 +28,13 @@ fn run(input: &[u8], piece: usize) -> Outcome {
             match t.feed(chunk) {
                 Ok((n, ev)) => {
                     if let Some(Event::Line(l)) = ev {
+                        // A line with a colon before any CR, LF or zero byte is never refused.
+                        let end = l.iter().position(|&b| matches!(b, b'\r' | b'\n' | 0));
+                        let colon = l.iter().position(|&b| b == b':');
+                        let ok = check_header(l, false).is_ok();
+                        if colon.is_some_and(|c| end.is_none_or(|e| c < e)) {
+                            assert!(ok, "{l:?}");
+                        }
                         lines.push(l.to_vec());
                     }
                     assert!(n <= chunk.len());

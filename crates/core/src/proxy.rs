@@ -71,6 +71,16 @@ pub struct Proxy {
 }
 
 impl Proxy {
+    /// The Unix socket path of a SOCKS proxy given as `localhost/path`.
+    pub fn unix_path(&self) -> Option<&str> {
+        if self.kind.is_http() {
+            return None;
+        }
+        self.host
+            .strip_prefix("localhost")
+            .filter(|p| p.starts_with('/'))
+    }
+
     /// What makes connections through this proxy interchangeable. Credentials are not part
     /// of it: Basic is sent with every request, so curl reuses a proxy connection across
     /// proxy users (connection-bound schemes such as NTLM must add them when they land).
@@ -123,7 +133,25 @@ pub fn parse_with_port(
     } else {
         default_kind
     };
-    let host = url.host().trim_start_matches('[').trim_end_matches(']');
+    let mut host = url.host().trim_start_matches('[').trim_end_matches(']');
+    // A SOCKS proxy on a Unix socket: `localhost/path` (curl's UNIX_SOCKET_PREFIX); the
+    // path stays in the host name, as curl keeps it.
+    let unix_host;
+    if !kind.is_http() && host.eq_ignore_ascii_case("localhost") {
+        let path = url
+            .get(
+                Part::Path,
+                oxcurl_urlapi::GetFlags {
+                    url_decode: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap_or_default();
+        if !path.is_empty() && path != "/" {
+            unix_host = format!("localhost{path}");
+            host = &unix_host;
+        }
+    }
     let port = url.port().or(default_port).unwrap_or(match kind {
         ProxyKind::Https | ProxyKind::Https2 => 443,
         _ => 1080,
@@ -293,6 +321,22 @@ mod tests {
         assert_eq!(p.kind, ProxyKind::Http10);
         let p = parse("http://host:8", ProxyKind::Http10).unwrap();
         assert_eq!(p.kind, ProxyKind::Http10);
+    }
+
+    #[test]
+    fn parse_socks_unix_socket() {
+        let p = parse("socks5h://LOCALHOST/tmp/s%2esock", ProxyKind::Http).unwrap();
+        assert_eq!(
+            (p.host.as_str(), p.unix_path(), p.port),
+            ("localhost/tmp/s.sock", Some("/tmp/s.sock"), 1080)
+        );
+        let p = parse("localhost:9/run/x", ProxyKind::Socks5).unwrap();
+        assert_eq!((p.unix_path(), p.port), (Some("/run/x"), 9));
+        // Not for HTTP proxies, nor without a path.
+        let p = parse("localhost/tmp/s", ProxyKind::Http).unwrap();
+        assert_eq!((p.host.as_str(), p.unix_path()), ("localhost", None));
+        let p = parse("socks5://localhost/", ProxyKind::Http).unwrap();
+        assert_eq!((p.host.as_str(), p.unix_path()), ("localhost", None));
     }
 
     #[test]

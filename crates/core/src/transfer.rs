@@ -316,6 +316,8 @@ pub(crate) struct Transfer {
     /// The Content-Length of the CONNECT reply being read, and what is left to drop of it.
     tunnel_body: Option<u64>,
     tunnel_skip: u64,
+    /// The CONNECT reply's body is chunked: the decoder that finds its end.
+    tunnel_chunked: Option<Box<crate::proto::h1::chunked::ChunkedDecoder>>,
     /// The next CONNECT continues an authentication exchange (on this connection or on a
     /// new one after the proxy closed): curl's tunnel state lives on, so its opening lines
     /// are not printed again.
@@ -427,6 +429,7 @@ impl Transfer {
             proxy_auth,
             tunnel_body: None,
             tunnel_skip: 0,
+            tunnel_chunked: None,
             tunnel_again: false,
             auth_retry: false,
             creds: None,
@@ -960,6 +963,16 @@ impl Transfer {
         }
 
         self.select_proxy(&scheme, &host)?;
+        if !self.tunnel_again {
+            if let Some((th, tp)) = self.connect_to_target(&host, port) {
+                if !th.is_empty() {
+                    self.verbose(&format!("Connecting to hostname: {th}"));
+                }
+                if let Some(tp) = tp {
+                    self.verbose(&format!("Connecting to port: {tp}"));
+                }
+            }
+        }
         self.alt_used = None;
         self.alt_alpn = None;
         let (conn_host, conn_port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
@@ -1131,6 +1144,18 @@ impl Transfer {
         if let Some(ct) = self.opts.connect_timeout {
             self.timers.set(TimerId::ConnectTimeout, cx.now + ct);
         }
+        if let Some(path) = self.socks_unix_path() {
+            // curl resolves a SOCKS proxy named `localhost/path` to that Unix socket.
+            self.verbose(&format!("  Trying {path}:0..."));
+            let s = connect::connect_unix(&path, false).map_err(|e| {
+                let why = connect::os_error_text(&e);
+                self.verbose(&format!("Immediate connect fail for {path}: {why}"));
+                connect_failed(&host, port, self.elapsed_ms(cx.now))
+            })?;
+            self.info.time_namelookup = cx.now.duration_since(self.started);
+            self.connected(cx, Stream::Unix(s), None, key, host, port)?;
+            return Ok(true);
+        }
         if let Some(path) = self.opts.unix_socket_path.clone() {
             let s = connect::connect_unix(&path, self.opts.abstract_unix_socket)
                 .map_err(|_| connect_failed(&host, port, self.elapsed_ms(cx.now)))?;
@@ -1280,15 +1305,23 @@ impl Transfer {
     /// The first `--connect-to HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rule matching
     /// `host:port`, if any.
     fn connect_to_rule(&self, host: &str, port: u16) -> Option<(String, u16)> {
+        let (th, tp) = self.connect_to_target(host, port)?;
+        let nh = if th.is_empty() { host.to_string() } else { th };
+        Some((nh, tp.unwrap_or(port)))
+    }
+
+    /// The destination of the first `--connect-to` rule for `host:port` that names one (curl's
+    /// `parse_connect_to_slist`): its host (empty: the URL's) and port.
+    fn connect_to_target(&self, host: &str, port: u16) -> Option<(String, Option<u16>)> {
         for rule in &self.opts.connect_to {
             let Some((h, p, th, tp)) = parse_connect_to(rule) else {
                 continue;
             };
             let host_ok = h.is_empty() || h.eq_ignore_ascii_case(host);
             let port_ok = p.is_none_or(|p| p == port);
-            if host_ok && port_ok {
-                let nh = if th.is_empty() { host.to_string() } else { th };
-                return Some((nh, tp.unwrap_or(port)));
+            // A rule that names no destination does not count: the next one is tried.
+            if host_ok && port_ok && (!th.is_empty() || tp.is_some()) {
+                return Some((th, tp));
             }
         }
         None
@@ -1558,9 +1591,11 @@ impl Transfer {
                 .remote
                 .map(|a| a.ip().to_string())
                 .unwrap_or_else(|| "".into());
-            let msg = match &self.opts.unix_socket_path {
-                Some(p) => format!("Connected to {} ({p}) port {}", c.host, c.port),
-                None => format!("Connected to {} ({ip}) port {}", c.host, c.port),
+            let msg = match (&self.opts.unix_socket_path, self.socks_unix_path()) {
+                (Some(p), _) => format!("Connected to {} ({p}) port {}", c.host, c.port),
+                // curl's peer of a Unix socket has the path for address and no port.
+                (None, Some(p)) => format!("Connected to {} ({p}) port 0", c.host),
+                (None, None) => format!("Connected to {} ({ip}) port {}", c.host, c.port),
             };
             self.verbose(&msg);
         }
@@ -1953,7 +1988,12 @@ impl Transfer {
         if let Some(c) = &self.opts.proxy_userpwd {
             p.creds = Some(c.clone());
         }
-        self.tunnel_wanted = p.kind.is_http() && (scheme == "https" || self.opts.http_proxy_tunnel);
+        // A --connect-to destination is reached through a tunnel (curl's create_conn).
+        let port = self.url.as_ref().map_or(0, |u| u.port_or_default());
+        self.tunnel_wanted = p.kind.is_http()
+            && (scheme == "https"
+                || self.opts.http_proxy_tunnel
+                || self.connect_to_rule(host, port).is_some());
         // CURLINFO_USED_PROXY: this URL goes through a proxy.
         self.info.used_proxy = true;
         if let Some(pre) = self.opts.pre_proxy.as_deref().filter(|s| !s.is_empty()) {
@@ -2043,6 +2083,7 @@ impl Transfer {
             self.verbose("allocate connect buffer");
         }
         self.tunnel_body = None;
+        self.tunnel_chunked = None;
         let custom = request::custom_has(&self.opts.proxy_headers, "Proxy-Authorization");
         let authorization = self.proxy_authorization("CONNECT", &authority, true, custom);
         self.verbose(&format!("Establish HTTP proxy tunnel to {authority}"));
@@ -2128,16 +2169,26 @@ impl Transfer {
                     for n in notes {
                         self.verbose(n);
                     }
-                } else if name.eq_ignore_ascii_case(b"Content-Length") {
-                    self.tunnel_body = head::parse_content_length(value).ok();
-                } else if name.eq_ignore_ascii_case(b"Transfer-Encoding") {
-                    // A chunked reply body is not read: the connection cannot be reused.
-                    self.tunnel_body = None;
-                    t.close = true;
                 }
             }
             if self.opts.verbose {
                 self.handler.debug(InfoType::HeaderIn, &line);
+            }
+            if !t.done && t.header_lines() > 0 {
+                // curl's header store sees the line before the header callback does.
+                use crate::proto::connect::{check_header, BadHeader};
+                match check_header(&line, t.header_lines() > 1) {
+                    Ok(()) => {}
+                    Err(BadHeader::NoColon) => {
+                        return Err(Error::new(
+                            Code::BadFunctionArgument,
+                            "Invalid response header",
+                        ));
+                    }
+                    Err(BadHeader::Blank) => {
+                        return Err(Error::code(Code::WeirdServerReply));
+                    }
+                }
             }
             if !self.opts.suppress_connect_headers {
                 if self.handler.header(&line) != line.len() {
@@ -2150,6 +2201,7 @@ impl Transfer {
             if t.done {
                 break;
             }
+            self.tunnel_body_header(t.code, &line)?;
         }
         self.info.http_connectcode = t.code;
         if t.code == 407 {
@@ -2158,25 +2210,61 @@ impl Transfer {
                 return self.tunnel_auth_retry(cx, t.close);
             }
         }
-        self.verbose("CONNECT phase completed");
         if !(200..300).contains(&t.code) {
             return Err(Error::new(
                 Code::RecvError,
                 format!("CONNECT tunnel failed, response {}", t.code),
             ));
         }
+        // curl's note on the tunnel's state turning 'established'.
+        self.verbose("CONNECT phase completed");
         self.verbose(&format!("CONNECT tunnel established, response {}", t.code));
         self.timers.clear(TimerId::ConnectTimeout);
         self.origin_ready(cx)?;
         Ok(true)
     }
 
+    /// What a CONNECT reply header line says about the reply's body, after the line was
+    /// shown (curl's `on_resp_header`): a 2xx reply has none whatever it says.
+    fn tunnel_body_header(&mut self, code: u32, line: &[u8]) -> Result<()> {
+        let Some((name, value)) = head::split_header(trim_eol(line)) else {
+            return Ok(());
+        };
+        let success = code / 100 == 2;
+        if name.eq_ignore_ascii_case(b"Content-Length") {
+            if success {
+                self.verbose(&format!(
+                    "Ignoring Content-Length in CONNECT {code:03} response"
+                ));
+            } else {
+                let n = head::parse_content_length(value).map_err(|_| {
+                    Error::new(Code::WeirdServerReply, "Unsupported Content-Length value")
+                })?;
+                self.tunnel_body = Some(n);
+            }
+        } else if name.eq_ignore_ascii_case(b"Transfer-Encoding") {
+            if success {
+                self.verbose(&format!(
+                    "Ignoring Transfer-Encoding in CONNECT {code:03} response"
+                ));
+            } else if head::codings(value).any(|c| c.eq_ignore_ascii_case(b"chunked")) {
+                self.verbose("CONNECT responded chunked");
+                self.tunnel_chunked = Some(Box::default());
+            }
+        }
+        Ok(())
+    }
+
     /// A 407 to CONNECT picked a scheme: drop the reply body and send CONNECT again on this
     /// connection, or on a new one when the proxy closes it.
     fn tunnel_auth_retry(&mut self, cx: &mut Cx<'_>, close: bool) -> Result<bool> {
         let body = self.tunnel_body.take().unwrap_or(0);
+        // A Content-Length counts the body down; else a chunked one is decoded to its end.
         if body > 0 {
             self.verbose(&format!("Ignore {body} bytes of response-body"));
+            self.tunnel_chunked = None;
+        } else if self.tunnel_chunked.is_some() {
+            self.verbose("Ignore chunked response-body");
         }
         self.tunnel_again = true;
         if !close {
@@ -2184,6 +2272,7 @@ impl Transfer {
             self.state = State::TunnelSkip;
             return Ok(true);
         }
+        self.tunnel_chunked = None;
         self.verbose("Connect me again please");
         if let Some(mut c) = self.conn.take() {
             let _ = cx.poller.delete(c.stream.fd());
@@ -2212,6 +2301,35 @@ impl Transfer {
                 }
             }
         }
+        if let Some(mut dec) = self.tunnel_chunked.take() {
+            // A byte at a time, as curl: the next CONNECT's reply follows on this connection.
+            let mut byte = [0u8; 1];
+            while !dec.is_done() {
+                let conn = self.conn.as_mut().expect("conn");
+                match conn.recv(&mut byte) {
+                    Ok(0) => return Err(Error::new(Code::RecvError, "Proxy CONNECT aborted")),
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        self.tunnel_chunked = Some(dec);
+                        return Ok(false);
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        return Err(Error::new(
+                            Code::RecvError,
+                            format!("Recv failure: {}", connect::os_error_text(&e)),
+                        ))
+                    }
+                }
+                dec.decode(&byte).map_err(|e| {
+                    Error::new(
+                        Code::from_u32(e.curl_code()).unwrap_or(Code::RecvError),
+                        e.to_string(),
+                    )
+                })?;
+            }
+            self.verbose("chunk reading DONE");
+        }
         self.start_tunnel();
         Ok(true)
     }
@@ -2221,6 +2339,13 @@ impl Transfer {
         self.preproxy
             .as_ref()
             .or(self.proxy.as_ref().filter(|p| !p.kind.is_http()))
+    }
+
+    /// The Unix socket of the SOCKS proxy, when it is one (`localhost/path`).
+    fn socks_unix_path(&self) -> Option<String> {
+        self.socks_proxy()
+            .and_then(|p| p.unix_path())
+            .map(str::to_string)
     }
 
     /// Where the SOCKS proxy connects: the HTTP proxy behind a pre-proxy, else the origin.

@@ -83,7 +83,7 @@ pub struct Tunnel {
     first: bool,
     headers: usize,
     pub code: u32,
-    /// The proxy said `Connection: close` (or spoke HTTP/1.0 without keep-alive).
+    /// The proxy said `Connection: close` or `Proxy-Connection: close` (or spoke HTTP/1.0 without keep-alive).
     pub close: bool,
     pub done: bool,
 }
@@ -104,6 +104,11 @@ impl Tunnel {
             close: false,
             done: false,
         }
+    }
+
+    /// How many header lines after the status line the reply had so far.
+    pub fn header_lines(&self) -> usize {
+        self.headers
     }
 
     /// Feed reply bytes; returns how many were used and the event they completed, if any.
@@ -133,13 +138,50 @@ impl Tunnel {
             return Err(TunnelError::TooManyHeaders);
         }
         if let Some((name, value)) = head::split_header(line) {
-            if name.eq_ignore_ascii_case(b"connection")
+            if (name.eq_ignore_ascii_case(b"connection")
+                || name.eq_ignore_ascii_case(b"proxy-connection"))
                 && trim(value).eq_ignore_ascii_case(b"close")
             {
                 self.close = true;
             }
         }
         Ok((used, Some(Event::Line(line))))
+    }
+}
+
+/// Why curl's header store refuses a CONNECT response header line (its `Curl_headers_push`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadHeader {
+    /// No colon: curl fails with 43, "Invalid response header".
+    NoColon,
+    /// Only blanks, with no header before to fold into: curl fails with 8.
+    Blank,
+}
+
+/// Check a header line (not the status line, not the blank line ending the head) as curl's
+/// header store does before the header callback sees it. `folds`: a header line came before,
+/// so a line starting with a blank continues it.
+pub fn check_header(line: &[u8], folds: bool) -> Result<(), BadHeader> {
+    let end = line
+        .iter()
+        .position(|&b| b == b'\r' || b == b'\n')
+        .unwrap_or(line.len());
+    let mut line = &line[..end];
+    if matches!(line.first(), Some(b' ' | b'\t')) {
+        if folds {
+            return Ok(());
+        }
+        while let Some(b' ' | b'\t') = line.first() {
+            line = &line[1..];
+        }
+        if line.is_empty() {
+            return Err(BadHeader::Blank);
+        }
+    }
+    // The name ends at a colon or at a zero byte, as in C.
+    match line.iter().find(|&&b| b == b':' || b == 0) {
+        Some(b':') => Ok(()),
+        _ => Err(BadHeader::NoColon),
     }
 }
 
@@ -233,6 +275,20 @@ Proxy-Connection: Keep-Alive\r\nX-P: 1\r\n\r\n"
         let mut t = Tunnel::new();
         run(&mut t, b"garbage\r\n\r\n").unwrap();
         assert_eq!(t.code, 0);
+    }
+
+    #[test]
+    fn header_lines_checked_as_curl_stores_them() {
+        assert_eq!(check_header(b"A: b\r\n", false), Ok(()));
+        assert_eq!(
+            check_header(b"<h1>400</h1>\n", false),
+            Err(BadHeader::NoColon)
+        );
+        assert_eq!(check_header(b"a\rb:\n", false), Err(BadHeader::NoColon));
+        assert_eq!(check_header(b"a\0:\n", false), Err(BadHeader::NoColon));
+        assert_eq!(check_header(b" folded\r\n", true), Ok(()));
+        assert_eq!(check_header(b" x: y\r\n", false), Ok(()));
+        assert_eq!(check_header(b" \t\r\n", false), Err(BadHeader::Blank));
     }
 
     #[test]
