@@ -327,6 +327,54 @@ fn t1268_filename_looks_like_a_flag() {
     .run(OXCURL);
 }
 
+// ---- the built-in manual (curl tests 411, 422, 481, 482, 484, 485, 746, 1026) ------------
+
+/// runtests.pl runs `curl -M` and, unless its first line says the manual was left out,
+/// expects the help hint that names `--manual`. The texts differ (ours is made from the
+/// option table), so this compares what runtests looks at: that there is a manual, that
+/// it lists the options, and the exit code; with a URL, `-M` still only prints it.
+#[test]
+fn manual_is_built_in() {
+    /// `curl\s*-\s*transfer\sa\s*URL`, test 1026's pattern.
+    fn is_name_line(l: &str) -> bool {
+        l.split("curl").skip(1).any(|rest| {
+            let rest = rest.trim_start().strip_prefix('-').unwrap_or("#");
+            let rest = rest.trim_start().strip_prefix("transfer").unwrap_or("#");
+            rest.starts_with(char::is_whitespace)
+                && rest
+                    .trim_start()
+                    .strip_prefix('a')
+                    .is_some_and(|r| r.trim_start().starts_with("URL"))
+        })
+    }
+    fn what_runtests_sees(d: &[u8]) -> Vec<u8> {
+        let text = String::from_utf8_lossy(d);
+        let first = text.lines().next().unwrap_or("");
+        format!(
+            "disabled: {}\nlists -v: {}\nlists --url: {}\nsentinel lines: {}\n",
+            first.contains("built-in manual was disabled"),
+            text.contains("\n    -v, --verbose\n"),
+            text.contains("\n    --url <url/file>\n"),
+            // curl test 1026's check that the whole manual is there.
+            text.lines()
+                .filter(|l| l.contains("AUTHORS") || is_name_line(l))
+                .count(),
+        )
+        .into_bytes()
+    }
+    for (name, args) in [
+        ("manual_short", &["-M"][..]),
+        ("manual_long", &["--manual"][..]),
+        ("manual_with_url", &["-M", "{url}/never"][..]),
+    ] {
+        Case::new(name)
+            .args(args)
+            .compare_stderr(true)
+            .normalise_with(what_runtests_sees)
+            .run(OXCURL);
+    }
+}
+
 // ---- options refused together or badly used (curl tests 360, 481, 482, 484, 485, 746,
 // 1427, 2044) ------------------------------------------------------------------------------
 
