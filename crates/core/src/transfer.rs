@@ -887,9 +887,19 @@ impl Transfer {
             })?;
             self.url = Some(url);
             for entry in self.opts.resolve.clone() {
-                if let Some((host, port, addrs)) = dns::parse_resolve(&entry) {
-                    if !addrs.is_empty() {
+                match dns::parse_resolve(&entry) {
+                    Ok(Some((host, port, addrs))) if !addrs.is_empty() => {
                         cx.resolver.insert(&host, port, addrs, cx.now);
+                    }
+                    Ok(_) => {}
+                    Err(illegal) => {
+                        if let Some(a) = illegal {
+                            self.verbose(&format!("Resolve address '{a}' found illegal"));
+                        }
+                        return Err(Error::new(
+                            Code::SetoptOptionSyntax,
+                            format!("Couldn't parse CURLOPT_RESOLVE entry '{entry}'"),
+                        ));
                     }
                 }
             }
@@ -962,9 +972,10 @@ impl Transfer {
         self.select_proxy(&scheme, &host)?;
         self.alt_used = None;
         self.alt_alpn = None;
+        let connect_to = self.connect_to_rule(&host, port)?;
         let (conn_host, conn_port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
             Some(p) => (bracket(&p.host), p.port),
-            None => match self.connect_to_rule(&host, port) {
+            None => match connect_to {
                 Some(hp) => hp,
                 None => self
                     .alt_svc_route(cx, &scheme, port)
@@ -1277,21 +1288,21 @@ impl Transfer {
         self.verbose(&format!("IPv4: {four}"));
     }
 
-    /// The first `--connect-to HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rule matching
-    /// `host:port`, if any.
-    fn connect_to_rule(&self, host: &str, port: u16) -> Option<(String, u16)> {
+    /// Where the first `--connect-to HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rule matching
+    /// `host:port` and naming a host or a port sends the transfer (curl's
+    /// `parse_connect_to_slist`); Err for a target port curl cannot read (49).
+    fn connect_to_rule(&self, host: &str, port: u16) -> Result<Option<(String, u16)>> {
         for rule in &self.opts.connect_to {
-            let Some((h, p, th, tp)) = parse_connect_to(rule) else {
-                continue;
-            };
-            let host_ok = h.is_empty() || h.eq_ignore_ascii_case(host);
-            let port_ok = p.is_none_or(|p| p == port);
-            if host_ok && port_ok {
-                let nh = if th.is_empty() { host.to_string() } else { th };
-                return Some((nh, tp.unwrap_or(port)));
+            if let Some((h, p)) = dns::connect_to_match(rule, host, port)? {
+                if h.is_some() || p.is_some() {
+                    return Ok(Some((
+                        h.unwrap_or_else(|| host.to_string()),
+                        p.unwrap_or(port),
+                    )));
+                }
             }
         }
-        None
+        Ok(None)
     }
 
     /// A cached alternative for an https origin no `--connect-to` rule redirected (curl's
@@ -2019,7 +2030,9 @@ impl Transfer {
         let url = self.url.as_ref().expect("url");
         let host = url.host_punycode().unwrap_or_default();
         let port = url.port_or_default();
-        let (host, port) = self.connect_to_rule(&host, port).unwrap_or((host, port));
+        // A rule curl refuses failed the transfer before any connection.
+        let rule = self.connect_to_rule(&host, port).ok().flatten();
+        let (host, port) = rule.unwrap_or((host, port));
         if host.contains(':') && !host.starts_with('[') {
             format!("{}:{port}", bracket(&host))
         } else {
@@ -4315,40 +4328,6 @@ fn referer_for(url: &Url) -> String {
     r.to_url_string()
 }
 
-/// `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT`; empty fields match anything / keep.
-fn parse_connect_to(rule: &str) -> Option<(String, Option<u16>, String, Option<u16>)> {
-    fn host_part(s: &str) -> Option<(String, &str)> {
-        if let Some(r) = s.strip_prefix('[') {
-            let end = r.find(']')?;
-            let rest = r[end + 1..].strip_prefix(':')?;
-            Some((r[..end].to_string(), rest))
-        } else {
-            let (h, rest) = s.split_once(':')?;
-            Some((h.to_string(), rest))
-        }
-    }
-    let (h, rest) = host_part(rule)?;
-    let (p, rest) = rest.split_once(':')?;
-    let (th, tp) = if let Some(r) = rest.strip_prefix('[') {
-        let end = r.find(']')?;
-        let tp = r[end + 1..].strip_prefix(':').unwrap_or("");
-        (r[..end].to_string(), tp)
-    } else {
-        match rest.rsplit_once(':') {
-            Some((a, b)) => (a.to_string(), b),
-            None => (rest.to_string(), ""),
-        }
-    };
-    let port = |s: &str| {
-        if s.is_empty() {
-            Some(None)
-        } else {
-            s.parse::<u16>().ok().map(Some)
-        }
-    };
-    Some((h, port(p)?, th, port(tp)?))
-}
-
 /// A URL part percent-decoded (empty when absent); bytes that are not UTF-8 are replaced.
 fn decoded(url: &Url, part: Part) -> String {
     let flags = GetFlags {
@@ -4396,22 +4375,6 @@ mod tests {
         assert_eq!(base64(b"fo"), "Zm8=");
         assert_eq!(base64(b"foo"), "Zm9v");
         assert_eq!(base64(b"us:pw"), "dXM6cHc=");
-    }
-
-    #[test]
-    fn connect_to_rules() {
-        assert_eq!(
-            parse_connect_to("a:80:b:81"),
-            Some(("a".into(), Some(80), "b".into(), Some(81)))
-        );
-        assert_eq!(
-            parse_connect_to("::b:"),
-            Some(("".into(), None, "b".into(), None))
-        );
-        assert_eq!(
-            parse_connect_to("[::1]:80:[::2]:81"),
-            Some(("::1".into(), Some(80), "::2".into(), Some(81)))
-        );
     }
 
     #[test]

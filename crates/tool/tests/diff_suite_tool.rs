@@ -708,3 +708,96 @@ fn t784_t791_variable_byte_ranges() {
         &["{url}/1", "--variable", "name[1-2=x"],
     );
 }
+
+// ---- --resolve and --connect-to syntax (curl tests 2053, 3019, 3020) ------------------------
+
+/// curl test 3019: a `--resolve` entry curl cannot read fails the transfer with 49 before any
+/// connection; an entry without a host name is skipped; a good one is used.
+#[test]
+fn t3019_resolve_syntax() {
+    for (name, entry) in [
+        ("t3019_port_first", "{port}:example.com:127.0.0.1"),
+        ("no_addresses", "example.com:{port}:"),
+        ("no_port", "example.com::127.0.0.1"),
+        ("port_too_large", "example.com:65536:127.0.0.1"),
+        ("bad_address", "example.com:{port}:127.0.0.1,notanip"),
+        ("unclosed_bracket", "example.com:{port}:[::1"),
+    ] {
+        refused(
+            name,
+            &["--resolve", entry, "http://example.com:{port}/3019"],
+        );
+    }
+    for (name, entry) in [
+        ("good", "example.com:{port}:127.0.0.1"),
+        ("empty_address_first", "example.com:{port}:,127.0.0.1"),
+        ("non_permanent", "+example.com:{port}:127.0.0.1"),
+    ] {
+        case(
+            name,
+            &["--resolve", entry, "http://example.com:{port}/3019"],
+        )
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+    }
+    case(
+        "no_host_is_skipped",
+        &["--resolve", ":{port}:192.0.2.1", "{url}/3019"],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
+
+/// curl test 3020: a `--connect-to` target port that is not a number fails with 49; a rule
+/// that does not match is not read further; a matching rule naming neither host nor port
+/// leaves the next rules to decide.
+#[test]
+fn t3020_connect_to_syntax() {
+    refused(
+        "t3020_host_as_port",
+        &["--connect-to", "::example.com:example.com", "{url}/3020"],
+    );
+    refused(
+        "port_too_large",
+        &["--connect-to", "::127.0.0.1:99999", "{url}/3020"],
+    );
+    case(
+        "bad_port_in_rule_not_matching",
+        &["--connect-to", "other:1:b:x", "{url}/3020"],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+    case(
+        "empty_target_then_next_rule",
+        &[
+            "--connect-to",
+            "example.com:1::",
+            "--connect-to",
+            "::127.0.0.1:{port}",
+            "http://example.com:1/3020",
+        ],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+    // curl test 2053: the URL's IPv6 host is matched in brackets.
+    case(
+        "t2053_ipv6_url_host",
+        &[
+            "--connect-to",
+            "[fc00::1]:8082:127.0.0.1:{port}",
+            "http://[fc00::1]:8082/2053",
+        ],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+    case(
+        "port_digits_then_junk",
+        &[
+            "--connect-to",
+            "EXAMPLE.com:1:127.0.0.1:{port}x",
+            "http://example.com:1/3020",
+        ],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
