@@ -801,3 +801,25 @@ fn t3020_connect_to_syntax() {
     .reply(Reply::ok("hello\n"))
     .run(OXCURL);
 }
+
+// ---- -T and the URL (curl test 1469) --------------------------------------------------------
+
+/// curl test 1469: with `-T`, the URL is parsed (to append the file name) before the file is
+/// opened or the scheme looked at: a space in an FTP URL is 3, not 26 or 1.
+#[test]
+fn t1469_upload_url_checked_first() {
+    refused(
+        "t1469_space_in_ftp_url",
+        &[
+            "ftp://127.0.0.1:{port}/1469%/with space/",
+            "-T",
+            "irrelevant-file",
+        ],
+    );
+    refused("space_in_http_url", &["{url}/a b", "-T", "here"]);
+    refused("missing_file_good_url", &["{url}/up/", "-T", "missing"]);
+    case("good_url_and_file", &["{url}/up/", "-T", "here"])
+        .file("here", "data\n")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+}
