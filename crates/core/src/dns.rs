@@ -200,37 +200,186 @@ pub fn localhost_addrs(host: &str, port: u16) -> Option<Vec<SocketAddr>> {
     }
 }
 
-/// Parse one `--resolve` entry: `[+]host:port:addr[,addr]...` or `-host:port`.
-/// Returns (host, port, addrs); an empty address list means "remove".
-pub fn parse_resolve(entry: &str) -> Option<(String, u16, Vec<SocketAddr>)> {
-    let (remove, e) = match entry.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, entry.strip_prefix('+').unwrap_or(entry)),
-    };
-    let (host, rest) = e.split_once(':')?;
-    let (port_s, addrs_s) = match rest.split_once(':') {
-        Some((p, a)) => (p, a),
-        None if remove => (rest, ""),
-        None => return None,
-    };
-    let port: u16 = port_s.parse().ok()?;
-    let mut addrs = Vec::new();
-    if !remove {
-        for a in addrs_s.split(',') {
-            let a = a.trim();
-            let a = a
-                .strip_prefix('[')
-                .and_then(|x| x.strip_suffix(']'))
-                .unwrap_or(a);
-            if let Ok(ip) = a.parse::<IpAddr>() {
-                addrs.push(SocketAddr::new(ip, port));
-            }
-        }
-        if addrs.is_empty() {
+/// curl's `curlx_str_number`: leading decimal digits up to `max`; the rest after them.
+pub(crate) fn str_number(s: &str, max: u64) -> Option<(u64, &str)> {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for b in s[..digits].bytes() {
+        n = n * 10 + u64::from(b - b'0');
+        if n > max {
             return None;
         }
     }
-    Some((host.to_string(), port, addrs))
+    Some((n, &s[digits..]))
+}
+
+/// curl's `curlx_str_until`: at least one byte before `delim` (or the end), at most `max`.
+fn str_until(s: &str, max: usize, delim: char) -> Option<(&str, &str)> {
+    let end = s.find(delim).unwrap_or(s.len());
+    if end == 0 || end > max {
+        return None;
+    }
+    Some(s.split_at(end))
+}
+
+/// A `--resolve` host: `[addr]` or a name up to the next `:`.
+fn resolve_host(s: &str) -> Option<(&str, &str)> {
+    match s.strip_prefix('[') {
+        Some(r) => {
+            let (h, rest) = str_until(r, 46, ']')?;
+            Some((h, rest.strip_prefix(']')?))
+        }
+        None => str_until(s, 4096, ':'),
+    }
+}
+
+/// A `--resolve` entry: host, port and addresses (none: remove the host's entry).
+pub type ResolveEntry = (String, u16, Vec<SocketAddr>);
+
+/// One `--resolve` entry as curl's `Curl_loadhostpairs` reads it: `[+]host:port:addr[,addr]...`
+/// or `-host:port`. Ok(None): an entry curl skips (no host, or a removal it cannot read);
+/// an empty address list means "remove"; Err: an entry curl refuses (exit 49), with the
+/// address it found illegal if that was the reason.
+pub fn parse_resolve(entry: &str) -> Result<Option<ResolveEntry>, Option<String>> {
+    if let Some(e) = entry.strip_prefix('-') {
+        let Some((host, rest)) = resolve_host(e) else {
+            return Ok(None);
+        };
+        let parsed = rest.strip_prefix(':').and_then(|r| str_number(r, 0xffff));
+        return Ok(parsed.map(|(port, _)| (host.to_string(), port as u16, Vec::new())));
+    }
+    let e = entry.strip_prefix('+').unwrap_or(entry);
+    let Some((host, rest)) = resolve_host(e) else {
+        return Ok(None);
+    };
+    let (port, rest) = rest
+        .strip_prefix(':')
+        .and_then(|r| str_number(r, 0xffff))
+        .ok_or(None)?;
+    let port = port as u16;
+    let mut rest = rest.strip_prefix(':').ok_or(None)?;
+    let mut addrs = Vec::new();
+    while !rest.is_empty() {
+        let target = if let Some(r) = rest.strip_prefix('[') {
+            let (t, after) = str_until(r, 46, ']').ok_or(None)?;
+            rest = after.strip_prefix(']').ok_or(None)?;
+            t
+        } else if let Some((t, after)) = str_until(rest, 4096, ',') {
+            rest = after;
+            t
+        } else {
+            // Nothing but a comma.
+            rest = rest.strip_prefix(',').ok_or(None)?;
+            continue;
+        };
+        // curl copies the address into 64 bytes and reads it with inet_pton.
+        if target.len() >= 64 {
+            return Err(None);
+        }
+        let ip = target
+            .parse::<IpAddr>()
+            .map_err(|_| Some(target.to_string()))?;
+        addrs.push(SocketAddr::new(ip, port));
+        match rest.strip_prefix(',') {
+            Some(r) => rest = r,
+            None => break,
+        }
+    }
+    if addrs.is_empty() {
+        return Err(None);
+    }
+    Ok(Some((host.to_string(), port, addrs)))
+}
+
+/// One `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rule against the URL's `host` and `port`
+/// as curl's `parse_connect_to_string` reads it: None when it does not match, else the host
+/// and the port to connect to (either absent when not given). An empty HOST or PORT matches
+/// anything; the URL's IPv6 host is matched in brackets.
+pub fn connect_to_match(
+    rule: &str,
+    host: &str,
+    port: u16,
+) -> crate::error::Result<Option<(Option<String>, Option<u16>)>> {
+    let mut rest = match rule.strip_prefix(':') {
+        Some(r) => r,
+        None => {
+            let want = if host.contains(':') && !host.starts_with('[') {
+                format!("[{host}]")
+            } else {
+                host.to_string()
+            };
+            match rule.get(..want.len()) {
+                Some(h) if h.eq_ignore_ascii_case(&want) => {
+                    match rule[want.len()..].strip_prefix(':') {
+                        Some(r) => r,
+                        None => return Ok(None),
+                    }
+                }
+                _ => return Ok(None),
+            }
+        }
+    };
+    match rest.strip_prefix(':') {
+        Some(r) => rest = r,
+        None => {
+            let Some(colon) = rest.find(':') else {
+                return Ok(None);
+            };
+            match str_number(rest, 0xffff) {
+                Some((n, _)) if n == u64::from(port) => rest = &rest[colon + 1..],
+                _ => return Ok(None),
+            }
+        }
+    }
+    // curl's parse_connect_to_host_port.
+    if rest.is_empty() {
+        return Ok(Some((None, None)));
+    }
+    let (name, port_from) = match rest.strip_prefix('[') {
+        Some(r) => {
+            let mut end = r
+                .bytes()
+                .take_while(|b| b.is_ascii_hexdigit() || *b == b':' || *b == b'.')
+                .count();
+            if r[end..].starts_with('%') {
+                end += 1;
+                end += r[end..]
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || b"-._~".contains(b))
+                    .count();
+            }
+            match r[end..].strip_prefix(']') {
+                Some(after) => (&r[..end], Some(after)),
+                None => (r, None),
+            }
+        }
+        None => (rest, None),
+    };
+    let (name, port_text) = match port_from {
+        // After "[addr]": a port after the next colon, the name is the address.
+        Some(after) => (name, after.split_once(':').map(|(_, p)| p)),
+        None => match name.split_once(':') {
+            Some((n, p)) => (n, Some(p)),
+            None => (name, None),
+        },
+    };
+    let target_port = match port_text {
+        Some(p) if !p.is_empty() => match str_number(p, 0xffff) {
+            Some((n, _)) => Some(n as u16),
+            None => {
+                return Err(crate::error::Error::new(
+                    crate::error::Code::SetoptOptionSyntax,
+                    format!("No valid port number in connect to host string ({p})"),
+                ))
+            }
+        },
+        _ => None,
+    };
+    let name = (!name.is_empty()).then(|| name.to_string());
+    Ok(Some((name, target_port)))
 }
 
 #[cfg(test)]
@@ -239,14 +388,66 @@ mod tests {
 
     #[test]
     fn resolve_entries() {
-        let (h, p, a) = parse_resolve("example.com:80:127.0.0.1,[::1]").unwrap();
+        let (h, p, a) = parse_resolve("example.com:80:127.0.0.1,[::1]")
+            .unwrap()
+            .unwrap();
         assert_eq!((h.as_str(), p), ("example.com", 80));
         assert_eq!(
             a,
             vec!["127.0.0.1:80".parse().unwrap(), "[::1]:80".parse().unwrap()]
         );
-        assert_eq!(parse_resolve("-example.com:80").unwrap().2, vec![]);
-        assert!(parse_resolve("example.com:x:1.2.3.4").is_none());
+        assert_eq!(parse_resolve("-example.com:80").unwrap().unwrap().2, vec![]);
+        assert_eq!(
+            parse_resolve("[::1]:80:,1.2.3.4").unwrap().unwrap().0,
+            "::1"
+        );
+        // Skipped as curl skips them: no host name.
+        assert_eq!(parse_resolve(":80:1.2.3.4"), Ok(None));
+        assert_eq!(parse_resolve("-:80"), Ok(None));
+        // Refused (curl test 3019 and its neighbours).
+        for bad in [
+            "8990:example.com:127.0.0.1",
+            "example.com:x:1.2.3.4",
+            "example.com:80",
+            "example.com:80:",
+            "example.com::1.2.3.4",
+            "example.com:70000:1.2.3.4",
+            "example.com:80:notanip",
+            "example.com:80:[::1",
+        ] {
+            assert!(parse_resolve(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_resolve("example.com:80:notanip"),
+            Err(Some("notanip".to_string()))
+        );
+    }
+
+    #[test]
+    fn connect_to_rules() {
+        let m = |rule: &str| connect_to_match(rule, "a", 80).map_err(|e| e.code);
+        let some = |h: Option<&str>, p: Option<u16>| Ok(Some((h.map(String::from), p)));
+        assert_eq!(m("a:80:b:81"), some(Some("b"), Some(81)));
+        assert_eq!(m("A:80:b:"), some(Some("b"), None));
+        assert_eq!(m("::b:"), some(Some("b"), None));
+        assert_eq!(m(":80:[::2]:81"), some(Some("::2"), Some(81)));
+        assert_eq!(m("a:80::81"), some(None, Some(81)));
+        assert_eq!(m("a::"), Ok(Some((None, None))));
+        assert_eq!(m("a:81:b:1"), Ok(None));
+        assert_eq!(m("ab:80:b:1"), Ok(None));
+        assert_eq!(m("a:80"), Ok(None));
+        // curl test 3020 and its neighbours: a target port that is not a number.
+        for bad in ["::example.com:example.com", "::b:99999", "a:80:b:x"] {
+            assert_eq!(m(bad), Err(crate::error::Code::SetoptOptionSyntax), "{bad}");
+        }
+        assert_eq!(
+            connect_to_match("[::1]:80:[::2]:81", "::1", 80).map_err(|e| e.code),
+            some(Some("::2"), Some(81))
+        );
+        assert_eq!(
+            connect_to_match("[::1]:80:[::2]:81", "[::1]", 80).map_err(|e| e.code),
+            some(Some("::2"), Some(81))
+        );
     }
 
     #[test]

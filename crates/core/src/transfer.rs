@@ -890,9 +890,19 @@ impl Transfer {
             })?;
             self.url = Some(url);
             for entry in self.opts.resolve.clone() {
-                if let Some((host, port, addrs)) = dns::parse_resolve(&entry) {
-                    if !addrs.is_empty() {
+                match dns::parse_resolve(&entry) {
+                    Ok(Some((host, port, addrs))) if !addrs.is_empty() => {
                         cx.resolver.insert(&host, port, addrs, cx.now);
+                    }
+                    Ok(_) => {}
+                    Err(illegal) => {
+                        if let Some(a) = illegal {
+                            self.verbose(&format!("Resolve address '{a}' found illegal"));
+                        }
+                        return Err(Error::new(
+                            Code::SetoptOptionSyntax,
+                            format!("Couldn't parse CURLOPT_RESOLVE entry '{entry}'"),
+                        ));
                     }
                 }
             }
@@ -964,7 +974,7 @@ impl Transfer {
 
         self.select_proxy(&scheme, &host)?;
         if !self.tunnel_again {
-            if let Some((th, tp)) = self.connect_to_target(&host, port) {
+            if let Some((th, tp)) = self.connect_to_target(&host, port)? {
                 if !th.is_empty() {
                     self.verbose(&format!("Connecting to hostname: {th}"));
                 }
@@ -975,9 +985,10 @@ impl Transfer {
         }
         self.alt_used = None;
         self.alt_alpn = None;
+        let connect_to = self.connect_to_rule(&host, port)?;
         let (conn_host, conn_port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
             Some(p) => (bracket(&p.host), p.port),
-            None => match self.connect_to_rule(&host, port) {
+            None => match connect_to {
                 Some(hp) => hp,
                 None => self
                     .alt_svc_route(cx, &scheme, port)
@@ -1302,29 +1313,28 @@ impl Transfer {
         self.verbose(&format!("IPv4: {four}"));
     }
 
-    /// The first `--connect-to HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rule matching
-    /// `host:port`, if any.
-    fn connect_to_rule(&self, host: &str, port: u16) -> Option<(String, u16)> {
-        let (th, tp) = self.connect_to_target(host, port)?;
-        let nh = if th.is_empty() { host.to_string() } else { th };
-        Some((nh, tp.unwrap_or(port)))
+    /// Where the first `--connect-to HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rule matching
+    /// `host:port` and naming a host or a port sends the transfer; Err for a target port curl
+    /// cannot read (49).
+    fn connect_to_rule(&self, host: &str, port: u16) -> Result<Option<(String, u16)>> {
+        Ok(self.connect_to_target(host, port)?.map(|(th, tp)| {
+            let nh = if th.is_empty() { host.to_string() } else { th };
+            (nh, tp.unwrap_or(port))
+        }))
     }
 
     /// The destination of the first `--connect-to` rule for `host:port` that names one (curl's
-    /// `parse_connect_to_slist`): its host (empty: the URL's) and port.
-    fn connect_to_target(&self, host: &str, port: u16) -> Option<(String, Option<u16>)> {
+    /// `parse_connect_to_slist`): its host (empty: the URL's) and port. A rule that names no
+    /// destination does not count: the next one is tried.
+    fn connect_to_target(&self, host: &str, port: u16) -> Result<Option<(String, Option<u16>)>> {
         for rule in &self.opts.connect_to {
-            let Some((h, p, th, tp)) = parse_connect_to(rule) else {
-                continue;
-            };
-            let host_ok = h.is_empty() || h.eq_ignore_ascii_case(host);
-            let port_ok = p.is_none_or(|p| p == port);
-            // A rule that names no destination does not count: the next one is tried.
-            if host_ok && port_ok && (!th.is_empty() || tp.is_some()) {
-                return Some((th, tp));
+            if let Some((h, p)) = dns::connect_to_match(rule, host, port)? {
+                if h.is_some() || p.is_some() {
+                    return Ok(Some((h.unwrap_or_default(), p)));
+                }
             }
         }
-        None
+        Ok(None)
     }
 
     /// A cached alternative for an https origin no `--connect-to` rule redirected (curl's
@@ -1993,7 +2003,7 @@ impl Transfer {
         self.tunnel_wanted = p.kind.is_http()
             && (scheme == "https"
                 || self.opts.http_proxy_tunnel
-                || self.connect_to_rule(host, port).is_some());
+                || self.connect_to_rule(host, port).ok().flatten().is_some());
         // CURLINFO_USED_PROXY: this URL goes through a proxy.
         self.info.used_proxy = true;
         if let Some(pre) = self.opts.pre_proxy.as_deref().filter(|s| !s.is_empty()) {
@@ -2059,7 +2069,9 @@ impl Transfer {
         let url = self.url.as_ref().expect("url");
         let host = url.host_punycode().unwrap_or_default();
         let port = url.port_or_default();
-        let (host, port) = self.connect_to_rule(&host, port).unwrap_or((host, port));
+        // A rule curl refuses failed the transfer before any connection.
+        let rule = self.connect_to_rule(&host, port).ok().flatten();
+        let (host, port) = rule.unwrap_or((host, port));
         if host.contains(':') && !host.starts_with('[') {
             format!("{}:{port}", bracket(&host))
         } else {
@@ -4440,40 +4452,6 @@ fn referer_for(url: &Url) -> String {
     r.to_url_string()
 }
 
-/// `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT`; empty fields match anything / keep.
-fn parse_connect_to(rule: &str) -> Option<(String, Option<u16>, String, Option<u16>)> {
-    fn host_part(s: &str) -> Option<(String, &str)> {
-        if let Some(r) = s.strip_prefix('[') {
-            let end = r.find(']')?;
-            let rest = r[end + 1..].strip_prefix(':')?;
-            Some((r[..end].to_string(), rest))
-        } else {
-            let (h, rest) = s.split_once(':')?;
-            Some((h.to_string(), rest))
-        }
-    }
-    let (h, rest) = host_part(rule)?;
-    let (p, rest) = rest.split_once(':')?;
-    let (th, tp) = if let Some(r) = rest.strip_prefix('[') {
-        let end = r.find(']')?;
-        let tp = r[end + 1..].strip_prefix(':').unwrap_or("");
-        (r[..end].to_string(), tp)
-    } else {
-        match rest.rsplit_once(':') {
-            Some((a, b)) => (a.to_string(), b),
-            None => (rest.to_string(), ""),
-        }
-    };
-    let port = |s: &str| {
-        if s.is_empty() {
-            Some(None)
-        } else {
-            s.parse::<u16>().ok().map(Some)
-        }
-    };
-    Some((h, port(p)?, th, port(tp)?))
-}
-
 /// A URL part percent-decoded (empty when absent); bytes that are not UTF-8 are replaced.
 fn decoded(url: &Url, part: Part) -> String {
     let flags = GetFlags {
@@ -4521,22 +4499,6 @@ mod tests {
         assert_eq!(base64(b"fo"), "Zm8=");
         assert_eq!(base64(b"foo"), "Zm9v");
         assert_eq!(base64(b"us:pw"), "dXM6cHc=");
-    }
-
-    #[test]
-    fn connect_to_rules() {
-        assert_eq!(
-            parse_connect_to("a:80:b:81"),
-            Some(("a".into(), Some(80), "b".into(), Some(81)))
-        );
-        assert_eq!(
-            parse_connect_to("::b:"),
-            Some(("".into(), None, "b".into(), None))
-        );
-        assert_eq!(
-            parse_connect_to("[::1]:80:[::2]:81"),
-            Some(("::1".into(), Some(80), "::2".into(), Some(81)))
-        );
     }
 
     #[test]

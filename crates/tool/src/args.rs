@@ -2291,7 +2291,7 @@ pub struct Config {
 pub enum Action {
     Version,
     Help(Option<String>),
-    /// `-M`: curl prints its built-in manual; this build has none.
+    /// `-M`: print the built-in manual (made from the option table).
     Manual,
     /// `--dump-ca-embed`: print the CA bundle built into the binary; there is none.
     DumpCaEmbed,

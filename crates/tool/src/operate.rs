@@ -1322,24 +1322,23 @@ fn remote_name(url: &str) -> Option<String> {
 
 /// curl's `add_file_name_to_url` for `-T`: a URL whose path ends in a slash (or has no
 /// path) and has no query gets the upload file's name, URL-encoded, appended; the URL is
-/// then written out again by the URL parser.
-fn add_file_name_to_url(url: &str, file: &str) -> String {
+/// then written out again by the URL parser. A URL the parser refuses fails here, before
+/// the file is opened, with curl's `urlerr_cvt` codes.
+fn add_file_name_to_url(url: &str, file: &str) -> Result<String, Error> {
     use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
     let flags = Flags {
         guess_scheme: true,
         non_support_scheme: true,
         ..Default::default()
     };
-    let Ok(mut u) = Url::parse(url, flags) else {
-        return url.to_string();
-    };
+    let mut u = Url::parse(url, flags).map_err(urlerr_cvt)?;
     if u.query().is_some_and(|q| !q.is_empty()) {
-        return url.to_string();
+        return Ok(url.to_string());
     }
     let path = u.path().to_string();
     let slash = path.rfind('/');
     if slash.is_some_and(|i| i + 1 < path.len()) {
-        return url.to_string();
+        return Ok(url.to_string());
     }
     // The part of the local name right of the last slash or backslash.
     let after = file.rfind('/').map_or(0, |i| i + 1);
@@ -1358,11 +1357,23 @@ fn add_file_name_to_url(url: &str, file: &str) -> String {
             newpath.push_str(&format!("%{b:02x}"));
         }
     }
-    if u.set(Part::Path, Some(&newpath), Flags::default()).is_err() {
-        return url.to_string();
-    }
-    u.get(Part::Url, GetFlags::default())
-        .unwrap_or_else(|_| url.to_string())
+    u.set(Part::Path, Some(&newpath), Flags::default())
+        .map_err(urlerr_cvt)?;
+    u.get(Part::Url, GetFlags::default()).map_err(urlerr_cvt)
+}
+
+/// curl's `urlerr_cvt`: the tool's exit code for a URL the parser refused; the message is
+/// the code's own (curl leaves its error buffer empty).
+fn urlerr_cvt(e: oxcurl_urlapi::UrlError) -> Error {
+    use oxcurl_urlapi::UrlError;
+    let code = match e {
+        UrlError::OutOfMemory => Code::OutOfMemory,
+        UrlError::UnsupportedScheme => Code::UnsupportedProtocol,
+        UrlError::LacksIdn => Code::NotBuiltIn,
+        UrlError::BadHandle => Code::BadFunctionArgument,
+        _ => Code::UrlMalformat,
+    };
+    Error::new(code, code.strerror())
 }
 
 /// curl's `append2query` for `-G`: the data joins the query through the URL parser, which
@@ -1490,6 +1501,7 @@ fn configure(
         if up == "-" || up == "." {
             upload = Some((Box::new(io::stdin()), None, None));
         } else {
+            url = add_file_name_to_url(&url, up)?;
             let f = File::open(up).map_err(|_| {
                 // curl prints these (even with -s) before the transfer's own error.
                 let text = format!(
@@ -1501,7 +1513,6 @@ fn configure(
             })?;
             let len = f.metadata().ok().map(|m| m.len());
             upload = Some((Box::new(f), len, Some(PathBuf::from(up))));
-            url = add_file_name_to_url(&url, up);
         }
     }
     if op.get {
@@ -1944,12 +1955,16 @@ mod tests {
     #[test]
     fn upload_names_appended() {
         assert_eq!(
-            add_file_name_to_url("127.0.0.1:9/up/", "d/{a} b.txt"),
+            add_file_name_to_url("127.0.0.1:9/up/", "d/{a} b.txt").unwrap(),
             "http://127.0.0.1:9/up/%7ba%7d%20b.txt"
         );
-        assert_eq!(add_file_name_to_url("http://h", "x\\y"), "http://h/y");
-        assert_eq!(add_file_name_to_url("http://h/up", "a"), "http://h/up");
-        assert_eq!(add_file_name_to_url("h/up/?q", "a"), "h/up/?q");
+        let ok = |u, f| add_file_name_to_url(u, f).unwrap();
+        assert_eq!(ok("http://h", "x\\y"), "http://h/y");
+        assert_eq!(ok("http://h/up", "a"), "http://h/up");
+        assert_eq!(ok("h/up/?q", "a"), "h/up/?q");
+        // curl test 1469: refused before the file is opened or the scheme looked at.
+        let err = add_file_name_to_url("ftp://h/1469%/with space/", "f").unwrap_err();
+        assert_eq!(err.code, Code::UrlMalformat);
     }
 
     #[test]

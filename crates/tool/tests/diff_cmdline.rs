@@ -618,16 +618,6 @@ fn skip_existing_matches_reference() {
 }
 
 #[test]
-fn manual_is_not_built_in() {
-    let out = Exec::new(OXCURL).arg("-M").run();
-    assert_eq!(out.exit_code(), 0);
-    assert_eq!(
-        out.stdout_str(),
-        "built-in manual was disabled at build-time\n"
-    );
-}
-
-#[test]
 fn dump_ca_embed_prints_no_bundle_and_transfers_nothing() {
     case("dump_ca_embed", &["--dump-ca-embed", "{url}/"])
         .compare_stderr(true)

@@ -462,3 +462,71 @@ fn content_types_with_spaces_and_parameters() {
     })
     .run(OXCURL);
 }
+
+// ---- curl's own tests (scripts/curl-testsuite.sh), the same command lines ------------------
+
+/// curl test 173: a file part from stdin with a faked file name and a content type whose
+/// parameter is kept as given (`text/x-null;format=x-curl`).
+#[test]
+fn t173_stdin_file_with_type_parameter() {
+    form_case(
+        "t173_stdin_file_with_type_parameter",
+        &[
+            "{url}/we/want/173",
+            "-F",
+            "field1=contents1",
+            "-F",
+            "fileupload=@-;filename=/dev/null;type=text/x-null;format=x-curl",
+        ],
+    )
+    .stdin("line1\nline2\nline3\n")
+    .run(OXCURL);
+}
+
+/// curl test 186: types on text fields; `type=text/html;charset=verymoo` is sent without a
+/// blank after the `;`.
+#[test]
+fn t186_types_on_text_fields() {
+    form_case(
+        "t186_types_on_text_fields",
+        &[
+            "{url}/we/want/186",
+            "-F",
+            "name=daniel;type=moo/foo-.4",
+            "-F",
+            "html= <body>hello</body>;type=text/html;charset=verymoo",
+        ],
+    )
+    .run(OXCURL);
+}
+
+/// curl test 1186: `--form-escape` with a `"` in file names, sent as `\"`.
+#[test]
+fn t1186_quote_in_file_name_escaped() {
+    form_case(
+        "t1186_quote_in_file_name_escaped",
+        &[
+            "{url}/we/want/1186",
+            "--form-escape",
+            "-F",
+            "file=@\"{tmp}/test1186\\\".txt\";type=mo/foo;filename=\"test1186\\\".txt\"",
+            "-F",
+            "file2=@\"{tmp}/test1186\\\".txt\"",
+            "-F",
+            "file3=@\"{tmp}/test1186\\\".txt\";type=m/f,\"{tmp}/test1186\\\".txt\"",
+        ],
+    )
+    .file("test1186\".txt", "foo bar\nThis is a bar foo\n")
+    .run(OXCURL);
+}
+
+/// curl test 1293: `-F=` for two URLs, the first failing to connect: the part for the second
+/// has no name at all.
+#[test]
+fn t1293_form_to_two_urls_first_failing() {
+    form_case(
+        "t1293_form_to_two_urls_first_failing",
+        &["http://0", "{url}/1293", "-F="],
+    )
+    .run(OXCURL);
+}

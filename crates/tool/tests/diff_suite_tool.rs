@@ -327,6 +327,54 @@ fn t1268_filename_looks_like_a_flag() {
     .run(OXCURL);
 }
 
+// ---- the built-in manual (curl tests 411, 422, 481, 482, 484, 485, 746, 1026) ------------
+
+/// runtests.pl runs `curl -M` and, unless its first line says the manual was left out,
+/// expects the help hint that names `--manual`. The texts differ (ours is made from the
+/// option table), so this compares what runtests looks at: that there is a manual, that
+/// it lists the options, and the exit code; with a URL, `-M` still only prints it.
+#[test]
+fn manual_is_built_in() {
+    /// `curl\s*-\s*transfer\sa\s*URL`, test 1026's pattern.
+    fn is_name_line(l: &str) -> bool {
+        l.split("curl").skip(1).any(|rest| {
+            let rest = rest.trim_start().strip_prefix('-').unwrap_or("#");
+            let rest = rest.trim_start().strip_prefix("transfer").unwrap_or("#");
+            rest.starts_with(char::is_whitespace)
+                && rest
+                    .trim_start()
+                    .strip_prefix('a')
+                    .is_some_and(|r| r.trim_start().starts_with("URL"))
+        })
+    }
+    fn what_runtests_sees(d: &[u8]) -> Vec<u8> {
+        let text = String::from_utf8_lossy(d);
+        let first = text.lines().next().unwrap_or("");
+        format!(
+            "disabled: {}\nlists -v: {}\nlists --url: {}\nsentinel lines: {}\n",
+            first.contains("built-in manual was disabled"),
+            text.contains("\n    -v, --verbose\n"),
+            text.contains("\n    --url <url/file>\n"),
+            // curl test 1026's check that the whole manual is there.
+            text.lines()
+                .filter(|l| l.contains("AUTHORS") || is_name_line(l))
+                .count(),
+        )
+        .into_bytes()
+    }
+    for (name, args) in [
+        ("manual_short", &["-M"][..]),
+        ("manual_long", &["--manual"][..]),
+        ("manual_with_url", &["-M", "{url}/never"][..]),
+    ] {
+        Case::new(name)
+            .args(args)
+            .compare_stderr(true)
+            .normalise_with(what_runtests_sees)
+            .run(OXCURL);
+    }
+}
+
 // ---- options refused together or badly used (curl tests 360, 481, 482, 484, 485, 746,
 // 1427, 2044) ------------------------------------------------------------------------------
 
@@ -659,4 +707,119 @@ fn t784_t791_variable_byte_ranges() {
         "range_without_end_bracket",
         &["{url}/1", "--variable", "name[1-2=x"],
     );
+}
+
+// ---- --resolve and --connect-to syntax (curl tests 2053, 3019, 3020) ------------------------
+
+/// curl test 3019: a `--resolve` entry curl cannot read fails the transfer with 49 before any
+/// connection; an entry without a host name is skipped; a good one is used.
+#[test]
+fn t3019_resolve_syntax() {
+    for (name, entry) in [
+        ("t3019_port_first", "{port}:example.com:127.0.0.1"),
+        ("no_addresses", "example.com:{port}:"),
+        ("no_port", "example.com::127.0.0.1"),
+        ("port_too_large", "example.com:65536:127.0.0.1"),
+        ("bad_address", "example.com:{port}:127.0.0.1,notanip"),
+        ("unclosed_bracket", "example.com:{port}:[::1"),
+    ] {
+        refused(
+            name,
+            &["--resolve", entry, "http://example.com:{port}/3019"],
+        );
+    }
+    for (name, entry) in [
+        ("good", "example.com:{port}:127.0.0.1"),
+        ("empty_address_first", "example.com:{port}:,127.0.0.1"),
+        ("non_permanent", "+example.com:{port}:127.0.0.1"),
+    ] {
+        case(
+            name,
+            &["--resolve", entry, "http://example.com:{port}/3019"],
+        )
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+    }
+    case(
+        "no_host_is_skipped",
+        &["--resolve", ":{port}:192.0.2.1", "{url}/3019"],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
+
+/// curl test 3020: a `--connect-to` target port that is not a number fails with 49; a rule
+/// that does not match is not read further; a matching rule naming neither host nor port
+/// leaves the next rules to decide.
+#[test]
+fn t3020_connect_to_syntax() {
+    refused(
+        "t3020_host_as_port",
+        &["--connect-to", "::example.com:example.com", "{url}/3020"],
+    );
+    refused(
+        "port_too_large",
+        &["--connect-to", "::127.0.0.1:99999", "{url}/3020"],
+    );
+    case(
+        "bad_port_in_rule_not_matching",
+        &["--connect-to", "other:1:b:x", "{url}/3020"],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+    case(
+        "empty_target_then_next_rule",
+        &[
+            "--connect-to",
+            "example.com:1::",
+            "--connect-to",
+            "::127.0.0.1:{port}",
+            "http://example.com:1/3020",
+        ],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+    // curl test 2053: the URL's IPv6 host is matched in brackets.
+    case(
+        "t2053_ipv6_url_host",
+        &[
+            "--connect-to",
+            "[fc00::1]:8082:127.0.0.1:{port}",
+            "http://[fc00::1]:8082/2053",
+        ],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+    case(
+        "port_digits_then_junk",
+        &[
+            "--connect-to",
+            "EXAMPLE.com:1:127.0.0.1:{port}x",
+            "http://example.com:1/3020",
+        ],
+    )
+    .reply(Reply::ok("hello\n"))
+    .run(OXCURL);
+}
+
+// ---- -T and the URL (curl test 1469) --------------------------------------------------------
+
+/// curl test 1469: with `-T`, the URL is parsed (to append the file name) before the file is
+/// opened or the scheme looked at: a space in an FTP URL is 3, not 26 or 1.
+#[test]
+fn t1469_upload_url_checked_first() {
+    refused(
+        "t1469_space_in_ftp_url",
+        &[
+            "ftp://127.0.0.1:{port}/1469%/with space/",
+            "-T",
+            "irrelevant-file",
+        ],
+    );
+    refused("space_in_http_url", &["{url}/a b", "-T", "here"]);
+    refused("missing_file_good_url", &["{url}/up/", "-T", "missing"]);
+    case("good_url_and_file", &["{url}/up/", "-T", "here"])
+        .file("here", "data\n")
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
 }

@@ -250,3 +250,40 @@ fn decoding_errors_in_chunked_and_close_delimited_bodies() {
             .run(OXCURL);
     }
 }
+
+/// curl tests 387 and 418: more than five transfer codings, in one header line or in
+/// repeated ones, are refused (61) before any decoding.
+#[test]
+fn t387_t418_too_many_transfer_codings() {
+    let chain = vec!["gzip"; 100].join(",");
+    Case::new("t387_long_chain")
+        .args(&["{url}/387", "-sS", "--tr-encoding"])
+        .compare_stderr(true)
+        .reply(Reply::raw(format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: 6\r\nTransfer-Encoding: {chain}\r\n\r\n-foo-\n"
+        )))
+        .run(OXCURL);
+    let repeated = "Transfer-Encoding: gzip\r\n".repeat(9);
+    Case::new("t418_repeated_headers")
+        .args(&["{url}/418", "-sS", "--tr-encoding"])
+        .compare_stderr(true)
+        .reply(
+            Reply::raw(format!(
+                "HTTP/1.1 200 swsclose OK\r\nContent-Length: 6\r\n{repeated}\r\n-foo-\n"
+            ))
+            .close(),
+        )
+        .run(OXCURL);
+    // Five are still decoded (or fail on the data, as curl's do).
+    let five = "Transfer-Encoding: gzip\r\n".repeat(5);
+    Case::new("five_transfer_codings")
+        .args(&["{url}/5", "-sS", "--tr-encoding"])
+        .compare_stderr(true)
+        .reply(
+            Reply::raw(format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n{five}\r\n-foo-\n"
+            ))
+            .close(),
+        )
+        .run(OXCURL);
+}
