@@ -20,6 +20,7 @@ pub mod multi;
 pub mod multi_ev;
 pub mod options;
 pub mod parsedate;
+pub mod pause;
 pub mod proxy;
 pub mod ratelimit;
 pub mod share;

@@ -257,11 +257,11 @@ impl Multi {
         };
         let s = &mut self.slots[slot];
         s.gen += 1;
-        t.waker = std::task::Waker::from(Arc::new(SlotWake {
+        t.set_waker(std::task::Waker::from(Arc::new(SlotWake {
             slot,
             gen: s.gen,
             list: self.woken.clone(),
-        }));
+        })));
         s.t = Some(t);
         s.ready = true;
         s.queued = None;

@@ -57,11 +57,18 @@ pub enum ReadResult {
     Data(usize),
     /// `CURL_READFUNC_ABORT`.
     Abort,
+    /// `CURL_READFUNC_PAUSE`: nothing now; sending pauses until the application lets it go
+    /// (`curl_easy_pause`), then the callback is asked again.
+    Pause,
 }
 
 /// What a write or header callback returns to fail the transfer with curl's `client
 /// returned ERROR on write of N bytes` (`CURL_WRITEFUNC_ERROR`).
 pub const WRITEFUNC_ERROR: usize = 0xFFFF_FFFF;
+
+/// What a write or header callback returns to pause receiving (`CURL_WRITEFUNC_PAUSE`): the
+/// data it was given is kept and handed to it again when the transfer is let go.
+pub const WRITEFUNC_PAUSE: usize = 0x1000_0001;
 
 /// The application's side of a transfer: curl's callbacks as one object.
 ///
@@ -285,6 +292,9 @@ pub struct Options {
     pub suppress_connect_headers: bool,
     /// `CURLOPT_SOCKS5_AUTH` includes GSS-API (curl's default): offer it in the greeting.
     pub socks5_gssapi: bool,
+    /// The pause state the application changes with `curl_easy_pause` (None: a transfer
+    /// only pauses itself when a callback asks).
+    pub pause: Option<crate::pause::Pause>,
 }
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).
@@ -392,6 +402,7 @@ impl Default for Options {
             http_proxy_tunnel: false,
             suppress_connect_headers: false,
             socks5_gssapi: true,
+            pause: None,
         }
     }
 }

@@ -18,8 +18,9 @@ use crate::error::{Code, Error, Result};
 use crate::info::{Header, HttpVersion, Info};
 use crate::options::{
     Body, Handler, HttpVersionPref, InfoType, IpResolve, NetrcMode, Options, ReadResult,
-    TimeCondition,
+    TimeCondition, WRITEFUNC_ERROR, WRITEFUNC_PAUSE,
 };
+use crate::pause::{self, Pause};
 use crate::proto::h1::chunked::{ChunkEvent, ChunkedDecoder};
 use crate::proto::h1::head::{self, LineBuf, Tri, Version};
 use crate::proto::h1::request::{self, BodyFraming, RequestParts};
@@ -254,6 +255,20 @@ impl Resp {
     }
 }
 
+/// Which callback response data goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Out {
+    /// A header line to the header callback.
+    Header,
+    /// A header line to the write callback (`CURLOPT_HEADER`).
+    HeaderBody,
+    Body,
+}
+
+/// Most bytes one write callback call gets (curl's `CURL_MAX_WRITE_SIZE`), also when data
+/// kept during a pause is handed over.
+const MAX_WRITE_SIZE: usize = 16 * 1024;
+
 /// Upload progress of the current request body.
 #[derive(Default)]
 struct Upload {
@@ -392,6 +407,12 @@ pub(crate) struct Transfer {
     conn_dest: Option<String>,
     /// Response header lines received so far in this transfer (see `count_header`).
     header_count: usize,
+    /// The paused directions, shared with the application (`curl_easy_pause`); made when a
+    /// callback pauses a transfer that has none.
+    pause: Option<Pause>,
+    /// Response data kept while receiving is paused, in order (curl's paused client
+    /// writer); empty, without memory, otherwise.
+    held: std::collections::VecDeque<(Out, Vec<u8>)>,
 }
 
 impl Transfer {
@@ -463,7 +484,109 @@ impl Transfer {
             waker: std::task::Waker::noop().clone(),
             conn_dest: None,
             header_count: 0,
+            pause: None,
+            held: std::collections::VecDeque::new(),
         }
+    }
+
+    /// The multi's waker for this transfer; an application pause state is told of it.
+    pub(crate) fn set_waker(&mut self, waker: std::task::Waker) {
+        self.waker = waker;
+        self.pause = self.opts.pause.clone();
+        if let Some(p) = &self.pause {
+            p.start(&self.waker);
+        }
+    }
+
+    /// The paused directions (`pause::RECV`, `pause::SEND`).
+    fn paused(&self) -> u8 {
+        self.pause.as_ref().map_or(0, Pause::get)
+    }
+
+    /// Pause `bits` because a callback asked.
+    fn pause_now(&mut self, bits: u8) {
+        let waker = &self.waker;
+        self.pause
+            .get_or_insert_with(|| {
+                let p = Pause::default();
+                p.start(waker);
+                p
+            })
+            .add(bits);
+    }
+
+    /// Is response data held back (receiving paused, or kept data not yet handed over)?
+    fn recv_held(&self) -> bool {
+        !self.held.is_empty() || self.paused() & pause::RECV != 0
+    }
+
+    /// Hand response data to its callback, or keep it while receiving is paused. A callback
+    /// answering `CURL_WRITEFUNC_PAUSE` pauses receiving and gets the same data again when
+    /// it is let go.
+    fn emit(&mut self, out: Out, data: &[u8]) -> Result<()> {
+        if self.recv_held() {
+            match self.held.back_mut() {
+                Some((Out::Body, v)) if out == Out::Body => v.extend_from_slice(data),
+                _ => self.held.push_back((out, data.to_vec())),
+            }
+            return Ok(());
+        }
+        if self.call_writer(out, data)? {
+            self.held.push_back((out, data.to_vec()));
+        }
+        Ok(())
+    }
+
+    /// Call the callback for `out`; whether it paused (the data is not taken).
+    fn call_writer(&mut self, out: Out, data: &[u8]) -> Result<bool> {
+        let n = match out {
+            Out::Header => self.handler.header(data),
+            Out::HeaderBody | Out::Body => self.handler.write(data),
+        };
+        if n == WRITEFUNC_PAUSE {
+            self.pause_now(pause::RECV);
+            return Ok(true);
+        }
+        if n == data.len() {
+            return Ok(false);
+        }
+        Err(match out {
+            Out::Header if n == WRITEFUNC_ERROR => Error::new(
+                Code::WriteError,
+                format!("client returned ERROR on write of {} bytes", data.len()),
+            ),
+            Out::Header | Out::HeaderBody => Error::new(Code::WriteError, "Failed writing header"),
+            Out::Body => write_error(data.len(), n),
+        })
+    }
+
+    /// Receiving was let go: hand over what was kept, in pieces a write callback may get.
+    /// Whether all of it went (a callback may pause again).
+    fn flush_held(&mut self) -> Result<bool> {
+        while self.paused() & pause::RECV == 0 {
+            let Some((out, data)) = self.held.pop_front() else {
+                return Ok(true);
+            };
+            let step = if out == Out::Body {
+                MAX_WRITE_SIZE
+            } else {
+                data.len().max(1)
+            };
+            let mut at = 0;
+            while at < data.len() {
+                let end = (at + step).min(data.len());
+                if self.call_writer(out, &data[at..end])? {
+                    self.held.push_front((out, data[at..].to_vec()));
+                    return Ok(false);
+                }
+                at = end;
+                if self.paused() & pause::RECV != 0 && at < data.len() {
+                    self.held.push_front((out, data[at..].to_vec()));
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(false)
     }
 
     pub fn is_done(&self) -> bool {
@@ -564,6 +687,20 @@ impl Transfer {
             if c.in_h2_tunnel() && i.id == c.sock_id {
                 i.read = true;
                 i.write = c.wants_write();
+            }
+        }
+        // A paused direction is not waited for (a receive is not read: no buffering beyond
+        // what the callbacks refused).
+        let paused = self.paused();
+        if paused != 0 && matches!(self.state, State::Send | State::Recv) {
+            let wants_write = self.conn.as_ref().is_some_and(|c| c.wants_write());
+            for i in out.iter_mut().flatten() {
+                if paused & pause::RECV != 0 {
+                    i.read = false;
+                }
+                if paused & pause::SEND != 0 && matches!(self.state, State::Send) {
+                    i.write = wants_write;
+                }
             }
         }
         // Sleeping under a rate limit: the socket stays registered, wanting nothing, so
@@ -699,6 +836,13 @@ impl Transfer {
         let limit = self.opts.low_speed_limit;
         let time = self.opts.low_speed_time.unwrap_or_default();
         if limit == 0 || time.is_zero() || !matches!(self.state, State::Send | State::Recv) {
+            self.timers.clear(TimerId::SpeedCheck);
+            return Ok(());
+        }
+        // A paused transfer is not slow: the check starts over when it is let go (curl
+        // resets its `keeps_speed` on unpause).
+        if self.paused() != 0 {
+            self.speed = SpeedCheck::new(now);
             self.timers.clear(TimerId::SpeedCheck);
             return Ok(());
         }
@@ -3025,10 +3169,17 @@ impl Transfer {
                         self.up.body_done = true;
                         return Ok(true);
                     }
+                    if self.paused() & pause::SEND != 0 {
+                        return Ok(false);
+                    }
                     self.fill_upload()?;
                     if self.up.pos == self.up.len && self.up.eof {
                         self.up.body_done = true;
                         return Ok(true);
+                    }
+                    if self.up.pos == self.up.len {
+                        // The read callback paused sending.
+                        return Ok(false);
                     }
                 }
                 let conn = self.conn.as_mut().expect("conn");
@@ -3100,6 +3251,12 @@ impl Transfer {
                     }
                 }
             }
+            if read.as_ref().is_ok_and(|&n| n == 0) && self.paused() & pause::SEND != 0 {
+                self.up.crlf_in = inb;
+                self.up.pos = 0;
+                self.up.len = 0;
+                return Ok(());
+            }
             let r = read.map(|n| {
                 let n = n.min(room);
                 let out = &mut self.up.buf[start..];
@@ -3142,6 +3299,12 @@ impl Transfer {
         };
         let n = match read {
             ReadResult::Data(n) => n.min(room),
+            ReadResult::Pause => {
+                self.pause_now(pause::SEND);
+                self.up.pos = 0;
+                self.up.len = 0;
+                return Ok(());
+            }
             ReadResult::Abort => {
                 return Err(Error::new(
                     Code::AbortedByCallback,
@@ -3176,6 +3339,10 @@ impl Transfer {
         };
         match read {
             ReadResult::Data(n) => Ok(n),
+            ReadResult::Pause => {
+                self.pause_now(pause::SEND);
+                Ok(0)
+            }
             ReadResult::Abort => Err(Error::new(
                 Code::AbortedByCallback,
                 "operation aborted by callback",
@@ -3218,6 +3385,14 @@ impl Transfer {
     }
 
     fn do_recv(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        if self.recv_held() {
+            if !self.flush_held()? {
+                return Ok(false);
+            }
+            if self.resp.phase == Phase::Complete {
+                return self.complete(cx);
+            }
+        }
         let mut buf = cx.bufs.get(self.opts.buffer_size);
         let r = self.recv_loop(cx, &mut buf);
         cx.bufs.put(buf);
@@ -3276,7 +3451,7 @@ impl Transfer {
                     .and_then(|r| r.err())
                     .unwrap_or_else(|| Error::code(Code::RecvError)));
             }
-            if limited {
+            if limited || self.recv_held() {
                 return Ok(true);
             }
         }
@@ -3682,18 +3857,9 @@ impl Transfer {
         if self.opts.verbose {
             self.handler.debug(InfoType::HeaderIn, line);
         }
-        let n = self.handler.header(line);
-        if n == crate::options::WRITEFUNC_ERROR {
-            return Err(Error::new(
-                Code::WriteError,
-                format!("client returned ERROR on write of {} bytes", line.len()),
-            ));
-        }
-        if n != line.len() {
-            return Err(Error::new(Code::WriteError, "Failed writing header"));
-        }
-        if self.opts.include_header && self.handler.write(line) != line.len() {
-            return Err(Error::new(Code::WriteError, "Failed writing header"));
+        self.emit(Out::Header, line)?;
+        if self.opts.include_header {
+            self.emit(Out::HeaderBody, line)?;
         }
         Ok(())
     }
@@ -4081,20 +4247,14 @@ impl Transfer {
         if self.opts.verbose {
             self.handler.debug(InfoType::DataIn, data);
         }
-        if let Some(dec) = self.resp.decoder.as_mut() {
-            let handler = &mut self.handler;
+        if let Some(mut dec) = self.resp.decoder.take() {
             let mut failed = None;
             let r = dec.decode(data, &mut |out: &[u8]| {
-                let w = handler.write(out);
-                if w != out.len() {
-                    failed = Some((out.len(), w));
-                    Err(())
-                } else {
-                    Ok(())
-                }
+                self.emit(Out::Body, out).map_err(|e| failed = Some(e))
             });
-            if let Some((p, w)) = failed {
-                return Err(write_error(p, w));
+            self.resp.decoder = Some(dec);
+            if let Some(e) = failed {
+                return Err(e);
             }
             let chunked = self.resp.framing == Framing::Chunked;
             return r.map_err(|e| {
@@ -4108,29 +4268,17 @@ impl Transfer {
                 }
             });
         }
-        let w = self.handler.write(data);
-        if w != data.len() {
-            return Err(write_error(data.len(), w));
-        }
-        Ok(())
+        self.emit(Out::Body, data)
     }
 
     /// The response is fully received: follow a redirect or finish.
     fn complete(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         if let Some(mut dec) = self.resp.decoder.take() {
-            let handler = &mut self.handler;
             let mut failed = None;
-            let r = dec.finish(&mut |out: &[u8]| {
-                let w = handler.write(out);
-                if w != out.len() {
-                    failed = Some((out.len(), w));
-                    Err(())
-                } else {
-                    Ok(())
-                }
-            });
-            if let Some((p, w)) = failed {
-                return Err(write_error(p, w));
+            let r = dec
+                .finish(&mut |out: &[u8]| self.emit(Out::Body, out).map_err(|e| failed = Some(e)));
+            if let Some(e) = failed {
+                return Err(e);
             }
             r.map_err(|e| {
                 Error::new(
@@ -4140,6 +4288,10 @@ impl Transfer {
             })?;
         }
         self.resp.phase = Phase::Complete;
+        // Data kept during a pause goes first: the transfer completes when it is let go.
+        if self.recv_held() {
+            return Ok(false);
+        }
         let reusable = self.resp.keepalive && self.up.body_done && !self.opts.forbid_reuse;
         if self.auth_retry {
             self.auth_retry = false;
@@ -4324,6 +4476,10 @@ impl Transfer {
         }
         self.timers.clear_all();
         self.state = State::Done;
+        if let Some(p) = &self.pause {
+            p.stop();
+        }
+        self.held.clear();
         if let Err(e) = &r {
             if self.opts.verbose {
                 self.verbose(e.message());

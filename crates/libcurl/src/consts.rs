@@ -50,6 +50,8 @@ pub const CURL_ERROR_SIZE: usize = 256;
 pub const CURL_READFUNC_ABORT: usize = 0x1000_0000;
 pub const CURL_READFUNC_PAUSE: usize = 0x1000_0001;
 pub const CURL_WRITEFUNC_PAUSE: usize = 0x1000_0001;
+pub const CURLPAUSE_RECV: c_int = 1;
+pub const CURLPAUSE_SEND: c_int = 4;
 pub const CURL_PROGRESSFUNC_CONTINUE: c_int = 0x1000_0001;
 
 pub mod opt {

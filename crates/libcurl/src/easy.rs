@@ -76,8 +76,10 @@ impl Callbacks {
     }
 }
 
-/// The engine's `Handler` made of C function pointers.
-struct CHandler(Callbacks, crate::headers::Shared);
+/// The engine's `Handler` made of C function pointers, and whether the header callback
+/// refused the last line with `CURL_WRITEFUNC_PAUSE` (the header store has it already; the
+/// engine hands it over again).
+struct CHandler(Callbacks, crate::headers::Shared, bool);
 
 // SAFETY: libcurl's contract is that a handle is used by one thread at a time; the handler
 // is only called on the thread inside curl_easy_perform/curl_multi_perform, and the
@@ -103,16 +105,20 @@ impl Handler for CHandler {
         self.write_to(None, self.0.write_data, data)
     }
     fn header(&mut self, line: &[u8]) -> usize {
-        if let Ok(mut store) = self.1.lock() {
-            store.line(line);
+        if !std::mem::take(&mut self.2) {
+            if let Ok(mut store) = self.1.lock() {
+                store.line(line);
+            }
         }
-        if self.0.header.is_some() {
+        let n = if self.0.header.is_some() {
             self.write_to(self.0.header, self.0.header_data, line)
         } else if !self.0.header_data.is_null() {
             self.write_to(None, self.0.header_data, line)
         } else {
             line.len()
-        }
+        };
+        self.2 = n == CURL_WRITEFUNC_PAUSE;
+        n
     }
     fn read(&mut self, buf: &mut [u8]) -> ReadResult {
         let n = match self.0.read {
@@ -130,7 +136,9 @@ impl Handler for CHandler {
                 oxcurl_default_read(buf.as_mut_ptr() as *mut c_char, buf.len(), self.0.read_data)
             },
         };
-        if n == CURL_READFUNC_ABORT || n == CURL_READFUNC_PAUSE || n > buf.len() {
+        if n == CURL_READFUNC_PAUSE {
+            ReadResult::Pause
+        } else if n == CURL_READFUNC_ABORT || n > buf.len() {
             ReadResult::Abort
         } else {
             ReadResult::Data(n)
@@ -294,6 +302,8 @@ pub struct EasyHandle {
     pub(crate) headers: crate::headers::Shared,
     /// An error text was written to ERRORBUFFER since the last transfer started.
     errorbuf_used: Cell<bool>,
+    /// What `curl_easy_pause` sets; shared with the running transfer.
+    pub(crate) pause: oxcurl_core::pause::Pause,
 }
 
 impl EasyHandle {
@@ -324,6 +334,7 @@ impl EasyHandle {
             in_multi: Cell::new(false),
             headers: crate::headers::new_store(),
             errorbuf_used: Cell::new(false),
+            pause: oxcurl_core::pause::Pause::default(),
         });
         let p: *mut EasyHandle = &mut *h;
         h.state.get_mut().cb.handle = p;
@@ -380,7 +391,8 @@ impl EasyHandle {
         if let Ok(mut store) = self.headers.lock() {
             store.clear();
         }
-        (opts, Box::new(CHandler(st.cb, self.headers.clone())))
+        opts.pause = Some(self.pause.clone());
+        (opts, Box::new(CHandler(st.cb, self.headers.clone(), false)))
     }
 
     /// Takes a finished transfer back: its statistics and its error text.

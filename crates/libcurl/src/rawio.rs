@@ -57,14 +57,28 @@ pub extern "C" fn curl_easy_upkeep(h: *mut EasyHandle) -> CURLcode {
     })
 }
 
-/// `curl_easy_pause`: the engine cannot hold a transfer yet; answered as not built in.
+/// `curl_easy_pause`: sets the paused directions of the handle's running transfer, from a
+/// callback or between runs; a direction let go makes the transfer run again (data a write
+/// callback refused is handed over then). Without a running transfer, curl's
+/// `CURLE_BAD_FUNCTION_ARGUMENT`.
 #[no_mangle]
-pub extern "C" fn curl_easy_pause(h: *mut EasyHandle, _bitmask: std::ffi::c_int) -> CURLcode {
+pub extern "C" fn curl_easy_pause(h: *mut EasyHandle, bitmask: std::ffi::c_int) -> CURLcode {
     guard!(CURLE_FAILED_INIT, {
         // SAFETY: NULL or a live handle.
-        match unsafe { EasyHandle::from_ptr(h) } {
-            Some(_) => CURLE_NOT_BUILT_IN,
-            None => CURLE_BAD_FUNCTION_ARGUMENT,
+        let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
+            return CURLE_BAD_FUNCTION_ARGUMENT;
+        };
+        if !e.pause.running() {
+            return CURLE_BAD_FUNCTION_ARGUMENT;
         }
+        let mut bits = 0;
+        if bitmask & CURLPAUSE_RECV != 0 {
+            bits |= oxcurl_core::pause::RECV;
+        }
+        if bitmask & CURLPAUSE_SEND != 0 {
+            bits |= oxcurl_core::pause::SEND;
+        }
+        e.pause.set(bits);
+        CURLE_OK
     })
 }

@@ -395,6 +395,15 @@ impl Transfer {
                 }
             }
         }
+        if self.recv_held() {
+            if !self.flush_held()? {
+                return Ok(progress);
+            }
+            if self.resp.phase == Phase::Complete {
+                self.complete(cx)?;
+                return Ok(true);
+            }
+        }
         let s = st.stream.as_mut().expect("stream");
         let Some(body) = s.body_in.as_mut() else {
             return Ok(progress);
@@ -412,6 +421,10 @@ impl Transfer {
                     self.resp.raw_bytes += data.len() as u64;
                     self.process(cx, &data)?;
                     if !matches!(self.state, State::H2) || self.result.is_some() {
+                        return Ok(true);
+                    }
+                    if self.recv_held() {
+                        // Paused: the rest stays in the stream (its window closes).
                         return Ok(true);
                     }
                 }
@@ -476,6 +489,9 @@ impl Transfer {
                 Body::Fields(f) => &f[self.up.fields_sent.min(f.len())..],
                 Body::Upload(_) | Body::PostRead(_) | Body::Mime(_) => {
                     if self.up.pos == self.up.len && !self.up.eof {
+                        if self.paused() & crate::pause::SEND != 0 {
+                            return Ok(progress);
+                        }
                         self.fill_upload()?;
                     }
                     &self.up.buf[self.up.pos..self.up.len]
