@@ -1071,7 +1071,6 @@ fn h2_hostile_settings_enable_push_2() {
 }
 
 #[test]
-#[ignore = "issue 4: h2 ends the connection on a PUSH_PROMISE when push is off (16); curl fails only the stream (92, [HTTP2] [1] received invalid frame: FRAME[PUSH_PROMISE...])"]
 fn h2_hostile_push_promise_when_disabled() {
     let mut p = 2u32.to_be_bytes().to_vec();
     p.extend(hpack(200, &[]));

@@ -626,6 +626,22 @@ impl Transfer {
         if let Some(r) = e.reason() {
             if e.is_go_away() && e.is_library() {
                 // We (h2, as nghttp2 in curl) found the peer broken.
+                let push = self
+                    .h2conn
+                    .as_ref()
+                    .and_then(|s| s.lock().h2.as_ref().and_then(|m| m.push_promise()));
+                if let Some((sid, len, hend)) = push.filter(|p| p.0 == id) {
+                    // Push is off, so a PUSH_PROMISE is a protocol error; curl's
+                    // invalid-frame callback fails the stream it came on.
+                    return Error::new(
+                        Code::Http2Stream,
+                        format!(
+                            "[HTTP2] [{sid}] received invalid frame: FRAME[PUSH_PROMISE, \
+                             len={len}, hend={}], error -505: Protocol error",
+                            u8::from(hend)
+                        ),
+                    );
+                }
                 if e.to_string().contains("too_many_continuations") {
                     return Error::new(
                         Code::Http2,

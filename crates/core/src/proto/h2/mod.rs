@@ -307,6 +307,11 @@ impl Mux {
         self.slot.lock().map(|s| s.scan.flooded()).unwrap_or(false)
     }
 
+    /// The first PUSH_PROMISE the peer sent: stream, length, END_HEADERS.
+    pub fn push_promise(&self) -> Option<(u32, usize, bool)> {
+        self.slot.lock().ok().and_then(|s| s.scan.push_promise)
+    }
+
     /// Did the last drive stop because the socket would not take more?
     pub fn wants_write(&self) -> bool {
         self.slot.lock().map(|s| s.write_blocked).unwrap_or(false)

@@ -8,6 +8,8 @@
 /// connection is a flood (nghttp2's `NGHTTP2_DEFAULT_MAX_OBQ_FLOOD_ITEM`).
 pub const MAX_ACKS_DUE: u32 = 1000;
 
+const PUSH_PROMISE: u8 = 5;
+const END_HEADERS: u8 = 4;
 const PING: u8 = 6;
 const SETTINGS: u8 = 4;
 const ACK: u8 = 1;
@@ -23,6 +25,9 @@ pub struct FrameScan {
     pub acks_due: u32,
     /// Frame headers seen in all.
     pub frames: u64,
+    /// The first PUSH_PROMISE (we never enable push): its stream, length and END_HEADERS
+    /// flag, as curl names the invalid frame.
+    pub push_promise: Option<(u32, usize, bool)>,
 }
 
 impl FrameScan {
@@ -46,6 +51,10 @@ impl FrameScan {
             self.frames += 1;
             let h = self.head;
             self.skip = (usize::from(h[0]) << 16) | (usize::from(h[1]) << 8) | usize::from(h[2]);
+            if h[3] == PUSH_PROMISE && self.push_promise.is_none() {
+                let id = u32::from_be_bytes([h[5], h[6], h[7], h[8]]) & 0x7fff_ffff;
+                self.push_promise = Some((id, self.skip, h[4] & END_HEADERS != 0));
+            }
             if (h[3] == PING || h[3] == SETTINGS) && h[4] & ACK == 0 {
                 self.acks_due = self.acks_due.saturating_add(1);
             }
@@ -98,6 +107,24 @@ mod tests {
                 assert!(!s.feed(c));
             }
             assert_eq!((s.frames, s.acks_due), (6, 2), "pieces of {piece}");
+        }
+    }
+
+    #[test]
+    fn the_first_push_promise_is_kept_with_its_stream_length_and_flag() {
+        let mut all = frame(1, 4, 3);
+        let mut pp = frame(PUSH_PROMISE, END_HEADERS, 17);
+        pp[8] = 3;
+        all.extend(pp);
+        let mut later = frame(PUSH_PROMISE, 0, 5);
+        later[8] = 5;
+        all.extend(later);
+        for piece in [1, 4, 9, all.len()] {
+            let mut s = FrameScan::default();
+            for c in all.chunks(piece) {
+                s.feed(c);
+            }
+            assert_eq!(s.push_promise, Some((3, 17, true)), "pieces of {piece}");
         }
     }
 
