@@ -81,6 +81,9 @@ pub struct Info {
     pub ssl_verify_result: i64,
     pub proxy_ssl_verify_result: i64,
     pub used_proxy: bool,
+    /// `CURLINFO_PROXY_ERROR`: curl's `CURLproxycode` of a failed SOCKS handshake
+    /// ([`crate::proto::socks::ProxyCode`]), 0 when none failed.
+    pub proxy_error: u32,
     /// `CURLAUTH_*` bits of the schemes the server (`CURLINFO_HTTPAUTH_AVAIL`) and the proxy
     /// (`CURLINFO_PROXYAUTH_AVAIL`) offered.
     pub httpauth_avail: u32,

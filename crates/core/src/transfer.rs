@@ -24,6 +24,7 @@ use crate::pause::{self, Pause};
 use crate::proto::h1::chunked::{ChunkEvent, ChunkedDecoder};
 use crate::proto::h1::head::{self, LineBuf, Tri, Version};
 use crate::proto::h1::request::{self, BodyFraming, RequestParts};
+use crate::proto::socks::ProxyCode;
 use crate::ratelimit::RateLimit;
 use crate::speedcheck::SpeedCheck;
 use crate::timer::{TimerId, Timers};
@@ -2497,6 +2498,13 @@ impl Transfer {
             .or(self.proxy.as_ref().filter(|p| !p.kind.is_http()))
     }
 
+    /// A failed SOCKS handshake: curl's `CURLE_PROXY`, with the detail kept for
+    /// `CURLINFO_PROXY_ERROR`.
+    fn socks_failed(&mut self, e: crate::proto::socks::SocksError) -> Error {
+        self.info.proxy_error = e.1 as u32;
+        Error::new(Code::Proxy, e.0)
+    }
+
     /// The Unix socket of the SOCKS proxy, when it is one (`localhost/path`).
     fn socks_unix_path(&self) -> Option<String> {
         self.socks_proxy()
@@ -2585,13 +2593,14 @@ impl Transfer {
             Ok(addrs) if !addrs.is_empty() => addrs,
             // curl names the proxy in this message although the origin failed.
             _ => {
+                self.info.proxy_error = ProxyCode::ResolveHost as u32;
                 return Err(Error::new(
                     Code::Proxy,
                     format!(
                         "Could not resolve proxy: {}",
                         self.socks_proxy().map(|p| p.host.as_str()).unwrap_or("")
                     ),
-                ))
+                ));
             }
         };
         cx.resolver.insert(&host, port, addrs.clone(), cx.now);
@@ -2600,7 +2609,8 @@ impl Transfer {
             // A SOCKS5 handshake waiting after its greeting.
             self.socks_note(&t);
             let s = &mut self.socks.as_mut().expect("socks").0;
-            s.set_target(t).map_err(|e| Error::new(Code::Proxy, e.0))?;
+            let r = s.set_target(t);
+            r.map_err(|e| self.socks_failed(e))?;
             self.state = State::Socks;
         } else {
             self.begin_socks(Some(t))?;
@@ -2623,6 +2633,7 @@ impl Transfer {
             })
             .find(|a| a.is_ipv4() || !v4)
             .ok_or_else(|| {
+                self.info.proxy_error = ProxyCode::ResolveHost as u32;
                 Error::new(
                     Code::CouldntResolveHost,
                     format!("Failed to resolve \"{host}\" for SOCKS4 connect."),
@@ -2662,7 +2673,7 @@ impl Transfer {
         }
         let creds = self.socks_proxy().and_then(|p| p.creds.clone());
         let s = Socks::new(version, target, &host, port, creds, self.opts.socks5_gssapi)
-            .map_err(|e| Error::new(Code::Proxy, e.0))?;
+            .map_err(|e| self.socks_failed(e))?;
         self.socks = Some((s, Vec::new()));
         self.state = State::Socks;
         Ok(())
@@ -2681,7 +2692,11 @@ impl Transfer {
                         return Ok(false);
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(send_error(&e)),
+                    Err(e) => {
+                        // The socket's message, curl's code for the SOCKS step.
+                        self.info.proxy_error = s.io_failure(false) as u32;
+                        return Err(Error::new(Code::Proxy, send_error(&e).message()));
+                    }
                 }
             }
             if s.is_done() {
@@ -2693,7 +2708,7 @@ impl Transfer {
                     Some(t) => {
                         self.socks_note(&t);
                         let (mut s2, g2) = self.socks.take().expect("socks");
-                        s2.set_target(t).map_err(|e| Error::new(Code::Proxy, e.0))?;
+                        s2.set_target(t).map_err(|e| self.socks_failed(e))?;
                         s = s2;
                         got = g2;
                         continue;
@@ -2706,7 +2721,10 @@ impl Transfer {
             let mut buf = [0u8; 300];
             let conn = self.conn.as_mut().expect("conn");
             match conn.recv(&mut buf[..want - got.len()]) {
-                Ok(0) => return Err(Error::new(Code::Proxy, "connection to proxy closed")),
+                Ok(0) => {
+                    self.info.proxy_error = ProxyCode::Closed as u32;
+                    return Err(Error::new(Code::Proxy, "connection to proxy closed"));
+                }
                 Ok(n) => got.extend_from_slice(&buf[..n]),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     self.socks = Some((s, got));
@@ -2714,14 +2732,15 @@ impl Transfer {
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
+                    self.info.proxy_error = s.io_failure(true) as u32;
                     return Err(Error::new(
                         Code::Proxy,
                         format!("Recv failure: {}", connect::os_error_text(&e)),
-                    ))
+                    ));
                 }
             }
             if got.len() == want {
-                s.feed(&got).map_err(|e| Error::new(Code::Proxy, e.0))?;
+                s.feed(&got).map_err(|e| self.socks_failed(e))?;
                 got.clear();
             }
         }

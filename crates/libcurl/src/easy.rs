@@ -407,7 +407,13 @@ impl EasyHandle {
             store.tunnel_done(info.http_connectcode);
         }
         let mut st = self.state.borrow_mut();
+        // curl never clears its CURLproxycode: a later transfer without a SOCKS failure
+        // keeps reporting the last one.
+        let proxy_error = st.info.proxy_error;
         st.info = info;
+        if st.info.proxy_error == 0 {
+            st.info.proxy_error = proxy_error;
+        }
         st.certinfo = None;
         if let Some(mut easy) = easy {
             easy.take_handler();
@@ -566,7 +572,11 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.connect_to = std::ptr::null();
         st.errorbuffer = std::ptr::null_mut();
         st.private = std::ptr::null_mut();
-        st.info = Info::default();
+        // curl_easy_reset keeps the CURLproxycode too.
+        st.info = Info {
+            proxy_error: st.info.proxy_error,
+            ..Info::default()
+        };
         st.certinfo = None;
     })
 }
@@ -1367,7 +1377,9 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     22 => i.http_connectcode as c_long,
                     23 => i.httpauth_avail as c_long,
                     24 => i.proxyauth_avail as c_long,
-                    25 | 35 | 37 | 38 | 39 | 59 | 69 | 70 => 0,
+                    25 | 35 | 37 | 38 | 39 | 69 | 70 => 0,
+                    // CURLINFO_PROXY_ERROR: the CURLproxycode of the latest SOCKS failure.
+                    59 => i.proxy_error as c_long,
                     // CURLINFO_LASTSOCKET: curl keeps the last socket only for CONNECT_ONLY
                     // transfers, which this library does not make.
                     29 => -1,

@@ -431,3 +431,27 @@ fn connect_to_other_host_keeps_absolute_form() {
         .reply(Reply::ok("proxied\n"))
         .run(OXCURL);
 }
+
+// ---- SOCKS5 method replies --------------------------------------------------------------
+
+/// A SOCKS5 proxy picking GSS-API, or a method curl does not know: curl 8.14.1's messages.
+#[test]
+fn socks5_unusable_method_replies() {
+    for (name, method) in [
+        ("gssapi", 1u8),
+        ("undocumented", 3),
+        ("none_acceptable", 0xff),
+    ] {
+        for basic in [false, true] {
+            let socks = SocksServer::start(SocksMode::Raw(vec![5, method]));
+            let proxy = format!("socks5://127.0.0.1:{}", socks.port());
+            let mut args = vec!["-sS", "-x", &proxy, "{url}/m"];
+            if basic {
+                args.push("--socks5-basic");
+            }
+            case(&format!("socks5_method_{name}_{basic}"))
+                .args(&args)
+                .run(OXCURL);
+        }
+    }
+}

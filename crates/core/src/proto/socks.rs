@@ -23,9 +23,72 @@ pub enum Target {
     Name(String),
 }
 
-/// A failed handshake: curl's message.
+/// curl's `CURLproxycode`: why a SOCKS handshake failed, in detail
+/// (`CURLINFO_PROXY_ERROR`). The values are curl's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u32)]
+pub enum ProxyCode {
+    #[default]
+    Ok = 0,
+    BadAddressType = 1,
+    BadVersion = 2,
+    Closed = 3,
+    Gssapi = 4,
+    GssapiPermsg = 5,
+    GssapiProtection = 6,
+    Identd = 7,
+    IdentdDiffer = 8,
+    LongHostname = 9,
+    LongPasswd = 10,
+    LongUser = 11,
+    NoAuth = 12,
+    RecvAddress = 13,
+    RecvAuth = 14,
+    RecvConnect = 15,
+    RecvReqack = 16,
+    ReplyAddressTypeNotSupported = 17,
+    ReplyCommandNotSupported = 18,
+    ReplyConnectionRefused = 19,
+    ReplyGeneralServerFailure = 20,
+    ReplyHostUnreachable = 21,
+    ReplyNetworkUnreachable = 22,
+    ReplyNotAllowed = 23,
+    ReplyTtlExpired = 24,
+    ReplyUnassigned = 25,
+    RequestFailed = 26,
+    ResolveHost = 27,
+    SendAuth = 28,
+    SendConnect = 29,
+    SendRequest = 30,
+    UnknownFail = 31,
+    UnknownMode = 32,
+    UserRejected = 33,
+}
+
+impl ProxyCode {
+    /// The code of a SOCKS5 reply's REP field other than 0 (RFC 1928 section 6).
+    fn of_reply(rep: u8) -> ProxyCode {
+        match rep {
+            1 => ProxyCode::ReplyGeneralServerFailure,
+            2 => ProxyCode::ReplyNotAllowed,
+            3 => ProxyCode::ReplyNetworkUnreachable,
+            4 => ProxyCode::ReplyHostUnreachable,
+            5 => ProxyCode::ReplyConnectionRefused,
+            6 => ProxyCode::ReplyTtlExpired,
+            7 => ProxyCode::ReplyCommandNotSupported,
+            8 => ProxyCode::ReplyAddressTypeNotSupported,
+            _ => ProxyCode::ReplyUnassigned,
+        }
+    }
+}
+
+/// A failed handshake: curl's message and its `CURLproxycode`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SocksError(pub String);
+pub struct SocksError(pub String, pub ProxyCode);
+
+fn fail(code: ProxyCode, msg: impl Into<String>) -> SocksError {
+    SocksError(msg.into(), code)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum St {
@@ -118,18 +181,22 @@ impl Socks {
             (Some(Target::Ip(IpAddr::V4(a))), _) => o.extend_from_slice(&a.octets()),
             (Some(Target::Name(_)), Version::Socks4a) => o.extend_from_slice(&[0, 0, 0, 1]),
             _ => {
-                return Err(SocksError(format!(
-                    "SOCKS4 connection to {} not supported",
-                    self.host
-                )))
+                return Err(fail(
+                    ProxyCode::ResolveHost,
+                    format!("SOCKS4 connection to {} not supported", self.host),
+                ))
             }
         }
         if user.len() > 255 {
-            return Err(SocksError("Too long SOCKS proxy username".into()));
+            return Err(fail(ProxyCode::LongUser, "Too long SOCKS proxy username"));
         }
         o.extend_from_slice(user.as_bytes());
         o.push(0);
         if let Some(Target::Name(n)) = &self.target {
+            // The name with its zero byte must fit curl's 600-byte request buffer.
+            if n.len() + 1 > 255 || o.len() + n.len() + 1 >= 600 {
+                return Err(fail(ProxyCode::LongHostname, "SOCKS4: too long hostname"));
+            }
             o.extend_from_slice(n.as_bytes());
             o.push(0);
         }
@@ -167,7 +234,7 @@ impl Socks {
             }
             Target::Name(n) => {
                 if n.len() > 255 {
-                    return Err(SocksError("SOCKS5: the destination hostname is too long to be resolved remotely by the proxy.".into()));
+                    return Err(fail(ProxyCode::LongHostname, "SOCKS5: the destination hostname is too long to be resolved remotely by the proxy."));
                 }
                 o.push(3);
                 o.push(n.len() as u8);
@@ -200,6 +267,19 @@ impl Socks {
         }
     }
 
+    /// The `CURLproxycode` of a failed send (`recv` false) or receive at this step.
+    pub fn io_failure(&self, recv: bool) -> ProxyCode {
+        match (self.st, recv) {
+            (St::S4Reply | St::S5Method, false) => ProxyCode::SendConnect,
+            (St::S4Reply | St::S5Method, true) => ProxyCode::RecvConnect,
+            (St::S5AuthStatus, false) => ProxyCode::SendAuth,
+            (St::S5AuthStatus, true) => ProxyCode::RecvAuth,
+            (_, false) => ProxyCode::SendRequest,
+            (St::S5ReplyHead | St::S5ReplyNameLen, true) => ProxyCode::RecvReqack,
+            (_, true) => ProxyCode::RecvAddress,
+        }
+    }
+
     pub fn is_done(&self) -> bool {
         self.st == St::Done
     }
@@ -219,8 +299,9 @@ impl Socks {
         match self.st {
             St::S4Reply => {
                 if data[0] != 0 {
-                    return Err(SocksError(
-                        "SOCKS4 reply has wrong version, version should be 0.".into(),
+                    return Err(fail(
+                        ProxyCode::BadVersion,
+                        "SOCKS4 reply has wrong version, version should be 0.",
                     ));
                 }
                 let addr = format!(
@@ -231,39 +312,46 @@ impl Socks {
                     data[7],
                     u16::from_be_bytes([data[2], data[3]])
                 );
-                let why = match data[1] {
+                let (code, why) = match data[1] {
                     90 => {
                         self.expect(St::Done, 0);
                         return Ok(());
                     }
-                    91 => "request rejected or failed.",
-                    92 => "request rejected because SOCKS server cannot connect to identd on the client.",
-                    93 => "request rejected because the client program and identd report different user-ids.",
-                    _ => "Unknown.",
+                    91 => (ProxyCode::RequestFailed, "request rejected or failed."),
+                    92 => (ProxyCode::Identd, "request rejected because SOCKS server cannot connect to identd on the client."),
+                    93 => (ProxyCode::IdentdDiffer, "request rejected because the client program and identd report different user-ids."),
+                    _ => (ProxyCode::UnknownFail, "Unknown."),
                 };
-                Err(SocksError(format!(
-                    "cannot complete SOCKS4 connection to {addr}. ({}), {why}",
-                    data[1]
-                )))
+                Err(fail(
+                    code,
+                    format!(
+                        "cannot complete SOCKS4 connection to {addr}. ({}), {why}",
+                        data[1]
+                    ),
+                ))
             }
             St::S5Method => {
                 if data[0] != 5 {
-                    return Err(SocksError(
-                        "Received invalid version in initial SOCKS5 response.".into(),
+                    return Err(fail(
+                        ProxyCode::BadVersion,
+                        "Received invalid version in initial SOCKS5 response.",
                     ));
                 }
                 match data[1] {
                     0 => self.socks5_request(),
-                    2 if self.creds.is_some() => {
+                    2 => {
+                        // Without credentials curl sends empty ones.
                         let (u, p) = self.creds.clone().unwrap_or_default();
                         if u.len() > 255 {
-                            return Err(SocksError(
-                                "Excessive username length for proxy auth".into(),
+                            return Err(fail(
+                                ProxyCode::LongUser,
+                                "Excessive username length for proxy auth",
                             ));
                         }
                         if p.len() > 255 {
-                            return Err(SocksError(
-                                "Excessive password length for proxy auth".into(),
+                            return Err(fail(
+                                ProxyCode::LongPasswd,
+                                "Excessive password length for proxy auth",
                             ));
                         }
                         let mut o = vec![1u8, u.len() as u8];
@@ -275,46 +363,58 @@ impl Socks {
                         self.expect(St::S5AuthStatus, 2);
                         Ok(())
                     }
-                    1 => Err(SocksError(
-                        "SOCKS5 GSSAPI per-message authentication is not enabled.".into(),
+                    1 => Err(fail(
+                        ProxyCode::GssapiPermsg,
+                        "SOCKS5 GSSAPI per-message authentication is not supported.",
                     )),
-                    2 => Err(SocksError(
-                        "No authentication method was acceptable. (It is quite likely that the SOCKS5 server wanted a username/password, since none was supplied to the server on this connection.)".into(),
+                    0xff => Err(fail(
+                        ProxyCode::NoAuth,
+                        "No authentication method was acceptable.",
                     )),
-                    0xff => Err(SocksError(
-                        "No authentication method was acceptable.".into(),
+                    _ => Err(fail(
+                        ProxyCode::UnknownMode,
+                        "Undocumented SOCKS5 mode attempted to be used by server.",
                     )),
-                    m => Err(SocksError(format!(
-                        "Undocumented SOCKS5 mode attempted to be used by server: {m}"
-                    ))),
                 }
             }
             St::S5AuthStatus => {
                 if data[0] != 1 || data[1] != 0 {
-                    return Err(SocksError(format!(
-                        "User was rejected by the SOCKS5 server ({} {}).",
-                        data[0], data[1]
-                    )));
+                    return Err(fail(
+                        ProxyCode::UserRejected,
+                        format!(
+                            "User was rejected by the SOCKS5 server ({} {}).",
+                            data[0], data[1]
+                        ),
+                    ));
                 }
                 self.socks5_request()
             }
             St::S5ReplyHead => {
                 if data[0] != 5 {
-                    return Err(SocksError(
-                        "SOCKS5 reply has wrong version, version should be 5.".into(),
+                    return Err(fail(
+                        ProxyCode::BadVersion,
+                        "SOCKS5 reply has wrong version, version should be 5.",
                     ));
                 }
                 if data[1] != 0 {
-                    return Err(SocksError(format!(
-                        "cannot complete SOCKS5 connection to {}. ({})",
-                        self.host, data[1]
-                    )));
+                    return Err(fail(
+                        ProxyCode::of_reply(data[1]),
+                        format!(
+                            "cannot complete SOCKS5 connection to {}. ({})",
+                            self.host, data[1]
+                        ),
+                    ));
                 }
                 match data[3] {
                     1 => self.expect(St::S5ReplyRest, 4 + 2),
                     4 => self.expect(St::S5ReplyRest, 16 + 2),
                     3 => self.expect(St::S5ReplyNameLen, 1),
-                    _ => return Err(SocksError("SOCKS5 reply has wrong address type.".into())),
+                    _ => {
+                        return Err(fail(
+                            ProxyCode::BadAddressType,
+                            "SOCKS5 reply has wrong address type.",
+                        ))
+                    }
                 }
                 Ok(())
             }
@@ -345,7 +445,7 @@ mod tests {
             s.sent(o.len());
             let n = s.want();
             if reply.len() < n {
-                return Err(SocksError("short".into()));
+                return Err(fail(ProxyCode::Closed, "short"));
             }
             s.feed(&reply[..n])?;
             reply = &reply[n..];
@@ -433,6 +533,63 @@ mod tests {
     fn socks5_garbage_fails() {
         let s = Socks::new(Version::Socks5, Some(v4()), "127.0.0.1", 80, None, true).unwrap();
         assert!(run(s, b"HTTP/1.1 200").is_err());
+    }
+
+    #[test]
+    fn socks5_password_method_without_credentials_sends_empty_ones() {
+        let s = Socks::new(Version::Socks5, Some(v4()), "127.0.0.1", 80, None, true).unwrap();
+        let e = run(s, &[5, 2, 1, 1]).unwrap_err();
+        assert_eq!(e.1, ProxyCode::UserRejected);
+        let mut s = Socks::new(Version::Socks5, Some(v4()), "127.0.0.1", 80, None, true).unwrap();
+        s.sent(4);
+        s.feed(&[5, 2]).unwrap();
+        assert_eq!(s.output(), [1, 0, 0]);
+    }
+
+    #[test]
+    fn failures_carry_curl_proxy_codes() {
+        let five = || Socks::new(Version::Socks5, Some(v4()), "127.0.0.1", 80, None, false);
+        for (reply, code) in [
+            (&[4, 0][..], ProxyCode::BadVersion),
+            (&[5, 1], ProxyCode::GssapiPermsg),
+            (&[5, 3], ProxyCode::UnknownMode),
+            (&[5, 0xff], ProxyCode::NoAuth),
+            (&[5, 0, 5, 1, 0, 1], ProxyCode::ReplyGeneralServerFailure),
+            (&[5, 0, 5, 8, 0, 1], ProxyCode::ReplyAddressTypeNotSupported),
+            (&[5, 0, 5, 9, 0, 1], ProxyCode::ReplyUnassigned),
+            (&[5, 0, 5, 0, 0, 7], ProxyCode::BadAddressType),
+        ] {
+            assert_eq!(
+                run(five().unwrap(), reply).unwrap_err().1,
+                code,
+                "{reply:?}"
+            );
+        }
+        let four = || Socks::new(Version::Socks4, Some(v4()), "127.0.0.1", 80, None, false);
+        for (b, code) in [
+            (91, ProxyCode::RequestFailed),
+            (92, ProxyCode::Identd),
+            (93, ProxyCode::IdentdDiffer),
+            (94, ProxyCode::UnknownFail),
+        ] {
+            let e = run(four().unwrap(), &[0, b, 0, 80, 127, 0, 0, 1]).unwrap_err();
+            assert_eq!(e.1, code);
+        }
+        let long = "h".repeat(255);
+        let e = Socks::new(
+            Version::Socks4a,
+            Some(Target::Name(long)),
+            "h",
+            1,
+            None,
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.0.as_str(), e.1),
+            ("SOCKS4: too long hostname", ProxyCode::LongHostname)
+        );
+        assert_eq!(ProxyCode::UserRejected as u32, 33);
     }
 
     #[test]
