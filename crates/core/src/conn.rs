@@ -11,6 +11,43 @@ use std::time::Instant;
 use crate::connect::Stream;
 use crate::tls::{self, Io};
 
+/// The connection of a `CURLOPT_CONNECT_ONLY` transfer, for the application's own bytes
+/// (`curl_easy_send`, `curl_easy_recv`): TLS when the transfer made it, not watched by any
+/// multi. Closed when dropped.
+#[derive(Debug)]
+pub struct RawConn(pub(crate) Conn);
+
+impl RawConn {
+    /// Send bytes; how many were taken. WouldBlock when the socket takes nothing now.
+    pub fn send(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // Bytes a TLS layer still holds go first.
+        match self.0.flush() {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+        let n = self.0.send(buf)?;
+        match self.0.flush() {
+            Ok(()) => Ok(n),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(n),
+            Err(e) => Err(e),
+        }
+    }
+    /// Received bytes; Ok(0) at the end of the stream, WouldBlock when none are there.
+    pub fn recv(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.0.flush() {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+        self.0.recv(buf)
+    }
+    /// The socket.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.0.stream.fd()
+    }
+}
+
 #[derive(Debug)]
 pub struct Conn {
     pub id: i64,

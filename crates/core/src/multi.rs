@@ -326,7 +326,10 @@ impl Multi {
         }
         self.free.push(id.slot);
         let info = std::mem::take(&mut t.info);
-        Some((Easy::from_parts(t.opts, t.handler), info))
+        let connection = t.take_detached();
+        let mut easy = Easy::from_parts(t.opts, t.handler);
+        easy.connection = connection.map(|c| Box::new(crate::conn::RawConn(c)));
+        Some((easy, info))
     }
 
     /// End a running transfer with `e` (curl fails every transfer of a multi whose socket or

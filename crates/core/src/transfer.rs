@@ -411,6 +411,8 @@ pub(crate) struct Transfer {
     /// Response data kept while receiving is paused, in order (curl's paused client
     /// writer); empty, without memory, otherwise.
     held: std::collections::VecDeque<(Out, Vec<u8>)>,
+    /// The connection a `CURLOPT_CONNECT_ONLY` transfer made, for the application.
+    detached: Option<Conn>,
 }
 
 impl Transfer {
@@ -483,7 +485,24 @@ impl Transfer {
             header_count: 0,
             pause: None,
             held: std::collections::VecDeque::new(),
+            detached: None,
         }
+    }
+
+    /// The connection a finished `CURLOPT_CONNECT_ONLY` transfer made.
+    pub(crate) fn take_detached(&mut self) -> Option<Conn> {
+        self.detached.take()
+    }
+
+    /// `CURLOPT_CONNECT_ONLY`: the connection is made; it leaves the multi for the
+    /// application and the transfer is done without a request.
+    fn connect_only_done(&mut self, cx: &mut Cx<'_>) {
+        if let Some(c) = self.conn.take() {
+            let _ = cx.poller.delete(c.stream.fd());
+            self.info.last_socket = Some(std::os::fd::AsRawFd::as_raw_fd(&c.stream.fd()));
+            self.detached = Some(c);
+        }
+        self.finish(cx, Ok(()));
     }
 
     /// The multi's waker for this transfer; an application pause state is told of it.
@@ -1195,7 +1214,10 @@ impl Transfer {
         } = t.clone();
         // Counted only under connection limits (no allocation otherwise).
         self.conn_dest = cx.limits.map(|_| format!("{host}:{port}"));
-        if !self.opts.fresh_connect && !std::mem::take(&mut self.fresh_once) {
+        if !self.opts.fresh_connect
+            && !self.opts.connect_only
+            && !std::mem::take(&mut self.fresh_once)
+        {
             match self.find_shared(cx, &key) {
                 Lookup::Shared(s) => {
                     let (id, remote, local, chost) = {
@@ -1708,6 +1730,10 @@ impl Transfer {
             };
             self.verbose(&msg);
         }
+        if self.opts.connect_only {
+            self.connect_only_done(cx);
+            return;
+        }
         // curl names HTTP/2 here only when ALPN chose it, not for prior knowledge.
         let alpn_h2 = self.h2_negotiate(cx);
         self.verbose(if alpn_h2 {
@@ -1840,6 +1866,8 @@ impl Transfer {
                 {
                     &[b"http/1.1"]
                 }
+                // The application speaks on the connection itself.
+                _ if self.opts.connect_only => &[b"http/1.1"],
                 _ => &[b"h2", b"http/1.1"],
             }
         }
@@ -4175,6 +4203,8 @@ impl Transfer {
         if let Some(s) = self.h2conn.take() {
             self.h2 = None;
             let mut c = s.lock();
+            let open = reusable && c.h2.as_mut().is_some_and(|m| m.is_open());
+            self.info.last_socket = open.then(|| std::os::fd::AsRawFd::as_raw_fd(&s.fd()));
             // The connection stays for the others on it; the last one says so.
             if !reusable || !c.h2.as_mut().is_some_and(|m| m.is_open()) {
                 drop(c);
@@ -4191,6 +4221,8 @@ impl Transfer {
         if let Some(c) = self.conn.take() {
             // Idle pooled connections are not watched.
             let _ = cx.poller.delete(c.stream.fd());
+            self.info.last_socket =
+                reusable.then(|| std::os::fd::AsRawFd::as_raw_fd(&c.stream.fd()));
             if reusable {
                 let mut c = c;
                 c.http10 = self.resp.version == HttpVersion::V1_0;

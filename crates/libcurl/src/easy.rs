@@ -253,7 +253,7 @@ struct BodySpec {
 /// The settable state of a handle.
 pub(crate) struct State {
     easy: Option<Easy>,
-    opts: Options,
+    pub(crate) opts: Options,
     cb: Callbacks,
     body: BodySpec,
     headers: *const CurlSlist,
@@ -277,9 +277,21 @@ pub(crate) struct State {
     owned_mime: usize,
     /// CURLOPT_SHARE: the share this handle is counted in.
     share: *mut crate::share::ShareHandle,
+    /// The connection the last CONNECT_ONLY transfer made (`curl_easy_send`/`recv`).
+    pub(crate) raw: Option<oxcurl_core::conn::RawConn>,
 }
 
 impl State {
+    /// The socket of the connection the last transfer left open: the CONNECT_ONLY
+    /// connection, else the one kept for reuse (curl's `Curl_getconnectinfo`).
+    fn last_socket(&self) -> Option<c_int> {
+        use std::os::fd::AsRawFd;
+        match &self.raw {
+            Some(c) => Some(c.fd().as_raw_fd()),
+            None => self.info.last_socket,
+        }
+    }
+
     /// Frees the MIMEPOST copy this handle owns, if any.
     fn drop_owned_mime(&mut self) {
         let m = std::mem::take(&mut self.owned_mime);
@@ -329,6 +341,7 @@ impl EasyHandle {
                 certinfo: None,
                 owned_mime: 0,
                 share: std::ptr::null_mut(),
+                raw: None,
             }),
             busy: Cell::new(false),
             in_multi: Cell::new(false),
@@ -359,6 +372,8 @@ impl EasyHandle {
     /// body, slists read now as curl reads them at perform time) and the callbacks.
     pub(crate) fn prepare(&self) -> (Options, Box<dyn Handler>) {
         let mut st = self.state.borrow_mut();
+        // A new transfer: the previous CONNECT_ONLY connection closes.
+        st.raw = None;
         let mut opts = st.opts.clone();
         // SAFETY: slists set with setopt must stay alive until the transfer is done
         // (CURLOPT_HTTPHEADER(3) and friends).
@@ -411,6 +426,7 @@ impl EasyHandle {
         st.certinfo = None;
         if let Some(mut easy) = easy {
             easy.take_handler();
+            st.raw = easy.take_connection();
             st.easy = Some(easy);
         }
         match r {
@@ -748,6 +764,10 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
         use crate::consts::opt::*;
         match opt {
             VERBOSE => o.verbose = on,
+            // 2 asks for WebSocket, which this build lacks: curl then connects as for 1;
+            // only values above 2 are refused.
+            141 if v > 2 => return CURLE_BAD_FUNCTION_ARGUMENT,
+            141 => o.connect_only = on,
             CERTINFO => o.certinfo = on,
             HEADER => o.include_header = on,
             NOPROGRESS => {
@@ -1368,9 +1388,8 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     23 => i.httpauth_avail as c_long,
                     24 => i.proxyauth_avail as c_long,
                     25 | 35 | 37 | 38 | 39 | 59 | 69 | 70 => 0,
-                    // CURLINFO_LASTSOCKET: curl keeps the last socket only for CONNECT_ONLY
-                    // transfers, which this library does not make.
-                    29 => -1,
+                    // CURLINFO_LASTSOCKET.
+                    29 => st.last_socket().map_or(-1, c_long::from),
                     26 => i.num_connects as c_long,
                     40 => i.primary_ip.map_or(0, |a| a.port() as c_long),
                     42 => i.local_addr.map_or(0, |a| a.port() as c_long),
@@ -1437,10 +1456,11 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                 // SAFETY: an OFF_T info takes a `curl_off_t *`.
                 unsafe { *(out as *mut i64) = v };
             }
-            // CURLINFO_ACTIVESOCKET: CURL_SOCKET_BAD, as for curl without CONNECT_ONLY.
+            // CURLINFO_ACTIVESOCKET: as LASTSOCKET in curl (`Curl_getconnectinfo`).
             SOCKET if n == 44 => {
+                let fd = st.last_socket().unwrap_or(-1);
                 // SAFETY: a SOCKET info takes a `curl_socket_t *` (an int).
-                unsafe { *(out as *mut c_int) = -1 };
+                unsafe { *(out as *mut c_int) = fd };
             }
             SLIST => match n {
                 // A `struct curl_certinfo *`, never NULL (no certificates: none listed).
