@@ -78,6 +78,19 @@ pub struct Conn {
     /// connection known to multiplex.
     pub version_seen: bool,
     pub idle_since: Instant,
+    /// The application's socket hooks: its close hook closes the socket.
+    pub hooks: crate::connect::Hooks,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if let Some(h) = self.hooks.take().filter(|h| h.closes()) {
+            let stream = std::mem::replace(&mut self.stream, Stream::Closed);
+            if let Some(fd) = stream.into_fd() {
+                h.close(fd);
+            }
+        }
+    }
 }
 
 /// An HTTP/2 connection several transfers use at once, each with its own stream. The pool

@@ -298,6 +298,9 @@ pub struct Options {
     /// `CURLOPT_CONNECT_ONLY`: connect (through proxies and TLS), send no request, and hand
     /// the connection to the application ([`crate::Easy::take_connection`]).
     pub connect_only: bool,
+    /// The application's say in making and closing sockets (`CURLOPT_OPENSOCKETFUNCTION`,
+    /// `SOCKOPTFUNCTION`, `CLOSESOCKETFUNCTION`).
+    pub socket_hooks: crate::connect::Hooks,
 }
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).
@@ -407,6 +410,7 @@ impl Default for Options {
             socks5_gssapi: true,
             pause: None,
             connect_only: false,
+            socket_hooks: None,
         }
     }
 }

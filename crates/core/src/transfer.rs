@@ -110,6 +110,9 @@ pub(crate) struct Interest<'a> {
     pub shared: bool,
 }
 
+// Connecting holds the Happy Eyeballs state inline: boxing it would allocate on every
+// connect, and a transfer has one State.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum State {
     Init,
@@ -1298,8 +1301,13 @@ impl Transfer {
             self.timers.set(TimerId::ConnectTimeout, cx.now + ct);
         }
         if let Some(path) = self.opts.unix_socket_path.clone() {
-            let s = connect::connect_unix(&path, self.opts.abstract_unix_socket)
-                .map_err(|_| connect_failed(&host, port, self.elapsed_ms(cx.now)))?;
+            let s = connect::connect_unix(&path, self.opts.abstract_unix_socket, &self.opts)
+                .map_err(|e| match e.get_ref() {
+                    Some(i) if i.is::<connect::SockoptRefused>() => {
+                        sockopt_refused(&host, port, self.elapsed_ms(cx.now))
+                    }
+                    _ => connect_failed(&host, port, self.elapsed_ms(cx.now)),
+                })?;
             self.info.time_namelookup = cx.now.duration_since(self.started);
             self.verbose(&format!("  Trying {path}..."));
             self.connected(cx, Stream::Unix(s), None, key, host, port)?;
@@ -1590,6 +1598,12 @@ impl Transfer {
                 self.connected(cx, Stream::Tcp(s), Some(addr), key, host, port)?;
                 Ok(true)
             }
+            ConnectPoll::Failed(e)
+                if e.get_ref()
+                    .is_some_and(|i| i.is::<connect::SockoptRefused>()) =>
+            {
+                Err(sockopt_refused(&host, port, self.elapsed_ms(cx.now)))
+            }
             ConnectPoll::Failed(_) => Err(connect_failed(&host, port, self.elapsed_ms(cx.now))),
         }
     }
@@ -1605,7 +1619,7 @@ impl Transfer {
     ) -> Result<()> {
         let local = match &stream {
             Stream::Tcp(s) => s.local_addr().ok(),
-            Stream::Unix(_) => None,
+            Stream::Unix(_) | Stream::Closed => None,
         };
         let id = match self.pending_conn {
             Some(id) => id,
@@ -1644,6 +1658,7 @@ impl Transfer {
             h2: None,
             version_seen: false,
             idle_since: cx.now,
+            hooks: self.opts.socket_hooks.clone(),
         });
         if self.socks_proxy().is_some() {
             return self.start_socks(cx);
@@ -4439,6 +4454,18 @@ fn connect_failed(host: &str, port: u16, ms: u128) -> Error {
         format!(
             "Failed to connect to {host} port {port} after {ms} ms: {}",
             Code::CouldntConnect.strerror()
+        ),
+    )
+}
+
+/// `CURL_SOCKOPT_ERROR` from the application's socket-option hook: curl's connect failure
+/// naming the callback's code.
+fn sockopt_refused(host: &str, port: u16, ms: u128) -> Error {
+    Error::new(
+        Code::AbortedByCallback,
+        format!(
+            "Failed to connect to {host} port {port} after {ms} ms: {}",
+            Code::AbortedByCallback.strerror()
         ),
     )
 }

@@ -279,6 +279,8 @@ pub(crate) struct State {
     share: *mut crate::share::ShareHandle,
     /// The connection the last CONNECT_ONLY transfer made (`curl_easy_send`/`recv`).
     pub(crate) raw: Option<oxcurl_core::conn::RawConn>,
+    /// OPENSOCKETFUNCTION, SOCKOPTFUNCTION, CLOSESOCKETFUNCTION and their data.
+    sock_cb: crate::sockets::SocketCallbacks,
 }
 
 impl State {
@@ -342,6 +344,7 @@ impl EasyHandle {
                 owned_mime: 0,
                 share: std::ptr::null_mut(),
                 raw: None,
+                sock_cb: Default::default(),
             }),
             busy: Cell::new(false),
             in_multi: Cell::new(false),
@@ -407,6 +410,7 @@ impl EasyHandle {
             store.clear();
         }
         opts.pause = Some(self.pause.clone());
+        opts.socket_hooks = st.sock_cb.hooks();
         (opts, Box::new(CHandler(st.cb, self.headers.clone(), false)))
     }
 
@@ -571,6 +575,7 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.opts = Options::default();
         st.opts.share = share;
         st.cb = Callbacks::new(h);
+        st.sock_cb = Default::default();
         st.body = BodySpec::default();
         st.drop_owned_mime();
         st.headers = std::ptr::null();
@@ -609,6 +614,7 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
                 ..st.cb
             };
             d.body = st.body.clone();
+            d.sock_cb = st.sock_cb;
             // curl gives the new handle its own copy of the mime, freed with it.
             if let Some(m) = st.body.mime {
                 // SAFETY: the application keeps a MIMEPOST mime alive while it is set.
@@ -1075,6 +1081,25 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         match opt {
             URL => st.opts.url = s(),
             WRITEDATA => st.cb.write_data = v,
+            // SAFETY (the three socket callbacks): same-size function pointer types.
+            20163 => {
+                st.sock_cb.open = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), crate::sockets::OpenSocketFn>(f)
+                })
+            }
+            10164 => st.sock_cb.open_data = v,
+            20148 => {
+                st.sock_cb.sockopt = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), crate::sockets::SockoptFn>(f)
+                })
+            }
+            10149 => st.sock_cb.sockopt_data = v,
+            20208 => {
+                st.sock_cb.close = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), crate::sockets::CloseSocketFn>(f)
+                })
+            }
+            10209 => st.sock_cb.close_data = v,
             // SAFETY (all transmutes below): same-size function pointer types, per curl.h.
             WRITEFUNCTION => {
                 st.cb.write = f()
