@@ -11,6 +11,43 @@ use std::time::Instant;
 use crate::connect::Stream;
 use crate::tls::{self, Io};
 
+/// The connection of a `CURLOPT_CONNECT_ONLY` transfer, for the application's own bytes
+/// (`curl_easy_send`, `curl_easy_recv`): TLS when the transfer made it, not watched by any
+/// multi. Closed when dropped.
+#[derive(Debug)]
+pub struct RawConn(pub(crate) Conn);
+
+impl RawConn {
+    /// Send bytes; how many were taken. WouldBlock when the socket takes nothing now.
+    pub fn send(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // Bytes a TLS layer still holds go first.
+        match self.0.flush() {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+        let n = self.0.send(buf)?;
+        match self.0.flush() {
+            Ok(()) => Ok(n),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(n),
+            Err(e) => Err(e),
+        }
+    }
+    /// Received bytes; Ok(0) at the end of the stream, WouldBlock when none are there.
+    pub fn recv(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.0.flush() {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+        self.0.recv(buf)
+    }
+    /// The socket.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.0.stream.fd()
+    }
+}
+
 #[derive(Debug)]
 pub struct Conn {
     pub id: i64,
@@ -41,6 +78,19 @@ pub struct Conn {
     /// connection known to multiplex.
     pub version_seen: bool,
     pub idle_since: Instant,
+    /// The application's socket hooks: its close hook closes the socket.
+    pub hooks: crate::connect::Hooks,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if let Some(h) = self.hooks.take().filter(|h| h.closes()) {
+            let stream = std::mem::replace(&mut self.stream, Stream::Closed);
+            if let Some(fd) = stream.into_fd() {
+                h.close(fd);
+            }
+        }
+    }
 }
 
 /// An HTTP/2 connection several transfers use at once, each with its own stream. The pool

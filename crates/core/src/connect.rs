@@ -4,8 +4,9 @@
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::os::fd::{AsFd, BorrowedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::net::UnixStream;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, SockAddr, Socket, TcpKeepalive, Type};
@@ -17,6 +18,90 @@ use crate::options::Options;
 pub enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
+    /// Given to the application's close hook: only while its connection is dropped.
+    Closed,
+}
+
+/// Only a connection being dropped has a closed stream (see `Conn`'s `Drop`).
+const NEVER_CLOSED: &str = "a stream is closed only while its connection is dropped";
+
+/// Where a new socket is to connect (what `CURLOPT_OPENSOCKETFUNCTION` is shown, and may
+/// change).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SockTarget {
+    Ip(SocketAddr),
+    /// A Unix domain socket path (abstract: in the abstract namespace).
+    Unix {
+        path: Vec<u8>,
+        abstract_ns: bool,
+    },
+}
+
+/// What the application's socket-option hook answered (`CURL_SOCKOPT_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sockopt {
+    Ok,
+    /// `CURL_SOCKOPT_ERROR`: the transfer fails with `CURLE_ABORTED_BY_CALLBACK`.
+    Error,
+    /// `CURL_SOCKOPT_ALREADY_CONNECTED`: the socket is connected, no connect is made.
+    AlreadyConnected,
+}
+
+/// What the application's open hook answered.
+#[derive(Debug)]
+pub enum Opened {
+    /// No hook: the engine makes the socket.
+    Default,
+    /// The application's socket, now the engine's until it gives it to [`SocketHooks::close`].
+    Fd(OwnedFd),
+    /// `CURL_SOCKET_BAD`: this address cannot be connected to.
+    Bad,
+}
+
+/// The application's say in how connection sockets are made and closed
+/// (`CURLOPT_OPENSOCKETFUNCTION`, `SOCKOPTFUNCTION`, `CLOSESOCKETFUNCTION`). The engine owns
+/// sockets as `OwnedFd`s; descriptors cross to the application only in the C layer.
+pub trait SocketHooks: Send + Sync + std::fmt::Debug {
+    /// Make a socket for `target` (which the hook may change).
+    fn open(&self, _target: &mut SockTarget) -> Opened {
+        Opened::Default
+    }
+    /// The socket is made, not yet bound or connected.
+    fn sockopt(&self, _fd: BorrowedFd<'_>) -> Sockopt {
+        Sockopt::Ok
+    }
+    /// Close a socket the engine is done with.
+    fn close(&self, fd: OwnedFd) {
+        drop(fd);
+    }
+    /// Whether `close` is the application's (else sockets just close when dropped).
+    fn closes(&self) -> bool {
+        false
+    }
+}
+
+/// The hooks of a transfer (`Options::socket_hooks`).
+pub type Hooks = Option<Arc<dyn SocketHooks>>;
+
+/// The socket-option hook refused a socket: the transfer fails with
+/// `CURLE_ABORTED_BY_CALLBACK`.
+#[derive(Debug)]
+pub struct SockoptRefused;
+
+impl std::fmt::Display for SockoptRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("setsockopt callback returned error")
+    }
+}
+
+impl std::error::Error for SockoptRefused {}
+
+/// Hands a socket to the application's close hook when there is one, else closes it.
+pub fn close_with(hooks: &Hooks, fd: OwnedFd) {
+    match hooks {
+        Some(h) if h.closes() => h.close(fd),
+        _ => drop(fd),
+    }
 }
 
 impl Stream {
@@ -24,18 +109,29 @@ impl Stream {
         match self {
             Stream::Tcp(s) => s.as_fd(),
             Stream::Unix(s) => s.as_fd(),
+            Stream::Closed => unreachable!("{NEVER_CLOSED}"),
         }
     }
     pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.read(buf),
             Stream::Unix(s) => s.read(buf),
+            Stream::Closed => Err(io::ErrorKind::NotConnected.into()),
         }
     }
     pub fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Stream::Tcp(s) => s.write(buf),
             Stream::Unix(s) => s.write(buf),
+            Stream::Closed => Err(io::ErrorKind::NotConnected.into()),
+        }
+    }
+    /// The socket, to close.
+    pub fn into_fd(self) -> Option<OwnedFd> {
+        match self {
+            Stream::Tcp(s) => Some(s.into()),
+            Stream::Unix(s) => Some(s.into()),
+            Stream::Closed => None,
         }
     }
     /// A second handle to the same socket.
@@ -43,6 +139,7 @@ impl Stream {
         Ok(match self {
             Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
             Stream::Unix(s) => Stream::Unix(s.try_clone()?),
+            Stream::Closed => return Err(io::ErrorKind::NotConnected.into()),
         })
     }
     /// Is an idle connection still usable? (Not closed, nothing unexpected waiting.)
@@ -55,6 +152,7 @@ impl Stream {
                 // only attempted on an idle connection, where any byte is a protocol error.
                 (&*s).read(&mut b)
             }
+            Stream::Closed => return false,
         };
         matches!(r, Err(ref e) if e.kind() == io::ErrorKind::WouldBlock)
     }
@@ -70,9 +168,37 @@ pub fn next_sock_id() -> u64 {
 /// One connect attempt in flight.
 #[derive(Debug)]
 struct Attempt {
-    sock: Socket,
+    /// Taken out once connected.
+    sock: Option<Socket>,
     addr: SocketAddr,
     id: u64,
+}
+
+/// A socket that goes to the application's close hook when dropped.
+struct Guard<'a> {
+    sock: Option<Socket>,
+    hooks: &'a Hooks,
+}
+
+impl Drop for Guard<'_> {
+    fn drop(&mut self) {
+        if let Some(s) = self.sock.take() {
+            close_with(self.hooks, s.into());
+        }
+    }
+}
+
+impl Guard<'_> {
+    fn keep(mut self) -> Socket {
+        self.sock.take().expect("socket")
+    }
+}
+
+/// An attempt given up: its socket closes through the hooks.
+fn discard(hooks: &Hooks, at: Option<Attempt>) {
+    if let Some(s) = at.and_then(|a| a.sock) {
+        close_with(hooks, s.into());
+    }
 }
 
 /// Outcome of a poll of the connect phase.
@@ -93,6 +219,16 @@ pub struct HappyEyeballs {
     families: [Family; 2],
     second_at: Option<Instant>,
     last_err: Option<io::Error>,
+    /// The application's socket hooks (its close hook closes what is given up).
+    hooks: Hooks,
+}
+
+impl Drop for HappyEyeballs {
+    fn drop(&mut self) {
+        for f in &mut self.families {
+            discard(&self.hooks, f.current.take());
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -126,6 +262,7 @@ impl HappyEyeballs {
             families: [a, b],
             second_at,
             last_err: None,
+            hooks: opts.socket_hooks.clone(),
         }
     }
 
@@ -140,9 +277,10 @@ impl HappyEyeballs {
 
     /// Sockets with a connect in flight (wait for writable).
     pub fn pending_fds(&self) -> impl Iterator<Item = (BorrowedFd<'_>, u64)> {
-        self.families
-            .iter()
-            .filter_map(|f| f.current.as_ref().map(|a| (a.sock.as_fd(), a.id)))
+        self.families.iter().filter_map(|f| {
+            let a = f.current.as_ref()?;
+            Some((a.sock.as_ref()?.as_fd(), a.id))
+        })
     }
 
     /// Advance: start attempts, check in-flight ones. `notes` gets `-v` lines.
@@ -165,12 +303,14 @@ impl HappyEyeballs {
             loop {
                 let fam = &mut self.families[i];
                 if let Some(at) = &fam.current {
-                    match check_connected(&at.sock) {
+                    let sock = at.sock.as_ref().expect("socket until connected");
+                    match check_connected(sock) {
                         Ok(true) => {
-                            let at = fam.current.take().expect("attempt present");
-                            let stream: TcpStream = at.sock.into();
+                            let mut at = fam.current.take().expect("attempt present");
+                            let stream: TcpStream =
+                                at.sock.take().expect("socket until connected").into();
                             // Drop the other family's attempt.
-                            self.families[1 - i].current = None;
+                            discard(&self.hooks, self.families[1 - i].current.take());
                             return ConnectPoll::Connected(stream, at.addr);
                         }
                         Ok(false) => break,
@@ -178,8 +318,8 @@ impl HappyEyeballs {
                             let at = fam.current.take().expect("attempt present");
                             let local = at
                                 .sock
-                                .local_addr()
-                                .ok()
+                                .as_ref()
+                                .and_then(|s| s.local_addr().ok())
                                 .and_then(|a| a.as_socket())
                                 .map(|a| format!(" from {} port {}", a.ip(), a.port()))
                                 .unwrap_or_default();
@@ -190,6 +330,7 @@ impl HappyEyeballs {
                                 local,
                                 os_error_text(&e)
                             ));
+                            discard(&self.hooks, Some(at));
                             self.last_err = Some(e);
                         }
                     }
@@ -202,12 +343,15 @@ impl HappyEyeballs {
                 fam.next += 1;
                 notes.push(format!("  Trying {}...", fmt_addr(&addr)));
                 match start_connect(addr, opts) {
-                    Ok(sock) => {
+                    Ok((sock, addr)) => {
                         fam.current = Some(Attempt {
-                            sock,
+                            sock: Some(sock),
                             addr,
                             id: next_sock_id(),
                         })
+                    }
+                    Err(e) if e.get_ref().is_some_and(|i| i.is::<SockoptRefused>()) => {
+                        return ConnectPoll::Failed(e);
                     }
                     Err(e) => {
                         notes.push(format!(
@@ -260,12 +404,67 @@ fn check_connected(sock: &Socket) -> io::Result<bool> {
     }
 }
 
-fn start_connect(addr: SocketAddr, opts: &Options) -> io::Result<Socket> {
-    let sock = Socket::new(
-        Domain::for_address(addr),
-        Type::STREAM.nonblocking().cloexec(),
-        Some(Protocol::TCP),
-    )?;
+/// A socket from the application's open hook, or a new one; `target` may change.
+fn open_socket(target: &mut SockTarget, opts: &Options) -> io::Result<Option<Socket>> {
+    match opts.socket_hooks.as_ref().map(|h| h.open(target)) {
+        None | Some(Opened::Default) => Ok(None),
+        Some(Opened::Fd(fd)) => {
+            let s = Socket::from(fd);
+            s.set_nonblocking(true)?;
+            s.set_cloexec(true)?;
+            Ok(Some(s))
+        }
+        Some(Opened::Bad) => Err(io::Error::new(
+            io::ErrorKind::ConnectionRefused,
+            "Could not open socket",
+        )),
+    }
+}
+
+/// The application's socket-option hook: whether the socket is already connected.
+fn sockopt_hook(sock: &Socket, opts: &Options) -> io::Result<bool> {
+    match opts.socket_hooks.as_ref().map(|h| h.sockopt(sock.as_fd())) {
+        None | Some(Sockopt::Ok) => Ok(false),
+        Some(Sockopt::AlreadyConnected) => Ok(true),
+        Some(Sockopt::Error) => Err(io::Error::other(SockoptRefused)),
+    }
+}
+
+fn start_connect(addr: SocketAddr, opts: &Options) -> io::Result<(Socket, SocketAddr)> {
+    let mut target = SockTarget::Ip(addr);
+    let hooked = open_socket(&mut target, opts)?;
+    let addr = match target {
+        SockTarget::Ip(a) => a,
+        SockTarget::Unix { .. } => addr,
+    };
+    let sock = match hooked {
+        Some(s) => s,
+        None => Socket::new(
+            Domain::for_address(addr),
+            Type::STREAM.nonblocking().cloexec(),
+            Some(Protocol::TCP),
+        )?,
+    };
+    // The socket closes through the application's hook from here on, also on failure.
+    let guard = Guard {
+        sock: Some(sock),
+        hooks: &opts.socket_hooks,
+    };
+    let sock = guard.sock.as_ref().expect("socket");
+    let connected = setup_socket(sock, addr, opts)?;
+    if !connected {
+        match sock.connect(&SockAddr::from(addr)) {
+            Ok(()) => {}
+            Err(e) if e.raw_os_error() == Some(115) || e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((guard.keep(), addr))
+}
+
+/// curl's socket options, then the application's hook, then the local binding; whether
+/// the hook said the socket is connected already.
+fn setup_socket(sock: &Socket, addr: SocketAddr, opts: &Options) -> io::Result<bool> {
     if opts.tcp_nodelay {
         sock.set_nodelay(true)?;
     }
@@ -286,18 +485,14 @@ fn start_connect(addr: SocketAddr, opts: &Options) -> io::Result<Socket> {
             sock.set_tos(tos)
         };
     }
+    let connected = sockopt_hook(sock, opts)?;
     if let Some(ifname) = &opts.interface {
-        bind_interface(&sock, ifname)?;
+        bind_interface(sock, ifname)?;
     }
     if opts.local_port != 0 {
-        bind_local_port(&sock, addr, opts.local_port, opts.local_port_range)?;
+        bind_local_port(sock, addr, opts.local_port, opts.local_port_range)?;
     }
-    match sock.connect(&SockAddr::from(addr)) {
-        Ok(()) => {}
-        Err(e) if e.raw_os_error() == Some(115) || e.kind() == io::ErrorKind::WouldBlock => {}
-        Err(e) => return Err(e),
-    }
-    Ok(sock)
+    Ok(connected)
 }
 
 fn bind_interface(sock: &Socket, ifname: &str) -> io::Result<()> {
@@ -327,8 +522,41 @@ fn bind_local_port(sock: &Socket, addr: SocketAddr, port: u16, range: u16) -> io
     Err(last.unwrap_or_else(|| io::Error::other("bind failed")))
 }
 
-/// Connect to a Unix domain socket (blocking connect is immediate for local sockets).
-pub fn connect_unix(path: &str, abstract_ns: bool) -> io::Result<UnixStream> {
+/// Connect to a Unix domain socket (blocking connect is immediate for local sockets),
+/// through the application's hooks when it has them.
+pub fn connect_unix(path: &str, abstract_ns: bool, opts: &Options) -> io::Result<UnixStream> {
+    if opts.socket_hooks.is_some() {
+        let mut target = SockTarget::Unix {
+            path: path.as_bytes().to_vec(),
+            abstract_ns,
+        };
+        let sock = match open_socket(&mut target, opts)? {
+            Some(s) => s,
+            None => Socket::new(Domain::UNIX, Type::STREAM.cloexec(), None)?,
+        };
+        let guard = Guard {
+            sock: Some(sock),
+            hooks: &opts.socket_hooks,
+        };
+        let sock = guard.sock.as_ref().expect("socket");
+        if !sockopt_hook(sock, opts)? {
+            use std::os::unix::ffi::OsStrExt;
+            let mut name = Vec::new();
+            match &target {
+                SockTarget::Unix { path, abstract_ns } => {
+                    if *abstract_ns {
+                        name.push(0);
+                    }
+                    name.extend_from_slice(path);
+                }
+                SockTarget::Ip(_) => name.extend_from_slice(path.as_bytes()),
+            }
+            sock.connect(&SockAddr::unix(std::ffi::OsStr::from_bytes(&name))?)?;
+        }
+        sock.set_nonblocking(true)?;
+        let s: OwnedFd = guard.keep().into();
+        return Ok(UnixStream::from(s));
+    }
     let s = if abstract_ns {
         use std::os::linux::net::SocketAddrExt;
         let a = std::os::unix::net::SocketAddr::from_abstract_name(path.as_bytes())?;
@@ -400,14 +628,14 @@ mod tests {
             ip_tos: Some(0x20),
             ..Options::default()
         };
-        let sock = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
+        let (sock, _) = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
         assert_eq!(sock.keepalive_retries().expect("TCP_KEEPCNT"), 4);
         assert_eq!(
             sock.keepalive_time().expect("TCP_KEEPIDLE"),
             Duration::from_secs(60)
         );
         assert_eq!(sock.tos().expect("IP_TOS"), 0x20);
-        let plain =
+        let (plain, _) =
             start_connect(l.local_addr().expect("addr"), &Options::default()).expect("connect");
         assert_eq!(plain.tos().expect("IP_TOS"), 0);
     }
@@ -421,7 +649,7 @@ mod tests {
             ip_tos: Some(0xb8),
             ..Options::default()
         };
-        let sock = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
+        let (sock, _) = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
         assert_eq!(sock.tclass_v6().expect("IPV6_TCLASS"), 0xb8);
     }
 
@@ -435,7 +663,7 @@ mod tests {
             tcp_keepcnt: 5,
             ..Options::default()
         };
-        let sock = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
+        let (sock, _) = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
         assert!(sock.keepalive().expect("SO_KEEPALIVE"));
         assert_eq!(sock.keepalive_retries().expect("TCP_KEEPCNT"), 5);
     }

@@ -13,6 +13,8 @@ pub struct Easy {
     /// Statistics of the last `perform`; boxed on first use so that an idle handle stays small
     /// (`tests/idle_handles.rs`: 1000 handles under 2 KiB each).
     info: Option<Box<Info>>,
+    /// The connection a `CURLOPT_CONNECT_ONLY` transfer left.
+    pub(crate) connection: Option<Box<crate::conn::RawConn>>,
 }
 
 /// What `info` reports before any `perform`.
@@ -37,6 +39,7 @@ impl Easy {
             handler,
             multi: None,
             info: None,
+            connection: None,
         }
     }
     pub(crate) fn into_parts(self) -> (Options, Box<dyn Handler>) {
@@ -54,6 +57,10 @@ impl Easy {
     /// Take the handler out, leaving one that discards everything.
     pub fn take_handler(&mut self) -> Box<dyn Handler> {
         std::mem::replace(&mut self.handler, Box::new(NullHandler))
+    }
+    /// The connection the last `CURLOPT_CONNECT_ONLY` transfer made, once.
+    pub fn take_connection(&mut self) -> Option<crate::conn::RawConn> {
+        self.connection.take().map(|c| *c)
     }
     /// Statistics of the last `perform`.
     pub fn info(&self) -> &Info {
@@ -86,6 +93,7 @@ impl Easy {
         let (back, info) = multi.remove(id).expect("transfer present");
         let result = multi.result_of_last(id);
         self.handler = back.handler;
+        self.connection = back.connection;
         match &mut self.info {
             Some(b) => **b = info,
             None => self.info = Some(Box::new(info)),

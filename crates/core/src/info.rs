@@ -91,6 +91,9 @@ pub struct Info {
     /// Transfer and connection ids (curl's `%{xfer_id}` and `%{conn_id}`).
     pub xfer_id: i64,
     pub conn_id: i64,
+    /// The socket of the connection the transfer left open (kept for reuse, or handed to
+    /// the application by `CURLOPT_CONNECT_ONLY`): curl's `CURLINFO_LASTSOCKET`.
+    pub last_socket: Option<i32>,
     /// Headers of all responses of the transfer; `%{header_json}` uses the last request's.
     pub headers: Vec<Header>,
     /// `CURLINFO_CERTINFO`: with `CURLOPT_CERTINFO`, the server's certificates of the

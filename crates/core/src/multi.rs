@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use oxcurl_sys::{Event, Events, Poller};
+use oxcurl_sys::{Event, Events, PollMode, Poller};
 
 use crate::conn::{BufPool, Pool};
 use crate::dns::Resolver;
@@ -326,7 +326,10 @@ impl Multi {
         }
         self.free.push(id.slot);
         let info = std::mem::take(&mut t.info);
-        Some((Easy::from_parts(t.opts, t.handler), info))
+        let connection = t.take_detached();
+        let mut easy = Easy::from_parts(t.opts, t.handler);
+        easy.connection = connection.map(|c| Box::new(crate::conn::RawConn(c)));
+        Some((easy, info))
     }
 
     /// End a running transfer with `e` (curl fails every transfer of a multi whose socket or
@@ -746,14 +749,16 @@ impl Multi {
                 Some(reg) => {
                     reg.2 = r;
                     reg.3 = wr;
-                    self.poller.modify(fd, ev)?;
+                    self.poller.modify_with_mode(fd, ev, PollMode::Level)?;
                 }
                 None => {
                     slot.regs.push((raw, id, r, wr, false));
                     match oxcurl_sys::register(&self.poller, fd, ev) {
                         Ok(()) => {}
                         // A parked-then-reused socket can still be known to epoll.
-                        Err(e) if e.raw_os_error() == Some(17) => self.poller.modify(fd, ev)?,
+                        Err(e) if e.raw_os_error() == Some(17) => {
+                            self.poller.modify_with_mode(fd, ev, PollMode::Level)?
+                        }
                         Err(e) => return Err(e),
                     }
                 }
@@ -787,7 +792,9 @@ impl Multi {
             };
             match oxcurl_sys::register(poller, fd, ev) {
                 Ok(()) => {}
-                Err(e) if e.raw_os_error() == Some(17) => poller.modify(fd, ev)?,
+                Err(e) if e.raw_os_error() == Some(17) => {
+                    poller.modify_with_mode(fd, ev, PollMode::Level)?
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -962,6 +969,58 @@ mod tests {
             self.0.lock().expect("lock").extend_from_slice(d);
             d.len()
         }
+    }
+
+    /// A read callback pauses sending once; let go, the request goes and the response head
+    /// comes in two pieces 300 ms apart. The socket's changed interest must stay
+    /// level-triggered: the second piece wakes the transfer (nothing else would, no progress
+    /// timer runs).
+    #[test]
+    fn a_socket_whose_interest_changed_still_wakes_its_transfer() {
+        struct PauseOnce(u8, Arc<Mutex<Vec<u8>>>);
+        impl Handler for PauseOnce {
+            fn read(&mut self, buf: &mut [u8]) -> crate::options::ReadResult {
+                self.0 += 1;
+                match self.0 {
+                    1 => crate::options::ReadResult::Pause,
+                    2 => {
+                        buf[..3].copy_from_slice(b"a=b");
+                        crate::options::ReadResult::Data(3)
+                    }
+                    _ => crate::options::ReadResult::Data(0),
+                }
+            }
+            fn write(&mut self, d: &[u8]) -> usize {
+                self.1.lock().expect("lock").extend_from_slice(d);
+                d.len()
+            }
+        }
+        let s = ScriptedServer::start();
+        s.set_handler(|_| {
+            Reply::raw("HTTP/1.1 200 OK\r\n")
+                .sleep(Duration::from_millis(300))
+                .write("Content-Length: 3\r\n\r\nyes")
+        });
+        let pause = crate::pause::Pause::default();
+        let opts = Options {
+            url: Some(s.url()),
+            body: crate::options::Body::PostRead(Some(3)),
+            pause: Some(pause.clone()),
+            ..Options::default()
+        };
+        let body = Arc::new(Mutex::new(Vec::new()));
+        let mut m = Multi::new().expect("multi");
+        m.add(Easy::new(opts, Box::new(PauseOnce(0, body.clone()))));
+        let give_up = Instant::now() + Duration::from_secs(5);
+        while m.perform().expect("perform") > 0 {
+            assert!(Instant::now() < give_up, "the transfer was not woken");
+            if pause.get() != 0 {
+                pause.set(0);
+            }
+            m.poll(Duration::from_secs(1)).expect("poll");
+        }
+        assert_eq!(&*body.lock().expect("lock"), b"yes");
+        assert_eq!(s.requests()[0].body, b"a=b");
     }
 
     /// An outside loop that knows only the reported sockets and the deadline: it pokes every

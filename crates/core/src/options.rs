@@ -295,6 +295,12 @@ pub struct Options {
     /// The pause state the application changes with `curl_easy_pause` (None: a transfer
     /// only pauses itself when a callback asks).
     pub pause: Option<crate::pause::Pause>,
+    /// `CURLOPT_CONNECT_ONLY`: connect (through proxies and TLS), send no request, and hand
+    /// the connection to the application ([`crate::Easy::take_connection`]).
+    pub connect_only: bool,
+    /// The application's say in making and closing sockets (`CURLOPT_OPENSOCKETFUNCTION`,
+    /// `SOCKOPTFUNCTION`, `CLOSESOCKETFUNCTION`).
+    pub socket_hooks: crate::connect::Hooks,
 }
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).
@@ -403,6 +409,8 @@ impl Default for Options {
             suppress_connect_headers: false,
             socks5_gssapi: true,
             pause: None,
+            connect_only: false,
+            socket_hooks: None,
         }
     }
 }

@@ -111,6 +111,9 @@ pub(crate) struct Interest<'a> {
     pub shared: bool,
 }
 
+// Connecting holds the Happy Eyeballs state inline: boxing it would allocate on every
+// connect, and a transfer has one State.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum State {
     Init,
@@ -414,6 +417,8 @@ pub(crate) struct Transfer {
     /// Response data kept while receiving is paused, in order (curl's paused client
     /// writer); empty, without memory, otherwise.
     held: std::collections::VecDeque<(Out, Vec<u8>)>,
+    /// The connection a `CURLOPT_CONNECT_ONLY` transfer made, for the application.
+    detached: Option<Conn>,
 }
 
 impl Transfer {
@@ -487,7 +492,24 @@ impl Transfer {
             header_count: 0,
             pause: None,
             held: std::collections::VecDeque::new(),
+            detached: None,
         }
+    }
+
+    /// The connection a finished `CURLOPT_CONNECT_ONLY` transfer made.
+    pub(crate) fn take_detached(&mut self) -> Option<Conn> {
+        self.detached.take()
+    }
+
+    /// `CURLOPT_CONNECT_ONLY`: the connection is made; it leaves the multi for the
+    /// application and the transfer is done without a request.
+    fn connect_only_done(&mut self, cx: &mut Cx<'_>) {
+        if let Some(c) = self.conn.take() {
+            let _ = cx.poller.delete(c.stream.fd());
+            self.info.last_socket = Some(std::os::fd::AsRawFd::as_raw_fd(&c.stream.fd()));
+            self.detached = Some(c);
+        }
+        self.finish(cx, Ok(()));
     }
 
     /// The multi's waker for this transfer; an application pause state is told of it.
@@ -1220,7 +1242,10 @@ impl Transfer {
         } = t.clone();
         // Counted only under connection limits (no allocation otherwise).
         self.conn_dest = cx.limits.map(|_| format!("{host}:{port}"));
-        if !self.opts.fresh_connect && !std::mem::take(&mut self.fresh_once) {
+        if !self.opts.fresh_connect
+            && !self.opts.connect_only
+            && !std::mem::take(&mut self.fresh_once)
+        {
             match self.find_shared(cx, &key) {
                 Lookup::Shared(s) => {
                     let (id, remote, local, chost) = {
@@ -1303,7 +1328,7 @@ impl Transfer {
         if let Some(path) = self.socks_unix_path() {
             // curl resolves a SOCKS proxy named `localhost/path` to that Unix socket.
             self.verbose(&format!("  Trying {path}:0..."));
-            let s = connect::connect_unix(&path, false).map_err(|e| {
+            let s = connect::connect_unix(&path, false, &self.opts).map_err(|e| {
                 let why = connect::os_error_text(&e);
                 self.verbose(&format!("Immediate connect fail for {path}: {why}"));
                 connect_failed(&host, port, self.elapsed_ms(cx.now))
@@ -1313,8 +1338,13 @@ impl Transfer {
             return Ok(true);
         }
         if let Some(path) = self.opts.unix_socket_path.clone() {
-            let s = connect::connect_unix(&path, self.opts.abstract_unix_socket)
-                .map_err(|_| connect_failed(&host, port, self.elapsed_ms(cx.now)))?;
+            let s = connect::connect_unix(&path, self.opts.abstract_unix_socket, &self.opts)
+                .map_err(|e| match e.get_ref() {
+                    Some(i) if i.is::<connect::SockoptRefused>() => {
+                        sockopt_refused(&host, port, self.elapsed_ms(cx.now))
+                    }
+                    _ => connect_failed(&host, port, self.elapsed_ms(cx.now)),
+                })?;
             self.info.time_namelookup = cx.now.duration_since(self.started);
             self.verbose(&format!("  Trying {path}..."));
             self.connected(cx, Stream::Unix(s), None, key, host, port)?;
@@ -1612,6 +1642,12 @@ impl Transfer {
                 self.connected(cx, Stream::Tcp(s), Some(addr), key, host, port)?;
                 Ok(true)
             }
+            ConnectPoll::Failed(e)
+                if e.get_ref()
+                    .is_some_and(|i| i.is::<connect::SockoptRefused>()) =>
+            {
+                Err(sockopt_refused(&host, port, self.elapsed_ms(cx.now)))
+            }
             ConnectPoll::Failed(_) => Err(connect_failed(&host, port, self.elapsed_ms(cx.now))),
         }
     }
@@ -1627,7 +1663,7 @@ impl Transfer {
     ) -> Result<()> {
         let local = match &stream {
             Stream::Tcp(s) => s.local_addr().ok(),
-            Stream::Unix(_) => None,
+            Stream::Unix(_) | Stream::Closed => None,
         };
         let id = match self.pending_conn {
             Some(id) => id,
@@ -1666,6 +1702,7 @@ impl Transfer {
             h2: None,
             version_seen: false,
             idle_since: cx.now,
+            hooks: self.opts.socket_hooks.clone(),
         });
         if self.socks_proxy().is_some() {
             return self.start_socks(cx);
@@ -1753,6 +1790,10 @@ impl Transfer {
                 (None, None) => format!("Connected to {} ({ip}) port {}", c.host, c.port),
             };
             self.verbose(&msg);
+        }
+        if self.opts.connect_only {
+            self.connect_only_done(cx);
+            return;
         }
         // curl names HTTP/2 here only when ALPN chose it, not for prior knowledge.
         let alpn_h2 = self.h2_negotiate(cx);
@@ -1886,6 +1927,8 @@ impl Transfer {
                 {
                     &[b"http/1.1"]
                 }
+                // The application speaks on the connection itself.
+                _ if self.opts.connect_only => &[b"http/1.1"],
                 _ => &[b"h2", b"http/1.1"],
             }
         }
@@ -4331,6 +4374,8 @@ impl Transfer {
         if let Some(s) = self.h2conn.take() {
             self.h2 = None;
             let mut c = s.lock();
+            let open = reusable && c.h2.as_mut().is_some_and(|m| m.is_open());
+            self.info.last_socket = open.then(|| std::os::fd::AsRawFd::as_raw_fd(&s.fd()));
             // The connection stays for the others on it; the last one says so.
             if !reusable || !c.h2.as_mut().is_some_and(|m| m.is_open()) {
                 drop(c);
@@ -4347,6 +4392,8 @@ impl Transfer {
         if let Some(c) = self.conn.take() {
             // Idle pooled connections are not watched.
             let _ = cx.poller.delete(c.stream.fd());
+            self.info.last_socket =
+                reusable.then(|| std::os::fd::AsRawFd::as_raw_fd(&c.stream.fd()));
             if reusable {
                 let mut c = c;
                 c.http10 = self.resp.version == HttpVersion::V1_0;
@@ -4563,6 +4610,18 @@ fn connect_failed(host: &str, port: u16, ms: u128) -> Error {
         format!(
             "Failed to connect to {host} port {port} after {ms} ms: {}",
             Code::CouldntConnect.strerror()
+        ),
+    )
+}
+
+/// `CURL_SOCKOPT_ERROR` from the application's socket-option hook: curl's connect failure
+/// naming the callback's code.
+fn sockopt_refused(host: &str, port: u16, ms: u128) -> Error {
+    Error::new(
+        Code::AbortedByCallback,
+        format!(
+            "Failed to connect to {host} port {port} after {ms} ms: {}",
+            Code::AbortedByCallback.strerror()
         ),
     )
 }

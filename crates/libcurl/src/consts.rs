@@ -16,6 +16,9 @@ pub const CURLE_BAD_FUNCTION_ARGUMENT: CURLcode = 43;
 pub const CURLE_READ_ERROR: CURLcode = 26;
 pub const CURLE_UNKNOWN_OPTION: CURLcode = 48;
 pub const CURLE_RECURSIVE_API_CALL: CURLcode = 93;
+pub const CURLE_SEND_ERROR: CURLcode = 55;
+pub const CURLE_RECV_ERROR: CURLcode = 56;
+pub const CURLE_AGAIN: CURLcode = 81;
 
 pub const CURLM_CALL_MULTI_PERFORM: CURLMcode = -1;
 pub const CURLM_OK: CURLMcode = 0;

@@ -253,7 +253,7 @@ struct BodySpec {
 /// The settable state of a handle.
 pub(crate) struct State {
     easy: Option<Easy>,
-    opts: Options,
+    pub(crate) opts: Options,
     cb: Callbacks,
     body: BodySpec,
     headers: *const CurlSlist,
@@ -277,9 +277,23 @@ pub(crate) struct State {
     owned_mime: usize,
     /// CURLOPT_SHARE: the share this handle is counted in.
     share: *mut crate::share::ShareHandle,
+    /// The connection the last CONNECT_ONLY transfer made (`curl_easy_send`/`recv`).
+    pub(crate) raw: Option<oxcurl_core::conn::RawConn>,
+    /// OPENSOCKETFUNCTION, SOCKOPTFUNCTION, CLOSESOCKETFUNCTION and their data.
+    sock_cb: crate::sockets::SocketCallbacks,
 }
 
 impl State {
+    /// The socket of the connection the last transfer left open: the CONNECT_ONLY
+    /// connection, else the one kept for reuse (curl's `Curl_getconnectinfo`).
+    fn last_socket(&self) -> Option<c_int> {
+        use std::os::fd::AsRawFd;
+        match &self.raw {
+            Some(c) => Some(c.fd().as_raw_fd()),
+            None => self.info.last_socket,
+        }
+    }
+
     /// Frees the MIMEPOST copy this handle owns, if any.
     fn drop_owned_mime(&mut self) {
         let m = std::mem::take(&mut self.owned_mime);
@@ -329,6 +343,8 @@ impl EasyHandle {
                 certinfo: None,
                 owned_mime: 0,
                 share: std::ptr::null_mut(),
+                raw: None,
+                sock_cb: Default::default(),
             }),
             busy: Cell::new(false),
             in_multi: Cell::new(false),
@@ -359,6 +375,8 @@ impl EasyHandle {
     /// body, slists read now as curl reads them at perform time) and the callbacks.
     pub(crate) fn prepare(&self) -> (Options, Box<dyn Handler>) {
         let mut st = self.state.borrow_mut();
+        // A new transfer: the previous CONNECT_ONLY connection closes.
+        st.raw = None;
         let mut opts = st.opts.clone();
         // SAFETY: slists set with setopt must stay alive until the transfer is done
         // (CURLOPT_HTTPHEADER(3) and friends).
@@ -392,6 +410,7 @@ impl EasyHandle {
             store.clear();
         }
         opts.pause = Some(self.pause.clone());
+        opts.socket_hooks = st.sock_cb.hooks();
         (opts, Box::new(CHandler(st.cb, self.headers.clone(), false)))
     }
 
@@ -417,6 +436,7 @@ impl EasyHandle {
         st.certinfo = None;
         if let Some(mut easy) = easy {
             easy.take_handler();
+            st.raw = easy.take_connection();
             st.easy = Some(easy);
         }
         match r {
@@ -561,6 +581,7 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.opts = Options::default();
         st.opts.share = share;
         st.cb = Callbacks::new(h);
+        st.sock_cb = Default::default();
         st.body = BodySpec::default();
         st.drop_owned_mime();
         st.headers = std::ptr::null();
@@ -603,6 +624,7 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
                 ..st.cb
             };
             d.body = st.body.clone();
+            d.sock_cb = st.sock_cb;
             // curl gives the new handle its own copy of the mime, freed with it.
             if let Some(m) = st.body.mime {
                 // SAFETY: the application keeps a MIMEPOST mime alive while it is set.
@@ -758,6 +780,10 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
         use crate::consts::opt::*;
         match opt {
             VERBOSE => o.verbose = on,
+            // 2 asks for WebSocket, which this build lacks: curl then connects as for 1;
+            // only values above 2 are refused.
+            141 if v > 2 => return CURLE_BAD_FUNCTION_ARGUMENT,
+            141 => o.connect_only = on,
             CERTINFO => o.certinfo = on,
             HEADER => o.include_header = on,
             NOPROGRESS => {
@@ -1065,6 +1091,25 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         match opt {
             URL => st.opts.url = s(),
             WRITEDATA => st.cb.write_data = v,
+            // SAFETY (the three socket callbacks): same-size function pointer types.
+            20163 => {
+                st.sock_cb.open = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), crate::sockets::OpenSocketFn>(f)
+                })
+            }
+            10164 => st.sock_cb.open_data = v,
+            20148 => {
+                st.sock_cb.sockopt = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), crate::sockets::SockoptFn>(f)
+                })
+            }
+            10149 => st.sock_cb.sockopt_data = v,
+            20208 => {
+                st.sock_cb.close = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), crate::sockets::CloseSocketFn>(f)
+                })
+            }
+            10209 => st.sock_cb.close_data = v,
             // SAFETY (all transmutes below): same-size function pointer types, per curl.h.
             WRITEFUNCTION => {
                 st.cb.write = f()
@@ -1380,9 +1425,8 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     25 | 35 | 37 | 38 | 39 | 69 | 70 => 0,
                     // CURLINFO_PROXY_ERROR: the CURLproxycode of the latest SOCKS failure.
                     59 => i.proxy_error as c_long,
-                    // CURLINFO_LASTSOCKET: curl keeps the last socket only for CONNECT_ONLY
-                    // transfers, which this library does not make.
-                    29 => -1,
+                    // CURLINFO_LASTSOCKET.
+                    29 => st.last_socket().map_or(-1, c_long::from),
                     26 => i.num_connects as c_long,
                     40 => i.primary_ip.map_or(0, |a| a.port() as c_long),
                     42 => i.local_addr.map_or(0, |a| a.port() as c_long),
@@ -1449,10 +1493,11 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                 // SAFETY: an OFF_T info takes a `curl_off_t *`.
                 unsafe { *(out as *mut i64) = v };
             }
-            // CURLINFO_ACTIVESOCKET: CURL_SOCKET_BAD, as for curl without CONNECT_ONLY.
+            // CURLINFO_ACTIVESOCKET: as LASTSOCKET in curl (`Curl_getconnectinfo`).
             SOCKET if n == 44 => {
+                let fd = st.last_socket().unwrap_or(-1);
                 // SAFETY: a SOCKET info takes a `curl_socket_t *` (an int).
-                unsafe { *(out as *mut c_int) = -1 };
+                unsafe { *(out as *mut c_int) = fd };
             }
             SLIST => match n {
                 // A `struct curl_certinfo *`, never NULL (no certificates: none listed).

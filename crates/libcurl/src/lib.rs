@@ -26,6 +26,7 @@ mod opttable;
 pub mod rawio;
 pub mod share;
 pub mod slist;
+mod sockets;
 pub mod strings;
 pub mod url;
 pub mod version;

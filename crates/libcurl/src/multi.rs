@@ -327,13 +327,14 @@ fn run(
             };
             slot.1 = None;
             let h = slot.0;
-            let Some((_easy, info)) = multi.remove(msg.id) else {
+            let Some((mut easy, info)) = multi.remove(msg.id) else {
                 continue;
             };
             // SAFETY: a live handle from the list.
             let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
                 continue;
             };
+            e.state.borrow_mut().raw = easy.take_connection();
             let code = e.finish(None, info, &msg.result);
             st.msgs.push_back(CurlMsg {
                 msg: CURLMSG_DONE,

@@ -209,6 +209,8 @@ impl Transfer {
             h2: None,
             version_seen: false,
             idle_since: proxy.idle_since,
+            // A second descriptor: the proxy connection inside the tunnel has the hooks.
+            hooks: None,
             tunnel: Some(Box::new(Tunnel::new(proxy, st.id, send, recv))),
         });
         self.timers.clear(TimerId::ConnectTimeout);
