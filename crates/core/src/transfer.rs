@@ -401,7 +401,11 @@ impl Transfer {
         Transfer {
             opts,
             handler,
-            info: Info::default(),
+            // CURLINFO_REFERER: the Referer of the latest request, the set one before any.
+            info: Info {
+                referer: referer.clone(),
+                ..Info::default()
+            },
             timers: Timers::default(),
             state: State::Init,
             url: None,
@@ -870,6 +874,8 @@ impl Transfer {
             if raw.is_empty() {
                 return Err(Error::new(Code::UrlMalformat, "No URL set"));
             }
+            // CURLINFO_EFFECTIVE_URL is the URL as set until it parses.
+            self.info.effective_url.clone_from(&raw);
             let mut input = raw.clone();
             if let Some(p) = &self.opts.default_protocol {
                 if !raw.contains("://") {
@@ -928,6 +934,8 @@ impl Transfer {
         if let Some(f) = &self.opts.altsvc_file {
             cx.altsvc.load(f);
         }
+        // Set before the scheme is checked: a URL curl cannot use still shows in %{urle.*}.
+        self.info.effective_url = url.to_url_string();
         let scheme = url.scheme().to_string();
         if !self.protocol_allowed(&scheme) {
             let tail = if self.info.redirect_count > 0 {
@@ -953,7 +961,6 @@ impl Transfer {
         if self.first_origin.is_none() {
             self.first_origin = Some((scheme.clone(), host.to_ascii_lowercase(), port));
         }
-        self.info.effective_url = url.to_url_string();
         self.info.scheme = scheme.clone();
         self.method = self.request_method();
         self.find_credentials(&url)?;
@@ -4072,6 +4079,17 @@ impl Transfer {
     fn follow(&mut self, cx: &mut Cx<'_>, next: String) -> Result<()> {
         let max = self.opts.max_redirs;
         if max >= 0 && self.info.redirect_count as i64 >= max {
+            // curl's FOLLOW_FAKE: %{redirect_url} still tells where it would have gone (the
+            // Location as given when it does not parse).
+            let base = self.url.clone().expect("url");
+            let fake = Flags {
+                non_support_scheme: true,
+                ..Flags::default()
+            };
+            self.info.redirect_url = Some(match base.join(&next, fake) {
+                Ok(u) => u.to_url_string(),
+                Err(_) => next,
+            });
             return Err(Error::new(
                 Code::TooManyRedirects,
                 format!("Maximum ({max}) redirects followed"),
@@ -4107,6 +4125,7 @@ impl Transfer {
         ));
         if self.opts.autoreferer {
             self.referer = Some(referer_for(&cur));
+            self.info.referer.clone_from(&self.referer);
         }
         // curl's Curl_http_follow: credentials from the URL are kept for another host (they
         // are sent only where allowed) but dropped for another port or scheme.

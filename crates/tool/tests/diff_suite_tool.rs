@@ -823,3 +823,126 @@ fn t1469_upload_url_checked_first() {
         .reply(Reply::ok("hello\n"))
         .run(OXCURL);
 }
+
+// ---- -w variables (curl tests 424, 1261, 1067, 2081) ----------------------------------------
+
+/// curl test 424: `%{urle.*}` parts of the effective URL: after a redirect through a proxy,
+/// for a URL with a scheme curl does not support (the transfer fails, the URL still shows),
+/// and for one that does not parse (all empty).
+#[test]
+fn t424_urle_variables() {
+    let moved = || Reply::redirect(301, "http://anotherhost.example:2023/4240002?moo.html");
+    let case = case(
+        "t424_urle_variables",
+        &[
+            "http://uuuu:pppp@127.0.0.1:{port}/424?qqqq#ffff",
+            "h55p://hello2000:1/424?qqqq#ffff",
+            "local host",
+            "http://u22u:p22p@127.0.0.1:{port}/424?qqqq#ffff",
+            "-w",
+            "%{urle.host}+%{urle.path}+%{urle.scheme}+%{urle.user}+%{urle.password}+%{urle.port}+%{urle.query}+%{urle.fragment}|%{url_effective}\\n",
+            "-x",
+            "{url}/",
+            "-L",
+        ],
+    )
+    .replies(vec![
+        moved(),
+        Reply::ok(""),
+        moved(),
+        Reply::ok(""),
+    ]);
+    let out = case.run(OXCURL).oxcurl.stdout_str();
+    assert!(
+        out.contains("\nhello2000+/424+h55p+++1+qqqq+ffff|h55p://hello2000:1/424?qqqq#ffff\n"),
+        "{out}"
+    );
+}
+
+/// curl test 1261: `%{redirect_url}` when `--max-redirs` stops the following: where it
+/// would have gone.
+#[test]
+fn t1261_redirect_url_at_max_redirs() {
+    for (name, location) in [
+        ("t1261_relative", "data/10290002.txt?coolsite=yes"),
+        ("unknown_scheme", "foo://elsewhere/x"),
+        ("does_not_parse", "http://a b:c/x"),
+    ] {
+        case(
+            name,
+            &[
+                "{url}/we/want/our/1261",
+                "-w",
+                "%{redirect_url}\\n",
+                "--location",
+                "--max-redirs",
+                "0",
+            ],
+        )
+        .reply(Reply::redirect(301, location))
+        .run(OXCURL);
+    }
+    case(
+        "after_one_redirect",
+        &[
+            "{url}/a",
+            "-w",
+            "%{redirect_url}|%{num_redirects}\\n",
+            "-L",
+            "--max-redirs",
+            "1",
+        ],
+    )
+    .replies(vec![Reply::redirect(302, "/b"), Reply::redirect(302, "/c")])
+    .run(OXCURL);
+}
+
+/// curl tests 1067 and 2081: `--referer 'x;auto'` sends `x` first, then the previous URL
+/// without credentials and fragment, which `%{referer}` shows; without `;auto` it stays.
+#[test]
+fn t1067_t2081_auto_referer() {
+    case(
+        "t1067_auto_referer",
+        &[
+            "{url}/want/1067",
+            "--silent",
+            "--location",
+            "--referer",
+            "firstone.html;auto",
+            "--write-out",
+            "%{stderr}|%{referer}|",
+        ],
+    )
+    .replies(vec![
+        Reply::redirect(301, "data/10670002.txt?coolsite=yes"),
+        Reply::ok("followed\n"),
+    ])
+    .run(OXCURL);
+    case(
+        "t2081_credentials_and_fragment_stripped",
+        &[
+            "http://user:pass@127.0.0.1:{port}/we/want/our/2081#anchor",
+            "--location",
+            "--referer",
+            ";auto",
+            "--write-out",
+            "%{referer}\\n",
+        ],
+    )
+    .replies(vec![
+        Reply::redirect(301, "data/20810002.txt?coolsite=yes"),
+        Reply::ok("Thanks for following.\n"),
+    ])
+    .run(OXCURL);
+    case(
+        "set_referer_without_transfer",
+        &[
+            "http://127.0.0.1:1/",
+            "--referer",
+            "x",
+            "-w",
+            "%{referer}\\n",
+        ],
+    )
+    .run(OXCURL);
+}
