@@ -946,3 +946,73 @@ fn t1067_t2081_auto_referer() {
     )
     .run(OXCURL);
 }
+
+// ---- --retry and 429 (curl tests 1633, 1634) ------------------------------------------------
+
+/// curl test 1633: a POST redirected to a 429 with `Retry-After`, `--retry 1 -L`: the whole
+/// chain is tried again, the first POST included, and both answers are written.
+#[test]
+fn t1633_retry_429_after_redirect() {
+    let moved = || {
+        Reply::raw(
+            "HTTP/1.1 301 OK\r\nAccept-Ranges: bytes\r\nContent-Length: 0\r\n\
+             Connection: close\r\nLocation: /16330002\r\n\r\n",
+        )
+        .close()
+    };
+    let busy = || {
+        Reply::raw(
+            "HTTP/1.1 429 too many requests\r\nRetry-After: 1\r\nContent-Length: 0\r\n\
+             Connection: close\r\n\r\n",
+        )
+        .close()
+    };
+    case(
+        "t1633_retry_429_after_redirect",
+        &["{url}/1633", "-d", "moo", "--retry", "1", "-L", "-i"],
+    )
+    .replies(vec![moved(), busy(), moved(), busy()])
+    .run(OXCURL);
+    // Into a file (as runtests runs it): only body bytes written make a retry start the
+    // file over, so both attempts' headers stay.
+    case(
+        "t1633_into_a_file",
+        &[
+            "{url}/1633",
+            "-d",
+            "moo",
+            "--retry",
+            "1",
+            "-L",
+            "-i",
+            "-o",
+            "out",
+        ],
+    )
+    .replies(vec![moved(), busy(), moved(), busy()])
+    .run(OXCURL);
+}
+
+/// curl test 1634: a 429 with `Retry-After` and a body on a kept connection, `--retry 1
+/// --fail`: tried again after the second, the 429's body not written.
+#[test]
+fn t1634_retry_429_with_fail() {
+    for (name, extra) in [
+        ("t1634_retry_429_with_fail", &[][..]),
+        ("t1634_into_a_file", &["-o", "out"][..]),
+    ] {
+        case(name, &["{url}/1634", "--retry", "1", "--fail", "-i"])
+            .args(extra)
+            .replies(vec![
+                Reply::raw(
+                    "HTTP/1.1 429 too many requests swsbounce\r\nRetry-After: 1\r\n\
+                     Content-Length: 4\r\n\r\nmoo\n",
+                ),
+                Reply::raw(
+                    "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: close\r\n\r\nhey\n",
+                )
+                .close(),
+            ])
+            .run(OXCURL);
+    }
+}
