@@ -966,7 +966,8 @@ impl Transfer {
         self.find_credentials(&url)?;
         if let Body::Mime(m) = &self.body {
             // A fresh reader per request: redirects and auth retries send it again.
-            let (r, size) = m.reader().map_err(|_| {
+            let custom = request::custom_mime_type(&self.opts.headers);
+            let (r, size) = m.reader_as(custom).map_err(|_| {
                 Error::new(
                     Code::ReadError,
                     "Failed to open/read local data from file/application",
@@ -2732,7 +2733,9 @@ impl Transfer {
         self.req.clear();
         let referer = self.referer.clone();
         let mime_type = match &self.body {
-            Body::Mime(m) if !self.probing() => Some(m.content_type()),
+            Body::Mime(m) if !self.probing() => {
+                Some(m.content_type_as(request::custom_mime_type(&self.opts.headers)))
+            }
             Body::Fields(_) | Body::PostRead(_) if crlf && self.method == "POST" => {
                 Some("application/x-www-form-urlencoded".to_string())
             }
@@ -2779,6 +2782,7 @@ impl Transfer {
                 http10: self.conn.as_ref().is_some_and(|c| c.http10),
                 cookie: cookie.as_deref(),
                 content_type: mime_type.as_deref(),
+                mime: matches!(self.body, Body::Mime(_)) && !authneg,
                 authorization: auth_out.header.as_deref(),
                 referer: referer.as_deref(),
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
