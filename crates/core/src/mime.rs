@@ -161,6 +161,16 @@ pub fn random_boundary() -> String {
     new_boundary(&r)
 }
 
+/// curl's `content_type_match`: `t` is `target`, alone or followed by a blank or `;`.
+fn content_type_match(t: &str, target: &str) -> bool {
+    t.get(..target.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(target))
+        && matches!(
+            t.as_bytes().get(target.len()),
+            None | Some(b'\t' | b'\r' | b'\n' | b' ' | b';')
+        )
+}
+
 /// curl's `Curl_mime_contenttype`: a type from a file name extension.
 pub fn content_type_for(filename: &str) -> Option<&'static str> {
     const TYPES: &[(&str, &str)] = &[
@@ -271,7 +281,16 @@ impl Mime {
         format!("multipart/{}; boundary={}", self.subtype, self.boundary)
     }
 
-    fn headers(&self, part: &MimePart, esc: bool) -> Vec<u8> {
+    /// `Content-Type` value of this body sent as `custom` (a request's own `Content-Type`
+    /// header): curl keeps the type as given and appends the boundary.
+    pub fn content_type_as(&self, custom: Option<&str>) -> String {
+        match custom {
+            Some(t) => format!("{t}; boundary={}", self.boundary),
+            None => self.content_type(),
+        }
+    }
+
+    fn headers(&self, part: &MimePart, esc: bool, form: bool) -> Vec<u8> {
         let mut h = String::new();
         let ctype: Option<String> = match (&part.content_type, &part.data) {
             (Some(t), _) => Some(t.clone()),
@@ -302,7 +321,7 @@ impl Mime {
             })
         };
         if !has("Content-Disposition") {
-            let disposition = if self.subtype == "form-data" {
+            let disposition = if form {
                 Some("form-data")
             } else if part.filename.is_some() || part.name.is_some() {
                 // curl drops an "attachment" that would name nothing.
@@ -352,8 +371,9 @@ impl Mime {
         h.into_bytes()
     }
 
-    /// Flatten into segments; the bool is false when the size cannot be known up front.
-    fn segments(&self, out: &mut Vec<Seg>, known: &mut bool) -> Result<(), MimeError> {
+    /// Flatten into segments; `known` becomes false when the size cannot be known up front.
+    /// `form`: the parts are `form-data` (this body's type is multipart/form-data).
+    fn segments(&self, out: &mut Vec<Seg>, known: &mut bool, form: bool) -> Result<(), MimeError> {
         let push = |out: &mut Vec<Seg>, b: &[u8]| match out.last_mut() {
             Some(Seg::Bytes(v)) => v.extend_from_slice(b),
             _ => out.push(Seg::Bytes(b.to_vec())),
@@ -362,7 +382,7 @@ impl Mime {
             push(out, b"--");
             push(out, self.boundary.as_bytes());
             push(out, b"\r\n");
-            push(out, &self.headers(part, self.backslash_escape));
+            push(out, &self.headers(part, self.backslash_escape, form));
             let encode = |data: &[u8]| -> Vec<u8> {
                 match part.encoder {
                     Some(Encoder::Base64) => base64_lines(data),
@@ -397,7 +417,7 @@ impl Mime {
                         out.push(Seg::File(p.clone(), meta.len()));
                     }
                 }
-                PartData::Multipart(m) => m.segments(out, known)?,
+                PartData::Multipart(m) => m.segments(out, known, m.subtype == "form-data")?,
                 PartData::Callback(c) => {
                     c.rewind()?;
                     if part
@@ -423,9 +443,20 @@ impl Mime {
 
     /// A reader for the whole body, and its size when known.
     pub fn reader(&self) -> Result<(MimeReader, Option<u64>), MimeError> {
+        self.reader_as(None)
+    }
+
+    /// A reader for the whole body sent as `custom` (see [`Mime::content_type_as`]): its
+    /// parts are `form-data` only when that type is multipart/form-data, as in curl's
+    /// `Curl_mime_prepare_headers`; otherwise named parts are attachments.
+    pub fn reader_as(&self, custom: Option<&str>) -> Result<(MimeReader, Option<u64>), MimeError> {
+        let form = match custom {
+            Some(t) => content_type_match(t, "multipart/form-data"),
+            None => self.subtype == "form-data",
+        };
         let mut segs = Vec::new();
         let mut known = true;
-        self.segments(&mut segs, &mut known)?;
+        self.segments(&mut segs, &mut known, form)?;
         let size: u64 = segs
             .iter()
             .map(|s| match s {

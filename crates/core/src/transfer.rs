@@ -430,7 +430,11 @@ impl Transfer {
         Transfer {
             opts,
             handler,
-            info: Info::default(),
+            // CURLINFO_REFERER: the Referer of the latest request, the set one before any.
+            info: Info {
+                referer: referer.clone(),
+                ..Info::default()
+            },
             timers: Timers::default(),
             state: State::Init,
             url: None,
@@ -1040,6 +1044,8 @@ impl Transfer {
             if raw.is_empty() {
                 return Err(Error::new(Code::UrlMalformat, "No URL set"));
             }
+            // CURLINFO_EFFECTIVE_URL is the URL as set until it parses.
+            self.info.effective_url.clone_from(&raw);
             let mut input = raw.clone();
             if let Some(p) = &self.opts.default_protocol {
                 if !raw.contains("://") {
@@ -1098,6 +1104,8 @@ impl Transfer {
         if let Some(f) = &self.opts.altsvc_file {
             cx.altsvc.load(f);
         }
+        // Set before the scheme is checked: a URL curl cannot use still shows in %{urle.*}.
+        self.info.effective_url = url.to_url_string();
         let scheme = url.scheme().to_string();
         if !self.protocol_allowed(&scheme) {
             let tail = if self.info.redirect_count > 0 {
@@ -1123,13 +1131,13 @@ impl Transfer {
         if self.first_origin.is_none() {
             self.first_origin = Some((scheme.clone(), host.to_ascii_lowercase(), port));
         }
-        self.info.effective_url = url.to_url_string();
         self.info.scheme = scheme.clone();
         self.method = self.request_method();
         self.find_credentials(&url)?;
         if let Body::Mime(m) = &self.body {
             // A fresh reader per request: redirects and auth retries send it again.
-            let (r, size) = m.reader().map_err(|_| {
+            let custom = request::custom_mime_type(&self.opts.headers);
+            let (r, size) = m.reader_as(custom).map_err(|_| {
                 Error::new(
                     Code::ReadError,
                     "Failed to open/read local data from file/application",
@@ -3055,7 +3063,9 @@ impl Transfer {
         self.req.clear();
         let referer = self.referer.clone();
         let mime_type = match &self.body {
-            Body::Mime(m) if !self.probing() => Some(m.content_type()),
+            Body::Mime(m) if !self.probing() => {
+                Some(m.content_type_as(request::custom_mime_type(&self.opts.headers)))
+            }
             Body::Fields(_) | Body::PostRead(_) if crlf && self.method == "POST" => {
                 Some("application/x-www-form-urlencoded".to_string())
             }
@@ -3102,6 +3112,7 @@ impl Transfer {
                 http10: self.conn.as_ref().is_some_and(|c| c.http10),
                 cookie: cookie.as_deref(),
                 content_type: mime_type.as_deref(),
+                mime: matches!(self.body, Body::Mime(_)) && !authneg,
                 authorization: auth_out.header.as_deref(),
                 referer: referer.as_deref(),
                 expect_100: expect_100 && !request::custom_has(&self.opts.headers, "Expect"),
@@ -4414,6 +4425,17 @@ impl Transfer {
     fn follow(&mut self, cx: &mut Cx<'_>, next: String) -> Result<()> {
         let max = self.opts.max_redirs;
         if max >= 0 && self.info.redirect_count as i64 >= max {
+            // curl's FOLLOW_FAKE: %{redirect_url} still tells where it would have gone (the
+            // Location as given when it does not parse).
+            let base = self.url.clone().expect("url");
+            let fake = Flags {
+                non_support_scheme: true,
+                ..Flags::default()
+            };
+            self.info.redirect_url = Some(match base.join(&next, fake) {
+                Ok(u) => u.to_url_string(),
+                Err(_) => next,
+            });
             return Err(Error::new(
                 Code::TooManyRedirects,
                 format!("Maximum ({max}) redirects followed"),
@@ -4449,6 +4471,7 @@ impl Transfer {
         ));
         if self.opts.autoreferer {
             self.referer = Some(referer_for(&cur));
+            self.info.referer.clone_from(&self.referer);
         }
         // curl's Curl_http_follow: credentials from the URL are kept for another host (they
         // are sent only where allowed) but dropped for another port or scheme.

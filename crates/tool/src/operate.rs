@@ -370,6 +370,9 @@ struct ToolHandler {
     xfer: Option<SharedProgress>,
     /// With `--fail`, the body of an error response is not written.
     wrote: u64,
+    /// Body bytes written (curl's `outs->bytes`: `-i` header lines not counted): a retry
+    /// starts the output file over only when there are some.
+    body_bytes: u64,
     /// `-J` still waiting for a Content-Disposition name: the `--output-dir` to put it in.
     cd_pending: Option<Option<String>>,
     /// A Content-Disposition line without a usable name was seen: curl opened the output
@@ -438,7 +441,8 @@ impl ToolHandler {
 
 impl Handler for ToolHandler {
     fn write(&mut self, data: &[u8]) -> usize {
-        if self.echo.take() == Some(data.len()) && self.cd_pending.is_some() {
+        let echo = self.echo.take() == Some(data.len());
+        if echo && self.cd_pending.is_some() {
             // A header line for -i while -J still waits for the file's name.
             self.held.extend_from_slice(data);
             return data.len();
@@ -451,6 +455,9 @@ impl Handler for ToolHandler {
         }
         if self.out.write(data) {
             self.wrote += data.len() as u64;
+            if !echo {
+                self.body_bytes += data.len() as u64;
+            }
             data.len()
         } else if self.out.failed.is_some() {
             oxcurl_core::options::WRITEFUNC_ERROR
@@ -1098,13 +1105,15 @@ fn finish_job(
             if let Sink::File {
                 file: Some(f),
                 append,
+                path,
                 ..
             } = &mut th.out.sink
             {
-                if th.wrote > 0 {
+                meta.target.continue_output = Some(path.clone());
+                if th.body_bytes > 0 {
                     // curl's notef: verbose and not silent.
                     if g.verbose > 0 && !g.silent {
-                        let note = format!("Throwing away {} bytes", th.wrote);
+                        let note = format!("Throwing away {} bytes", th.body_bytes);
                         errout_write(errout, crate::args::note_text(&note).as_bytes());
                     }
                     let _ = f.set_len(if *append { th.resume_from } else { 0 });
@@ -1765,8 +1774,17 @@ fn configure(
     if let Some(p) = &path {
         filename = Some(p.to_string_lossy().into_owned());
     }
-    let sink = match path {
-        Some(p) => Sink::File {
+    let sink = match (path, &spec.continue_output) {
+        (Some(_), Some(p)) => Sink::File {
+            path: p.clone(),
+            append: true,
+            file: None,
+            create_dirs: false,
+            no_clobber: false,
+            exclusive: false,
+            clobber_always: false,
+        },
+        (Some(p), None) => Sink::File {
             path: p,
             append,
             file: None,
@@ -1775,7 +1793,7 @@ fn configure(
             exclusive: false,
             clobber_always: op.clobber_always,
         },
-        None => Sink::Stdout,
+        (None, _) => Sink::Stdout,
     };
     // --etag-save: the file was opened (created) before, in `open_side_files`.
     let etag_save = op.etag_save.as_ref().map(PathBuf::from);
@@ -1868,6 +1886,7 @@ fn configure(
         bar,
         xfer: xfer.clone(),
         wrote: 0,
+        body_bytes: 0,
         cd_pending,
         cd_opened: false,
         code: 0,

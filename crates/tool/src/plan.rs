@@ -31,6 +31,9 @@ pub struct Target {
     pub upload: Option<String>,
     /// The first transfer of its operation: `-D` starts its file afresh, later ones append.
     pub first_in_op: bool,
+    /// A retry: the output file the earlier attempt opened, which curl keeps open, so this
+    /// attempt writes on where that one stopped (or where the file was cut back).
+    pub continue_output: Option<std::path::PathBuf>,
 }
 
 /// What comes next.
@@ -222,6 +225,7 @@ impl Iterator for Plan<'_> {
                 no_remote: spec.no_remote,
                 upload,
                 first_in_op: !st.started,
+                continue_output: None,
             };
             st.started = true;
             if empty {

@@ -530,3 +530,47 @@ fn t1293_form_to_two_urls_first_failing() {
     )
     .run(OXCURL);
 }
+
+/// curl tests 277 and 669: a custom `Content-Type` header becomes the body's type, sent
+/// after `Content-Length` with the boundary appended; the parts are `form-data` only when
+/// that type is multipart/form-data, otherwise named parts are attachments.
+#[test]
+fn t277_t669_custom_content_type() {
+    for (name, headers) in [
+        ("t277_text_info", &["Content-Type: text/info"][..]),
+        (
+            "t669_form_data_with_parameter",
+            &["Content-type: multipart/form-data; charset=utf-8"][..],
+        ),
+        ("mixed", &["content-TYPE:multipart/mixed"][..]),
+        (
+            "form_data_prefix_only",
+            &["Content-Type: multipart/form-dataX"][..],
+        ),
+        ("blanks_kept_after", &["Content-Type:   text/x  "][..]),
+        ("empty_value", &["Content-Type:"][..]),
+        ("sent_empty", &["Content-Type;"][..]),
+        (
+            "semicolon_form_then_colon_form",
+            &["Content-Type;", "Content-Type: text/second"][..],
+        ),
+        (
+            "two_colon_forms",
+            &["Content-Type: text/first", "Content-Type: text/second"][..],
+        ),
+        ("blank_before_colon", &["Content-Type : text/x"][..]),
+    ] {
+        let mut args = vec![
+            "{url}/we/want/277",
+            "-F",
+            "name=daniel",
+            "-F",
+            "f=@{tmp}/a.txt",
+        ];
+        for h in headers {
+            args.push("-H");
+            args.push(h);
+        }
+        form_case(name, &args).file("a.txt", "file\n").run(OXCURL);
+    }
+}

@@ -823,3 +823,196 @@ fn t1469_upload_url_checked_first() {
         .reply(Reply::ok("hello\n"))
         .run(OXCURL);
 }
+
+// ---- -w variables (curl tests 424, 1261, 1067, 2081) ----------------------------------------
+
+/// curl test 424: `%{urle.*}` parts of the effective URL: after a redirect through a proxy,
+/// for a URL with a scheme curl does not support (the transfer fails, the URL still shows),
+/// and for one that does not parse (all empty).
+#[test]
+fn t424_urle_variables() {
+    let moved = || Reply::redirect(301, "http://anotherhost.example:2023/4240002?moo.html");
+    let case = case(
+        "t424_urle_variables",
+        &[
+            "http://uuuu:pppp@127.0.0.1:{port}/424?qqqq#ffff",
+            "h55p://hello2000:1/424?qqqq#ffff",
+            "local host",
+            "http://u22u:p22p@127.0.0.1:{port}/424?qqqq#ffff",
+            "-w",
+            "%{urle.host}+%{urle.path}+%{urle.scheme}+%{urle.user}+%{urle.password}+%{urle.port}+%{urle.query}+%{urle.fragment}|%{url_effective}\\n",
+            "-x",
+            "{url}/",
+            "-L",
+        ],
+    )
+    .replies(vec![
+        moved(),
+        Reply::ok(""),
+        moved(),
+        Reply::ok(""),
+    ]);
+    let out = case.run(OXCURL).oxcurl.stdout_str();
+    assert!(
+        out.contains("\nhello2000+/424+h55p+++1+qqqq+ffff|h55p://hello2000:1/424?qqqq#ffff\n"),
+        "{out}"
+    );
+}
+
+/// curl test 1261: `%{redirect_url}` when `--max-redirs` stops the following: where it
+/// would have gone.
+#[test]
+fn t1261_redirect_url_at_max_redirs() {
+    for (name, location) in [
+        ("t1261_relative", "data/10290002.txt?coolsite=yes"),
+        ("unknown_scheme", "foo://elsewhere/x"),
+        ("does_not_parse", "http://a b:c/x"),
+    ] {
+        case(
+            name,
+            &[
+                "{url}/we/want/our/1261",
+                "-w",
+                "%{redirect_url}\\n",
+                "--location",
+                "--max-redirs",
+                "0",
+            ],
+        )
+        .reply(Reply::redirect(301, location))
+        .run(OXCURL);
+    }
+    case(
+        "after_one_redirect",
+        &[
+            "{url}/a",
+            "-w",
+            "%{redirect_url}|%{num_redirects}\\n",
+            "-L",
+            "--max-redirs",
+            "1",
+        ],
+    )
+    .replies(vec![Reply::redirect(302, "/b"), Reply::redirect(302, "/c")])
+    .run(OXCURL);
+}
+
+/// curl tests 1067 and 2081: `--referer 'x;auto'` sends `x` first, then the previous URL
+/// without credentials and fragment, which `%{referer}` shows; without `;auto` it stays.
+#[test]
+fn t1067_t2081_auto_referer() {
+    case(
+        "t1067_auto_referer",
+        &[
+            "{url}/want/1067",
+            "--silent",
+            "--location",
+            "--referer",
+            "firstone.html;auto",
+            "--write-out",
+            "%{stderr}|%{referer}|",
+        ],
+    )
+    .replies(vec![
+        Reply::redirect(301, "data/10670002.txt?coolsite=yes"),
+        Reply::ok("followed\n"),
+    ])
+    .run(OXCURL);
+    case(
+        "t2081_credentials_and_fragment_stripped",
+        &[
+            "http://user:pass@127.0.0.1:{port}/we/want/our/2081#anchor",
+            "--location",
+            "--referer",
+            ";auto",
+            "--write-out",
+            "%{referer}\\n",
+        ],
+    )
+    .replies(vec![
+        Reply::redirect(301, "data/20810002.txt?coolsite=yes"),
+        Reply::ok("Thanks for following.\n"),
+    ])
+    .run(OXCURL);
+    case(
+        "set_referer_without_transfer",
+        &[
+            "http://127.0.0.1:1/",
+            "--referer",
+            "x",
+            "-w",
+            "%{referer}\\n",
+        ],
+    )
+    .run(OXCURL);
+}
+
+// ---- --retry and 429 (curl tests 1633, 1634) ------------------------------------------------
+
+/// curl test 1633: a POST redirected to a 429 with `Retry-After`, `--retry 1 -L`: the whole
+/// chain is tried again, the first POST included, and both answers are written.
+#[test]
+fn t1633_retry_429_after_redirect() {
+    let moved = || {
+        Reply::raw(
+            "HTTP/1.1 301 OK\r\nAccept-Ranges: bytes\r\nContent-Length: 0\r\n\
+             Connection: close\r\nLocation: /16330002\r\n\r\n",
+        )
+        .close()
+    };
+    let busy = || {
+        Reply::raw(
+            "HTTP/1.1 429 too many requests\r\nRetry-After: 1\r\nContent-Length: 0\r\n\
+             Connection: close\r\n\r\n",
+        )
+        .close()
+    };
+    case(
+        "t1633_retry_429_after_redirect",
+        &["{url}/1633", "-d", "moo", "--retry", "1", "-L", "-i"],
+    )
+    .replies(vec![moved(), busy(), moved(), busy()])
+    .run(OXCURL);
+    // Into a file (as runtests runs it): only body bytes written make a retry start the
+    // file over, so both attempts' headers stay.
+    case(
+        "t1633_into_a_file",
+        &[
+            "{url}/1633",
+            "-d",
+            "moo",
+            "--retry",
+            "1",
+            "-L",
+            "-i",
+            "-o",
+            "out",
+        ],
+    )
+    .replies(vec![moved(), busy(), moved(), busy()])
+    .run(OXCURL);
+}
+
+/// curl test 1634: a 429 with `Retry-After` and a body on a kept connection, `--retry 1
+/// --fail`: tried again after the second, the 429's body not written.
+#[test]
+fn t1634_retry_429_with_fail() {
+    for (name, extra) in [
+        ("t1634_retry_429_with_fail", &[][..]),
+        ("t1634_into_a_file", &["-o", "out"][..]),
+    ] {
+        case(name, &["{url}/1634", "--retry", "1", "--fail", "-i"])
+            .args(extra)
+            .replies(vec![
+                Reply::raw(
+                    "HTTP/1.1 429 too many requests swsbounce\r\nRetry-After: 1\r\n\
+                     Content-Length: 4\r\n\r\nmoo\n",
+                ),
+                Reply::raw(
+                    "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: close\r\n\r\nhey\n",
+                )
+                .close(),
+            ])
+            .run(OXCURL);
+    }
+}

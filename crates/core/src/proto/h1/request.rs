@@ -44,6 +44,9 @@ pub struct RequestParts<'a> {
     pub referer: Option<&'a str>,
     /// The body's own `Content-Type` (a multipart boundary), sent after its length.
     pub content_type: Option<&'a str>,
+    /// A MIME body: its `Content-Type` already took in a custom one, which is not sent
+    /// where it was given (curl's `HTTPREQ_POST_MIME`).
+    pub mime: bool,
     pub expect_100: bool,
     /// Custom `Authorization:` and `Cookie:` headers may go to this host: the first one of a
     /// redirect chain, the same origin again, or any with `--location-trusted`.
@@ -69,6 +72,21 @@ pub fn custom_has(headers: &[String], name: &str) -> bool {
         let n = h.find([':', ';']).map(|i| &h[..i]).unwrap_or(h);
         n.trim().eq_ignore_ascii_case(name)
     })
+}
+
+/// The type a MIME body is sent as when a custom `Content-Type` header is given: the value
+/// of the first `Content-Type:` line (leading blanks skipped), else what follows the first
+/// `Content-Type;` (curl's `search_header` and `Curl_checkheaders` in `set_post_reader`).
+pub fn custom_mime_type(headers: &[String]) -> Option<&str> {
+    const N: usize = "Content-Type:".len();
+    let colon = headers.iter().find(|h| {
+        h.get(..N)
+            .is_some_and(|n| n.eq_ignore_ascii_case("Content-Type:"))
+    });
+    colon
+        .map(String::as_str)
+        .or_else(|| custom_header(headers, "Content-Type"))
+        .map(|h| h[N..].trim_start_matches(' '))
 }
 
 /// The first custom header line named `name` (followed by `:` or `;`), as curl's
@@ -210,6 +228,9 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         if p.authneg && starts_with_ignore_case(line, "Content-Length:") {
             continue;
         }
+        if p.mime && header_name(line).is_some_and(|n| n.eq_ignore_ascii_case("Content-Type")) {
+            continue;
+        }
         if !host_sent && header_name(line).is_some_and(|n| n.eq_ignore_ascii_case("Host")) {
             // No Host header of curl's own: a later custom one goes as any other.
             add_custom_line(out, line);
@@ -237,7 +258,7 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         out.extend_from_slice(b"Content-Type: application/x-www-form-urlencoded\r\n");
     }
     if let Some(ct) = p.content_type {
-        if !custom_has(h, "Content-Type") {
+        if p.mime || !custom_has(h, "Content-Type") {
             push(out, &["Content-Type: ", ct, "\r\n"]);
         }
     }
@@ -363,6 +384,7 @@ mod tests {
                     .map(str::as_bytes),
                 authorization: None,
                 content_type: None,
+                mime: false,
                 referer: None,
                 expect_100: false,
                 sensitive_ok,
