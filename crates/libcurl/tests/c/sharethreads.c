@@ -1,4 +1,4 @@
-/* One share (cookies, DNS, connections, TLS sessions) used by two threads, each running
+/* One share (cookies, DNS, TLS sessions) used by two threads, each running
  * transfers on its own easy handle. The lock callbacks are pthread mutexes, one per data
  * type; the program checks each unlock matches a lock of the same type and prints only
  * facts that do not depend on scheduling. */
@@ -99,7 +99,9 @@ int main(int argc, char **argv)
   curl_share_setopt(sh, CURLSHOPT_USERDATA, (void *)locks);
   curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_COOKIE);
   curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-  curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+  /* Not CURL_LOCK_DATA_CONNECT: curl does not support sharing connections between
+   * concurrent threads (CURLSHOPT_SHARE(3)), and its libcurl crashes now and then if asked;
+   * tests/c/share.c covers the shared connection cache on one thread. */
   curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
   for(i = 0; i < 2; i++) {
     jobs[i].sh = sh;
@@ -120,7 +122,6 @@ int main(int argc, char **argv)
   printf("share locked=%s\n", total[CURL_LOCK_DATA_SHARE] >= 4 ? "yes" : "no");
   printf("cookie locked=%s\n", total[CURL_LOCK_DATA_COOKIE] > 0 ? "yes" : "no");
   printf("dns locked=%s\n", total[CURL_LOCK_DATA_DNS] > 0 ? "yes" : "no");
-  printf("connect locked=%s\n", total[CURL_LOCK_DATA_CONNECT] > 0 ? "yes" : "no");
   printf("cookies sent=%d\n", jobs[0].cookie_seen + jobs[1].cookie_seen);
   printf("cleanup=%d\n", (int)curl_share_cleanup(sh));
   for(i = 0; i < CURL_LOCK_DATA_LAST; i++)
