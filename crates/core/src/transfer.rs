@@ -866,15 +866,15 @@ impl Transfer {
             self.timers.clear(TimerId::SpeedCheck);
             return Ok(());
         }
-        // A paused transfer is not slow: the check starts over when it is let go (curl
-        // resets its `keeps_speed` on unpause).
+        let total = self.info.size_download + self.info.size_upload;
+        self.speed.sample(now, total);
+        // A paused transfer is not slow: the time under the limit starts over when it is
+        // let go (curl resets its `keeps_speed` on unpause), the speed samples go on.
         if self.paused() != 0 {
-            self.speed = SpeedCheck::new(now);
+            self.speed.restart();
             self.timers.clear(TimerId::SpeedCheck);
             return Ok(());
         }
-        let total = self.info.size_download + self.info.size_upload;
-        self.speed.sample(now, total);
         self.speed
             .check(now, limit, time)
             .map_err(|msg| Error::new(Code::OperationTimedout, msg))?;
