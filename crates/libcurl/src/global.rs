@@ -13,6 +13,13 @@ pub extern "C" fn curl_global_init(_flags: c_long) -> CURLcode {
     guard!(CURLE_FAILED_INIT, { CURLE_OK })
 }
 
+/// `curl_global_trace`: which parts of verbose output to trace. curl's log components are
+/// not separate here: the configuration is accepted and verbose output stays as it is.
+#[no_mangle]
+pub extern "C" fn curl_global_trace(_config: *const c_char) -> CURLcode {
+    guard!(CURLE_FAILED_INIT, { CURLE_OK })
+}
+
 /// `curl_global_init_mem`: as `curl_global_init`, and memory handed to the application
 /// comes from `m` and is released with `f`. Every callback must be given.
 #[no_mangle]

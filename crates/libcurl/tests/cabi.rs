@@ -134,6 +134,18 @@ fn escape_getdate_slist_match_reference() {
 }
 
 #[test]
+fn strequal_getenv_global_trace_match_reference() {
+    let ours = run_ok("strequal", Lib::Ours, &[]);
+    let reference = run_ok("strequal", Lib::Reference, &[]);
+    assert!(
+        ours.contains("strequal[0]=1 n0=1 n1=1 n2=1 n3=1 n10=1\n"),
+        "{ours}"
+    );
+    assert!(ours.contains("getenv=value with spaces\n"), "{ours}");
+    assert_eq!(ours, reference);
+}
+
+#[test]
 fn version_info_sanity() {
     let ours = run_ok("version", Lib::Ours, &[]);
     assert_eq!(
