@@ -299,6 +299,9 @@ pub(crate) struct Transfer {
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
     first_origin: Option<(String, String, u16)>,
+    /// `CURLOPT_PORT` changed the first URL: that URL, and the effective URL curl reports
+    /// for it (the URL as given).
+    port_set: Option<(Url, String)>,
     /// User and password from the URLs so far (curl's `state.aptr.user`/`passwd`): a URL
     /// naming them replaces them, a redirect to another port or scheme clears them unless
     /// `--location-trusted`.
@@ -415,6 +418,7 @@ impl Transfer {
             method: String::new(),
             body,
             first_origin: None,
+            port_set: None,
             url_user: None,
             url_password: None,
             ntlm_conn: None,
@@ -885,6 +889,14 @@ impl Transfer {
                 };
                 Error::new(code, format!("URL rejected: {}", e.message()))
             })?;
+            let mut url = url;
+            if let Some(port) = self.opts.port {
+                // Only the first request: a redirect goes where the Location says.
+                let shown = url.to_url_string();
+                url.set(Part::Port, Some(&port.to_string()), self.url_flags())
+                    .map_err(|e| Error::new(Code::UrlMalformat, e.message()))?;
+                self.port_set = Some((url.clone(), shown));
+            }
             self.url = Some(url);
             for entry in self.opts.resolve.clone() {
                 if let Some((host, port, addrs)) = dns::parse_resolve(&entry) {
@@ -943,7 +955,10 @@ impl Transfer {
         if self.first_origin.is_none() {
             self.first_origin = Some((scheme.clone(), host.to_ascii_lowercase(), port));
         }
-        self.info.effective_url = url.to_url_string();
+        self.info.effective_url = match &self.port_set {
+            Some((set, shown)) if *set == url => shown.clone(),
+            _ => url.to_url_string(),
+        };
         self.info.scheme = scheme.clone();
         self.method = self.request_method();
         self.find_credentials(&url)?;

@@ -256,8 +256,12 @@ pub(crate) struct State {
     /// CURLOPT_TIMECONDITION and CURLOPT_TIMEVALUE, combined at perform time.
     time_cond: c_long,
     time_value: i64,
+    /// CURLOPT_FILETIME: CURLINFO_FILETIME reports the document's Last-Modified.
+    filetime: bool,
     resolve: *const CurlSlist,
     connect_to: *const CurlSlist,
+    /// CURLOPT_CURLU: the application's URL handle, read at perform time.
+    curlu: *mut crate::url::UrlHandle,
     errorbuffer: *mut c_char,
     private: *mut c_void,
     info: Info,
@@ -310,8 +314,10 @@ impl EasyHandle {
                 unified_headers: false,
                 time_cond: 0,
                 time_value: 0,
+                filetime: false,
                 resolve: std::ptr::null(),
                 connect_to: std::ptr::null(),
+                curlu: std::ptr::null_mut(),
                 errorbuffer: std::ptr::null_mut(),
                 private: std::ptr::null_mut(),
                 info: Info::default(),
@@ -348,6 +354,13 @@ impl EasyHandle {
     /// body, slists read now as curl reads them at perform time) and the callbacks.
     pub(crate) fn prepare(&self) -> (Options, Box<dyn Handler>) {
         let mut st = self.state.borrow_mut();
+        if !st.curlu.is_null() {
+            // curl's Curl_pretransfer: CURLOPT_CURLU's URL replaces CURLOPT_URL (for good),
+            // none when the handle has no full URL.
+            // SAFETY: the application keeps the URL handle alive while it is set
+            // (CURLOPT_CURLU(3)).
+            st.opts.url = unsafe { crate::url::whole_url(st.curlu) };
+        }
         let mut opts = st.opts.clone();
         // SAFETY: slists set with setopt must stay alive until the transfer is done
         // (CURLOPT_HTTPHEADER(3) and friends).
@@ -550,8 +563,10 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.unified_headers = false;
         st.time_cond = 0;
         st.time_value = 0;
+        st.filetime = false;
         st.resolve = std::ptr::null();
         st.connect_to = std::ptr::null();
+        st.curlu = std::ptr::null_mut();
         st.errorbuffer = std::ptr::null_mut();
         st.private = std::ptr::null_mut();
         st.info = Info::default();
@@ -593,8 +608,10 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
             d.unified_headers = st.unified_headers;
             d.time_cond = st.time_cond;
             d.time_value = st.time_value;
+            d.filetime = st.filetime;
             d.resolve = st.resolve;
             d.connect_to = st.connect_to;
+            d.curlu = st.curlu;
             d.errorbuffer = st.errorbuffer;
             d.private = st.private;
         }
@@ -615,7 +632,7 @@ pub extern "C" fn curl_easy_perform(h: *mut EasyHandle) -> CURLcode {
         if e.busy.get() || e.in_multi.get() {
             return CURLE_FAILED_INIT;
         }
-        if e.state.borrow().opts.url.is_none() {
+        if e.state.borrow().opts.url.is_none() && e.state.borrow().curlu.is_null() {
             return 3; // CURLE_URL_MALFORMAT, as curl without CURLOPT_URL
         }
         e.busy.set(true);
@@ -693,6 +710,63 @@ fn protocol_names(mask: c_long) -> Vec<String> {
     v
 }
 
+/// The `CURLPROTO_*` bit of a scheme (`CURLINFO_PROTOCOL`), 0 when there is none.
+fn protocol_bit(scheme: &str) -> c_long {
+    const BITS: &[(&str, u32)] = &[
+        ("http", 0),
+        ("https", 1),
+        ("ftp", 2),
+        ("ftps", 3),
+        ("file", 10),
+        ("ws", 30),
+        ("wss", 31),
+    ];
+    BITS.iter()
+        .find(|(n, _)| scheme.eq_ignore_ascii_case(n))
+        .map_or(0, |(_, b)| (1u32 << b) as c_long)
+}
+
+/// `CURLINFO_FILETIME`: with CURLOPT_FILETIME, the last Last-Modified of the transfer as
+/// curl's `Curl_getdate_capped` reads it (not from a final 204 or 304, which curl reads no
+/// such header of); -1 when unknown.
+fn filetime(wanted: bool, i: &Info) -> i64 {
+    if !wanted {
+        return -1;
+    }
+    let last = i.headers.last().map_or(0, |h| h.request);
+    let bodyless = matches!(i.response_code, 204 | 304);
+    i.headers
+        .iter()
+        .rev()
+        .filter(|h| !(bodyless && h.request == last))
+        .find(|h| h.name.eq_ignore_ascii_case("Last-Modified"))
+        .map_or(-1, |h| {
+            oxcurl_core::parsedate::getdate_capped(h.value.trim().as_bytes())
+        })
+}
+
+/// `CURLINFO_RETRY_AFTER`: the last Retry-After of the transfer in seconds, an HTTP date
+/// counted from `now` (0 when past) or a number, capped at 6 hours; 0 when there is none.
+fn retry_after(i: &Info, now: i64) -> i64 {
+    let Some(h) = i
+        .headers
+        .iter()
+        .rev()
+        .find(|h| h.name.eq_ignore_ascii_case("Retry-After"))
+    else {
+        return 0;
+    };
+    let v = h.value.trim_start_matches([' ', '\t']);
+    let date = oxcurl_core::parsedate::getdate_capped(v.as_bytes());
+    let secs = if date != -1 {
+        (date - now).max(0)
+    } else {
+        let digits = &v[..v.bytes().take_while(u8::is_ascii_digit).count()];
+        digits.parse::<i64>().unwrap_or(0)
+    };
+    secs.min(21600)
+}
+
 /// `CURLOPT_PROTOCOLS_STR` as curl's `protocol2num`: `all`, or a comma-separated list of
 /// schemes this build has (`CURLE_UNSUPPORTED_PROTOCOL` for any other), not empty
 /// (`CURLE_BAD_FUNCTION_ARGUMENT`). None is every protocol.
@@ -717,6 +791,16 @@ fn protocol_list(s: &str) -> Result<Option<Vec<String>>, CURLcode> {
 /// Whether `opt` is one of curl 8.14.1's option numbers.
 fn known(opt: c_int) -> bool {
     crate::opttable::OPTIONS.iter().any(|o| o.1 == opt)
+}
+
+/// curl's limit on the length of a string option.
+const CURL_MAX_INPUT_LENGTH: usize = 8_000_000;
+
+/// The option takes a string (`CURLOT_STRING`).
+fn is_string_option(opt: c_int) -> bool {
+    crate::opttable::OPTIONS
+        .iter()
+        .any(|o| o.1 == opt && o.2 == 4)
 }
 
 /// Typed half of `curl_easy_setopt` for `long` options (called by shim.c).
@@ -845,6 +929,12 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             PATH_AS_IS => o.path_as_is = on,
             KEEP_SENDING_ON_ERROR => o.keep_sending_on_error = on,
             NOSIGNAL => {}
+            PORT => {
+                if !(0..=65535).contains(&v) {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                }
+                o.port = (v != 0).then_some(v as u16);
+            }
             PROXYPORT => {
                 if !(0..=65535).contains(&v) {
                     return CURLE_BAD_FUNCTION_ARGUMENT;
@@ -931,6 +1021,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 st.time_cond = v;
             }
             TIMEVALUE => st.time_value = v,
+            FILETIME => st.filetime = on,
             NETRC => {
                 o.netrc = match v {
                     0 => oxcurl_core::options::NetrcMode::Ignored,
@@ -1033,6 +1124,14 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             return CURLE_RECURSIVE_API_CALL;
         };
         let st = &mut *st;
+        // curl's Curl_setstropt refuses a string longer than CURL_MAX_INPUT_LENGTH.
+        if is_string_option(opt) && !v.is_null() {
+            // SAFETY: for string options the application passes NULL or a C string.
+            let len = unsafe { std::ffi::CStr::from_ptr(v as *const c_char) }.count_bytes();
+            if len > CURL_MAX_INPUT_LENGTH {
+                return CURLE_BAD_FUNCTION_ARGUMENT;
+            }
+        }
         // SAFETY: for string options the application passes NULL or a C string, which
         // curl copies (so do we).
         let s = || unsafe { cstring_opt(v as *const c_char) };
@@ -1126,6 +1225,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.body.upload = false;
                 st.opts.nobody = false;
             }
+            CURLU => st.curlu = v as *mut crate::url::UrlHandle,
             MIMEPOST => {
                 st.drop_owned_mime();
                 st.body.httppost = None;
@@ -1350,16 +1450,21 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     11 => i.header_size as c_long,
                     12 => i.request_size as c_long,
                     13 => i.ssl_verify_result as c_long,
-                    14 => -1,
+                    14 => filetime(st.filetime, i) as c_long,
                     20 => i.redirect_count as c_long,
                     22 => i.http_connectcode as c_long,
                     23 => i.httpauth_avail as c_long,
                     24 => i.proxyauth_avail as c_long,
-                    25 | 35 | 37 | 38 | 39 | 59 | 69 | 70 => 0,
+                    // CURLINFO_CONDITION_UNMET: a 304, the server's or the one curl makes
+                    // up when Last-Modified fails the time condition.
+                    35 => c_long::from(i.response_code == 304),
+                    25 | 37 | 38 | 39 | 59 | 69 | 70 => 0,
                     // CURLINFO_LASTSOCKET: curl keeps the last socket only for CONNECT_ONLY
                     // transfers, which this library does not make.
                     29 => -1,
                     26 => i.num_connects as c_long,
+                    // CURLINFO_PROTOCOL (deprecated): the CURLPROTO_ bit of the scheme.
+                    48 => protocol_bit(&i.scheme),
                     40 => i.primary_ip.map_or(0, |a| a.port() as c_long),
                     42 => i.local_addr.map_or(0, |a| a.port() as c_long),
                     46 => match i.http_version {
@@ -1405,7 +1510,7 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     8 => c(i.size_download),
                     9 => c(i.speed_download()),
                     10 => c(i.speed_upload()),
-                    14 => -1,
+                    14 => filetime(st.filetime, i),
                     15 => i.content_length_download.map_or(-1, c),
                     16 => i.content_length_upload.map_or(-1, c),
                     50 => time_us(i.time_total),
@@ -1415,7 +1520,8 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     54 => time_us(i.time_starttransfer),
                     55 => time_us(i.time_redirect),
                     56 => time_us(i.time_appconnect),
-                    57 | 68 => 0,
+                    57 => retry_after(i, oxcurl_core::parsedate::unix_now()),
+                    68 => 0,
                     63 => i.xfer_id,
                     64 => i.conn_id,
                     65 => time_us(i.time_queue),
