@@ -895,8 +895,9 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                     3 => HttpVersionPref::V2,
                     4 => HttpVersionPref::V2Tls,
                     5 => HttpVersionPref::V2PriorKnowledge,
-                    6..=31 => return CURLE_NOT_BUILT_IN,
-                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                    // curl without HTTP/3: any other version is an unsupported protocol.
+                    v if v < 0 => return CURLE_BAD_FUNCTION_ARGUMENT,
+                    _ => return CURLE_UNSUPPORTED_PROTOCOL,
                 }
             }
             FRESH_CONNECT => o.fresh_connect = on,
@@ -1335,7 +1336,13 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             ALTSVC => st.opts.altsvc_file = s(),
             PROTOCOLS_STR | REDIR_PROTOCOLS_STR => {
                 let Some(list) = s() else {
-                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                    // NULL: back to the default (every protocol; for redirects, curl's list).
+                    if opt == PROTOCOLS_STR {
+                        st.opts.allowed_protocols = None;
+                    } else {
+                        st.opts.redir_protocols = None;
+                    }
+                    return CURLE_OK;
                 };
                 let names = match protocol_list(&list) {
                     Ok(n) => n,
@@ -1547,8 +1554,18 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     // the handle until the next transfer, reset or cleanup.
                     unsafe { *(out as *mut *mut crate::certinfo::CurlCertinfo) = ci.as_ptr() };
                 }
-                // SSL_ENGINES, COOKIELIST: empty lists; TLS_SSL_PTR: not available.
-                27 | 28 | 45 => {
+                // TLS_SESSION, TLS_SSL_PTR: the backend, and no TLS library internals (no
+                // OpenSSL SSL* to hand out), as curl says between transfers.
+                43 | 45 => {
+                    // SAFETY: these infos take a `struct curl_tlssessioninfo **`; the
+                    // struct is a static the application only reads.
+                    unsafe {
+                        *(out as *mut *const crate::global::TlsSessionInfo) =
+                            crate::global::tls_session_info()
+                    };
+                }
+                // SSL_ENGINES, COOKIELIST: empty lists.
+                27 | 28 => {
                     // SAFETY: these infos take a pointer-to-pointer.
                     unsafe { *(out as *mut *mut c_void) = std::ptr::null_mut() };
                 }

@@ -112,3 +112,33 @@ pub extern "C" fn curl_global_sslset(
         }
     })
 }
+
+/// `struct curl_tlssessioninfo` (CURLINFO_TLS_SSL_PTR, CURLINFO_TLS_SESSION).
+#[repr(C)]
+pub struct TlsSessionInfo {
+    pub backend: c_int,
+    pub internals: *mut c_void,
+}
+
+struct SessionInfos([TlsSessionInfo; 2]);
+// SAFETY: never written; the internals pointers are NULL.
+unsafe impl Sync for SessionInfos {}
+
+static SESSION_INFOS: SessionInfos = SessionInfos([
+    TlsSessionInfo {
+        backend: CURLSSLBACKEND_OPENSSL,
+        internals: std::ptr::null_mut(),
+    },
+    TlsSessionInfo {
+        backend: CURLSSLBACKEND_RUSTLS,
+        internals: std::ptr::null_mut(),
+    },
+]);
+
+/// The session info of the process's TLS backend, with no internals.
+pub(crate) fn tls_session_info() -> *const TlsSessionInfo {
+    match tls::backend() {
+        Backend::OpenSsl => &SESSION_INFOS.0[0],
+        Backend::Rustls => &SESSION_INFOS.0[1],
+    }
+}

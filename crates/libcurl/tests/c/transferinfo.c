@@ -1,6 +1,8 @@
 /* Options and infos curl's libtest programs check: CURLOPT_PORT, CURLOPT_CURLU,
    CURLOPT_FILETIME with CURLINFO_FILETIME(_T), CURLINFO_RETRY_AFTER, CURLINFO_PROTOCOL,
-   CURLINFO_CONDITION_UNMET and the length limit of string options.
+   CURLINFO_CONDITION_UNMET, CURLINFO_TLS_SSL_PTR/TLS_SESSION between transfers, the codes of
+   CURLOPT_HTTP_VERSION and CURLOPT_(REDIR_)PROTOCOLS_STR set to NULL, and the length limit of
+   string options.
    Usage: transferinfo HOST PORT (a server answering /lm, /304, /echo and /curlu). */
 #define CURL_DISABLE_DEPRECATION /* CURLINFO_PROTOCOL */
 #include <curl/curl.h>
@@ -98,6 +100,25 @@ int main(int argc, char **argv)
   show(c, "CURLU changed", rc);
   curl_easy_setopt(c, CURLOPT_CURLU, NULL);
   curl_url_cleanup(u);
+
+  {
+    struct curl_tlssessioninfo *tsi = NULL;
+    printf("HTTP_VERSION 22: %d, -1: %d, 30: %d\n",
+           (int)curl_easy_setopt(c, CURLOPT_HTTP_VERSION, 22L),
+           (int)curl_easy_setopt(c, CURLOPT_HTTP_VERSION, -1L),
+           (int)curl_easy_setopt(c, CURLOPT_HTTP_VERSION, 30L));
+    printf("PROTOCOLS_STR NULL: %d, REDIR_PROTOCOLS_STR NULL: %d\n",
+           (int)curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, NULL),
+           (int)curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, NULL));
+    rc = curl_easy_getinfo(c, CURLINFO_TLS_SSL_PTR, &tsi);
+    /* the backends differ (rustls here by default): only that there is one */
+    printf("TLS_SSL_PTR: %d backend=%d internals=%p\n", (int)rc, tsi ? tsi->backend > 0 : -1,
+           tsi ? tsi->internals : NULL);
+    tsi = NULL;
+    rc = curl_easy_getinfo(c, CURLINFO_TLS_SESSION, &tsi);
+    printf("TLS_SESSION: %d backend=%d internals=%p\n", (int)rc, tsi ? tsi->backend > 0 : -1,
+           tsi ? tsi->internals : NULL);
+  }
 
   big = malloc(CURL_MAX_INPUT_LENGTH + 2);
   memset(big, 'a', CURL_MAX_INPUT_LENGTH + 1);
