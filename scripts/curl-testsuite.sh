@@ -15,7 +15,8 @@
 #
 # Environment: OXCURL_CURL_SRC (cache folder), OXCURL_SUITE_TIMEOUT (seconds one oxcurl run may
 # take before it is killed, default 60), OXCURL_SUITE_JOBS (parallel runners, default 2),
-# OXCURL_NO_INSTALL=1 (do not apt-get install what is missing).
+# OXCURL_NO_INSTALL=1 (do not apt-get install what is missing), OXCURL_SUITE_LIBCURL (a folder
+# with the libcurl.so.4 the libtest programs run with instead of ours).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -33,7 +34,7 @@ selection=()
 for arg in "$@"; do
   case $arg in
     --full) full=1 ;;
-    -h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     [0-9]*-[0-9]*) selection+=("${arg%-*}" to "${arg#*-}") ;;
     *) selection+=("$arg") ;;
   esac
@@ -93,8 +94,46 @@ fi
 if [[ ! -f $src/tests/certs/test-localhost.pem ]]; then
   make -s -C "$src/tests/certs" >"$src/make-certs.out" 2>&1 || { tail -n 30 "$src/make-certs.out" >&2; exit 1; }
 fi
+# The libtest programs (tests/libtest, the tests whose <tool> is lib500, lib1560, ...) linked
+# against oxcurl's libcurl.so.4 instead of curl's lib/libcurl.la: the generated Makefile with the
+# library and its dependency replaced. The helpers some programs compile in from curl's tree
+# (first.c, testutil.c, testtrace.c, lib/curlx/*.c, lib/curl_threads.c) stay as they are; the
+# allocator pointers curl_threads.c calls through come from libtest-memory.c. The programs are
+# named lib500.oxcurl and so on (runtests is told the extension), so that a runtests that does
+# not set up our library does not find them. make -k builds what links and leaves the rest (a
+# program calling what libcurl.so.4 does not export); runtests then skips the tests of a
+# missing program. Once built, make only checks that the programs are up to date (the library
+# is loaded at run time, so a new one needs no relinking). About 30 s the first time.
+scripts/build-libcurl.sh >/dev/null
+libdir=${CARGO_TARGET_DIR:-$repo/target}/debug/libcurl
+# OXCURL_SUITE_LIBCURL: run the programs with another libcurl.so.4 (the reference's, to tell
+# our failures from the environment's).
+testlib=${OXCURL_SUITE_LIBCURL:-$out/lib}
+mkdir -p "$out/lib"
+# A copy, as for the binary below.
+cp "$libdir/libcurl.so.4" "$out/lib/libcurl.so.4"
+exe=.oxcurl
+libtest_make=(make -C "$src/tests/libtest" EXEEXT=$exe am__DEPENDENCIES_1= CFLAGS="-O0 -w"
+  SUPPORTFILES_LIBS="-L$libdir -lcurl" TESTUTIL_LIBS="-L$libdir -lcurl"
+  lib3207_LDADD="$out/libtest-memory.o -L$libdir -lcurl")
+printf 'oxcurl-programs:\n\t@echo $(noinst_PROGRAMS)\n' >"$out/programs.mk"
+mapfile -t libtests < <("${libtest_make[@]}" -s --no-print-directory -f Makefile -f "$out/programs.mk" oxcurl-programs | tr ' ' '\n')
+gcc -c -O0 -I"$src/include" -o "$out/libtest-memory.o" "$repo/tests/curl-suite/libtest-memory.c"
+"${libtest_make[@]}" -k -j"$jobs" "${libtests[@]}" >"$out/make-libtest.out" 2>&1 || true
+unbuilt=()
+for prog in "${libtests[@]}"; do [[ -x $src/tests/libtest/$prog ]] || unbuilt+=("${prog%$exe}"); done
+((${#unbuilt[@]} == 0)) || echo "curl-testsuite: libtest programs not built (see $out/make-libtest.out): ${unbuilt[*]}" >&2
+# The programs find libcurl.so.4 through LD_LIBRARY_PATH (they carry no run path), which the
+# runner below sets for them alone: make sure that it is the one meant, not the system's.
+if ! LD_LIBRARY_PATH=$testlib ldd "$src/tests/libtest/lib500$exe" | grep -q "libcurl.so.4 => $testlib/libcurl.so.4 "; then
+  echo "curl-testsuite: lib500 does not load $testlib/libcurl.so.4:" >&2
+  LD_LIBRARY_PATH=$testlib ldd "$src/tests/libtest/lib500$exe" >&2
+  exit 1
+fi
+
 # runtests.pl asks src/curlinfo for the features `curl -V` does not list; ours describes oxcurl.
-install -m 755 "$repo/tests/curl-suite/curlinfo" "$src/src/curlinfo"
+# (runtests adds the programs' extension to its name too.)
+install -m 755 "$repo/tests/curl-suite/curlinfo" "$src/src/curlinfo$exe"
 
 # oxcurl itself, killed when one run takes too long (runtests has no time limit of its own, and
 # its runners ignore SIGTERM, so the kill is SIGKILL).
@@ -108,6 +147,16 @@ cat >"$out/oxcurl" <<WRAP
 exec timeout -s KILL $timeout_s "$out/oxcurl.bin" "\$@"
 WRAP
 chmod +x "$out/oxcurl"
+# runtests starts every program through $CURL_TEST_EXE_RUNNER (servers too): the libtest
+# programs run with our libcurl.so.4 and the same time limit as oxcurl, the rest unchanged.
+cat >"$out/exe-runner" <<WRAP
+#!/bin/sh
+case \$1 in
+  */libtest/*) LD_LIBRARY_PATH="$testlib" exec timeout -s KILL $timeout_s "\$@" ;;
+esac
+exec "\$@"
+WRAP
+chmod +x "$out/exe-runner"
 
 if ((full)); then
   tests=()
@@ -120,7 +169,7 @@ verify_curl=$(command -v curl || echo "$out/oxcurl")
 log=$out/runtests.log
 echo "curl-testsuite: running curl $version's runtests.pl against $bin (log: $log)" >&2
 set +e
-(cd "$src/tests" && perl runtests.pl -a -n -vc "$verify_curl" -c "$out/oxcurl" -j"$jobs" "${tests[@]}") >"$log" 2>&1
+(cd "$src/tests" && CURL_TEST_EXE_RUNNER=$out/exe-runner CURL_TEST_EXE_EXT_TOOL=$exe perl runtests.pl -a -n -vc "$verify_curl" -c "$out/oxcurl" -j"$jobs" "${tests[@]}") >"$log" 2>&1
 set -e
 
 # Per-test results. Every test that starts prints "test NNNN...[name]"; a failure prints

@@ -827,6 +827,10 @@ impl Multi {
     /// while nobody waited ends the next call at once. Returns whether it was woken.
     pub fn poll_wakeable(&mut self, max: Duration) -> io::Result<bool> {
         if self.waker.inner.pending.swap(false, Ordering::SeqCst) {
+            // The wakeup's notification is still in the poller: take it now (with whatever
+            // else is ready), or the next poll would end at once.
+            self.wait(Duration::ZERO, true)?;
+            self.waker.inner.pending.store(false, Ordering::SeqCst);
             return Ok(true);
         }
         self.wait(max, true)?;

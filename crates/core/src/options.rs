@@ -139,6 +139,8 @@ pub enum TimeCondition {
 #[derive(Clone, Debug)]
 pub struct Options {
     pub url: Option<String>,
+    /// `CURLOPT_PORT`: the port of the first request instead of the URL's.
+    pub port: Option<u16>,
     /// Scheme used when the URL has none (`CURLOPT_DEFAULT_PROTOCOL`); None guesses.
     pub default_protocol: Option<String>,
     pub path_as_is: bool,
@@ -312,6 +314,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             url: None,
+            port: None,
             default_protocol: None,
             path_as_is: false,
             custom_request: None,

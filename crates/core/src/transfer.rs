@@ -318,6 +318,9 @@ pub(crate) struct Transfer {
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
     first_origin: Option<(String, String, u16)>,
+    /// `CURLOPT_PORT` changed the first URL: that URL, and the effective URL curl reports
+    /// for it (the URL as given).
+    port_set: Option<(Url, String)>,
     /// User and password from the URLs so far (curl's `state.aptr.user`/`passwd`): a URL
     /// naming them replaces them, a redirect to another port or scheme clears them unless
     /// `--location-trusted`.
@@ -448,6 +451,7 @@ impl Transfer {
             method: String::new(),
             body,
             first_origin: None,
+            port_set: None,
             url_user: None,
             url_password: None,
             ntlm_conn: None,
@@ -1061,6 +1065,14 @@ impl Transfer {
                 };
                 Error::new(code, format!("URL rejected: {}", e.message()))
             })?;
+            let mut url = url;
+            if let Some(port) = self.opts.port {
+                // Only the first request: a redirect goes where the Location says.
+                let shown = url.to_url_string();
+                url.set(Part::Port, Some(&port.to_string()), self.url_flags())
+                    .map_err(|e| Error::new(Code::UrlMalformat, e.message()))?;
+                self.port_set = Some((url.clone(), shown));
+            }
             self.url = Some(url);
             for entry in self.opts.resolve.clone() {
                 match dns::parse_resolve(&entry) {
@@ -1105,7 +1117,10 @@ impl Transfer {
             cx.altsvc.load(f);
         }
         // Set before the scheme is checked: a URL curl cannot use still shows in %{urle.*}.
-        self.info.effective_url = url.to_url_string();
+        self.info.effective_url = match &self.port_set {
+            Some((set, shown)) if *set == url => shown.clone(),
+            _ => url.to_url_string(),
+        };
         let scheme = url.scheme().to_string();
         if !self.protocol_allowed(&scheme) {
             let tail = if self.info.redirect_count > 0 {

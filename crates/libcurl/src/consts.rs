@@ -138,6 +138,8 @@ pub mod opt {
     pub const POSTREDIR: c_int = 161;
     pub const COPYPOSTFIELDS: c_int = 10165;
     pub const MIMEPOST: c_int = 10269;
+    pub const CURLU: c_int = 10282;
+    pub const FILETIME: c_int = 69;
     pub const HTTPPOST: c_int = 10024;
     pub const MIME_OPTIONS: c_int = 315;
     pub const USERNAME: c_int = 10173;
@@ -155,6 +157,7 @@ pub mod opt {
     pub const HSTS: c_int = 10300;
     pub const PROXY: c_int = 10004;
     pub const PROXYPORT: c_int = 59;
+    pub const PORT: c_int = 3;
     pub const PROXYTYPE: c_int = 101;
     pub const PROXYUSERPWD: c_int = 10006;
     pub const PROXYUSERNAME: c_int = 10175;

@@ -264,8 +264,12 @@ pub(crate) struct State {
     /// CURLOPT_TIMECONDITION and CURLOPT_TIMEVALUE, combined at perform time.
     time_cond: c_long,
     time_value: i64,
+    /// CURLOPT_FILETIME: CURLINFO_FILETIME reports the document's Last-Modified.
+    filetime: bool,
     resolve: *const CurlSlist,
     connect_to: *const CurlSlist,
+    /// CURLOPT_CURLU: the application's URL handle, read at perform time.
+    curlu: *mut crate::url::UrlHandle,
     errorbuffer: *mut c_char,
     private: *mut c_void,
     info: Info,
@@ -334,8 +338,10 @@ impl EasyHandle {
                 unified_headers: false,
                 time_cond: 0,
                 time_value: 0,
+                filetime: false,
                 resolve: std::ptr::null(),
                 connect_to: std::ptr::null(),
+                curlu: std::ptr::null_mut(),
                 errorbuffer: std::ptr::null_mut(),
                 private: std::ptr::null_mut(),
                 info: Info::default(),
@@ -377,6 +383,13 @@ impl EasyHandle {
         let mut st = self.state.borrow_mut();
         // A new transfer: the previous CONNECT_ONLY connection closes.
         st.raw = None;
+        if !st.curlu.is_null() {
+            // curl's Curl_pretransfer: CURLOPT_CURLU's URL replaces CURLOPT_URL (for good),
+            // none when the handle has no full URL.
+            // SAFETY: the application keeps the URL handle alive while it is set
+            // (CURLOPT_CURLU(3)).
+            st.opts.url = unsafe { crate::url::whole_url(st.curlu) };
+        }
         let mut opts = st.opts.clone();
         // SAFETY: slists set with setopt must stay alive until the transfer is done
         // (CURLOPT_HTTPHEADER(3) and friends).
@@ -589,8 +602,10 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.unified_headers = false;
         st.time_cond = 0;
         st.time_value = 0;
+        st.filetime = false;
         st.resolve = std::ptr::null();
         st.connect_to = std::ptr::null();
+        st.curlu = std::ptr::null_mut();
         st.errorbuffer = std::ptr::null_mut();
         st.private = std::ptr::null_mut();
         // curl_easy_reset keeps the CURLproxycode too.
@@ -637,8 +652,10 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
             d.unified_headers = st.unified_headers;
             d.time_cond = st.time_cond;
             d.time_value = st.time_value;
+            d.filetime = st.filetime;
             d.resolve = st.resolve;
             d.connect_to = st.connect_to;
+            d.curlu = st.curlu;
             d.errorbuffer = st.errorbuffer;
             d.private = st.private;
         }
@@ -659,7 +676,7 @@ pub extern "C" fn curl_easy_perform(h: *mut EasyHandle) -> CURLcode {
         if e.busy.get() || e.in_multi.get() {
             return CURLE_FAILED_INIT;
         }
-        if e.state.borrow().opts.url.is_none() {
+        if e.state.borrow().opts.url.is_none() && e.state.borrow().curlu.is_null() {
             return 3; // CURLE_URL_MALFORMAT, as curl without CURLOPT_URL
         }
         e.busy.set(true);
@@ -737,6 +754,63 @@ fn protocol_names(mask: c_long) -> Vec<String> {
     v
 }
 
+/// The `CURLPROTO_*` bit of a scheme (`CURLINFO_PROTOCOL`), 0 when there is none.
+fn protocol_bit(scheme: &str) -> c_long {
+    const BITS: &[(&str, u32)] = &[
+        ("http", 0),
+        ("https", 1),
+        ("ftp", 2),
+        ("ftps", 3),
+        ("file", 10),
+        ("ws", 30),
+        ("wss", 31),
+    ];
+    BITS.iter()
+        .find(|(n, _)| scheme.eq_ignore_ascii_case(n))
+        .map_or(0, |(_, b)| (1u32 << b) as c_long)
+}
+
+/// `CURLINFO_FILETIME`: with CURLOPT_FILETIME, the last Last-Modified of the transfer as
+/// curl's `Curl_getdate_capped` reads it (not from a final 204 or 304, which curl reads no
+/// such header of); -1 when unknown.
+fn filetime(wanted: bool, i: &Info) -> i64 {
+    if !wanted {
+        return -1;
+    }
+    let last = i.headers.last().map_or(0, |h| h.request);
+    let bodyless = matches!(i.response_code, 204 | 304);
+    i.headers
+        .iter()
+        .rev()
+        .filter(|h| !(bodyless && h.request == last))
+        .find(|h| h.name.eq_ignore_ascii_case("Last-Modified"))
+        .map_or(-1, |h| {
+            oxcurl_core::parsedate::getdate_capped(h.value.trim().as_bytes())
+        })
+}
+
+/// `CURLINFO_RETRY_AFTER`: the last Retry-After of the transfer in seconds, an HTTP date
+/// counted from `now` (0 when past) or a number, capped at 6 hours; 0 when there is none.
+fn retry_after(i: &Info, now: i64) -> i64 {
+    let Some(h) = i
+        .headers
+        .iter()
+        .rev()
+        .find(|h| h.name.eq_ignore_ascii_case("Retry-After"))
+    else {
+        return 0;
+    };
+    let v = h.value.trim_start_matches([' ', '\t']);
+    let date = oxcurl_core::parsedate::getdate_capped(v.as_bytes());
+    let secs = if date != -1 {
+        (date - now).max(0)
+    } else {
+        let digits = &v[..v.bytes().take_while(u8::is_ascii_digit).count()];
+        digits.parse::<i64>().unwrap_or(0)
+    };
+    secs.min(21600)
+}
+
 /// `CURLOPT_PROTOCOLS_STR` as curl's `protocol2num`: `all`, or a comma-separated list of
 /// schemes this build has (`CURLE_UNSUPPORTED_PROTOCOL` for any other), not empty
 /// (`CURLE_BAD_FUNCTION_ARGUMENT`). None is every protocol.
@@ -761,6 +835,16 @@ fn protocol_list(s: &str) -> Result<Option<Vec<String>>, CURLcode> {
 /// Whether `opt` is one of curl 8.14.1's option numbers.
 fn known(opt: c_int) -> bool {
     crate::opttable::OPTIONS.iter().any(|o| o.1 == opt)
+}
+
+/// curl's limit on the length of a string option.
+const CURL_MAX_INPUT_LENGTH: usize = 8_000_000;
+
+/// The option takes a string (`CURLOT_STRING`).
+fn is_string_option(opt: c_int) -> bool {
+    crate::opttable::OPTIONS
+        .iter()
+        .any(|o| o.1 == opt && o.2 == 4)
 }
 
 /// Typed half of `curl_easy_setopt` for `long` options (called by shim.c).
@@ -859,8 +943,9 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                     3 => HttpVersionPref::V2,
                     4 => HttpVersionPref::V2Tls,
                     5 => HttpVersionPref::V2PriorKnowledge,
-                    6..=31 => return CURLE_NOT_BUILT_IN,
-                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                    // curl without HTTP/3: any other version is an unsupported protocol.
+                    v if v < 0 => return CURLE_BAD_FUNCTION_ARGUMENT,
+                    _ => return CURLE_UNSUPPORTED_PROTOCOL,
                 }
             }
             FRESH_CONNECT => o.fresh_connect = on,
@@ -893,6 +978,12 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             PATH_AS_IS => o.path_as_is = on,
             KEEP_SENDING_ON_ERROR => o.keep_sending_on_error = on,
             NOSIGNAL => {}
+            PORT => {
+                if !(0..=65535).contains(&v) {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                }
+                o.port = (v != 0).then_some(v as u16);
+            }
             PROXYPORT => {
                 if !(0..=65535).contains(&v) {
                     return CURLE_BAD_FUNCTION_ARGUMENT;
@@ -979,6 +1070,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 st.time_cond = v;
             }
             TIMEVALUE => st.time_value = v,
+            FILETIME => st.filetime = on,
             NETRC => {
                 o.netrc = match v {
                     0 => oxcurl_core::options::NetrcMode::Ignored,
@@ -1081,6 +1173,14 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             return CURLE_RECURSIVE_API_CALL;
         };
         let st = &mut *st;
+        // curl's Curl_setstropt refuses a string longer than CURL_MAX_INPUT_LENGTH.
+        if is_string_option(opt) && !v.is_null() {
+            // SAFETY: for string options the application passes NULL or a C string.
+            let len = unsafe { std::ffi::CStr::from_ptr(v as *const c_char) }.count_bytes();
+            if len > CURL_MAX_INPUT_LENGTH {
+                return CURLE_BAD_FUNCTION_ARGUMENT;
+            }
+        }
         // SAFETY: for string options the application passes NULL or a C string, which
         // curl copies (so do we).
         let s = || unsafe { cstring_opt(v as *const c_char) };
@@ -1193,6 +1293,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.body.upload = false;
                 st.opts.nobody = false;
             }
+            CURLU => st.curlu = v as *mut crate::url::UrlHandle,
             MIMEPOST => {
                 st.drop_owned_mime();
                 st.body.httppost = None;
@@ -1302,7 +1403,13 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             ALTSVC => st.opts.altsvc_file = s(),
             PROTOCOLS_STR | REDIR_PROTOCOLS_STR => {
                 let Some(list) = s() else {
-                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                    // NULL: back to the default (every protocol; for redirects, curl's list).
+                    if opt == PROTOCOLS_STR {
+                        st.opts.allowed_protocols = None;
+                    } else {
+                        st.opts.redir_protocols = None;
+                    }
+                    return CURLE_OK;
                 };
                 let names = match protocol_list(&list) {
                     Ok(n) => n,
@@ -1417,17 +1524,22 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     11 => i.header_size as c_long,
                     12 => i.request_size as c_long,
                     13 => i.ssl_verify_result as c_long,
-                    14 => -1,
+                    14 => filetime(st.filetime, i) as c_long,
                     20 => i.redirect_count as c_long,
                     22 => i.http_connectcode as c_long,
                     23 => i.httpauth_avail as c_long,
                     24 => i.proxyauth_avail as c_long,
-                    25 | 35 | 37 | 38 | 39 | 69 | 70 => 0,
+                    // CURLINFO_CONDITION_UNMET: a 304, the server's or the one curl makes
+                    // up when Last-Modified fails the time condition.
+                    35 => c_long::from(i.response_code == 304),
+                    25 | 37 | 38 | 39 | 69 | 70 => 0,
                     // CURLINFO_PROXY_ERROR: the CURLproxycode of the latest SOCKS failure.
                     59 => i.proxy_error as c_long,
                     // CURLINFO_LASTSOCKET.
                     29 => st.last_socket().map_or(-1, c_long::from),
                     26 => i.num_connects as c_long,
+                    // CURLINFO_PROTOCOL (deprecated): the CURLPROTO_ bit of the scheme.
+                    48 => protocol_bit(&i.scheme),
                     40 => i.primary_ip.map_or(0, |a| a.port() as c_long),
                     42 => i.local_addr.map_or(0, |a| a.port() as c_long),
                     46 => match i.http_version {
@@ -1473,7 +1585,7 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     8 => c(i.size_download),
                     9 => c(i.speed_download()),
                     10 => c(i.speed_upload()),
-                    14 => -1,
+                    14 => filetime(st.filetime, i),
                     15 => i.content_length_download.map_or(-1, c),
                     16 => i.content_length_upload.map_or(-1, c),
                     50 => time_us(i.time_total),
@@ -1483,7 +1595,8 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     54 => time_us(i.time_starttransfer),
                     55 => time_us(i.time_redirect),
                     56 => time_us(i.time_appconnect),
-                    57 | 68 => 0,
+                    57 => retry_after(i, oxcurl_core::parsedate::unix_now()),
+                    68 => 0,
                     63 => i.xfer_id,
                     64 => i.conn_id,
                     65 => time_us(i.time_queue),
@@ -1510,8 +1623,18 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     // the handle until the next transfer, reset or cleanup.
                     unsafe { *(out as *mut *mut crate::certinfo::CurlCertinfo) = ci.as_ptr() };
                 }
-                // SSL_ENGINES, COOKIELIST: empty lists; TLS_SSL_PTR: not available.
-                27 | 28 | 45 => {
+                // TLS_SESSION, TLS_SSL_PTR: the backend, and no TLS library internals (no
+                // OpenSSL SSL* to hand out), as curl says between transfers.
+                43 | 45 => {
+                    // SAFETY: these infos take a `struct curl_tlssessioninfo **`; the
+                    // struct is a static the application only reads.
+                    unsafe {
+                        *(out as *mut *const crate::global::TlsSessionInfo) =
+                            crate::global::tls_session_info()
+                    };
+                }
+                // SSL_ENGINES, COOKIELIST: empty lists.
+                27 | 28 => {
                     // SAFETY: these infos take a pointer-to-pointer.
                     unsafe { *(out as *mut *mut c_void) = std::ptr::null_mut() };
                 }

@@ -13,6 +13,13 @@ pub extern "C" fn curl_global_init(_flags: c_long) -> CURLcode {
     guard!(CURLE_FAILED_INIT, { CURLE_OK })
 }
 
+/// `curl_global_trace`: which parts of verbose output to trace. curl's log components are
+/// not separate here: the configuration is accepted and verbose output stays as it is.
+#[no_mangle]
+pub extern "C" fn curl_global_trace(_config: *const c_char) -> CURLcode {
+    guard!(CURLE_FAILED_INIT, { CURLE_OK })
+}
+
 /// `curl_global_init_mem`: as `curl_global_init`, and memory handed to the application
 /// comes from `m` and is released with `f`. Every callback must be given.
 #[no_mangle]
@@ -104,4 +111,34 @@ pub extern "C" fn curl_global_sslset(
             Some(_) => CURLSSLSET_TOO_LATE,
         }
     })
+}
+
+/// `struct curl_tlssessioninfo` (CURLINFO_TLS_SSL_PTR, CURLINFO_TLS_SESSION).
+#[repr(C)]
+pub struct TlsSessionInfo {
+    pub backend: c_int,
+    pub internals: *mut c_void,
+}
+
+struct SessionInfos([TlsSessionInfo; 2]);
+// SAFETY: never written; the internals pointers are NULL.
+unsafe impl Sync for SessionInfos {}
+
+static SESSION_INFOS: SessionInfos = SessionInfos([
+    TlsSessionInfo {
+        backend: CURLSSLBACKEND_OPENSSL,
+        internals: std::ptr::null_mut(),
+    },
+    TlsSessionInfo {
+        backend: CURLSSLBACKEND_RUSTLS,
+        internals: std::ptr::null_mut(),
+    },
+]);
+
+/// The session info of the process's TLS backend, with no internals.
+pub(crate) fn tls_session_info() -> *const TlsSessionInfo {
+    match tls::backend() {
+        Backend::OpenSsl => &SESSION_INFOS.0[0],
+        Backend::Rustls => &SESSION_INFOS.0[1],
+    }
 }

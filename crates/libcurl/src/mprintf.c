@@ -4,6 +4,7 @@
  * with the width and precision resolved. Where curl differs from the C library it is done
  * here: a NULL string prints "(nil)" (or nothing when the precision is too small for it),
  * "hh" is "h", and the sized functions return what was written, not what would have been. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 void *oxcurl_app_malloc(size_t n);
 
 #define MAX_ARGS 128
+/* curl's buffer for one formatted number (lib/mprintf.c): longer output is cut */
+#define BUFFSIZE 326
 
 enum atype { A_NONE, A_INT, A_UINT, A_LONG, A_ULONG, A_LLONG, A_ULLONG, A_SIZE, A_DOUBLE,
              A_LDOUBLE, A_PTR, A_STR, A_INTPTR };
@@ -157,8 +160,11 @@ static int format(struct out *o, const char *fmt, va_list ap)
         if(pp + 1 > nargs)
           nargs = pp + 1;
       }
-      else
+      else {
+        if(*p == '-')
+          p++;
         num(&p);
+      }
     }
     c.len = 0;
     for(;; p++) {
@@ -242,7 +248,7 @@ static int format(struct out *o, const char *fmt, va_list ap)
       width = (int)vals[wp].ll;
       if(width < 0) {
         sub[flen++] = '-';
-        width = -width;
+        width = width == INT_MIN ? INT_MAX : -width;
       }
     }
     else if(*p >= '1' && *p <= '9')
@@ -258,8 +264,15 @@ static int format(struct out *o, const char *fmt, va_list ap)
         if(prec < 0)
           prec = -1;
       }
-      else
+      else {
+        /* curl takes "%.-2f" too: a negative precision is none */
+        int neg = *p == '-';
+        if(neg)
+          p++;
         prec = num(&p);
+        if(neg)
+          prec = -1;
+      }
     }
     for(;; p++) {
       if(*p == 'h')
@@ -285,6 +298,28 @@ static int format(struct out *o, const char *fmt, va_list ap)
       continue;
     }
     pos = pos ? pos - 1 : next++;
+    if(type_of(spec, len) == A_DOUBLE || type_of(spec, len) == A_LDOUBLE) {
+      /* curl's out_double: formatted into a buffer of BUFFSIZE bytes, the width and the
+         precision cut down to fit it */
+      double val = len == 'D' ? (double)vals[pos].ld : vals[pos].d;
+      if(width >= BUFFSIZE)
+        width = BUFFSIZE - 1;
+      if(prec >= 0) {
+        int maxprec = BUFFSIZE - 1;
+        if(prec > maxprec)
+          prec = maxprec - 1;
+        if(width > 0 && prec <= width)
+          maxprec -= width;
+        while(val >= 10.0) {
+          val /= 10;
+          maxprec--;
+        }
+        if(prec > maxprec)
+          prec = maxprec - 1;
+        if(prec < 0)
+          prec = 0;
+      }
+    }
     if(width >= 0)
       flen += snprintf(sub + flen, sizeof(sub) - (size_t)flen, "%d", width);
     if(prec >= 0)
@@ -326,17 +361,12 @@ static int format(struct out *o, const char *fmt, va_list ap)
       }
       snprintf(sub + flen, sizeof(sub) - (size_t)flen, "%s%c",
                len == 'D' ? "L" : "", spec);
-      if(len == 'D') {
-        n = snprintf(NULL, 0, sub, vals[pos].ld);
-        piece = malloc((size_t)n + 1);
-        if(piece)
-          snprintf(piece, (size_t)n + 1, sub, vals[pos].ld);
-      }
-      else {
-        n = snprintf(NULL, 0, sub, vals[pos].d);
-        piece = malloc((size_t)n + 1);
-        if(piece)
-          snprintf(piece, (size_t)n + 1, sub, vals[pos].d);
+      piece = malloc(BUFFSIZE);
+      if(piece) {
+        if(len == 'D')
+          snprintf(piece, BUFFSIZE, sub, vals[pos].ld);
+        else
+          snprintf(piece, BUFFSIZE, sub, vals[pos].d);
       }
       break;
     }

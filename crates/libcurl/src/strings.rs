@@ -78,6 +78,55 @@ pub extern "C" fn curl_free(p: *mut c_void) {
     guard!((), { unsafe { app_free(p) } })
 }
 
+/// `curl_strequal`: 1 when the strings are equal ignoring ASCII case (or both NULL), else 0.
+#[no_mangle]
+pub extern "C" fn curl_strequal(s1: *const c_char, s2: *const c_char) -> c_int {
+    guard!(0, {
+        // SAFETY: NULL or NUL-terminated strings, per curl_strequal(3).
+        match unsafe { (cstr(s1), cstr(s2)) } {
+            (Some(a), Some(b)) => c_int::from(a.eq_ignore_ascii_case(b)),
+            (a, b) => c_int::from(a.is_none() && b.is_none()),
+        }
+    })
+}
+
+/// `curl_strnequal`: as `curl_strequal` for at most `max` bytes of each string; two NULL
+/// strings are equal only when `max` is not 0.
+#[no_mangle]
+pub extern "C" fn curl_strnequal(s1: *const c_char, s2: *const c_char, max: usize) -> c_int {
+    guard!(0, {
+        // SAFETY: NULL or NUL-terminated strings, per curl_strequal(3).
+        match unsafe { (cstr(s1), cstr(s2)) } {
+            (Some(a), Some(b)) => {
+                let (a, b) = (&a[..a.len().min(max)], &b[..b.len().min(max)]);
+                c_int::from(a.eq_ignore_ascii_case(b))
+            }
+            (a, b) => c_int::from(a.is_none() && b.is_none() && max != 0),
+        }
+    })
+}
+
+/// `curl_getenv`: a copy of the environment variable's value (freed with `curl_free`), NULL
+/// when it is not set or empty.
+#[no_mangle]
+pub extern "C" fn curl_getenv(name: *const c_char) -> *mut c_char {
+    guard!(std::ptr::null_mut(), {
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        // SAFETY: NULL or a NUL-terminated string, per curl_getenv(3).
+        let Some(name) = (unsafe { cstr(name) }) else {
+            return std::ptr::null_mut();
+        };
+        if name.is_empty() || name.contains(&b'=') {
+            return std::ptr::null_mut();
+        }
+        match std::env::var_os(std::ffi::OsStr::from_bytes(name)) {
+            Some(v) if !v.is_empty() => app_strdup(&v.into_vec()),
+            Some(_) => std::ptr::null_mut(),
+            None => std::ptr::null_mut(),
+        }
+    })
+}
+
 /// `curl_getdate`: seconds since the epoch, -1 when the text is not a date.
 #[no_mangle]
 pub extern "C" fn curl_getdate(s: *const c_char, _unused: *const i64) -> i64 {

@@ -85,6 +85,17 @@ fn boxed(url: Url) -> *mut UrlHandle {
     Box::into_raw(Box::new(UrlHandle { magic: MAGIC, url }))
 }
 
+/// The whole URL of a handle as `curl_url_get(CURLUPART_URL)` with no flags gives it; None
+/// when the handle is not a live URL handle or has no full URL.
+///
+/// # Safety
+/// As [`handle`].
+pub(crate) unsafe fn whole_url(p: *mut UrlHandle) -> Option<String> {
+    // SAFETY: per the caller.
+    let h = unsafe { handle(p) }?;
+    h.url.get(Part::Url, GetFlags::default()).ok()
+}
+
 /// `curl_url`: a new, empty URL handle.
 #[no_mangle]
 pub extern "C" fn curl_url() -> *mut UrlHandle {

@@ -134,6 +134,58 @@ fn escape_getdate_slist_match_reference() {
 }
 
 #[test]
+fn strequal_getenv_global_trace_match_reference() {
+    let ours = run_ok("strequal", Lib::Ours, &[]);
+    let reference = run_ok("strequal", Lib::Reference, &[]);
+    assert!(
+        ours.contains("strequal[0]=1 n0=1 n1=1 n2=1 n3=1 n10=1\n"),
+        "{ours}"
+    );
+    assert!(ours.contains("getenv=value with spaces\n"), "{ours}");
+    assert_eq!(ours, reference);
+}
+
+#[test]
+fn port_curlu_filetime_retry_after_protocol_condition_unmet_match_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|req| match req.path() {
+        "/lm" => Reply::status(
+            200,
+            &[
+                ("Last-Modified", "Thu, 01 Jan 1970 00:00:30 GMT"),
+                ("Retry-After", "120"),
+            ],
+            "lm\n",
+        ),
+        "/304" => Reply::head(304, &[("Last-Modified", "Mon, 19 Aug 2019 10:31:20 GMT")]),
+        _ => Reply::status(
+            200,
+            &[],
+            format!(
+                "{} host={}\n",
+                req.path(),
+                req.header("Host").unwrap_or("-")
+            ),
+        ),
+    });
+    let host = s.addr().ip().to_string();
+    let port = s.addr().port().to_string();
+    let ours = run_ok("transferinfo", Lib::Ours, &[&host, &port]);
+    let reference = run_ok("transferinfo", Lib::Reference, &[&host, &port]);
+    for want in [
+        "lm with FILETIME: rc=0 code=200 filetime=30/30 retry_after=120 protocol=1 unmet=0",
+        "304 with time condition: rc=0 code=304 filetime=-1/-1 retry_after=0 protocol=1 unmet=1",
+        &format!("/echo host={host}:{port}\nPORT: rc=0"),
+        "/curlu host=",
+        "CURLU changed: rc=0",
+        "long URL: 43\n",
+    ] {
+        assert!(ours.contains(want), "{want:?} in {ours}");
+    }
+    assert_eq!(ours, reference);
+}
+
+#[test]
 fn version_info_sanity() {
     let ours = run_ok("version", Lib::Ours, &[]);
     assert_eq!(

@@ -26,11 +26,9 @@ fn known_options_of_missing_features_answer_not_built_in() {
         oxcurl_easy_setopt_ptr(h, 10152, std::ptr::null_mut()),
         CURLE_NOT_BUILT_IN
     );
-    // an HTTP version the engine does not speak (CURL_HTTP_VERSION_3); HTTP/2 it does
-    assert_eq!(
-        oxcurl_easy_setopt_long(h, opt::HTTP_VERSION, 30),
-        CURLE_NOT_BUILT_IN
-    );
+    // an HTTP version the engine does not speak (CURL_HTTP_VERSION_3): as curl built without
+    // HTTP/3, an unsupported protocol (1); HTTP/2 it does
+    assert_eq!(oxcurl_easy_setopt_long(h, opt::HTTP_VERSION, 30), 1);
     assert_eq!(oxcurl_easy_setopt_long(h, opt::HTTP_VERSION, 3), CURLE_OK);
     assert_eq!(oxcurl_easy_setopt_long(h, opt::FOLLOWLOCATION, 1), CURLE_OK);
     // CURLOPT_HTTPPOST and CURLOPT_SHARE are built in

@@ -13,13 +13,9 @@ const NOT_YET: &[&str] = &[
     // HTTP/2 push
     "curl_pushheader_byname",
     "curl_pushheader_bynum",
-    // the rest of easy and global
+    // SSL session export
     "curl_easy_ssls_export",
     "curl_easy_ssls_import",
-    "curl_getenv",
-    "curl_global_trace",
-    "curl_strequal",
-    "curl_strnequal",
 ];
 
 /// Function names declared with `CURL_EXTERN` in one header.

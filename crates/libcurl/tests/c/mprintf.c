@@ -2,6 +2,7 @@
  * compared between libraries. */
 #include <curl/curl.h>
 #include <curl/mprintf.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,8 @@ int main(void)
   char buf[64], *s;
   int n, i;
   curl_off_t off = (curl_off_t)1 << 40;
+  const char *negprec = "%.-2f";
+  volatile int minw = INT_MIN;
   /* not constants, so the compiler's format checks leave them alone */
   const char *nil = getenv("OXCURL_UNSET_VARIABLE");
   const char *empty = nil ? nil : "";
@@ -94,6 +97,12 @@ int main(void)
   ROW("%e|%.2E|%g|%G", 12345.678, 0.000123, 0.0001, 1e20);
   ROW("%g|%g|%.3g|%#g", 100000.0, 1000000.0, 3.14159, 1.0);
   ROW("%+.1f|% .1f|%08.2f", 1.25, 1.25, -3.5);
+  /* curl cuts one number to 325 bytes; a negative literal precision is none */
+  ROW("%1000.1000f", 0.1);
+  ROW("%.*f", 1 << 30, 9.2987654);
+  ROW("%*f", (int)minw, 9.1);
+  ROW("%240.10000f", 123456789123456789123456789.2987654);
+  ROW(negprec, 9.1);
   ROW("%%|100%%|");
   ROW("%2$s %1$s", "world", "hello");
   ROW("%1$d %1$x %2$s", 255, "again");
