@@ -59,6 +59,30 @@ impl Normaliser {
     }
 }
 
+/// Replaces the time in curl's "... after N ms" (connect failures, timeouts) by `N`: it
+/// depends on the machine's load, so every case compares it masked.
+pub fn mask_elapsed_ms(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        if data[i..].starts_with(b"after ") {
+            let start = i + 6;
+            let mut end = start;
+            while end < data.len() && data[end].is_ascii_digit() {
+                end += 1;
+            }
+            if end > start && data[end..].starts_with(b" ms") {
+                out.extend_from_slice(b"after N ms");
+                i = end + 3;
+                continue;
+            }
+        }
+        out.push(data[i]);
+        i += 1;
+    }
+    out
+}
+
 /// Replaces every run of ASCII digits by `N`: masks timings and ports before comparing.
 pub fn mask_digits(data: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len());
@@ -490,7 +514,7 @@ impl Case {
         let norm = |data: &[u8]| {
             self.normalisers
                 .iter()
-                .fold(data.to_vec(), |d, n| n.apply(&d))
+                .fold(mask_elapsed_ms(data), |d, n| n.apply(&d))
         };
         let connections = server
             .connection_bytes()
@@ -695,4 +719,21 @@ pub fn show_diff(what: &str, reference: &[u8], oxcurl: &[u8]) -> String {
         oxcurl.len(),
         excerpt(oxcurl, pos),
     )
+}
+
+#[cfg(test)]
+mod elapsed_tests {
+    use super::mask_elapsed_ms;
+
+    #[test]
+    fn masks_only_the_milliseconds_after_after() {
+        assert_eq!(
+            mask_elapsed_ms(b"Failed to connect to 127.0.0.1 port 1 after 12 ms: x after 3 s"),
+            b"Failed to connect to 127.0.0.1 port 1 after N ms: x after 3 s".to_vec()
+        );
+        assert_eq!(
+            mask_elapsed_ms(b"after  ms after 7"),
+            b"after  ms after 7".to_vec()
+        );
+    }
 }
