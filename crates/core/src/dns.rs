@@ -451,6 +451,35 @@ mod tests {
     }
 
     #[test]
+    fn resolve_and_connect_to_never_panic() {
+        // Every string of up to five pieces from an alphabet of separators, digits, brackets
+        // and a multi-byte character.
+        let pieces = [
+            "", ":", "[", "]", ",", "-", "+", "1", "99999", "::1", "é", "a", "%", " ",
+        ];
+        let mut idx = [0usize; 5];
+        loop {
+            let s: String = idx.iter().map(|&i| pieces[i]).collect();
+            let _ = parse_resolve(&s);
+            for (h, p) in [("a", 1), ("[::1]", 1), ("é", 80)] {
+                let _ = connect_to_match(&s, h, p);
+            }
+            let mut k = 0;
+            while k < idx.len() {
+                idx[k] += 1;
+                if idx[k] < pieces.len() {
+                    break;
+                }
+                idx[k] = 0;
+                k += 1;
+            }
+            if k == idx.len() {
+                break;
+            }
+        }
+    }
+
+    #[test]
     fn worker_answers_and_wakes() {
         let mut r = Resolver::new().unwrap();
         let id = r.start("127.0.0.1", 80);

@@ -1157,6 +1157,14 @@ opts![
         "global verbose"
     ),
     (
+        "progress-meter",
+        None,
+        Bool,
+        "",
+        "Show the progress meter",
+        ""
+    ),
+    (
         "proto",
         None,
         Arg,
@@ -2631,6 +2639,7 @@ impl Parser {
                 self.cfg.global.stderr = Some(a());
             }
             "no-progress-meter" => self.cfg.global.no_progress = true,
+            "progress-meter" => self.cfg.global.no_progress = !on,
             "progress-bar" => self.cfg.global.progress_bar = on,
             "parallel" => self.cfg.global.parallel = on,
             "parallel-immediate" => self.cfg.global.parallel_immediate = on,

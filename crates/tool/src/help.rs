@@ -142,17 +142,11 @@ fn help_at(topic: Option<&str>, cols: usize) -> Result<String, String> {
                 s.push_str(&format!(" {c:<11} {d}\n"));
             }
         }
-        Some(cat) if cat.starts_with('-') => {
-            let o = match cat.strip_prefix("--") {
-                Some(l) => crate::args::find_long(l)
-                    .or_else(|| l.strip_prefix("no-").and_then(crate::args::find_long)),
-                None => cat.chars().nth(1).and_then(crate::args::find_short),
-            };
-            match o {
-                Some(o) => print_category(&[o], cols, &mut s),
-                None => return Err("Incorrect option name to show help for, see curl -h\n".into()),
-            }
-        }
+        // With a built-in manual, curl shows the option's entry in it.
+        Some(cat) if cat.starts_with('-') => match help_option(cat) {
+            Some(o) => manual_entry(o, &mut s),
+            None => return Err("Incorrect option name to show help for, see curl -h\n".into()),
+        },
         Some(cat) => match CATEGORIES.iter().find(|c| c.0 == cat) {
             Some((name, d)) => {
                 s.push_str(&format!("{name}: {d}\n"));
@@ -165,6 +159,47 @@ fn help_at(topic: Option<&str>, cols: usize) -> Result<String, String> {
         },
     }
     Ok(s)
+}
+
+/// One option's entry in the manual: its name and argument, then its description and help
+/// categories indented by a tab, then a blank line.
+fn manual_entry(o: &Opt, s: &mut String) {
+    s.push_str("    ");
+    s.push_str(opt_text(o).trim_start());
+    s.push_str("\n\t    ");
+    s.push_str(o.help);
+    s.push_str(".\n\t    Category: ");
+    let cats: Vec<&str> = o.cats.split(' ').filter(|c| *c != "important").collect();
+    s.push_str(&cats.join(", "));
+    s.push_str(".\n\n");
+}
+
+/// The option `-h --NAME` or `-h -X` asks about, found as curl's `tool_help` finds it: a
+/// `no-` prefix only for a switch, a short option alone; None when there is none.
+fn help_option(arg: &str) -> Option<&'static Opt> {
+    use crate::args::{find_long, find_short};
+    let o = match arg.strip_prefix("--") {
+        Some(l) => match l.strip_prefix("no-") {
+            Some(rest) => match find_long(rest) {
+                Some(o) if matches!(o.kind, Kind::Bool | Kind::NoBool) => Some(o),
+                Some(_) => None,
+                None => find_long(l),
+            },
+            None => find_long(l),
+        },
+        None => {
+            let mut chars = arg.chars().skip(1);
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => find_short(c),
+                _ => None,
+            }
+        }
+    }?;
+    // A switch listed by its `--no-` form (`--buffer` is in the manual as `--no-buffer`).
+    if o.cats.is_empty() {
+        return crate::args::find_long(&format!("no-{}", o.long)).filter(|n| !n.cats.is_empty());
+    }
+    Some(o)
 }
 
 /// `-M`: the built-in manual, made from the option table: a short introduction, then every
@@ -183,14 +218,7 @@ pub fn manual() -> String {
          OPTIONS\n\n",
     );
     for o in listed(None) {
-        s.push_str("    ");
-        s.push_str(opt_text(o).trim_start());
-        s.push_str("\n\t    ");
-        s.push_str(o.help);
-        s.push_str(".\n\t    Category: ");
-        let cats: Vec<&str> = o.cats.split(' ').filter(|c| *c != "important").collect();
-        s.push_str(&cats.join(", "));
-        s.push_str(".\n\n");
+        manual_entry(o, &mut s);
     }
     s.push_str(
         "EXIT CODES\n\n    \

@@ -533,12 +533,15 @@ fn unbuilt_features_are_reported_like_curl() {
     }
 }
 
-/// curl shows the option's manual page; without a built-in manual oxcurl shows its help line.
+/// curl shows the option's entry in its manual; oxcurl its entry in the built-in manual.
 #[test]
-fn help_for_one_option_shows_its_line() {
+fn help_for_one_option_shows_its_manual_entry() {
     let out = Exec::new(OXCURL).args(["-h", "-s"]).run();
     assert_eq!(out.exit_code(), 0);
-    assert_eq!(out.stdout_str(), " -s, --silent  Silent mode\n");
+    assert_eq!(
+        out.stdout_str(),
+        "    -s, --silent\n\t    Silent mode.\n\t    Category: verbose.\n\n"
+    );
 }
 
 /// Socket options: the transfer is the same; bad values get curl's messages.

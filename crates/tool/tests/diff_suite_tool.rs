@@ -375,6 +375,60 @@ fn manual_is_built_in() {
     }
 }
 
+/// curl test 1709 and its neighbours: `-h OPTION` shows the option's entry in the built-in
+/// manual (ours has other text, so only its first line, the heading, is compared), found as
+/// curl finds it: `--no-` only for a switch, a switch under the name it is listed by, a
+/// short option alone; anything else is refused on stderr.
+#[test]
+fn t1709_help_for_an_option() {
+    for arg in [
+        "--badone",
+        "-J",
+        "-j",
+        "-xx",
+        "--",
+        "--url",
+        "--no-proxy",
+        "--no-buffer",
+        "--buffer",
+        "--clobber",
+        "--no-insecure",
+        "--keepalive",
+        "--progress-meter",
+        "--no-progress-meter",
+    ] {
+        Case::new(&format!("help_{arg}"))
+            .args(&["-h", arg])
+            .compare_stderr(true)
+            .normalise_with(|d| {
+                let first = d.split(|&b| b == b'\n').next().unwrap_or(b"");
+                first.to_vec()
+            })
+            .run(OXCURL);
+    }
+}
+
+/// `--progress-meter` turns the meter back on after `--no-progress-meter`.
+#[test]
+fn progress_meter_switch() {
+    Case::new("progress_meter_switch")
+        .args(&[
+            "--no-progress-meter",
+            "--progress-meter",
+            "{url}/",
+            "-o",
+            "out",
+        ])
+        .compare_stderr(true)
+        .normalise_with(|d| {
+            // The meter's figures depend on timing; its heading shows it is there.
+            let t = String::from_utf8_lossy(d);
+            format!("meter: {}\n", t.contains("% Total")).into_bytes()
+        })
+        .reply(Reply::ok("hello\n"))
+        .run(OXCURL);
+}
+
 // ---- options refused together or badly used (curl tests 360, 481, 482, 484, 485, 746,
 // 1427, 2044) ------------------------------------------------------------------------------
 
