@@ -2630,9 +2630,32 @@ impl Parser {
         match name {
             "silent" => self.cfg.global.silent = on,
             "show-error" => self.cfg.global.show_error = on,
-            "verbose" => self.cfg.global.verbose = if on { self.cfg.global.verbose + 1 } else { 0 },
-            "trace" => self.cfg.global.trace = Some((a(), false)),
-            "trace-ascii" => self.cfg.global.trace = Some((a(), true)),
+            // curl keeps one trace type: -v (plain, to stderr), --trace or --trace-ascii; the
+            // last one given wins, with a warning.
+            "verbose" if on => {
+                if self.cfg.global.trace.take().is_some() {
+                    self.warn("-v, --verbose overrides an earlier trace option");
+                }
+                self.cfg.global.verbose += 1;
+            }
+            "verbose" => {
+                self.cfg.global.verbose = 0;
+                self.cfg.global.trace = None;
+            }
+            "trace" | "trace-ascii" => {
+                let ascii = name == "trace-ascii";
+                let g = &self.cfg.global;
+                let earlier = match &g.trace {
+                    Some((_, was_ascii)) => *was_ascii != ascii,
+                    None => g.verbose > 0,
+                };
+                if earlier {
+                    self.warn(&format!(
+                        "--{name} overrides an earlier trace/verbose option"
+                    ));
+                }
+                self.cfg.global.trace = Some((a(), ascii));
+            }
             "trace-time" => self.cfg.global.trace_time = on,
             "stderr" => {
                 set_msg_file(&a());

@@ -107,6 +107,59 @@ fn t1287_connect_2xx_ignores_length_and_encoding() {
         .run(OXCURL);
 }
 
+/// runtests runs curl test 1287 with `--trace-ascii FILE` before the test's own `-v`: the
+/// later `-v` wins, so the notes go to stderr and no trace file is written.
+#[test]
+fn t1287_verbose_after_trace_ascii_goes_to_stderr() {
+    case("t1287_verbose_after_trace_ascii_goes_to_stderr")
+        .args(&[
+            "-s",
+            "--trace-ascii",
+            "{tmp}/trace",
+            "-v",
+            "-p",
+            "-x",
+            "{url}",
+            "http://test.1287/page",
+        ])
+        .replies(vec![
+            Reply::raw("HTTP/1.1 200 Fine\nContent-Length: 123\nTransfer-Encoding: chunked\n\n")
+                .keep_open(true),
+            Reply::ok("contents\n"),
+        ])
+        .normalise_with(verbose_norm)
+        .compare_files(true)
+        .run(OXCURL);
+}
+
+/// The trace options and `-v` in every order: the last one wins, with curl's warnings
+/// (shown without `-s`; no progress meter to compare).
+#[test]
+fn trace_and_verbose_last_one_wins() {
+    for (name, args) in [
+        ("ascii_then_v", &["--trace-ascii", "{tmp}/t", "-v"][..]),
+        ("v_then_ascii", &["-v", "--trace-ascii", "{tmp}/t"]),
+        (
+            "trace_then_ascii",
+            &["--trace", "{tmp}/t", "--trace-ascii", "{tmp}/t"],
+        ),
+        (
+            "ascii_then_no_verbose",
+            &["--trace-ascii", "{tmp}/t", "--no-verbose"],
+        ),
+    ] {
+        let mut all = vec!["--no-progress-meter"];
+        all.extend_from_slice(args);
+        all.push("{url}/t");
+        case(&format!("trace_and_verbose_{name}"))
+            .args(&all)
+            .reply(Reply::ok("t\n"))
+            .normalise_with(verbose_norm)
+            .compare_files(true)
+            .run(OXCURL);
+    }
+}
+
 /// A 407 with a Content-Length curl cannot read: "Unsupported Content-Length value" (8).
 #[test]
 fn connect_407_bad_content_length() {
