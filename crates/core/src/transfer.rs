@@ -4257,7 +4257,13 @@ fn absolute_form(url: &Url) -> String {
     let _ = u.set(Part::User, None, Flags::default());
     let _ = u.set(Part::Password, None, Flags::default());
     let _ = u.set(Part::Fragment, None, Flags::default());
-    u.to_url_string()
+    // curl asks for CURLU_NO_DEFAULT_PORT: "http://host:80/" goes as "http://host/".
+    let flags = GetFlags {
+        no_default_port: true,
+        ..GetFlags::default()
+    };
+    u.get(Part::Url, flags)
+        .unwrap_or_else(|_| u.to_url_string())
 }
 
 fn connect_failed(host: &str, port: u16, ms: u128) -> Error {
