@@ -139,9 +139,10 @@ WRAP
 done
 # The programs find libcurl.so.4 through LD_LIBRARY_PATH (they carry no run path), which the
 # runner below sets for them alone: make sure that it is the one meant, not the system's.
-if ! LD_LIBRARY_PATH=$testlib ldd "$src/tests/libtest/lib500$exe" | grep -q "libcurl.so.4 => $testlib/libcurl.so.4 "; then
+loaded=$(LD_LIBRARY_PATH=$testlib ldd "$src/tests/libtest/lib500$exe")
+if [[ $loaded != *"libcurl.so.4 => $testlib/libcurl.so.4 "* ]]; then
   echo "curl-testsuite: lib500 does not load $testlib/libcurl.so.4:" >&2
-  LD_LIBRARY_PATH=$testlib ldd "$src/tests/libtest/lib500$exe" >&2
+  echo "$loaded" >&2
   exit 1
 fi
 
