@@ -196,6 +196,7 @@ fn port_curlu_filetime_retry_after_protocol_condition_unmet_match_reference() {
         "POST length=0 type=-\nHTTPPOST NULL: 0\nPOST length=0 type=-\nMIMEPOST NULL: 0\n",
         "POST length=0 type=text/mine\n",
         "GET length=- type=-\nHTTPGET: 0",
+        "PUT length=26 type=-\nUPLOAD of 26: 0 read calls=2\n",
         "proxied: GET http://example.com/proxied HTTP/1.1\n",
         "long URL: 43\n",
     ] {

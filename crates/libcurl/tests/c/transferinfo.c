@@ -19,6 +19,20 @@ static size_t sink(char *p, size_t size, size_t n, void *u)
   return size * n;
 }
 
+static int read_calls;
+
+/* always has more: the transfer must stop at CURLOPT_INFILESIZE */
+static size_t endless(char *p, size_t size, size_t n, void *u)
+{
+  static const char text[] = "Hello Cloud!\n";
+  (void)u;
+  read_calls++;
+  if(size * n < sizeof(text) - 1)
+    return 0;
+  memcpy(p, text, sizeof(text) - 1);
+  return sizeof(text) - 1;
+}
+
 static void show(CURL *c, const char *what, CURLcode rc)
 {
   long filetime = 0, protocol = 0, unmet = 0, code = 0;
@@ -97,6 +111,17 @@ int main(int argc, char **argv)
   curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
   rc = curl_easy_perform(c);
   printf("HTTPGET: %d\n", (int)rc);
+
+  /* a known upload size ends the body, however much the callback has */
+  snprintf(url, sizeof(url), "http://%s:%s/form", argv[1], argv[2]);
+  curl_easy_setopt(c, CURLOPT_URL, url);
+  curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+  curl_easy_setopt(c, CURLOPT_READFUNCTION, endless);
+  curl_easy_setopt(c, CURLOPT_INFILESIZE, 26L);
+  rc = curl_easy_perform(c);
+  printf("UPLOAD of 26: %d read calls=%d\n", (int)rc, read_calls);
+  curl_easy_setopt(c, CURLOPT_UPLOAD, 0L);
+  curl_easy_setopt(c, CURLOPT_READFUNCTION, NULL);
 
   /* CURLOPT_PORT replaces the URL's port (and so the Host header) */
   snprintf(url, sizeof(url), "http://%s:1/echo", argv[1]);
