@@ -123,11 +123,26 @@ gcc -c -O0 -I"$src/include" -o "$out/libtest-memory.o" "$repo/tests/curl-suite/l
 unbuilt=()
 for prog in "${libtests[@]}"; do [[ -x $src/tests/libtest/$prog ]] || unbuilt+=("${prog%$exe}"); done
 ((${#unbuilt[@]} == 0)) || echo "curl-testsuite: libtest programs not built (see $out/make-libtest.out): ${unbuilt[*]}" >&2
+# A <precheck> runs ./libtest/lib518 and the like itself (no runner, no extension): for those,
+# a script of that name runs the program with the library of the run, and fails (so runtests
+# skips the test) outside of a run of this script.
+for prog in $(cd "$src/tests/data" && grep -l '<precheck>' test* | while read -r f; do
+  sed -n '/<precheck>/,/<\/precheck>/p' "$f" | grep -o 'libtest/lib[%A-Za-z0-9]*' | sed "s/%TESTNUMBER/${f#test}/"
+done | sort -u); do
+  cat >"$src/tests/$prog.tmp" <<'WRAP'
+#!/bin/sh
+[ -n "$OXCURL_SUITE_LIBDIR" ] || exit 1
+LD_LIBRARY_PATH=$OXCURL_SUITE_LIBDIR exec "$0.oxcurl" "$@"
+WRAP
+  chmod +x "$src/tests/$prog.tmp"
+  mv -f "$src/tests/$prog.tmp" "$src/tests/$prog"
+done
 # The programs find libcurl.so.4 through LD_LIBRARY_PATH (they carry no run path), which the
 # runner below sets for them alone: make sure that it is the one meant, not the system's.
-if ! LD_LIBRARY_PATH=$testlib ldd "$src/tests/libtest/lib500$exe" | grep -q "libcurl.so.4 => $testlib/libcurl.so.4 "; then
+loaded=$(LD_LIBRARY_PATH=$testlib ldd "$src/tests/libtest/lib500$exe")
+if [[ $loaded != *"libcurl.so.4 => $testlib/libcurl.so.4 "* ]]; then
   echo "curl-testsuite: lib500 does not load $testlib/libcurl.so.4:" >&2
-  LD_LIBRARY_PATH=$testlib ldd "$src/tests/libtest/lib500$exe" >&2
+  echo "$loaded" >&2
   exit 1
 fi
 
@@ -169,7 +184,7 @@ verify_curl=$(command -v curl || echo "$out/oxcurl")
 log=$out/runtests.log
 echo "curl-testsuite: running curl $version's runtests.pl against $bin (log: $log)" >&2
 set +e
-(cd "$src/tests" && CURL_TEST_EXE_RUNNER=$out/exe-runner CURL_TEST_EXE_EXT_TOOL=$exe perl runtests.pl -a -n -vc "$verify_curl" -c "$out/oxcurl" -j"$jobs" "${tests[@]}") >"$log" 2>&1
+(cd "$src/tests" && CURL_TEST_EXE_RUNNER=$out/exe-runner CURL_TEST_EXE_EXT_TOOL=$exe OXCURL_SUITE_LIBDIR=$testlib perl runtests.pl -a -n -vc "$verify_curl" -c "$out/oxcurl" -j"$jobs" "${tests[@]}") >"$log" 2>&1
 set -e
 
 # Per-test results. Every test that starts prints "test NNNN...[name]"; a failure prints

@@ -293,6 +293,9 @@ struct Upload {
     upload_base: u64,
     /// Bytes of the source still to skip before the body starts (a resumed upload).
     skip: u64,
+    /// The announced length of a body from the read callback: curl reads no more than
+    /// that (its reader knows the total), whatever the callback would still give.
+    limit: Option<u64>,
     /// `CURLOPT_CRLF`: the body goes through the LF-to-CRLF conversion (read into
     /// `crlf_in` first); the last byte converted was a CR.
     crlf: bool,
@@ -3157,6 +3160,10 @@ impl Transfer {
             body_done: framing == BodyFraming::None || self.probing(),
             upload_base: self.info.size_upload,
             skip,
+            limit: match (&self.body, framing) {
+                (Body::Upload(_) | Body::PostRead(_), BodyFraming::Length { len, .. }) => Some(len),
+                _ => None,
+            },
             crlf,
             ..Upload::default()
         };
@@ -3383,7 +3390,20 @@ impl Transfer {
                     ))
                 }
             },
-            (_, None) => self.handler.read(&mut self.up.buf[start..start + room]),
+            (_, None) => {
+                let room = match self.up.limit {
+                    Some(limit) => {
+                        let sent = self.info.size_upload - self.up.upload_base;
+                        room.min(usize::try_from(limit.saturating_sub(sent)).unwrap_or(room))
+                    }
+                    None => room,
+                };
+                if room == 0 {
+                    ReadResult::Data(0)
+                } else {
+                    self.handler.read(&mut self.up.buf[start..start + room])
+                }
+            }
         };
         let n = match read {
             ReadResult::Data(n) => n.min(room),
@@ -4639,7 +4659,13 @@ fn absolute_form(url: &Url) -> String {
     let _ = u.set(Part::User, None, Flags::default());
     let _ = u.set(Part::Password, None, Flags::default());
     let _ = u.set(Part::Fragment, None, Flags::default());
-    u.to_url_string()
+    // curl asks for CURLU_NO_DEFAULT_PORT: "http://host:80/" goes as "http://host/".
+    let flags = GetFlags {
+        no_default_port: true,
+        ..GetFlags::default()
+    };
+    u.get(Part::Url, flags)
+        .unwrap_or_else(|_| u.to_url_string())
 }
 
 fn connect_failed(host: &str, port: u16, ms: u128) -> Error {

@@ -27,6 +27,7 @@ extern "C" {
     fn oxcurl_stderr_write(p: *const c_char, n: usize);
     fn oxcurl_fread(p: *mut c_char, size: usize, n: usize, file: *mut c_void) -> usize;
     fn oxcurl_default_rewind(file: *mut c_void) -> c_int;
+    fn oxcurl_std_stream(input: c_int) -> *mut c_void;
 }
 
 /// The application's callbacks and their userdata, as set with setopt.
@@ -56,11 +57,15 @@ impl Callbacks {
     fn new(handle: *mut EasyHandle) -> Callbacks {
         Callbacks {
             write: None,
-            write_data: std::ptr::null_mut(),
+            // curl's defaults: the application's callbacks get stdout and stdin unless
+            // WRITEDATA and READDATA say otherwise.
+            // SAFETY: returns the C library's stdout/stdin, no arguments to check.
+            write_data: unsafe { oxcurl_std_stream(0) },
             header: None,
             header_data: std::ptr::null_mut(),
             read: None,
-            read_data: std::ptr::null_mut(),
+            // SAFETY: as above.
+            read_data: unsafe { oxcurl_std_stream(1) },
             xferinfo: None,
             xferinfo_data: std::ptr::null_mut(),
             progress: None,
@@ -246,6 +251,8 @@ struct BodySpec {
     mime_escape: bool,
     fields_size: Option<i64>,
     post: bool,
+    /// HTTPPOST or MIMEPOST set to NULL: curl still POSTs, an empty body with no type.
+    empty_form: bool,
     upload: bool,
     infile_size: Option<u64>,
 }
@@ -405,6 +412,18 @@ impl EasyHandle {
             opts.connect_to = slist::to_vec(st.connect_to);
         }
         opts.body = st.body_now();
+        // curl's empty form has no Content-Type: "Content-Type:" leaves out the one of an
+        // empty POST, unless the application sets its own.
+        if st.body.empty_form
+            && matches!(&opts.body, Body::Fields(f) if f.is_empty())
+            && !opts.headers.iter().any(|h| {
+                h.split([':', ';'])
+                    .next()
+                    .is_some_and(|n| n.trim().eq_ignore_ascii_case("Content-Type"))
+            })
+        {
+            opts.headers.push("Content-Type:".to_string());
+        }
         use oxcurl_core::options::TimeCondition;
         opts.time_condition = match st.time_cond {
             1 => Some((TimeCondition::IfModSince, st.time_value)),
@@ -532,6 +551,9 @@ impl State {
                 _ => unsafe { cstr(p) }.unwrap_or_default().to_vec(),
             };
             return Body::Fields(bytes);
+        }
+        if b.empty_form {
+            return Body::Fields(Vec::new());
         }
         if b.post {
             return Body::PostRead(b.fields_size.and_then(|n| u64::try_from(n).ok()));
@@ -886,6 +908,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             UPLOAD => st.body.upload = on,
             POST => {
                 st.body.post = on;
+                st.body.empty_form = false;
                 if on {
                     o.nobody = false;
                     st.body.upload = false;
@@ -1261,6 +1284,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.body.mime = None;
                 st.body.httppost = None;
                 st.body.post = true;
+                st.body.empty_form = false;
                 st.body.upload = false;
                 st.opts.nobody = false;
             }
@@ -1280,6 +1304,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.body.mime = None;
                 st.body.httppost = None;
                 st.body.post = true;
+                st.body.empty_form = false;
                 st.body.upload = false;
                 st.opts.nobody = false;
             }
@@ -1289,7 +1314,8 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.body.mime = None;
                 st.body.fields = None;
                 st.body.copied = None;
-                st.body.post = !v.is_null();
+                st.body.post = true;
+                st.body.empty_form = v.is_null();
                 st.body.upload = false;
                 st.opts.nobody = false;
             }
@@ -1300,7 +1326,8 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.body.mime = (!v.is_null()).then_some(v as usize);
                 st.body.fields = None;
                 st.body.copied = None;
-                st.body.post = !v.is_null();
+                st.body.post = true;
+                st.body.empty_form = v.is_null();
                 st.body.upload = false;
                 st.opts.nobody = false;
             }

@@ -176,6 +176,12 @@ int oxcurl_default_rewind(void *file)
   return fseek(file ? (FILE *)file : stdin, 0, SEEK_SET);
 }
 
+/* The default WRITEDATA (stdout) and READDATA (stdin). */
+void *oxcurl_std_stream(int input)
+{
+  return input ? (void *)stdin : (void *)stdout;
+}
+
 void oxcurl_stderr_write(const char *p, size_t n)
 {
   fwrite(p, 1, n, stderr);

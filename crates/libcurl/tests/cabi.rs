@@ -158,6 +158,21 @@ fn port_curlu_filetime_retry_after_protocol_condition_unmet_match_reference() {
             "lm\n",
         ),
         "/304" => Reply::head(304, &[("Last-Modified", "Mon, 19 Aug 2019 10:31:20 GMT")]),
+        _ if req.head.starts_with(b"GET http://") => {
+            let head = String::from_utf8_lossy(&req.head).into_owned();
+            let line = head.lines().next().unwrap_or("").to_string();
+            Reply::status(200, &[], format!("proxied: {line}\n"))
+        }
+        "/form" => Reply::status(
+            200,
+            &[],
+            format!(
+                "{} length={} type={}\n",
+                req.method,
+                req.header("Content-Length").unwrap_or("-"),
+                req.header("Content-Type").unwrap_or("-")
+            ),
+        ),
         _ => Reply::status(
             200,
             &[],
@@ -178,6 +193,11 @@ fn port_curlu_filetime_retry_after_protocol_condition_unmet_match_reference() {
         &format!("/echo host={host}:{port}\nPORT: rc=0"),
         "/curlu host=",
         "CURLU changed: rc=0",
+        "POST length=0 type=-\nHTTPPOST NULL: 0\nPOST length=0 type=-\nMIMEPOST NULL: 0\n",
+        "POST length=0 type=text/mine\n",
+        "GET length=- type=-\nHTTPGET: 0",
+        "PUT length=26 type=-\nUPLOAD of 26: 0 read calls=2\n",
+        "proxied: GET http://example.com/proxied HTTP/1.1\n",
         "long URL: 43\n",
     ] {
         assert!(ours.contains(want), "{want:?} in {ours}");

@@ -3,7 +3,8 @@
    CURLINFO_CONDITION_UNMET, CURLINFO_TLS_SSL_PTR/TLS_SESSION between transfers, the codes of
    CURLOPT_HTTP_VERSION and CURLOPT_(REDIR_)PROTOCOLS_STR set to NULL, and the length limit of
    string options.
-   Usage: transferinfo HOST PORT (a server answering /lm, /304, /echo and /curlu). */
+   HTTPPOST/MIMEPOST set to NULL are an empty POST; a proxy gets no default port in the URL.
+   Usage: transferinfo HOST PORT (a server answering /lm, /304, /form, /echo and /curlu). */
 #define CURL_DISABLE_DEPRECATION /* CURLINFO_PROTOCOL */
 #include <curl/curl.h>
 #include <stdio.h>
@@ -16,6 +17,20 @@ static size_t sink(char *p, size_t size, size_t n, void *u)
 {
   fwrite(p, size, n, (FILE *)u);
   return size * n;
+}
+
+static int read_calls;
+
+/* always has more: the transfer must stop at CURLOPT_INFILESIZE */
+static size_t endless(char *p, size_t size, size_t n, void *u)
+{
+  static const char text[] = "Hello Cloud!\n";
+  (void)u;
+  read_calls++;
+  if(size * n < sizeof(text) - 1)
+    return 0;
+  memcpy(p, text, sizeof(text) - 1);
+  return sizeof(text) - 1;
 }
 
 static void show(CURL *c, const char *what, CURLcode rc)
@@ -74,9 +89,39 @@ int main(int argc, char **argv)
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
   curl_slist_free_all(h);
   curl_easy_reset(c);
+  /* no WRITEDATA: the callback gets stdout, as curl's default */
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, stdout);
   show(c, "after reset", CURLE_OK);
+
+  /* HTTPPOST or MIMEPOST set to NULL still POST: an empty body without a type */
+  snprintf(url, sizeof(url), "http://%s:%s/form", argv[1], argv[2]);
+  curl_easy_setopt(c, CURLOPT_URL, url);
+  curl_easy_setopt(c, CURLOPT_HTTPPOST, NULL);
+  rc = curl_easy_perform(c);
+  printf("HTTPPOST NULL: %d\n", (int)rc);
+  curl_easy_setopt(c, CURLOPT_MIMEPOST, NULL);
+  rc = curl_easy_perform(c);
+  printf("MIMEPOST NULL: %d\n", (int)rc);
+  h = curl_slist_append(NULL, "Content-Type: text/mine");
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+  rc = curl_easy_perform(c);
+  printf("MIMEPOST NULL with a type: %d\n", (int)rc);
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+  curl_slist_free_all(h);
+  curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+  rc = curl_easy_perform(c);
+  printf("HTTPGET: %d\n", (int)rc);
+
+  /* a known upload size ends the body, however much the callback has */
+  snprintf(url, sizeof(url), "http://%s:%s/form", argv[1], argv[2]);
+  curl_easy_setopt(c, CURLOPT_URL, url);
+  curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+  curl_easy_setopt(c, CURLOPT_READFUNCTION, endless);
+  curl_easy_setopt(c, CURLOPT_INFILESIZE, 26L);
+  rc = curl_easy_perform(c);
+  printf("UPLOAD of 26: %d read calls=%d\n", (int)rc, read_calls);
+  curl_easy_setopt(c, CURLOPT_UPLOAD, 0L);
+  curl_easy_setopt(c, CURLOPT_READFUNCTION, NULL);
 
   /* CURLOPT_PORT replaces the URL's port (and so the Host header) */
   snprintf(url, sizeof(url), "http://%s:1/echo", argv[1]);
@@ -87,6 +132,14 @@ int main(int argc, char **argv)
   rc = curl_easy_perform(c);
   show(c, "PORT", rc);
   curl_easy_setopt(c, CURLOPT_PORT, 0L);
+
+  /* through a proxy, the default port is left out of the request target */
+  snprintf(other, sizeof(other), "http://%s:%s", argv[1], argv[2]);
+  curl_easy_setopt(c, CURLOPT_PROXY, other);
+  curl_easy_setopt(c, CURLOPT_URL, "http://example.com:80/proxied");
+  rc = curl_easy_perform(c);
+  printf("proxy: %d\n", (int)rc);
+  curl_easy_setopt(c, CURLOPT_PROXY, NULL);
 
   /* CURLOPT_CURLU wins over CURLOPT_URL, and is read again at each perform */
   u = curl_url();
