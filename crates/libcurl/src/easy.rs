@@ -1214,7 +1214,8 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         match opt {
             URL => st.opts.url = s(),
             WRITEDATA => st.cb.write_data = v,
-            // SAFETY (the three socket callbacks): same-size function pointer types.
+            // SAFETY (all three socket-callback transmutes below): same-size function pointer
+            // types, per curl.h.
             20163 => {
                 st.sock_cb.open = f().map(|f| unsafe {
                     std::mem::transmute::<unsafe extern "C" fn(), crate::sockets::OpenSocketFn>(f)
