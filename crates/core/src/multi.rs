@@ -52,6 +52,26 @@ macro_rules! local {
     };
 }
 
+/// The context a transfer step runs in at `now`: the multi's caches and pool, `limits` its
+/// connection limits (None outside a drive).
+macro_rules! cx {
+    ($m:expr, $now:expr, $limits:expr) => {
+        Cx {
+            now: $now,
+            poller: &$m.poller,
+            resolver: &mut $m.resolver,
+            pool: &mut $m.pool,
+            bufs: &mut $m.bufs,
+            next_conn_id: &mut $m.next_conn_id,
+            tls: &mut $m.tls,
+            hsts: &mut $m.hsts,
+            altsvc: &mut $m.altsvc,
+            cookies: &mut $m.cookies,
+            limits: $limits,
+        }
+    };
+}
+
 /// A finished transfer (`curl_multi_info_read`'s `CURLMSG_DONE`).
 #[derive(Debug)]
 pub struct Message {
@@ -305,19 +325,7 @@ impl Multi {
             self.running -= 1;
             let share = t.opts.share.clone();
             let lease = share.as_ref().map(|a| a.lend(local!(self)));
-            let mut cx = Cx {
-                now: Instant::now(),
-                poller: &self.poller,
-                resolver: &mut self.resolver,
-                pool: &mut self.pool,
-                bufs: &mut self.bufs,
-                next_conn_id: &mut self.next_conn_id,
-                tls: &mut self.tls,
-                hsts: &mut self.hsts,
-                altsvc: &mut self.altsvc,
-                cookies: &mut self.cookies,
-                limits: None,
-            };
+            let mut cx = cx!(self, Instant::now(), None);
             t.abort(&mut cx);
             if let Some(l) = lease {
                 l.give_back(local!(self));
@@ -352,19 +360,7 @@ impl Multi {
         let Some(t) = self.slots[id.slot].t.as_mut() else {
             return;
         };
-        let mut cx = Cx {
-            now: Instant::now(),
-            poller: &self.poller,
-            resolver: &mut self.resolver,
-            pool: &mut self.pool,
-            bufs: &mut self.bufs,
-            next_conn_id: &mut self.next_conn_id,
-            tls: &mut self.tls,
-            hsts: &mut self.hsts,
-            altsvc: &mut self.altsvc,
-            cookies: &mut self.cookies,
-            limits: None,
-        };
+        let mut cx = cx!(self, Instant::now(), None);
         t.abort_with(&mut cx, e);
         if let Some(l) = lease {
             l.give_back(local!(self));
@@ -659,19 +655,7 @@ impl Multi {
         // Arc clones: no allocation in the transfer loop.
         let share = t.opts.share.clone();
         let lease = share.as_ref().map(|a| a.lend(local!(self)));
-        let mut cx = Cx {
-            now,
-            poller: &self.poller,
-            resolver: &mut self.resolver,
-            pool: &mut self.pool,
-            bufs: &mut self.bufs,
-            next_conn_id: &mut self.next_conn_id,
-            tls: &mut self.tls,
-            hsts: &mut self.hsts,
-            altsvc: &mut self.altsvc,
-            cookies: &mut self.cookies,
-            limits: limits.as_ref(),
-        };
+        let mut cx = cx!(self, now, limits.as_ref());
         t.drive(&mut cx);
         if let Some(l) = lease {
             l.give_back(local!(self));

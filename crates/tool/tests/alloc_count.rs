@@ -71,9 +71,13 @@ fn download_to_file_64mib_allocates_as_much_as_1mib() {
 }
 
 fn https_allocs(len: u64) -> (u64, u64) {
+    https_allocs_with(len, "rustls")
+}
+
+fn https_allocs_with(len: u64, backend: &str) -> (u64, u64) {
     let srv = ScriptedServer::start_tls(&TlsServerOptions::default());
     srv.set_replies(vec![Reply::big(len)]);
-    allocs_from(&srv, "null")
+    allocs_with_backend(&srv, "null", backend)
 }
 
 #[test]
@@ -91,13 +95,8 @@ fn https_download_16mib_allocates_as_much_as_1mib() {
 /// allocated per record (counted: the program's own allocations; OpenSSL's are its own).
 #[test]
 fn https_openssl_download_16mib_allocates_as_much_as_1mib() {
-    let run = |len: u64| {
-        let srv = ScriptedServer::start_tls(&TlsServerOptions::default());
-        srv.set_replies(vec![Reply::big(len)]);
-        allocs_with_backend(&srv, "null", "openssl")
-    };
-    let small = run(1 << 20);
-    let big = run(16 << 20);
+    let small = https_allocs_with(1 << 20, "openssl");
+    let big = https_allocs_with(16 << 20, "openssl");
     assert_eq!(
         small, big,
         "allocations (allocs, reallocs) for 1 MiB vs 16 MiB over OpenSSL"
