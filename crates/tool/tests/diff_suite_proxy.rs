@@ -16,13 +16,21 @@ fn case(name: &str) -> Case {
     Case::new(name).compare_stderr(true)
 }
 
-/// `-v` output with digits masked, without curl's racy "Request completely sent off" line.
+/// `-v` output and trace files with digits masked, without curl's racy "Request completely
+/// sent off" line (curl skips it when the whole response arrived before it noticed the
+/// request was sent).
 /// oxcurl does not say "closing connection #N" after a failed transfer (a difference of the
 /// engine's error path, not of the tunnel), so that line goes too.
 fn verbose_norm(data: &[u8]) -> Vec<u8> {
     let masked = oxcurl_testsupport::diff::mask_digits(data);
     let masked =
         oxcurl_testsupport::diff::replace_all(&masked, b"* Request completely sent off\n", b"");
+    // The same line in a trace file.
+    let masked = oxcurl_testsupport::diff::replace_all(
+        &masked,
+        b"== Info: Request completely sent off\n",
+        b"",
+    );
     masked
         .split_inclusive(|&b| b == b'\n')
         .filter(|l| !l.starts_with(b"* closing connection #"))
