@@ -413,7 +413,7 @@ fn retry_delay_too_large() {
 }
 
 #[test]
-#[ignore = "issue 3: with -C curl fails any response without Content-Range (here the 503) with exit 33 before retrying; the engine only checks 200 responses, so oxcurl retries"]
+/// With `-C`, a response without Content-Range (the 503) fails with 33 before any retry.
 fn retry_with_resume_keeps_the_start() {
     case(
         "retry_with_resume_keeps_the_start",
