@@ -301,6 +301,13 @@ struct Upload {
     crlf: bool,
     crlf_in: Vec<u8>,
     prev_cr: bool,
+    /// Converted bytes that did not fit the chunk they were read for, and how many of
+    /// them went out: curl's LF converter hands them out before it reads again.
+    crlf_out: Vec<u8>,
+    crlf_out_pos: usize,
+    /// Bytes of the request head that share curl's send buffer with the first body bytes
+    /// (curl buffers the head and fills the rest of its upload buffer from the body).
+    head_room: usize,
 }
 
 pub(crate) struct Transfer {
@@ -3165,6 +3172,7 @@ impl Transfer {
                 _ => None,
             },
             crlf,
+            head_room: if self.on_h2() { 0 } else { self.req.len() },
             ..Upload::default()
         };
         if (crlf
@@ -3320,7 +3328,17 @@ impl Transfer {
     /// Read the next piece of upload data from the application, framed when chunked.
     fn fill_upload(&mut self) -> Result<()> {
         let cap = self.opts.upload_buffer_size;
-        let (start, mut room) = if self.up.chunked { (18, cap) } else { (0, cap) };
+        // The first read fills what the request head left of curl's send buffer.
+        let head = std::mem::take(&mut self.up.head_room);
+        let avail = if head < cap { cap - head } else { cap };
+        let (start, mut room) = if self.up.chunked {
+            // curl's chunked reader (`add_chunk`): no more than 64 KiB a chunk, less the
+            // most a chunk's framing takes, or a chunk of 1 KiB when less room is left.
+            let blen = avail.min(64 * 1024);
+            (18, if blen < 1024 { 1024 } else { blen - 12 })
+        } else {
+            (0, cap)
+        };
         // Read no more than a second's worth under a send limit, so the upload counter
         // (which the limit watches) moves in steps the limit can pace.
         if self.opts.max_send_speed > 0 {
@@ -3328,8 +3346,17 @@ impl Transfer {
         }
         self.skip_upload(start, room)?;
         if self.up.crlf {
-            // Read at most half: every byte may become two.
-            room = (room / 2).max(1);
+            // curl's LF converter (`cr_lc_read`): what an earlier read converted beyond
+            // its chunk goes first; otherwise read as much as the chunk takes, pass it on
+            // as it is when it has no LF, else convert all of it and hand out a chunk's
+            // worth.
+            if self.up.crlf_out_pos < self.up.crlf_out.len() {
+                let rest = &self.up.crlf_out[self.up.crlf_out_pos..];
+                let n = rest.len().min(room);
+                self.up.buf[start..start + n].copy_from_slice(&rest[..n]);
+                self.up.crlf_out_pos += n;
+                return self.frame_upload(start, n);
+            }
             let mut inb = std::mem::take(&mut self.up.crlf_in);
             inb.resize(room, 0);
             // A form or the POST fields fill the buffer as curl's readers do; the
@@ -3354,18 +3381,24 @@ impl Transfer {
             }
             let r = read.map(|n| {
                 let n = n.min(room);
-                let out = &mut self.up.buf[start..];
-                let mut o = 0;
-                for &b in &inb[..n] {
+                let src = &inb[..n];
+                if !src.contains(&b'\n') {
+                    self.up.buf[start..start + n].copy_from_slice(src);
+                    return n;
+                }
+                let out = &mut self.up.crlf_out;
+                out.clear();
+                for &b in src {
                     if b == b'\n' && !self.up.prev_cr {
-                        out[o] = b'\r';
-                        o += 1;
+                        out.push(b'\r');
                     }
-                    out[o] = b;
-                    o += 1;
+                    out.push(b);
                     self.up.prev_cr = b == b'\r';
                 }
-                o
+                let k = out.len().min(room);
+                self.up.buf[start..start + k].copy_from_slice(&out[..k]);
+                self.up.crlf_out_pos = k;
+                k
             });
             self.up.crlf_in = inb;
             let n = r?;

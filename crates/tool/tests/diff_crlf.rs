@@ -75,7 +75,6 @@ fn crlf_switched_off() {
 }
 
 #[test]
-#[ignore = "issue 3: curl's --crlf reader fills its 64 KiB chunks a little differently (first chunk ff86 vs 8eb4)"]
 fn crlf_large_upload_chunk_sizes() {
     let big: String = (0..20000).map(|i| format!("row {i}\n")).collect();
     Case::new("crlf_large_upload_chunk_sizes")
@@ -86,7 +85,6 @@ fn crlf_large_upload_chunk_sizes() {
 }
 
 #[test]
-#[ignore = "issue 3: curl's --crlf reader fills its 64 KiB chunks a little differently (first chunk ff54 vs 8eb4)"]
 fn crlf_large_post_data() {
     let big: String = (0..20000).map(|i| format!("row {i}\n")).collect();
     Case::new("crlf_large_post_data")
