@@ -3237,6 +3237,11 @@ impl Transfer {
             self.verbose("Request completely sent off");
         }
         self.info.time_posttransfer = cx.now.duration_since(self.started);
+        // curl updates the progress once the request is sent, before it reads a response
+        // byte (its loop receives before it sends), so a meter shows the finished upload.
+        if sent > 0 {
+            self.progress(cx.now);
+        }
         self.state = State::Recv;
         Ok(true)
     }

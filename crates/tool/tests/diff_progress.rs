@@ -26,7 +26,7 @@ fn bar_width_from_columns() {
 }
 
 #[test]
-#[ignore = "issue 3: the engine reports progress once a second and at the end, curl after every chunk, so curl redraws the bar when the upload part completes"]
+/// The bar is drawn when the upload is complete, and again at the end.
 fn bar_for_an_upload() {
     Case::new("bar_for_an_upload")
         .args(&["-#", "-T", "{tmp}/up.txt", "-o", "{tmp}/out", "{url}/"])
