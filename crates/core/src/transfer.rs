@@ -3741,6 +3741,23 @@ impl Transfer {
             self.resp.first_line = false;
             let st = head::parse_status_line(line)
                 .map_err(|e| Error::new(Code::UnsupportedProtocol, e.to_string()))?;
+            // curl's http_statusline: no major version change on a connection that sent
+            // HTTP/1, and no HTTP/3 in a build without it.
+            match st.version {
+                Version::Http2 => {
+                    return Err(Error::new(
+                        Code::WeirdServerReply,
+                        "Version mismatch (from HTTP/1 to HTTP/2)",
+                    ))
+                }
+                Version::Http3 => {
+                    return Err(Error::new(
+                        Code::UnsupportedProtocol,
+                        "Unsupported HTTP version (3.0) in response",
+                    ))
+                }
+                _ => {}
+            }
             self.resp.code = st.code as u32;
             self.resp.version = match st.version {
                 Version::Http09 => HttpVersion::V0_9,

@@ -450,3 +450,33 @@ fn t1130_custom_expect_waits_and_an_error_stops_the_body() {
         .normalise_with(verbose_norm)
         .run(OXCURL);
 }
+
+/// curl test 471: an `HTTP/2` status line on a connection that sent HTTP/1.1, here on the
+/// second transfer of a reused connection, is refused with 8 ("Version mismatch").
+#[test]
+fn t471_http2_status_line_after_http11_is_refused() {
+    Case::new("t471_http2_status_line_after_http11_is_refused")
+        .args(&["-sS", "{url}/{471,4710001}", "-o", "{tmp}/dump#1"])
+        .replies(vec![
+            Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n-foo-\n"),
+            Reply::raw(
+                "HTTP/2 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\ncrap data\n",
+            )
+            .close(),
+        ])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+/// An `HTTP/2` status line as the first answer, and an `HTTP/3` one, which curl without
+/// HTTP/3 refuses with 1 ("Unsupported HTTP version (3.0) in response").
+#[test]
+fn http2_and_http3_status_lines_over_http1() {
+    for (name, line) in [("v2", "HTTP/2 200 OK"), ("v3", "HTTP/3 200 OK")] {
+        Case::new(&format!("status_line_{name}_over_http1"))
+            .args(&["-sS", "{url}/x"])
+            .reply(Reply::raw(format!("{line}\r\nContent-Length: 3\r\n\r\nabc")).close())
+            .compare_stderr(true)
+            .run(OXCURL);
+    }
+}
