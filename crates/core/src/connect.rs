@@ -96,6 +96,19 @@ impl std::fmt::Display for SockoptRefused {
 
 impl std::error::Error for SockoptRefused {}
 
+/// The local binding (`--interface`, `--local-port`) failed: the transfer fails with
+/// `CURLE_INTERFACE_FAILED` and curl's message, which this carries.
+#[derive(Debug)]
+pub struct BindFailed(pub String);
+
+impl std::fmt::Display for BindFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BindFailed {}
+
 /// Hands a socket to the application's close hook when there is one, else closes it.
 pub fn close_with(hooks: &Hooks, fd: OwnedFd) {
     match hooks {
@@ -342,7 +355,7 @@ impl HappyEyeballs {
                 let addr = fam.addrs[fam.next];
                 fam.next += 1;
                 notes.push(format!("  Trying {}...", fmt_addr(&addr)));
-                match start_connect(addr, opts) {
+                match start_connect(addr, opts, notes) {
                     Ok((sock, addr)) => {
                         fam.current = Some(Attempt {
                             sock: Some(sock),
@@ -350,7 +363,10 @@ impl HappyEyeballs {
                             id: next_sock_id(),
                         })
                     }
-                    Err(e) if e.get_ref().is_some_and(|i| i.is::<SockoptRefused>()) => {
+                    Err(e)
+                        if e.get_ref()
+                            .is_some_and(|i| i.is::<SockoptRefused>() || i.is::<BindFailed>()) =>
+                    {
                         return ConnectPoll::Failed(e);
                     }
                     Err(e) => {
@@ -430,7 +446,11 @@ fn sockopt_hook(sock: &Socket, opts: &Options) -> io::Result<bool> {
     }
 }
 
-fn start_connect(addr: SocketAddr, opts: &Options) -> io::Result<(Socket, SocketAddr)> {
+fn start_connect(
+    addr: SocketAddr,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> io::Result<(Socket, SocketAddr)> {
     let mut target = SockTarget::Ip(addr);
     let hooked = open_socket(&mut target, opts)?;
     let addr = match target {
@@ -451,7 +471,7 @@ fn start_connect(addr: SocketAddr, opts: &Options) -> io::Result<(Socket, Socket
         hooks: &opts.socket_hooks,
     };
     let sock = guard.sock.as_ref().expect("socket");
-    let connected = setup_socket(sock, addr, opts)?;
+    let connected = setup_socket(sock, addr, opts, notes)?;
     if !connected {
         match sock.connect(&SockAddr::from(addr)) {
             Ok(()) => {}
@@ -464,7 +484,12 @@ fn start_connect(addr: SocketAddr, opts: &Options) -> io::Result<(Socket, Socket
 
 /// curl's socket options, then the application's hook, then the local binding; whether
 /// the hook said the socket is connected already.
-fn setup_socket(sock: &Socket, addr: SocketAddr, opts: &Options) -> io::Result<bool> {
+fn setup_socket(
+    sock: &Socket,
+    addr: SocketAddr,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> io::Result<bool> {
     if opts.tcp_nodelay {
         sock.set_nodelay(true)?;
     }
@@ -486,40 +511,147 @@ fn setup_socket(sock: &Socket, addr: SocketAddr, opts: &Options) -> io::Result<b
         };
     }
     let connected = sockopt_hook(sock, opts)?;
-    if let Some(ifname) = &opts.interface {
-        bind_interface(sock, ifname)?;
-    }
-    if opts.local_port != 0 {
-        bind_local_port(sock, addr, opts.local_port, opts.local_port_range)?;
-    }
+    bind_local(sock, addr, opts, notes)?;
     Ok(connected)
 }
 
-fn bind_interface(sock: &Socket, ifname: &str) -> io::Result<()> {
-    let name = ifname
-        .strip_prefix("if!")
-        .or_else(|| ifname.strip_prefix("host!"))
-        .unwrap_or(ifname);
-    if let Ok(ip) = name.parse::<std::net::IpAddr>() {
-        return sock.bind(&SockAddr::from(SocketAddr::new(ip, 0)));
-    }
-    sock.bind_device(Some(name.as_bytes()))
+/// The parts of `CURLOPT_INTERFACE` (curl's `Curl_setopt` for it): `if!NAME` an interface
+/// only, `host!NAME` a host name or address only, `ifhost!IF!HOST` both, anything else
+/// either (tried as an interface first).
+struct LocalBind<'a> {
+    iface: Option<&'a str>,
+    host: Option<&'a str>,
+    iface_given: bool,
+    host_given: bool,
 }
 
-fn bind_local_port(sock: &Socket, addr: SocketAddr, port: u16, range: u16) -> io::Result<()> {
-    let ip: std::net::IpAddr = if addr.is_ipv6() {
+fn parse_interface(v: &str) -> LocalBind<'_> {
+    if let Some(i) = v.strip_prefix("if!") {
+        LocalBind {
+            iface: Some(i),
+            host: None,
+            iface_given: true,
+            host_given: false,
+        }
+    } else if let Some(h) = v.strip_prefix("host!") {
+        LocalBind {
+            iface: None,
+            host: Some(h),
+            iface_given: false,
+            host_given: true,
+        }
+    } else if let Some((i, h)) = v.strip_prefix("ifhost!").and_then(|r| r.split_once('!')) {
+        LocalBind {
+            iface: Some(i),
+            host: Some(h),
+            iface_given: true,
+            host_given: true,
+        }
+    } else {
+        LocalBind {
+            iface: Some(v),
+            host: Some(v),
+            iface_given: false,
+            host_given: false,
+        }
+    }
+}
+
+fn bind_error(e: &io::Error) -> (i32, String) {
+    (e.raw_os_error().unwrap_or(0), os_error_text(e))
+}
+
+fn bind_failed(msg: String) -> io::Error {
+    io::Error::other(BindFailed(msg))
+}
+
+/// curl's `bindlocal`: bind the socket to the interface, the local address and the local
+/// port asked for, with curl's messages when that fails.
+fn bind_local(
+    sock: &Socket,
+    addr: SocketAddr,
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> io::Result<()> {
+    let mut port = opts.local_port;
+    let b = opts.interface.as_deref().map(parse_interface);
+    let mut ip: std::net::IpAddr = if addr.is_ipv6() {
         std::net::Ipv6Addr::UNSPECIFIED.into()
     } else {
         std::net::Ipv4Addr::UNSPECIFIED.into()
     };
-    let mut last = None;
-    for p in port..=port.saturating_add(range.saturating_sub(1)) {
-        match sock.bind(&SockAddr::from(SocketAddr::new(ip, p))) {
-            Ok(()) => return Ok(()),
-            Err(e) => last = Some(e),
+    if let Some(b) = b {
+        let mut err = (0, String::new());
+        if let Some(iface) = b.iface {
+            match sock.bind_device(Some(iface.as_bytes())) {
+                Ok(()) if !b.host_given => {
+                    notes.push(format!("socket successfully bound to interface '{iface}'"));
+                    return Ok(());
+                }
+                Ok(()) => {}
+                Err(e) => err = bind_error(&e),
+            }
+            if b.iface_given && !b.host_given {
+                return Err(bind_failed(format!(
+                    "Couldn't bind to interface '{iface}' with errno {}: {}",
+                    err.0, err.1
+                )));
+            }
+        }
+        let host = b.host.unwrap_or_default();
+        let want_v6 = addr.is_ipv6();
+        let found = match host.parse::<std::net::IpAddr>() {
+            Ok(a) => Some(a),
+            Err(_) => std::net::ToSocketAddrs::to_socket_addrs(&(host, 80))
+                .ok()
+                .and_then(|mut it| it.find(|a| a.is_ipv6() == want_v6 || !want_v6))
+                .map(|a| a.ip()),
+        };
+        match found {
+            Some(a) => {
+                notes.push(format!(
+                    "Name '{host}' family {} resolved to '{a}' family {}",
+                    if want_v6 { 10 } else { 2 },
+                    if a.is_ipv6() { 10 } else { 2 }
+                ));
+                if a.is_ipv6() != want_v6 {
+                    // Another address family: this address cannot be used from here.
+                    return Err(io::Error::from(io::ErrorKind::AddrNotAvailable));
+                }
+                ip = a;
+            }
+            None => {
+                if b.iface.is_none() {
+                    err = bind_error(&io::Error::last_os_error());
+                }
+                return Err(bind_failed(format!(
+                    "Couldn't bind to '{host}' with errno {}: {}",
+                    err.0, err.1
+                )));
+            }
+        }
+    } else if port == 0 {
+        return Ok(());
+    }
+    let mut left = opts.local_port_range.max(1);
+    loop {
+        match sock.bind(&SockAddr::from(SocketAddr::new(ip, port))) {
+            Ok(()) => {
+                notes.push(format!("Local port: {port}"));
+                return Ok(());
+            }
+            Err(e) => {
+                left -= 1;
+                if left > 0 && port < u16::MAX && port != 0 {
+                    notes.push(format!("Bind to local port {port} failed, trying next"));
+                    port += 1;
+                    continue;
+                }
+                let (no, text) = bind_error(&e);
+                return Err(bind_failed(format!("bind failed with errno {no}: {text}")));
+            }
         }
     }
-    Err(last.unwrap_or_else(|| io::Error::other("bind failed")))
 }
 
 /// Connect to a Unix domain socket (blocking connect is immediate for local sockets),
@@ -628,15 +760,20 @@ mod tests {
             ip_tos: Some(0x20),
             ..Options::default()
         };
-        let (sock, _) = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
+        let (sock, _) =
+            start_connect(l.local_addr().expect("addr"), &opts, &mut Vec::new()).expect("connect");
         assert_eq!(sock.keepalive_retries().expect("TCP_KEEPCNT"), 4);
         assert_eq!(
             sock.keepalive_time().expect("TCP_KEEPIDLE"),
             Duration::from_secs(60)
         );
         assert_eq!(sock.tos().expect("IP_TOS"), 0x20);
-        let (plain, _) =
-            start_connect(l.local_addr().expect("addr"), &Options::default()).expect("connect");
+        let (plain, _) = start_connect(
+            l.local_addr().expect("addr"),
+            &Options::default(),
+            &mut Vec::new(),
+        )
+        .expect("connect");
         assert_eq!(plain.tos().expect("IP_TOS"), 0);
     }
 
@@ -649,7 +786,8 @@ mod tests {
             ip_tos: Some(0xb8),
             ..Options::default()
         };
-        let (sock, _) = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
+        let (sock, _) =
+            start_connect(l.local_addr().expect("addr"), &opts, &mut Vec::new()).expect("connect");
         assert_eq!(sock.tclass_v6().expect("IPV6_TCLASS"), 0xb8);
     }
 
@@ -663,7 +801,8 @@ mod tests {
             tcp_keepcnt: 5,
             ..Options::default()
         };
-        let (sock, _) = start_connect(l.local_addr().expect("addr"), &opts).expect("connect");
+        let (sock, _) =
+            start_connect(l.local_addr().expect("addr"), &opts, &mut Vec::new()).expect("connect");
         assert!(sock.keepalive().expect("SO_KEEPALIVE"));
         assert_eq!(sock.keepalive_retries().expect("TCP_KEEPCNT"), 5);
     }

@@ -199,6 +199,8 @@ struct Resp {
     /// A header line followed the status line (the next one may be a continuation).
     seen_header: bool,
     http09: bool,
+    /// This response follows a 1xx: the server spoke HTTP/1 already, so no HTTP/0.9.
+    after_1xx: bool,
     code: u32,
     version: HttpVersion,
     framing: Framing,
@@ -236,6 +238,7 @@ impl Resp {
             first_line: true,
             seen_header: false,
             http09: false,
+            after_1xx: false,
             code: 0,
             version: HttpVersion::None,
             framing: Framing::Close,
@@ -1680,6 +1683,11 @@ impl Transfer {
                     .is_some_and(|i| i.is::<connect::SockoptRefused>()) =>
             {
                 Err(sockopt_refused(&host, port, self.elapsed_ms(cx.now)))
+            }
+            ConnectPoll::Failed(e)
+                if e.get_ref().is_some_and(|i| i.is::<connect::BindFailed>()) =>
+            {
+                Err(Error::new(Code::InterfaceFailed, e.to_string()))
             }
             ConnectPoll::Failed(_) => Err(connect_failed(&host, port, self.elapsed_ms(cx.now))),
         }
@@ -3677,6 +3685,14 @@ impl Transfer {
                         prefix[p..p + d].copy_from_slice(&data[..d]);
                         match head::looks_like_status_line(&prefix[..p + d]) {
                             Tri::No => {
+                                // curl: "Cannot be 0.9 if version was detected or connection
+                                // was reused."
+                                if self.conn_reused || self.resp.after_1xx {
+                                    return Err(Error::new(
+                                        Code::WeirdServerReply,
+                                        "Invalid status line",
+                                    ));
+                                }
                                 if !self.opts.http09_allowed {
                                     return Err(Error::new(
                                         Code::UnsupportedProtocol,
@@ -3739,8 +3755,15 @@ impl Transfer {
         let trimmed = trim_eol(line);
         if self.resp.first_line {
             self.resp.first_line = false;
-            let st = head::parse_status_line(line)
-                .map_err(|e| Error::new(Code::UnsupportedProtocol, e.to_string()))?;
+            let st = head::parse_status_line(line).map_err(|e| {
+                if e == head::StatusLineError::NotStatusLine
+                    && (self.conn_reused || self.resp.after_1xx)
+                {
+                    Error::new(Code::WeirdServerReply, "Invalid status line")
+                } else {
+                    Error::new(Code::UnsupportedProtocol, e.to_string())
+                }
+            })?;
             // curl's http_statusline: no major version change on a connection that sent
             // HTTP/1, and no HTTP/3 in a build without it.
             match st.version {
@@ -4091,11 +4114,18 @@ impl Transfer {
 
     fn end_of_head(&mut self) -> Result<()> {
         let code = self.resp.code;
+        if code < 100 {
+            return Err(Error::new(
+                Code::UnsupportedProtocol,
+                "Unsupported response code in HTTP response",
+            ));
+        }
         if (100..200).contains(&code) {
             // Informational: another head follows.
             let no = self.resp.request_no;
             let waiting = self.up.await_continue;
             self.resp = Resp::new(no + 1);
+            self.resp.after_1xx = true;
             if code == 100 && waiting {
                 self.up.await_continue = false;
                 self.timers.clear(TimerId::Expect100);

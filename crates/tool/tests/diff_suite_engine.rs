@@ -480,3 +480,91 @@ fn http2_and_http3_status_lines_over_http1() {
             .run(OXCURL);
     }
 }
+
+/// curl test 1432: a status code of 100 digits reads as code 012, under 100: refused (1).
+#[test]
+fn t1432_long_status_code() {
+    let code = "0123456789".repeat(10);
+    Case::new("t1432_long_status_code")
+        .args(&["-sS", "{url}/1432"])
+        .reply(
+            Reply::raw(format!(
+                "HTTP/1.1 {code} OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\n-foo-\n"
+            ))
+            .close(),
+        )
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+/// curl test 1480: a 1xx answer that the server closes after, with no final response:
+/// 8 ("Weird server reply"), the bytes after it not taken as a body.
+#[test]
+fn t1480_1xx_without_final_response() {
+    Case::new("t1480_1xx_without_final_response")
+        .args(&["-sS", "{url}/1480"])
+        .reply(Reply::raw("HTTP/1.1 100 Continue\r\nFoo: Bar\r\n\r\nData\nData\nData\n").close())
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+/// curl test 1479: an HTTP/0.9 answer (no status line) on a connection an HTTP/1.1 answer
+/// came on before: 8.
+#[test]
+fn t1479_http09_after_http11_on_the_same_connection() {
+    Case::new("t1479_http09_after_http11_on_the_same_connection")
+        .args(&["-sS", "{url}/1479", "{url}/14790002"])
+        .replies(vec![
+            Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nData\n"),
+            Reply::raw("Data\nData\nData\n").close(),
+        ])
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
+/// curl tests 1084 and 1085: `--interface` naming neither an interface nor a host that
+/// resolves: 45 with curl's message (errno ENODEV, from trying it as an interface), over
+/// IPv4 and IPv6; `if!` names an interface only.
+#[test]
+fn t1084_t1085_interface_that_does_not_exist() {
+    for (name, iface) in [
+        ("t1084_interface_unknown_host", "non-existing-host.haxx.se."),
+        ("interface_if_prefix_unknown", "if!nonexist0"),
+    ] {
+        Case::new(name)
+            .args(&["-sS", "{url}/1084", "--interface", iface])
+            .reply(Reply::ok("never\n"))
+            .compare_stderr(true)
+            .run(OXCURL);
+    }
+    if std::net::TcpListener::bind("[::1]:0").is_ok() {
+        Case::new("t1085_interface_unknown_host_ipv6")
+            .args(&[
+                "-sS",
+                "-g",
+                "http://[::1]:1/1085",
+                "--interface",
+                "non-existing-host.haxx.se.",
+            ])
+            .compare_stderr(true)
+            .run(OXCURL);
+    }
+}
+
+/// `--interface` as an address, and `--local-port` on a port another socket holds:
+/// "bind failed with errno 98" (45).
+#[test]
+fn interface_address_and_local_port_in_use() {
+    Case::new("interface_address")
+        .args(&["-sS", "{url}/a", "--interface", "127.0.0.1"])
+        .reply(Reply::ok("bound\n"))
+        .compare_stderr(true)
+        .run(OXCURL);
+    let held = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = held.local_addr().expect("addr").port().to_string();
+    Case::new("local_port_in_use")
+        .args(&["-sS", "{url}/b", "--local-port", &port])
+        .reply(Reply::ok("never\n"))
+        .compare_stderr(true)
+        .run(OXCURL);
+}
