@@ -91,6 +91,16 @@ impl Resolver {
         Some(addrs.clone())
     }
 
+    /// Whether the cache has an entry for `host` and `port`, fresh or not.
+    pub fn contains(&self, host: &str, port: u16) -> bool {
+        self.cache.contains_key(&(host.to_ascii_lowercase(), port))
+    }
+
+    /// Drop the entry for `host` and `port` (`--resolve -host:port`).
+    pub fn remove(&mut self, host: &str, port: u16) {
+        self.cache.remove(&(host.to_ascii_lowercase(), port));
+    }
+
     /// Add or replace a cache entry (answers and `--resolve`).
     pub fn insert(&mut self, host: &str, port: u16, addrs: Vec<SocketAddr>, now: Instant) {
         self.cache
@@ -244,12 +254,18 @@ pub type ResolveEntry = (String, u16, Vec<SocketAddr>);
 /// an empty address list means "remove"; Err: an entry curl refuses (exit 49), with the
 /// address it found illegal if that was the reason.
 pub fn parse_resolve(entry: &str) -> Result<Option<ResolveEntry>, Option<String>> {
+    parse_resolve_text(entry).map(|o| o.map(|(e, _)| e))
+}
+
+/// [`parse_resolve`], and the address list as written (what curl's "Added ... to DNS
+/// cache" shows).
+pub fn parse_resolve_text(entry: &str) -> Result<Option<(ResolveEntry, &str)>, Option<String>> {
     if let Some(e) = entry.strip_prefix('-') {
         let Some((host, rest)) = resolve_host(e) else {
             return Ok(None);
         };
         let parsed = rest.strip_prefix(':').and_then(|r| str_number(r, 0xffff));
-        return Ok(parsed.map(|(port, _)| (host.to_string(), port as u16, Vec::new())));
+        return Ok(parsed.map(|(port, _)| ((host.to_string(), port as u16, Vec::new()), "")));
     }
     let e = entry.strip_prefix('+').unwrap_or(entry);
     let Some((host, rest)) = resolve_host(e) else {
@@ -261,6 +277,7 @@ pub fn parse_resolve(entry: &str) -> Result<Option<ResolveEntry>, Option<String>
         .ok_or(None)?;
     let port = port as u16;
     let mut rest = rest.strip_prefix(':').ok_or(None)?;
+    let text = rest;
     let mut addrs = Vec::new();
     while !rest.is_empty() {
         let target = if let Some(r) = rest.strip_prefix('[') {
@@ -291,7 +308,7 @@ pub fn parse_resolve(entry: &str) -> Result<Option<ResolveEntry>, Option<String>
     if addrs.is_empty() {
         return Err(None);
     }
-    Ok(Some((host.to_string(), port, addrs)))
+    Ok(Some(((host.to_string(), port, addrs), text)))
 }
 
 /// One `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` rule against the URL's `host` and `port`

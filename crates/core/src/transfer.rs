@@ -322,6 +322,8 @@ pub(crate) struct Transfer {
     url: Option<Url>,
     conn: Option<Conn>,
     conn_reused: bool,
+    /// A `--resolve` entry for host `*` was loaded: it answers hosts not in the cache.
+    wildcard_resolve: bool,
     started: Instant,
     resp: Resp,
     req: Vec<u8>,
@@ -456,6 +458,7 @@ impl Transfer {
             url: None,
             conn: None,
             conn_reused: false,
+            wildcard_resolve: false,
             started: now,
             resp: Resp::new(0),
             req: Vec::new(),
@@ -1088,11 +1091,29 @@ impl Transfer {
             }
             self.url = Some(url);
             for entry in self.opts.resolve.clone() {
-                match dns::parse_resolve(&entry) {
-                    Ok(Some((host, port, addrs))) if !addrs.is_empty() => {
-                        cx.resolver.insert(&host, port, addrs, cx.now);
+                match dns::parse_resolve_text(&entry) {
+                    Ok(Some(((host, port, addrs), _))) if addrs.is_empty() => {
+                        cx.resolver.remove(&host, port);
                     }
-                    Ok(_) => {}
+                    Ok(Some(((host, port, addrs), text))) => {
+                        if cx.resolver.contains(&host, port) {
+                            self.verbose(&format!(
+                                "RESOLVE {host}:{port} - old addresses discarded"
+                            ));
+                        }
+                        cx.resolver.insert(&host, port, addrs, cx.now);
+                        let tail = if entry.starts_with('+') {
+                            " (non-permanent)"
+                        } else {
+                            ""
+                        };
+                        self.verbose(&format!("Added {host}:{port}:{text} to DNS cache{tail}"));
+                        if host == "*" {
+                            self.verbose(&format!("RESOLVE *:{port} using wildcard"));
+                            self.wildcard_resolve = true;
+                        }
+                    }
+                    Ok(None) => {}
                     Err(illegal) => {
                         if let Some(a) = illegal {
                             self.verbose(&format!("Resolve address '{a}' found illegal"));
@@ -1398,10 +1419,17 @@ impl Transfer {
                 "Not resolving .onion address (RFC 7686)",
             ));
         }
-        if let Some(addrs) =
-            cx.resolver
-                .cached(&lookup_host, conn_port, self.opts.dns_cache_timeout, cx.now)
-        {
+        let ttl = self.opts.dns_cache_timeout;
+        let cached = cx
+            .resolver
+            .cached(&lookup_host, conn_port, ttl, cx.now)
+            .or_else(|| {
+                // curl's fetch_addr: a `--resolve *:PORT:...` entry answers any host.
+                self.wildcard_resolve
+                    .then(|| cx.resolver.cached("*", conn_port, ttl, cx.now))
+                    .flatten()
+            });
+        if let Some(addrs) = cached {
             self.info.time_namelookup = cx.now.duration_since(self.started);
             // Connecting again for a proxy tunnel, curl reuses the addresses it had.
             if !self.tunnel_again {
@@ -3767,13 +3795,14 @@ impl Transfer {
             // curl's http_statusline: no major version change on a connection that sent
             // HTTP/1, and no HTTP/3 in a build without it.
             match st.version {
-                Version::Http2 => {
+                // HTTP/2 responses come through here too, as the status line curl shows.
+                Version::Http2 if !self.on_h2() => {
                     return Err(Error::new(
                         Code::WeirdServerReply,
                         "Version mismatch (from HTTP/1 to HTTP/2)",
                     ))
                 }
-                Version::Http3 => {
+                Version::Http3 if !self.on_h2() => {
                     return Err(Error::new(
                         Code::UnsupportedProtocol,
                         "Unsupported HTTP version (3.0) in response",
@@ -3790,6 +3819,9 @@ impl Transfer {
                 Version::Http3 => HttpVersion::V3,
             };
             self.resp.keepalive = matches!(self.resp.version, HttpVersion::V1_1 | HttpVersion::V2);
+            if self.resp.version == HttpVersion::V1_0 {
+                self.verbose("HTTP 1.0, assume close after body");
+            }
             // curl takes a 416 to a resumed download as "already complete" and drops its body.
             self.resp.ignore_body = self.resp.code == 416 && self.resuming_get();
             self.info.response_code = self.resp.code;
@@ -4836,15 +4868,30 @@ fn referer_for(url: &Url) -> String {
 }
 
 /// A URL part percent-decoded (empty when absent); bytes that are not UTF-8 are replaced.
+/// The URL's user or password, percent-decoded as curl does for HTTP (whose handler has
+/// `PROTOPT_USERPWDCTRL`): control characters are kept, only a zero byte is refused.
 fn decoded(url: &Url, part: Part) -> String {
-    let flags = GetFlags {
-        url_decode: true,
-        ..GetFlags::default()
+    let Ok(raw) = url.get_bytes(part, GetFlags::default()) else {
+        return String::new();
     };
-    match url.get_bytes(part, flags) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-        Err(_) => String::new(),
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let mut c = raw[i];
+        if c == b'%' && i + 2 < raw.len() {
+            let hex = |b: u8| (b as char).to_digit(16);
+            if let (Some(hi), Some(lo)) = (hex(raw[i + 1]), hex(raw[i + 2])) {
+                c = (hi * 16 + lo) as u8;
+                i += 2;
+            }
+        }
+        if c == 0 {
+            return String::new();
+        }
+        out.push(c);
+        i += 1;
     }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Standard base64 (RFC 4648) with padding.

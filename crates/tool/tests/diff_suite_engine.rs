@@ -568,3 +568,59 @@ fn interface_address_and_local_port_in_use() {
         .compare_stderr(true)
         .run(OXCURL);
 }
+
+/// curl test 1458: `--resolve *:PORT:ADDR` answers any host on that port; `-v` shows the
+/// entries added, the wildcard, and old entries discarded when the next URL loads them
+/// again.
+#[test]
+fn t1458_wildcard_resolve() {
+    Case::new("t1458_wildcard_resolve")
+        .args(&[
+            "-sv",
+            "--resolve",
+            "*:{port}:127.0.0.1",
+            "--resolve",
+            "+other.example:{port}:127.0.0.1",
+            "http://example.com:{port}/1458",
+            "http://other.example:{port}/14580002",
+        ])
+        .replies(vec![Reply::ok("one\n"), Reply::ok("two\n")])
+        .unordered_connections()
+        .compare_stderr(true)
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+/// An HTTP/1.0 answer: curl says it closes the connection after the body. When the whole
+/// answer is in before curl saw its request go out, curl also stops sending ("we are done
+/// reading ...", "abort upload") in place of "Request completely sent off": racy, dropped.
+#[test]
+fn http10_answer_verbose_note() {
+    Case::new("http10_answer_verbose_note")
+        .args(&["-sv", "{url}/10"])
+        .reply(Reply::raw("HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nabc").close())
+        .compare_stderr(true)
+        .normalise_with(|d| {
+            let d = oxcurl_testsupport::diff::replace_all(
+                d,
+                b"* we are done reading and this is set to close, stop send\n* abort upload\n",
+                b"",
+            );
+            verbose_norm(&d)
+        })
+        .run(OXCURL);
+}
+
+/// curl test 1296: `%0a` in the URL's user name is decoded into the credentials (HTTP
+/// allows control characters there); `%00` is not taken.
+#[test]
+fn t1296_control_characters_in_url_credentials() {
+    Case::new("t1296_newline_in_user")
+        .args(&["-sS", "http://user%0aname:password@127.0.0.1:{port}/1296"])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+    Case::new("tab_in_password")
+        .args(&["-sS", "http://user:pass%09word@127.0.0.1:{port}/t"])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}

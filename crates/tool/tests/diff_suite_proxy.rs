@@ -504,6 +504,13 @@ fn socks5_unusable_method_replies() {
         ("none_acceptable", 0xff),
     ] {
         for basic in [false, true] {
+            // With GSS-API allowed (the default), curl 8.14.1 answers a server picking it
+            // by timing: `allow_gssapi` is set only in the state that sends the greeting,
+            // so a reply read in a later call takes the "not supported" branch, one read
+            // at once tries a GSS-API context. Not a comparison that can hold.
+            if method == 1 && !basic {
+                continue;
+            }
             let socks = SocksServer::start(SocksMode::Raw(vec![5, method]));
             let proxy = format!("socks5://127.0.0.1:{}", socks.port());
             let mut args = vec!["-sS", "-x", &proxy, "{url}/m"];
