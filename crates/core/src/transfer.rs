@@ -3658,16 +3658,27 @@ impl Transfer {
                             Tri::Yes | Tri::NeedMore => {}
                         }
                     }
-                    let (used, line) = self.resp.lines.feed(data).map_err(|e| {
+                    let (used, at) = self.resp.lines.feed_at(data).map_err(|e| {
                         Error::new(
                             Code::from_u32(e.curl_code()).unwrap_or(Code::RecvError),
                             e.to_string(),
                         )
                     })?;
+                    let input = data;
                     data = &data[used..];
+                    // A line whole in this read is used where it is; only one split across
+                    // reads is copied out of the accumulator.
+                    let held;
+                    let line = match at {
+                        Some(head::LineAt::Input(n)) => Some(&input[..n]),
+                        Some(head::LineAt::Held(_)) => {
+                            held = self.resp.lines.held().to_vec();
+                            Some(&held[..])
+                        }
+                        None => None,
+                    };
                     if let Some(line) = line {
-                        let line = line.to_vec();
-                        self.on_header_line(&line)?;
+                        self.on_header_line(line)?;
                         if !self.pending_cookies.is_empty() {
                             self.store_cookies(cx);
                         }
