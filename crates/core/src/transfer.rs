@@ -5,6 +5,7 @@
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::os::fd::BorrowedFd;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
@@ -309,7 +310,8 @@ pub(crate) struct Transfer {
     pub info: Info,
     pub timers: Timers,
     state: State,
-    url: Option<Url>,
+    /// The parsed URL, shared (not copied) by the steps of a request that need it.
+    url: Option<Arc<Url>>,
     conn: Option<Conn>,
     conn_reused: bool,
     started: Instant,
@@ -1076,7 +1078,7 @@ impl Transfer {
                     .map_err(|e| Error::new(Code::UrlMalformat, e.message()))?;
                 self.port_set = Some((url.clone(), shown));
             }
-            self.url = Some(url);
+            self.url = Some(Arc::new(url));
             for entry in self.opts.resolve.clone() {
                 match dns::parse_resolve(&entry) {
                     Ok(Some((host, port, addrs))) if !addrs.is_empty() => {
@@ -1103,7 +1105,7 @@ impl Transfer {
             if url.scheme() == "http" {
                 let host = url.host_punycode().unwrap_or_default();
                 if cx.hsts.is_sts_host(&host, now)
-                    && url
+                    && Arc::make_mut(&mut url)
                         .set(Part::Scheme, Some("https"), Flags::default())
                         .is_ok()
                 {
@@ -1121,7 +1123,7 @@ impl Transfer {
         }
         // Set before the scheme is checked: a URL curl cannot use still shows in %{urle.*}.
         self.info.effective_url = match &self.port_set {
-            Some((set, shown)) if *set == url => shown.clone(),
+            Some((set, shown)) if *set == *url => shown.clone(),
             _ => url.to_url_string(),
         };
         let scheme = url.scheme().to_string();
@@ -1142,7 +1144,7 @@ impl Transfer {
                 format!("Protocol \"{scheme}\" not supported"),
             ));
         }
-        let host = url.host_punycode().map_err(|e| {
+        let host = url.host_punycode().map(|h| h.into_owned()).map_err(|e| {
             Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message()))
         })?;
         let port = url.port_or_default();
@@ -1620,7 +1622,7 @@ impl Transfer {
         let (uhost, uport) = match &self.proxy {
             Some(p) => (p.host.clone(), p.port),
             None => (
-                url.host_punycode().unwrap_or_default(),
+                url.host_punycode().unwrap_or_default().into_owned(),
                 url.port_or_default(),
             ),
         };
@@ -2285,7 +2287,7 @@ impl Transfer {
         let port = url.port_or_default();
         // A rule curl refuses failed the transfer before any connection.
         let rule = self.connect_to_rule(&host, port).ok().flatten();
-        let (host, port) = rule.unwrap_or((host, port));
+        let (host, port) = rule.unwrap_or((host.into_owned(), port));
         if host.contains(':') && !host.starts_with('[') {
             format!("{}:{port}", bracket(&host))
         } else {
@@ -2896,11 +2898,12 @@ impl Transfer {
         self.speed.restart();
         let host = url.host_punycode().unwrap_or_default();
         let port = url.port_or_default();
-        let host_header = if Some(port) == oxcurl_urlapi::default_port(url.scheme()) {
-            host.clone()
-        } else {
-            format!("{host}:{port}")
-        };
+        let host_header: std::borrow::Cow<'_, str> =
+            if Some(port) == oxcurl_urlapi::default_port(url.scheme()) {
+                host.clone()
+            } else {
+                format!("{host}:{port}").into()
+            };
         let mut target = String::new();
         let absolute = self.proxy.as_ref().is_some_and(|p| p.kind.is_http()) && !self.tunnel_wanted;
         match &self.opts.request_target {
@@ -2946,7 +2949,7 @@ impl Transfer {
                 query: url.query(),
                 hostname: &url_host,
                 host_header: (!request::custom_has(&self.opts.headers, "Host"))
-                    .then_some(host_header.as_str()),
+                    .then_some(&*host_header),
                 headers: &self.opts.headers,
                 post_fields: match &self.body {
                     Body::Fields(f) => Some(f.as_slice()),
@@ -4552,7 +4555,7 @@ impl Transfer {
             ));
         }
         self.info.time_redirect = cx.now.duration_since(self.started);
-        self.url = Some(new);
+        self.url = Some(Arc::new(new));
         self.state = State::Init;
         Ok(())
     }
