@@ -3802,7 +3802,7 @@ impl Transfer {
                 // previous value continued. HTTP semantics ignore the line, as in curl.
                 let no = self.resp.request_no;
                 if let Some(h) = self.info.headers.last_mut().filter(|h| h.request == no) {
-                    h.value.push_str(&String::from_utf8_lossy(more));
+                    h.push_value(&String::from_utf8_lossy(more));
                 }
                 return Ok(());
             }
@@ -3819,13 +3819,15 @@ impl Transfer {
                     self.pending_cookies.push(line[colon + 1..].to_vec());
                 }
             }
-            let n = String::from_utf8_lossy(name).into_owned();
-            let v = String::from_utf8_lossy(value).into_owned();
-            self.info.headers.push(Header {
-                name: n,
-                value: v,
-                request: self.resp.request_no,
-            });
+            if self.info.headers.capacity() == 0 {
+                // A typical response's headers in one allocation, not four.
+                self.info.headers.reserve(16);
+            }
+            self.info.headers.push(Header::new(
+                &String::from_utf8_lossy(name),
+                &String::from_utf8_lossy(value),
+                self.resp.request_no,
+            ));
         }
         Ok(())
     }
@@ -4027,8 +4029,8 @@ impl Transfer {
             .headers
             .iter()
             .rev()
-            .find(|h| h.request == no && h.name.eq_ignore_ascii_case("Last-Modified"))
-            .map(|h| crate::parsedate::getdate_capped(h.value.trim().as_bytes()))
+            .find(|h| h.request == no && h.name().eq_ignore_ascii_case("Last-Modified"))
+            .map(|h| crate::parsedate::getdate_capped(h.value().trim().as_bytes()))
             // An unreadable date (-1) counts as very old, as in curl.
             .filter(|t| *t != 0);
         let Some(doc) = doc else {
@@ -4130,8 +4132,8 @@ impl Transfer {
                     .iter()
                     .filter(|h| h.request == self.resp.request_no)
                     .any(|h| {
-                        h.name.eq_ignore_ascii_case("Connection")
-                            && h.value.eq_ignore_ascii_case("keep-alive")
+                        h.name().eq_ignore_ascii_case("Connection")
+                            && h.value().eq_ignore_ascii_case("keep-alive")
                     });
             }
         }

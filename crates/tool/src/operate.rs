@@ -200,11 +200,11 @@ fn write_xattrs(f: &File, url: &str, content_type: Option<&str>) -> io::Result<(
 fn set_remote_time(path: &Path, info: &Info) {
     let Some(lm) = info
         .last_headers()
-        .find(|h| h.name.eq_ignore_ascii_case("Last-Modified"))
+        .find(|h| h.name().eq_ignore_ascii_case("Last-Modified"))
     else {
         return;
     };
-    let Ok(t) = oxcurl_core::parsedate::parsedate(lm.value.trim().as_bytes()) else {
+    let Ok(t) = oxcurl_core::parsedate::parsedate(lm.value().trim().as_bytes()) else {
         return;
     };
     let when = if t >= 0 {
@@ -990,10 +990,10 @@ fn retry_decision(
     }
     let retry_after = info
         .last_headers()
-        .filter(|h| h.name.eq_ignore_ascii_case("Retry-After"))
+        .filter(|h| h.name().eq_ignore_ascii_case("Retry-After"))
         .last()
         .map_or(0, |h| {
-            parse_retry_after(&h.value, oxcurl_core::parsedate::unix_now())
+            parse_retry_after(h.value(), oxcurl_core::parsedate::unix_now())
         });
     let scheme = info
         .effective_url
