@@ -2904,27 +2904,20 @@ impl Transfer {
             } else {
                 format!("{host}:{port}").into()
             };
-        let mut target = String::new();
+        // The path and query, borrowed from the URL when there is no query.
+        let auth_path: std::borrow::Cow<'_, str> = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()).into(),
+            None => url.path().into(),
+        };
         let absolute = self.proxy.as_ref().is_some_and(|p| p.kind.is_http()) && !self.tunnel_wanted;
-        match &self.opts.request_target {
-            Some(t) => target.push_str(t),
-            None if absolute => target.push_str(&absolute_form(&url)),
-            None => {
-                target.push_str(url.path());
-                if let Some(q) = url.query() {
-                    target.push('?');
-                    target.push_str(q);
-                }
-            }
-        }
+        let target: std::borrow::Cow<'_, str> = match &self.opts.request_target {
+            Some(t) => t.clone().into(),
+            None if absolute => absolute_form(&url).into(),
+            None => auth_path.clone(),
+        };
         let same_origin = self.first_origin.as_ref().is_some_and(|(s, h, p)| {
             s == url.scheme() && h.eq_ignore_ascii_case(&host) && *p == port
         });
-        let mut auth_path = url.path().to_string();
-        if let Some(q) = url.query() {
-            auth_path.push('?');
-            auth_path.push_str(q);
-        }
         let get_or_head = matches!(self.body, Body::None);
         // curl outputs the proxy's authentication before the server's.
         let proxy_authorization = if absolute {
@@ -3082,6 +3075,8 @@ impl Transfer {
             None => expect_100,
         };
         self.req.clear();
+        // Room for a usual request head at once, rather than growing to it.
+        self.req.reserve(256 + target.len());
         let referer = self.referer.clone();
         let mime_type = match &self.body {
             Body::Mime(m) if !self.probing() => {
