@@ -163,7 +163,8 @@ enum State {
 #[derive(Debug, Clone)]
 struct Target {
     key: String,
-    scheme: String,
+    /// "http" or "https".
+    scheme: &'static str,
     host: String,
     port: u16,
     conn_host: String,
@@ -322,7 +323,7 @@ pub(crate) struct Transfer {
     method: String,
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
-    first_origin: Option<(String, String, u16)>,
+    first_origin: Option<(&'static str, String, u16)>,
     /// `CURLOPT_PORT` changed the first URL: that URL, and the effective URL curl reports
     /// for it (the URL as given).
     port_set: Option<(Url, String)>,
@@ -1126,8 +1127,8 @@ impl Transfer {
             Some((set, shown)) if *set == *url => shown.clone(),
             _ => url.to_url_string(),
         };
-        let scheme = url.scheme().to_string();
-        if !self.protocol_allowed(&scheme) {
+        let scheme = url.scheme();
+        if !self.protocol_allowed(scheme) {
             let tail = if self.info.redirect_count > 0 {
                 " (in redirect)"
             } else {
@@ -1138,20 +1139,24 @@ impl Transfer {
                 format!("Protocol \"{scheme}\" disabled{tail}"),
             ));
         }
-        if scheme != "http" && scheme != "https" {
-            return Err(Error::new(
-                Code::UnsupportedProtocol,
-                format!("Protocol \"{scheme}\" not supported"),
-            ));
-        }
+        let scheme: &'static str = match scheme {
+            "http" => "http",
+            "https" => "https",
+            _ => {
+                return Err(Error::new(
+                    Code::UnsupportedProtocol,
+                    format!("Protocol \"{scheme}\" not supported"),
+                ))
+            }
+        };
         let host = url.host_punycode().map(|h| h.into_owned()).map_err(|e| {
             Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message()))
         })?;
         let port = url.port_or_default();
         if self.first_origin.is_none() {
-            self.first_origin = Some((scheme.clone(), host.to_ascii_lowercase(), port));
+            self.first_origin = Some((scheme, host.to_ascii_lowercase(), port));
         }
-        self.info.scheme = scheme.clone();
+        self.info.scheme = scheme.to_string();
         self.method = self.request_method();
         self.find_credentials(&url)?;
         if let Body::Mime(m) = &self.body {
@@ -1167,7 +1172,7 @@ impl Transfer {
             self.mime_size = size;
         }
 
-        self.select_proxy(&scheme, &host)?;
+        self.select_proxy(scheme, &host)?;
         if !self.tunnel_again {
             if let Some((th, tp)) = self.connect_to_target(&host, port)? {
                 if !th.is_empty() {
@@ -1186,7 +1191,7 @@ impl Transfer {
             None => match connect_to {
                 Some(hp) => hp,
                 None => self
-                    .alt_svc_route(cx, &scheme, port)
+                    .alt_svc_route(cx, scheme, port)
                     .unwrap_or_else(|| (host.clone(), port)),
             },
         };
@@ -1267,7 +1272,7 @@ impl Transfer {
             port,
             conn_host,
             conn_port,
-        } = t.clone();
+        } = t;
         // Counted only under connection limits (no allocation otherwise).
         self.conn_dest = cx.limits.map(|_| format!("{host}:{port}"));
         if !self.opts.fresh_connect
@@ -1295,7 +1300,14 @@ impl Transfer {
                 Lookup::Wait => {
                     self.verbose("Waiting on connection to negotiate possible multiplexing.");
                     cx.pool.wait(&self.waker);
-                    self.state = State::PipeWait(Box::new(t));
+                    self.state = State::PipeWait(Box::new(Target {
+                        key,
+                        scheme,
+                        host,
+                        port,
+                        conn_host,
+                        conn_port,
+                    }));
                     return Ok(false);
                 }
                 Lookup::None => {}
@@ -1378,13 +1390,14 @@ impl Transfer {
             self.connected(cx, Stream::Unix(s), None, key, host, port)?;
             return Ok(true);
         }
-        let lookup_host = conn_host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_string();
+        let lookup_host = conn_host.trim_start_matches('[').trim_end_matches(']');
         // curl's Curl_resolv refuses special-use .onion names (RFC 7686) before any lookup.
-        let lower = lookup_host.to_ascii_lowercase();
-        if lower.len() >= 7 && (lower.ends_with(".onion") || lower.ends_with(".onion.")) {
+        let ends = |suffix: &str| {
+            lookup_host.len() >= suffix.len()
+                && lookup_host.as_bytes()[lookup_host.len() - suffix.len()..]
+                    .eq_ignore_ascii_case(suffix.as_bytes())
+        };
+        if lookup_host.len() >= 7 && (ends(".onion") || ends(".onion.")) {
             return Err(Error::new(
                 Code::CouldntResolveHost,
                 "Not resolving .onion address (RFC 7686)",
@@ -1392,7 +1405,7 @@ impl Transfer {
         }
         if let Some(addrs) =
             cx.resolver
-                .cached(&lookup_host, conn_port, self.opts.dns_cache_timeout, cx.now)
+                .cached(lookup_host, conn_port, self.opts.dns_cache_timeout, cx.now)
         {
             self.info.time_namelookup = cx.now.duration_since(self.started);
             // Connecting again for a proxy tunnel, curl reuses the addresses it had.
@@ -1406,24 +1419,24 @@ impl Transfer {
             // curl caches literal addresses too (the next use finds them there).
             let addrs = [SocketAddr::new(ip, conn_port)];
             cx.resolver
-                .insert(&lookup_host, conn_port, addrs.to_vec(), cx.now);
+                .insert(lookup_host, conn_port, addrs.to_vec(), cx.now);
             self.info.time_namelookup = cx.now.duration_since(self.started);
             self.start_connect(cx, &addrs, &host, port, key);
             return Ok(true);
         }
-        if let Some(addrs) = dns::localhost_addrs(&lookup_host, conn_port) {
+        if let Some(addrs) = dns::localhost_addrs(lookup_host, conn_port) {
             self.info.time_namelookup = cx.now.duration_since(self.started);
             cx.resolver
-                .insert(&lookup_host, conn_port, addrs.clone(), cx.now);
-            self.resolved_notes(&lookup_host, conn_port, &addrs);
+                .insert(lookup_host, conn_port, addrs.clone(), cx.now);
+            self.resolved_notes(lookup_host, conn_port, &addrs);
             self.start_connect(cx, &addrs, &host, port, key);
             return Ok(true);
         }
-        let job = cx.resolver.start(&lookup_host, conn_port);
+        let job = cx.resolver.start(lookup_host, conn_port);
         self.pending_key = Some(key);
         self.state = State::Resolving {
             job,
-            host: lookup_host,
+            host: lookup_host.to_string(),
             port: conn_port,
         };
         Ok(false)
@@ -2916,7 +2929,7 @@ impl Transfer {
             None => auth_path.clone(),
         };
         let same_origin = self.first_origin.as_ref().is_some_and(|(s, h, p)| {
-            s == url.scheme() && h.eq_ignore_ascii_case(&host) && *p == port
+            *s == url.scheme() && h.eq_ignore_ascii_case(&host) && *p == port
         });
         let get_or_head = matches!(self.body, Body::None);
         // curl outputs the proxy's authentication before the server's.
