@@ -2,6 +2,7 @@
 //! perform, done) for HTTP/1.x. The multi drives it: `drive` advances as far as the sockets
 //! allow without blocking, then the multi asks `interests` what to wait for.
 
+use std::fmt::Write as _;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::os::fd::BorrowedFd;
@@ -320,7 +321,8 @@ pub(crate) struct Transfer {
     req: Vec<u8>,
     req_sent: usize,
     up: Upload,
-    method: String,
+    /// A static name unless the method is custom.
+    method: std::borrow::Cow<'static, str>,
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
     first_origin: Option<(&'static str, String, u16)>,
@@ -454,7 +456,7 @@ impl Transfer {
             req: Vec::new(),
             req_sent: 0,
             up: Upload::default(),
-            method: String::new(),
+            method: std::borrow::Cow::Borrowed(""),
             body,
             first_origin: None,
             port_set: None,
@@ -1050,18 +1052,16 @@ impl Transfer {
             if let Some(t) = self.opts.timeout {
                 self.timers.set(TimerId::Timeout, self.started + t);
             }
-            let raw = self.opts.url.clone().unwrap_or_default();
+            let raw = self.opts.url.as_deref().unwrap_or_default();
             if raw.is_empty() {
                 return Err(Error::new(Code::UrlMalformat, "No URL set"));
             }
             // CURLINFO_EFFECTIVE_URL is the URL as set until it parses.
-            self.info.effective_url.clone_from(&raw);
-            let mut input = raw.clone();
-            if let Some(p) = &self.opts.default_protocol {
-                if !raw.contains("://") {
-                    input = format!("{p}://{raw}");
-                }
-            }
+            raw.clone_into(&mut self.info.effective_url);
+            let input: std::borrow::Cow<'_, str> = match &self.opts.default_protocol {
+                Some(p) if !raw.contains("://") => format!("{p}://{raw}").into(),
+                _ => raw.into(),
+            };
             let url = Url::parse(&input, self.url_flags()).map_err(|e| {
                 // curl's Curl_uc_to_curlcode: credentials where they are prohibited is 67.
                 let code = if e == oxcurl_urlapi::UrlError::UserNotAllowed {
@@ -1195,8 +1195,14 @@ impl Transfer {
                     .unwrap_or_else(|| (host.clone(), port)),
             },
         };
-        let route = match &self.opts.unix_socket_path {
-            Some(p) => format!(
+        // scheme://host:port/route[/tls-hash], written into one buffer of the right size.
+        let unix = self.opts.unix_socket_path.as_deref();
+        let mut key =
+            String::with_capacity(64 + host.len() + conn_host.len() + unix.map_or(0, str::len));
+        let _ = write!(key, "{scheme}://{host}:{port}/");
+        let _ = match unix {
+            Some(p) => write!(
+                key,
                 "unix:{}{}",
                 if self.opts.abstract_unix_socket {
                     "@"
@@ -1205,17 +1211,15 @@ impl Transfer {
                 },
                 p
             ),
-            None => format!("{conn_host}:{conn_port}"),
+            None => write!(key, "{conn_host}:{conn_port}"),
         };
-        let key = if scheme == "https" {
+        if scheme == "https" {
             // Connections made with other TLS settings are not interchangeable.
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
             self.opts.tls.hash(&mut h);
-            format!("{scheme}://{host}:{port}/{route}/{:x}", h.finish())
-        } else {
-            format!("{scheme}://{host}:{port}/{route}")
-        };
+            let _ = write!(key, "/{:x}", h.finish());
+        }
         // Absolute-form requests share one proxy connection across origins; a tunnel is
         // bound to its origin. Neither ever serves a direct transfer.
         let proxy_key = self.proxy.as_ref().map(|p| {
@@ -2856,9 +2860,9 @@ impl Transfer {
     }
 
     /// The method for the current options and body.
-    fn request_method(&self) -> String {
+    fn request_method(&self) -> std::borrow::Cow<'static, str> {
         if let Some(m) = &self.opts.custom_request {
-            m.clone()
+            m.clone().into()
         } else if self.opts.nobody {
             "HEAD".into()
         } else {
@@ -2907,7 +2911,7 @@ impl Transfer {
         let now = cx.now;
         let url = self.url.clone().expect("url");
         self.info.time_pretransfer = now.duration_since(self.started);
-        self.info.effective_method = self.method.clone();
+        self.info.effective_method = self.method.to_string();
         self.speed.restart();
         let host = url.host_punycode().unwrap_or_default();
         let port = url.port_or_default();
@@ -2915,7 +2919,9 @@ impl Transfer {
             if Some(port) == oxcurl_urlapi::default_port(url.scheme()) {
                 host.clone()
             } else {
-                format!("{host}:{port}").into()
+                let mut hp = String::with_capacity(host.len() + 6);
+                let _ = write!(hp, "{host}:{port}");
+                hp.into()
             };
         // The path and query, borrowed from the URL when there is no query.
         let auth_path: std::borrow::Cow<'_, str> = match url.query() {
@@ -2941,7 +2947,10 @@ impl Transfer {
         } else {
             None
         };
-        let url_host = self.url_host();
+        let url_host = match self.opts.aws_sigv4 {
+            Some(_) => self.url_host(),
+            None => String::new(),
+        };
         let aws = self
             .opts
             .aws_sigv4

@@ -1497,7 +1497,7 @@ fn configure(
     errout: &ErrOut,
 ) -> Result<(Easy, Option<String>, String, Option<SharedProgress>), Error> {
     let mut o = Options {
-        useragent: Some(format!("curl/{}", oxcurl_core::LIBCURL_VERSION)),
+        useragent: Some(["curl/", oxcurl_core::LIBCURL_VERSION].concat()),
         buffer_size: TOOL_BUFFER_SIZE,
         max_redirs: 50,
         ..Options::default()
