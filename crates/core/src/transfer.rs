@@ -1601,16 +1601,24 @@ impl Transfer {
         port: u16,
         key: String,
     ) {
-        let addrs: Vec<SocketAddr> = addrs
-            .iter()
-            .copied()
-            .filter(|a| match self.opts.ip_resolve {
-                IpResolve::Whatever => true,
-                IpResolve::V4 => a.is_ipv4(),
-                IpResolve::V6 => a.is_ipv6(),
-            })
-            .collect();
-        let he = HappyEyeballs::new(&addrs, cx.now, &self.opts);
+        // Filtered into a copy only when a family is asked for (HappyEyeballs copies them).
+        let filtered: Vec<SocketAddr>;
+        let addrs = match self.opts.ip_resolve {
+            IpResolve::Whatever => addrs,
+            want => {
+                filtered = addrs
+                    .iter()
+                    .copied()
+                    .filter(|a| match want {
+                        IpResolve::Whatever => true,
+                        IpResolve::V4 => a.is_ipv4(),
+                        IpResolve::V6 => a.is_ipv6(),
+                    })
+                    .collect();
+                &filtered
+            }
+        };
+        let he = HappyEyeballs::new(addrs, cx.now, &self.opts);
         if let Some(t) = he.next_deadline() {
             self.timers.set(TimerId::HappyEyeballs, t);
         }
