@@ -36,9 +36,36 @@ impl HttpVersion {
 /// followed redirect or 1xx adds one), as curl's header API does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
-    pub name: String,
-    pub value: String,
+    /// The name followed by the value: one allocation per header.
+    text: String,
+    name_len: usize,
     pub request: usize,
+}
+
+impl Header {
+    pub fn new(name: &str, value: &str, request: usize) -> Header {
+        let mut text = String::with_capacity(name.len() + value.len());
+        text.push_str(name);
+        text.push_str(value);
+        Header {
+            text,
+            name_len: name.len(),
+            request,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.text[..self.name_len]
+    }
+
+    pub fn value(&self) -> &str {
+        &self.text[self.name_len..]
+    }
+
+    /// Continue the value (an obs-folded line).
+    pub fn push_value(&mut self, more: &str) {
+        self.text.push_str(more);
+    }
 }
 
 /// Transfer statistics, as `curl_easy_getinfo` reports them.

@@ -180,10 +180,22 @@ pub fn parse_with_port(
 /// The proxy string the environment gives for `scheme` (libcurl's `detect_proxy`):
 /// `scheme_proxy` (the upper-case form too, except `HTTP_PROXY`), then `all_proxy`/`ALL_PROXY`.
 pub fn from_env(scheme: &str, env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-    let lower = format!("{}_proxy", scheme.to_ascii_lowercase());
+    // The usual schemes' names are spelled out: looking them up allocates nothing.
+    type Name = std::borrow::Cow<'static, str>;
+    let (lower, upper): (Name, Option<Name>) = match scheme {
+        "http" => ("http_proxy".into(), None),
+        "https" => ("https_proxy".into(), Some("HTTPS_PROXY".into())),
+        _ => {
+            let lower = format!("{}_proxy", scheme.to_ascii_lowercase());
+            let upper = (lower != "http_proxy").then(|| lower.to_ascii_uppercase().into());
+            (lower.into(), upper)
+        }
+    };
     let mut v = env(&lower);
-    if v.is_none() && lower != "http_proxy" {
-        v = env(&lower.to_ascii_uppercase());
+    if v.is_none() {
+        if let Some(upper) = upper {
+            v = env(&upper);
+        }
     }
     if v.is_none() {
         v = env("all_proxy").or_else(|| env("ALL_PROXY"));

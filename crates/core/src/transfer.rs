@@ -2,9 +2,11 @@
 //! perform, done) for HTTP/1.x. The multi drives it: `drive` advances as far as the sockets
 //! allow without blocking, then the multi asks `interests` what to wait for.
 
+use std::fmt::Write as _;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::os::fd::BorrowedFd;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
@@ -162,7 +164,8 @@ enum State {
 #[derive(Debug, Clone)]
 struct Target {
     key: String,
-    scheme: String,
+    /// "http" or "https".
+    scheme: &'static str,
     host: String,
     port: u16,
     conn_host: String,
@@ -319,7 +322,8 @@ pub(crate) struct Transfer {
     pub info: Info,
     pub timers: Timers,
     state: State,
-    url: Option<Url>,
+    /// The parsed URL, shared (not copied) by the steps of a request that need it.
+    url: Option<Arc<Url>>,
     conn: Option<Conn>,
     conn_reused: bool,
     /// A `--resolve` entry for host `*` was loaded: it answers hosts not in the cache.
@@ -329,10 +333,11 @@ pub(crate) struct Transfer {
     req: Vec<u8>,
     req_sent: usize,
     up: Upload,
-    method: String,
+    /// A static name unless the method is custom.
+    method: std::borrow::Cow<'static, str>,
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
-    first_origin: Option<(String, String, u16)>,
+    first_origin: Option<(&'static str, String, u16)>,
     /// `CURLOPT_PORT` changed the first URL: that URL, and the effective URL curl reports
     /// for it (the URL as given).
     port_set: Option<(Url, String)>,
@@ -464,7 +469,7 @@ impl Transfer {
             req: Vec::new(),
             req_sent: 0,
             up: Upload::default(),
-            method: String::new(),
+            method: std::borrow::Cow::Borrowed(""),
             body,
             first_origin: None,
             port_set: None,
@@ -1060,18 +1065,16 @@ impl Transfer {
             if let Some(t) = self.opts.timeout {
                 self.timers.set(TimerId::Timeout, self.started + t);
             }
-            let raw = self.opts.url.clone().unwrap_or_default();
+            let raw = self.opts.url.as_deref().unwrap_or_default();
             if raw.is_empty() {
                 return Err(Error::new(Code::UrlMalformat, "No URL set"));
             }
             // CURLINFO_EFFECTIVE_URL is the URL as set until it parses.
-            self.info.effective_url.clone_from(&raw);
-            let mut input = raw.clone();
-            if let Some(p) = &self.opts.default_protocol {
-                if !raw.contains("://") {
-                    input = format!("{p}://{raw}");
-                }
-            }
+            raw.clone_into(&mut self.info.effective_url);
+            let input: std::borrow::Cow<'_, str> = match &self.opts.default_protocol {
+                Some(p) if !raw.contains("://") => format!("{p}://{raw}").into(),
+                _ => raw.into(),
+            };
             let url = Url::parse(&input, self.url_flags()).map_err(|e| {
                 // curl's Curl_uc_to_curlcode: credentials where they are prohibited is 67.
                 let code = if e == oxcurl_urlapi::UrlError::UserNotAllowed {
@@ -1089,7 +1092,7 @@ impl Transfer {
                     .map_err(|e| Error::new(Code::UrlMalformat, e.message()))?;
                 self.port_set = Some((url.clone(), shown));
             }
-            self.url = Some(url);
+            self.url = Some(Arc::new(url));
             for entry in self.opts.resolve.clone() {
                 match dns::parse_resolve_text(&entry) {
                     Ok(Some(((host, port, addrs), _))) if addrs.is_empty() => {
@@ -1134,7 +1137,7 @@ impl Transfer {
             if url.scheme() == "http" {
                 let host = url.host_punycode().unwrap_or_default();
                 if cx.hsts.is_sts_host(&host, now)
-                    && url
+                    && Arc::make_mut(&mut url)
                         .set(Part::Scheme, Some("https"), Flags::default())
                         .is_ok()
                 {
@@ -1152,11 +1155,11 @@ impl Transfer {
         }
         // Set before the scheme is checked: a URL curl cannot use still shows in %{urle.*}.
         self.info.effective_url = match &self.port_set {
-            Some((set, shown)) if *set == url => shown.clone(),
+            Some((set, shown)) if *set == *url => shown.clone(),
             _ => url.to_url_string(),
         };
-        let scheme = url.scheme().to_string();
-        if !self.protocol_allowed(&scheme) {
+        let scheme = url.scheme();
+        if !self.protocol_allowed(scheme) {
             let tail = if self.info.redirect_count > 0 {
                 " (in redirect)"
             } else {
@@ -1167,20 +1170,24 @@ impl Transfer {
                 format!("Protocol \"{scheme}\" disabled{tail}"),
             ));
         }
-        if scheme != "http" && scheme != "https" {
-            return Err(Error::new(
-                Code::UnsupportedProtocol,
-                format!("Protocol \"{scheme}\" not supported"),
-            ));
-        }
-        let host = url.host_punycode().map_err(|e| {
+        let scheme: &'static str = match scheme {
+            "http" => "http",
+            "https" => "https",
+            _ => {
+                return Err(Error::new(
+                    Code::UnsupportedProtocol,
+                    format!("Protocol \"{scheme}\" not supported"),
+                ))
+            }
+        };
+        let host = url.host_punycode().map(|h| h.into_owned()).map_err(|e| {
             Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message()))
         })?;
         let port = url.port_or_default();
         if self.first_origin.is_none() {
-            self.first_origin = Some((scheme.clone(), host.to_ascii_lowercase(), port));
+            self.first_origin = Some((scheme, host.to_ascii_lowercase(), port));
         }
-        self.info.scheme = scheme.clone();
+        self.info.scheme = scheme.to_string();
         self.method = self.request_method();
         self.find_credentials(&url)?;
         if let Body::Mime(m) = &self.body {
@@ -1196,7 +1203,7 @@ impl Transfer {
             self.mime_size = size;
         }
 
-        self.select_proxy(&scheme, &host)?;
+        self.select_proxy(scheme, &host)?;
         if !self.tunnel_again {
             if let Some((th, tp)) = self.connect_to_target(&host, port)? {
                 if !th.is_empty() {
@@ -1215,12 +1222,18 @@ impl Transfer {
             None => match connect_to {
                 Some(hp) => hp,
                 None => self
-                    .alt_svc_route(cx, &scheme, port)
+                    .alt_svc_route(cx, scheme, port)
                     .unwrap_or_else(|| (host.clone(), port)),
             },
         };
-        let route = match &self.opts.unix_socket_path {
-            Some(p) => format!(
+        // scheme://host:port/route[/tls-hash], written into one buffer of the right size.
+        let unix = self.opts.unix_socket_path.as_deref();
+        let mut key =
+            String::with_capacity(64 + host.len() + conn_host.len() + unix.map_or(0, str::len));
+        let _ = write!(key, "{scheme}://{host}:{port}/");
+        let _ = match unix {
+            Some(p) => write!(
+                key,
                 "unix:{}{}",
                 if self.opts.abstract_unix_socket {
                     "@"
@@ -1229,17 +1242,15 @@ impl Transfer {
                 },
                 p
             ),
-            None => format!("{conn_host}:{conn_port}"),
+            None => write!(key, "{conn_host}:{conn_port}"),
         };
-        let key = if scheme == "https" {
+        if scheme == "https" {
             // Connections made with other TLS settings are not interchangeable.
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
             self.opts.tls.hash(&mut h);
-            format!("{scheme}://{host}:{port}/{route}/{:x}", h.finish())
-        } else {
-            format!("{scheme}://{host}:{port}/{route}")
-        };
+            let _ = write!(key, "/{:x}", h.finish());
+        }
         // Absolute-form requests share one proxy connection across origins; a tunnel is
         // bound to its origin. Neither ever serves a direct transfer.
         let proxy_key = self.proxy.as_ref().map(|p| {
@@ -1296,7 +1307,7 @@ impl Transfer {
             port,
             conn_host,
             conn_port,
-        } = t.clone();
+        } = t;
         // Counted only under connection limits (no allocation otherwise).
         self.conn_dest = cx.limits.map(|_| format!("{host}:{port}"));
         if !self.opts.fresh_connect
@@ -1324,7 +1335,14 @@ impl Transfer {
                 Lookup::Wait => {
                     self.verbose("Waiting on connection to negotiate possible multiplexing.");
                     cx.pool.wait(&self.waker);
-                    self.state = State::PipeWait(Box::new(t));
+                    self.state = State::PipeWait(Box::new(Target {
+                        key,
+                        scheme,
+                        host,
+                        port,
+                        conn_host,
+                        conn_port,
+                    }));
                     return Ok(false);
                 }
                 Lookup::None => {}
@@ -1407,13 +1425,14 @@ impl Transfer {
             self.connected(cx, Stream::Unix(s), None, key, host, port)?;
             return Ok(true);
         }
-        let lookup_host = conn_host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_string();
+        let lookup_host = conn_host.trim_start_matches('[').trim_end_matches(']');
         // curl's Curl_resolv refuses special-use .onion names (RFC 7686) before any lookup.
-        let lower = lookup_host.to_ascii_lowercase();
-        if lower.len() >= 7 && (lower.ends_with(".onion") || lower.ends_with(".onion.")) {
+        let ends = |suffix: &str| {
+            lookup_host.len() >= suffix.len()
+                && lookup_host.as_bytes()[lookup_host.len() - suffix.len()..]
+                    .eq_ignore_ascii_case(suffix.as_bytes())
+        };
+        if lookup_host.len() >= 7 && (ends(".onion") || ends(".onion.")) {
             return Err(Error::new(
                 Code::CouldntResolveHost,
                 "Not resolving .onion address (RFC 7686)",
@@ -1422,7 +1441,7 @@ impl Transfer {
         let ttl = self.opts.dns_cache_timeout;
         let cached = cx
             .resolver
-            .cached(&lookup_host, conn_port, ttl, cx.now)
+            .cached(lookup_host, conn_port, ttl, cx.now)
             .or_else(|| {
                 // curl's fetch_addr: a `--resolve *:PORT:...` entry answers any host.
                 self.wildcard_resolve
@@ -1442,24 +1461,24 @@ impl Transfer {
             // curl caches literal addresses too (the next use finds them there).
             let addrs = [SocketAddr::new(ip, conn_port)];
             cx.resolver
-                .insert(&lookup_host, conn_port, addrs.to_vec(), cx.now);
+                .insert(lookup_host, conn_port, addrs.to_vec(), cx.now);
             self.info.time_namelookup = cx.now.duration_since(self.started);
             self.start_connect(cx, &addrs, &host, port, key);
             return Ok(true);
         }
-        if let Some(addrs) = dns::localhost_addrs(&lookup_host, conn_port) {
+        if let Some(addrs) = dns::localhost_addrs(lookup_host, conn_port) {
             self.info.time_namelookup = cx.now.duration_since(self.started);
             cx.resolver
-                .insert(&lookup_host, conn_port, addrs.clone(), cx.now);
-            self.resolved_notes(&lookup_host, conn_port, &addrs);
+                .insert(lookup_host, conn_port, addrs.clone(), cx.now);
+            self.resolved_notes(lookup_host, conn_port, &addrs);
             self.start_connect(cx, &addrs, &host, port, key);
             return Ok(true);
         }
-        let job = cx.resolver.start(&lookup_host, conn_port);
+        let job = cx.resolver.start(lookup_host, conn_port);
         self.pending_key = Some(key);
         self.state = State::Resolving {
             job,
-            host: lookup_host,
+            host: lookup_host.to_string(),
             port: conn_port,
         };
         Ok(false)
@@ -1620,16 +1639,24 @@ impl Transfer {
         port: u16,
         key: String,
     ) {
-        let addrs: Vec<SocketAddr> = addrs
-            .iter()
-            .copied()
-            .filter(|a| match self.opts.ip_resolve {
-                IpResolve::Whatever => true,
-                IpResolve::V4 => a.is_ipv4(),
-                IpResolve::V6 => a.is_ipv6(),
-            })
-            .collect();
-        let he = HappyEyeballs::new(&addrs, cx.now, &self.opts);
+        // Filtered into a copy only when a family is asked for (HappyEyeballs copies them).
+        let filtered: Vec<SocketAddr>;
+        let addrs = match self.opts.ip_resolve {
+            IpResolve::Whatever => addrs,
+            want => {
+                filtered = addrs
+                    .iter()
+                    .copied()
+                    .filter(|a| match want {
+                        IpResolve::Whatever => true,
+                        IpResolve::V4 => a.is_ipv4(),
+                        IpResolve::V6 => a.is_ipv6(),
+                    })
+                    .collect();
+                &filtered
+            }
+        };
+        let he = HappyEyeballs::new(addrs, cx.now, &self.opts);
         if let Some(t) = he.next_deadline() {
             self.timers.set(TimerId::HappyEyeballs, t);
         }
@@ -1658,7 +1685,7 @@ impl Transfer {
         let (uhost, uport) = match &self.proxy {
             Some(p) => (p.host.clone(), p.port),
             None => (
-                url.host_punycode().unwrap_or_default(),
+                url.host_punycode().unwrap_or_default().into_owned(),
                 url.port_or_default(),
             ),
         };
@@ -2328,7 +2355,7 @@ impl Transfer {
         let port = url.port_or_default();
         // A rule curl refuses failed the transfer before any connection.
         let rule = self.connect_to_rule(&host, port).ok().flatten();
-        let (host, port) = rule.unwrap_or((host, port));
+        let (host, port) = rule.unwrap_or((host.into_owned(), port));
         if host.contains(':') && !host.starts_with('[') {
             format!("{}:{port}", bracket(&host))
         } else {
@@ -2884,9 +2911,9 @@ impl Transfer {
     }
 
     /// The method for the current options and body.
-    fn request_method(&self) -> String {
+    fn request_method(&self) -> std::borrow::Cow<'static, str> {
         if let Some(m) = &self.opts.custom_request {
-            m.clone()
+            m.clone().into()
         } else if self.opts.nobody {
             "HEAD".into()
         } else {
@@ -2935,36 +2962,32 @@ impl Transfer {
         let now = cx.now;
         let url = self.url.clone().expect("url");
         self.info.time_pretransfer = now.duration_since(self.started);
-        self.info.effective_method = self.method.clone();
+        self.info.effective_method = self.method.to_string();
         self.speed.restart();
         let host = url.host_punycode().unwrap_or_default();
         let port = url.port_or_default();
-        let host_header = if Some(port) == oxcurl_urlapi::default_port(url.scheme()) {
-            host.clone()
-        } else {
-            format!("{host}:{port}")
+        let host_header: std::borrow::Cow<'_, str> =
+            if Some(port) == oxcurl_urlapi::default_port(url.scheme()) {
+                host.clone()
+            } else {
+                let mut hp = String::with_capacity(host.len() + 6);
+                let _ = write!(hp, "{host}:{port}");
+                hp.into()
+            };
+        // The path and query, borrowed from the URL when there is no query.
+        let auth_path: std::borrow::Cow<'_, str> = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()).into(),
+            None => url.path().into(),
         };
-        let mut target = String::new();
         let absolute = self.proxy.as_ref().is_some_and(|p| p.kind.is_http()) && !self.tunnel_wanted;
-        match &self.opts.request_target {
-            Some(t) => target.push_str(t),
-            None if absolute => target.push_str(&absolute_form(&url)),
-            None => {
-                target.push_str(url.path());
-                if let Some(q) = url.query() {
-                    target.push('?');
-                    target.push_str(q);
-                }
-            }
-        }
+        let target: std::borrow::Cow<'_, str> = match &self.opts.request_target {
+            Some(t) => t.clone().into(),
+            None if absolute => absolute_form(&url).into(),
+            None => auth_path.clone(),
+        };
         let same_origin = self.first_origin.as_ref().is_some_and(|(s, h, p)| {
-            s == url.scheme() && h.eq_ignore_ascii_case(&host) && *p == port
+            *s == url.scheme() && h.eq_ignore_ascii_case(&host) && *p == port
         });
-        let mut auth_path = url.path().to_string();
-        if let Some(q) = url.query() {
-            auth_path.push('?');
-            auth_path.push_str(q);
-        }
         let get_or_head = matches!(self.body, Body::None);
         // curl outputs the proxy's authentication before the server's.
         let proxy_authorization = if absolute {
@@ -2975,7 +2998,10 @@ impl Transfer {
         } else {
             None
         };
-        let url_host = self.url_host();
+        let url_host = match self.opts.aws_sigv4 {
+            Some(_) => self.url_host(),
+            None => String::new(),
+        };
         let aws = self
             .opts
             .aws_sigv4
@@ -2989,7 +3015,7 @@ impl Transfer {
                 query: url.query(),
                 hostname: &url_host,
                 host_header: (!request::custom_has(&self.opts.headers, "Host"))
-                    .then_some(host_header.as_str()),
+                    .then_some(&*host_header),
                 headers: &self.opts.headers,
                 post_fields: match &self.body {
                     Body::Fields(f) => Some(f.as_slice()),
@@ -3122,6 +3148,8 @@ impl Transfer {
             None => expect_100,
         };
         self.req.clear();
+        // Room for a usual request head at once, rather than growing to it.
+        self.req.reserve(256 + target.len());
         let referer = self.referer.clone();
         let mime_type = match &self.body {
             Body::Mime(m) if !self.probing() => {
@@ -3740,16 +3768,27 @@ impl Transfer {
                             Tri::Yes | Tri::NeedMore => {}
                         }
                     }
-                    let (used, line) = self.resp.lines.feed(data).map_err(|e| {
+                    let (used, at) = self.resp.lines.feed_at(data).map_err(|e| {
                         Error::new(
                             Code::from_u32(e.curl_code()).unwrap_or(Code::RecvError),
                             e.to_string(),
                         )
                     })?;
+                    let input = data;
                     data = &data[used..];
+                    // A line whole in this read is used where it is; only one split across
+                    // reads is copied out of the accumulator.
+                    let held;
+                    let line = match at {
+                        Some(head::LineAt::Input(n)) => Some(&input[..n]),
+                        Some(head::LineAt::Held(_)) => {
+                            held = self.resp.lines.held().to_vec();
+                            Some(&held[..])
+                        }
+                        None => None,
+                    };
                     if let Some(line) = line {
-                        let line = line.to_vec();
-                        self.on_header_line(&line)?;
+                        self.on_header_line(line)?;
                         if !self.pending_cookies.is_empty() {
                             self.store_cookies(cx);
                         }
@@ -3898,7 +3937,7 @@ impl Transfer {
                 // previous value continued. HTTP semantics ignore the line, as in curl.
                 let no = self.resp.request_no;
                 if let Some(h) = self.info.headers.last_mut().filter(|h| h.request == no) {
-                    h.value.push_str(&String::from_utf8_lossy(more));
+                    h.push_value(&String::from_utf8_lossy(more));
                 }
                 return Ok(());
             }
@@ -3915,13 +3954,15 @@ impl Transfer {
                     self.pending_cookies.push(line[colon + 1..].to_vec());
                 }
             }
-            let n = String::from_utf8_lossy(name).into_owned();
-            let v = String::from_utf8_lossy(value).into_owned();
-            self.info.headers.push(Header {
-                name: n,
-                value: v,
-                request: self.resp.request_no,
-            });
+            if self.info.headers.capacity() == 0 {
+                // A typical response's headers in one allocation, not four.
+                self.info.headers.reserve(16);
+            }
+            self.info.headers.push(Header::new(
+                &String::from_utf8_lossy(name),
+                &String::from_utf8_lossy(value),
+                self.resp.request_no,
+            ));
         }
         Ok(())
     }
@@ -4123,8 +4164,8 @@ impl Transfer {
             .headers
             .iter()
             .rev()
-            .find(|h| h.request == no && h.name.eq_ignore_ascii_case("Last-Modified"))
-            .map(|h| crate::parsedate::getdate_capped(h.value.trim().as_bytes()))
+            .find(|h| h.request == no && h.name().eq_ignore_ascii_case("Last-Modified"))
+            .map(|h| crate::parsedate::getdate_capped(h.value().trim().as_bytes()))
             // An unreadable date (-1) counts as very old, as in curl.
             .filter(|t| *t != 0);
         let Some(doc) = doc else {
@@ -4233,8 +4274,8 @@ impl Transfer {
                     .iter()
                     .filter(|h| h.request == self.resp.request_no)
                     .any(|h| {
-                        h.name.eq_ignore_ascii_case("Connection")
-                            && h.value.eq_ignore_ascii_case("keep-alive")
+                        h.name().eq_ignore_ascii_case("Connection")
+                            && h.value().eq_ignore_ascii_case("keep-alive")
                     });
             }
         }
@@ -4658,7 +4699,7 @@ impl Transfer {
             ));
         }
         self.info.time_redirect = cx.now.duration_since(self.started);
-        self.url = Some(new);
+        self.url = Some(Arc::new(new));
         self.state = State::Init;
         Ok(())
     }

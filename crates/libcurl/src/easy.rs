@@ -805,9 +805,9 @@ fn filetime(wanted: bool, i: &Info) -> i64 {
         .iter()
         .rev()
         .filter(|h| !(bodyless && h.request == last))
-        .find(|h| h.name.eq_ignore_ascii_case("Last-Modified"))
+        .find(|h| h.name().eq_ignore_ascii_case("Last-Modified"))
         .map_or(-1, |h| {
-            oxcurl_core::parsedate::getdate_capped(h.value.trim().as_bytes())
+            oxcurl_core::parsedate::getdate_capped(h.value().trim().as_bytes())
         })
 }
 
@@ -818,11 +818,11 @@ fn retry_after(i: &Info, now: i64) -> i64 {
         .headers
         .iter()
         .rev()
-        .find(|h| h.name.eq_ignore_ascii_case("Retry-After"))
+        .find(|h| h.name().eq_ignore_ascii_case("Retry-After"))
     else {
         return 0;
     };
-    let v = h.value.trim_start_matches([' ', '\t']);
+    let v = h.value().trim_start_matches([' ', '\t']);
     let date = oxcurl_core::parsedate::getdate_capped(v.as_bytes());
     let secs = if date != -1 {
         (date - now).max(0)

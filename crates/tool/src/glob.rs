@@ -89,6 +89,15 @@ impl Pattern {
         }
     }
 
+    /// About how many bytes [`Pattern::append`] adds.
+    fn len_hint(&self) -> usize {
+        match self {
+            Pattern::Set { elems, idx, .. } => elems[*idx].len(),
+            Pattern::Ascii { .. } => 1,
+            Pattern::Num { pad, .. } => (*pad).max(4),
+        }
+    }
+
     fn append(&self, out: &mut Vec<u8>) {
         match self {
             Pattern::Set { elems, idx, .. } => out.extend_from_slice(&elems[*idx]),
@@ -212,7 +221,8 @@ impl Glob {
         let mut globindex = 0;
         let mut patterns: Vec<Pattern> = Vec::new();
         while c.i < s.len() {
-            let mut buf = Vec::new();
+            // Room for the rest of the URL: a URL without globs is one literal, copied once.
+            let mut buf = Vec::with_capacity(s.len() - c.i);
             while c.i < s.len() && c.peek() != b'{' {
                 let b = c.peek();
                 if b == b'[' {
@@ -339,7 +349,7 @@ impl Glob {
                 return None;
             }
         }
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.patterns.iter().map(Pattern::len_hint).sum());
         for p in &self.patterns {
             p.append(&mut out);
         }

@@ -47,7 +47,11 @@ fn main() {
     oxcurl_sys::alloc::set_phase(oxcurl_sys::alloc::Phase::Args);
     let argv: Vec<String> = std::env::args_os()
         .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
+        // Valid UTF-8 (the usual case) is taken as it is, not copied.
+        .map(|a| {
+            a.into_string()
+                .unwrap_or_else(|a| a.to_string_lossy().into_owned())
+        })
         .collect();
     let code = run(argv);
     alloc_report_end();

@@ -200,11 +200,11 @@ fn write_xattrs(f: &File, url: &str, content_type: Option<&str>) -> io::Result<(
 fn set_remote_time(path: &Path, info: &Info) {
     let Some(lm) = info
         .last_headers()
-        .find(|h| h.name.eq_ignore_ascii_case("Last-Modified"))
+        .find(|h| h.name().eq_ignore_ascii_case("Last-Modified"))
     else {
         return;
     };
-    let Ok(t) = oxcurl_core::parsedate::parsedate(lm.value.trim().as_bytes()) else {
+    let Ok(t) = oxcurl_core::parsedate::parsedate(lm.value().trim().as_bytes()) else {
         return;
     };
     let when = if t >= 0 {
@@ -669,7 +669,7 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                         let w = crate::args::warning_text("output glob produces empty string");
                         errout_write(&errout, w.as_bytes());
                     }
-                    leftovers.push(job_meta(&cfg.ops[t.op], &t, None));
+                    leftovers.push(job_meta(&cfg.ops[t.op], &t, None, true));
                     stop = Some(Code::WriteError);
                     break;
                 }
@@ -696,7 +696,7 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                         let n = format!("skips transfer, \"{}\" exists locally", p.display());
                         errout_write(&errout, crate::args::note_text(&n).as_bytes());
                     }
-                    let meta = job_meta(op, &target, Some(p.to_string_lossy().into_owned()));
+                    let meta = job_meta(op, &target, Some(p.to_string_lossy().into_owned()), true);
                     conclude(&g, op, &meta, &Info::default(), Ok(()), &stdout, &errout);
                     continue;
                 }
@@ -990,10 +990,10 @@ fn retry_decision(
     }
     let retry_after = info
         .last_headers()
-        .filter(|h| h.name.eq_ignore_ascii_case("Retry-After"))
+        .filter(|h| h.name().eq_ignore_ascii_case("Retry-After"))
         .last()
         .map_or(0, |h| {
-            parse_retry_after(&h.value, oxcurl_core::parsedate::unix_now())
+            parse_retry_after(h.value(), oxcurl_core::parsedate::unix_now())
         });
     let scheme = info
         .effective_url
@@ -1424,12 +1424,17 @@ fn append_query(url: &str, q: &str) -> Option<String> {
     u.get(Part::Url, GetFlags::default()).ok()
 }
 
-fn job_meta(op: &Operation, t: &Target, filename: Option<String>) -> JobMeta {
+/// `with_url`: copy the target's URL (else the caller sets the URL as configured).
+fn job_meta(op: &Operation, t: &Target, filename: Option<String>, with_url: bool) -> JobMeta {
     JobMeta {
         target: t.clone(),
         no_report: false,
         retry: crate::retry::RetryState::new(&op.retry, Instant::now()),
-        url: t.url.clone(),
+        url: if with_url {
+            t.url.clone()
+        } else {
+            String::new()
+        },
         urlnum: t.urlnum,
         op: t.op,
         filename,
@@ -1445,8 +1450,9 @@ fn build_job(
     stdout: &Arc<Mutex<io::BufWriter<io::Stdout>>>,
     errout: &ErrOut,
 ) -> Job {
-    let mut meta = job_meta(op, target, None);
-    let easy = configure(g, op, target, stdout, errout).map(|(easy, filename, url, xfer)| {
+    let easy = configure(g, op, target, stdout, errout);
+    let mut meta = job_meta(op, target, None, easy.is_err());
+    let easy = easy.map(|(easy, filename, url, xfer)| {
         // %{url} shows the URL as -T and -G left it.
         meta.filename = filename;
         meta.url = url;
@@ -1497,7 +1503,7 @@ fn configure(
     errout: &ErrOut,
 ) -> Result<(Easy, Option<String>, String, Option<SharedProgress>), Error> {
     let mut o = Options {
-        useragent: Some(format!("curl/{}", oxcurl_core::LIBCURL_VERSION)),
+        useragent: Some(["curl/", oxcurl_core::LIBCURL_VERSION].concat()),
         buffer_size: TOOL_BUFFER_SIZE,
         max_redirs: 50,
         ..Options::default()

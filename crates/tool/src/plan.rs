@@ -167,7 +167,13 @@ impl Iterator for Plan<'_> {
                 }
             }
             // `-g`, or a URL read with `--url @file`: taken as it is.
-            let noglob = op.globoff || spec.noglob;
+            // A URL without brackets or braces globs to itself: skip building its glob.
+            let noglob = op.globoff
+                || spec.noglob
+                || !spec
+                    .url
+                    .bytes()
+                    .any(|b| matches!(b, b'{' | b'}' | b'[' | b']'));
             let count = if st.urlcount == 0 && !noglob {
                 match Glob::parse(&spec.url) {
                     Ok(g) => {

@@ -381,7 +381,7 @@ fn write_header_json(out: &mut dyn Write, info: &Info) -> io::Result<()> {
     for (i, h) in headers.iter().enumerate() {
         if headers[..i]
             .iter()
-            .any(|p| p.name.eq_ignore_ascii_case(&h.name))
+            .any(|p| p.name().eq_ignore_ascii_case(h.name()))
         {
             continue;
         }
@@ -389,18 +389,18 @@ fn write_header_json(out: &mut dyn Write, info: &Info) -> io::Result<()> {
             out.write_all(b",\n")?;
         }
         first = false;
-        json_string(out, h.name.as_bytes(), true)?;
+        json_string(out, h.name().as_bytes(), true)?;
         out.write_all(b":[")?;
         let mut sep = false;
         for same in headers[i..]
             .iter()
-            .filter(|p| p.name.eq_ignore_ascii_case(&h.name))
+            .filter(|p| p.name().eq_ignore_ascii_case(h.name()))
         {
             if sep {
                 out.write_all(b",")?;
             }
             sep = true;
-            json_string(out, same.value.as_bytes(), false)?;
+            json_string(out, same.value().as_bytes(), false)?;
         }
         out.write_all(b"]")?;
     }
@@ -487,9 +487,9 @@ pub fn writeout(
                             let found = ctx
                                 .info
                                 .last_headers()
-                                .find(|h| h.name.as_bytes().eq_ignore_ascii_case(name));
+                                .find(|h| h.name().as_bytes().eq_ignore_ascii_case(name));
                             if let Some(h) = found {
-                                out!().write_all(h.value.as_bytes())?;
+                                out!().write_all(h.value().as_bytes())?;
                             }
                         }
                         i = start + len + 1;
@@ -573,11 +573,7 @@ mod tests {
     }
 
     fn info() -> Info {
-        let h = |name: &str, value: &str| Header {
-            name: name.into(),
-            value: value.into(),
-            request: 0,
-        };
+        let h = |name: &str, value: &str| Header::new(name, value, 0);
         Info {
             effective_url: "http://127.0.0.1:18765/small".into(),
             effective_method: "GET".into(),
@@ -649,11 +645,7 @@ mod tests {
     #[test]
     fn header_json_matches_reference() {
         let mut i = info();
-        let h = |name: &str, value: &str, request| Header {
-            name: name.into(),
-            value: value.into(),
-            request,
-        };
+        let h = |name: &str, value: &str, request| Header::new(name, value, request);
         i.headers = vec![
             h("X-Early", "1", 0),
             h("Set-Cookie", "a=1", 1),

@@ -1026,12 +1026,13 @@ impl Url {
 
     /// The host to connect to / send in a Host: header: an IDN name
     /// converted to punycode, IPv6 literals in brackets.
-    pub fn host_punycode(&self) -> Result<String, UrlError> {
+    /// Borrowed from the URL unless an IDN name had to be converted.
+    pub fn host_punycode(&self) -> Result<std::borrow::Cow<'_, str>, UrlError> {
         let h = self.host.as_deref().ok_or(UrlError::NoHost)?;
         if is_ascii_name(h) {
-            Ok(h.to_string())
+            Ok(h.into())
         } else {
-            idn_to_ascii(h)
+            idn_to_ascii(h).map(Into::into)
         }
     }
 
@@ -1189,9 +1190,26 @@ impl Url {
         let show_fragment = self.fragment.is_some() || (self.fragment_present && flags.get_empty);
         let show_query = self.query.as_deref().is_some_and(|q| !q.is_empty())
             || (self.query_present && flags.get_empty);
-        let mut out: Vec<u8> = Vec::new();
         let q = self.query.as_deref().unwrap_or("");
         let f = self.fragment.as_deref().unwrap_or("");
+        // One allocation for the usual URL: room for every part, its separators and a port.
+        let parts = [
+            &self.scheme,
+            &self.user,
+            &self.password,
+            &self.options,
+            &self.host,
+            &self.zoneid,
+            &self.path,
+        ];
+        let cap = parts
+            .iter()
+            .map(|p| p.as_deref().map_or(0, str::len))
+            .sum::<usize>()
+            + q.len()
+            + f.len()
+            + 32;
+        let mut out: Vec<u8> = Vec::with_capacity(cap);
         if self
             .scheme
             .as_deref()
@@ -1218,10 +1236,12 @@ impl Url {
             None => return Err(UrlError::NoScheme),
         };
         let h = scheme::handler(scheme);
-        let mut port: Option<String> = self.port.clone();
+        let defport;
+        let mut port: Option<&str> = self.port.as_deref();
         if port.is_none() && flags.default_port {
             if let Some(h) = h {
-                port = Some(h.defport.to_string());
+                defport = h.defport.to_string();
+                port = Some(&defport);
             }
         } else if port.is_some()
             && h.is_some_and(|h| h.defport == self.portnum)
@@ -1234,29 +1254,29 @@ impl Url {
         } else {
             self.options.as_deref()
         };
-        let hostout: Vec<u8> = if host.starts_with('[') {
+        let hostout: std::borrow::Cow<'_, [u8]> = if host.starts_with('[') {
             match &self.zoneid {
                 Some(z) => {
                     let mut v = host.as_bytes()[..host.len() - 1].to_vec();
                     v.extend_from_slice(b"%25");
                     v.extend_from_slice(z.as_bytes());
                     v.push(b']');
-                    v
+                    v.into()
                 }
-                None => host.as_bytes().to_vec(),
+                None => host.as_bytes().into(),
             }
         } else if flags.url_encode {
-            easy_escape(host.as_bytes())
+            easy_escape(host.as_bytes()).into()
         } else if flags.punycode {
             if is_ascii_name(host) {
-                host.as_bytes().to_vec()
+                host.as_bytes().into()
             } else {
-                idn_to_ascii(host)?.into_bytes()
+                idn_to_ascii(host)?.into_bytes().into()
             }
         } else if flags.puny2idn && is_ascii_name(host) {
-            idn_to_unicode(host)?.into_bytes()
+            idn_to_unicode(host)?.into_bytes().into()
         } else {
-            host.as_bytes().to_vec()
+            host.as_bytes().into()
         };
         if !flags.no_guess_scheme || !self.guessed_scheme {
             out.extend_from_slice(scheme.as_bytes());

@@ -407,6 +407,15 @@ impl fmt::Display for HeadError {
     }
 }
 
+/// Where a line [`LineBuf::feed_at`] completed is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineAt {
+    /// The first N bytes of the input.
+    Input(usize),
+    /// N bytes in the buffer ([`LineBuf::held`]): the line was split across reads.
+    Held(usize),
+}
+
 /// Bounded accumulator that cuts received bytes into header lines ending in LF (a lone CR does
 /// not end a line). Lines are returned with their line ending, as curl passes them to the header
 /// callback. It also counts the bytes of all lines returned since [`LineBuf::clear`] against the
@@ -453,6 +462,20 @@ impl LineBuf {
     /// split, else from the buffer). `(input.len(), None)` means everything was buffered as a
     /// partial line. Bytes after the returned line are not consumed.
     pub fn feed<'a>(&'a mut self, input: &'a [u8]) -> Result<(usize, Option<&'a [u8]>), HeadError> {
+        let (used, at) = self.feed_at(input)?;
+        Ok((
+            used,
+            at.map(|at| match at {
+                LineAt::Input(n) => &input[..n],
+                LineAt::Held(n) => &self.buf[..n],
+            }),
+        ))
+    }
+
+    /// [`LineBuf::feed`], saying where the line is rather than borrowing it, so that a caller
+    /// can use a line taken straight from `input` while it changes what holds this buffer
+    /// (no copy of the line; a held one is [`LineBuf::held`]).
+    pub fn feed_at(&mut self, input: &[u8]) -> Result<(usize, Option<LineAt>), HeadError> {
         if self.emitted {
             self.emitted = false;
             self.len = 0;
@@ -477,13 +500,22 @@ impl LineBuf {
             });
         }
         if self.len == 0 {
-            return Ok((take, Some(&input[..take])));
+            return Ok((take, Some(LineAt::Input(take))));
         }
         self.buf.truncate(self.len);
         self.buf.extend_from_slice(&input[..take]);
         self.len = line_len;
         self.emitted = true;
-        Ok((take, Some(&self.buf[..line_len])))
+        Ok((take, Some(LineAt::Held(line_len))))
+    }
+
+    /// The line [`LineBuf::feed_at`] returned as [`LineAt::Held`].
+    pub fn held(&self) -> &[u8] {
+        if self.emitted {
+            &self.buf[..self.len]
+        } else {
+            &[]
+        }
     }
 
     /// Bytes of a partial line held.
