@@ -410,6 +410,9 @@ pub(crate) struct Transfer {
     h2_sid: u32,
     /// Id of the connection this transfer sets up, known to the pool as pending.
     pending_conn: Option<i64>,
+    /// The host a `--connect-to` rule or alt-svc sends a direct connection to instead of
+    /// the URL's: curl names the connection after it ("Connected to", "left intact").
+    conn_to_host: Option<String>,
     /// Makes the transfer runnable (set by the multi): h2 wakes it when frames for its
     /// stream arrive, the pool when a connection it waits for is settled.
     pub(crate) waker: std::task::Waker,
@@ -498,6 +501,7 @@ impl Transfer {
             h2conn: None,
             h2_sid: 1,
             pending_conn: None,
+            conn_to_host: None,
             waker: std::task::Waker::noop().clone(),
             conn_dest: None,
             header_count: 0,
@@ -1080,6 +1084,9 @@ impl Transfer {
             for entry in self.opts.resolve.clone() {
                 match dns::parse_resolve(&entry) {
                     Ok(Some((host, port, addrs))) if !addrs.is_empty() => {
+                        if self.opts.verbose {
+                            self.resolve_notes(cx, &entry, &host, port);
+                        }
                         cx.resolver.insert(&host, port, addrs, cx.now);
                     }
                     Ok(_) => {}
@@ -1188,6 +1195,13 @@ impl Transfer {
                     .unwrap_or_else(|| (host.clone(), port)),
             },
         };
+        self.conn_to_host = (self.preproxy.is_none() && self.proxy.is_none() && conn_host != host)
+            .then(|| {
+                conn_host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_string()
+            });
         let route = match &self.opts.unix_socket_path {
             Some(p) => format!(
                 "unix:{}{}",
@@ -1281,9 +1295,10 @@ impl Transfer {
                     };
                     self.conn_reused = true;
                     self.info.conn_id = id;
-                    self.info.primary_ip = remote;
+                    self.set_peer(remote);
                     self.info.local_addr = local;
                     self.h2conn = Some(s);
+                    let chost = chost.trim_start_matches('[').trim_end_matches(']');
                     self.verbose(&format!(
                         "Re-using existing {scheme}: connection with host {chost}"
                     ));
@@ -1305,11 +1320,11 @@ impl Transfer {
                 c.sock_id = connect::next_sock_id();
                 self.conn_reused = true;
                 self.info.conn_id = c.id;
-                self.info.primary_ip = c.remote;
+                self.set_peer(c.remote);
                 self.info.local_addr = c.local;
                 let msg = format!(
                     "Re-using existing {scheme}: connection with host {}",
-                    c.host
+                    c.host.trim_start_matches('[').trim_end_matches(']')
                 );
                 self.conn = Some(c);
                 self.verbose(&msg);
@@ -1476,7 +1491,6 @@ impl Transfer {
                         self.verbose(&msg);
                     }
                     Err(e) => {
-                        self.verbose("closing connection #-1");
                         return Err(Error::new(
                             Code::ReadError,
                             format!(".netrc error: {}", e.message()),
@@ -1654,6 +1668,7 @@ impl Transfer {
             unreachable!()
         };
         let host = host.clone();
+        let he_port = he.port();
         let r = he.poll(cx.now, &self.opts, &mut self.notes);
         let next = he.next_deadline();
         self.flush_notes();
@@ -1668,13 +1683,21 @@ impl Transfer {
                 self.connected(cx, Stream::Tcp(s), Some(addr), key, host, port)?;
                 Ok(true)
             }
-            ConnectPoll::Failed(e)
+            // curl names the host and port it tried: a `--connect-to` destination, an IPv6
+            // address without brackets.
+            ConnectPoll::Failed(e) => {
+                let name = self.conn_to_host.as_deref().unwrap_or(&host);
+                let name = name.trim_start_matches('[').trim_end_matches(']');
+                let port = he_port.unwrap_or(port);
+                let ms = self.elapsed_ms(cx.now);
                 if e.get_ref()
-                    .is_some_and(|i| i.is::<connect::SockoptRefused>()) =>
-            {
-                Err(sockopt_refused(&host, port, self.elapsed_ms(cx.now)))
+                    .is_some_and(|i| i.is::<connect::SockoptRefused>())
+                {
+                    Err(sockopt_refused(name, port, ms))
+                } else {
+                    Err(connect_failed(name, port, ms))
+                }
             }
-            ConnectPoll::Failed(_) => Err(connect_failed(&host, port, self.elapsed_ms(cx.now))),
         }
     }
 
@@ -1705,7 +1728,7 @@ impl Transfer {
         }
         self.timers.clear(TimerId::HappyEyeballs);
         self.info.num_connects += 1;
-        self.info.primary_ip = remote;
+        self.set_peer(remote);
         self.info.local_addr = local;
         self.info.conn_id = id;
         self.info.time_connect = cx.now.duration_since(self.started);
@@ -1809,11 +1832,17 @@ impl Transfer {
                 .remote
                 .map(|a| a.ip().to_string())
                 .unwrap_or_else(|| "".into());
+            let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
+            let host = host.trim_start_matches('[').trim_end_matches(']');
             let msg = match (&self.opts.unix_socket_path, self.socks_unix_path()) {
-                (Some(p), _) => format!("Connected to {} ({p}) port {}", c.host, c.port),
+                (Some(p), _) => format!("Connected to {host} ({p}) port {}", c.port),
                 // curl's peer of a Unix socket has the path for address and no port.
-                (None, Some(p)) => format!("Connected to {} ({p}) port 0", c.host),
-                (None, None) => format!("Connected to {} ({ip}) port {}", c.host, c.port),
+                (None, Some(p)) => format!("Connected to {host} ({p}) port 0"),
+                // The port connected to, which a `--connect-to` rule may have changed.
+                (None, None) => {
+                    let port = c.remote.map_or(c.port, |a| a.port());
+                    format!("Connected to {host} ({ip}) port {port}")
+                }
             };
             self.verbose(&msg);
         }
@@ -2575,6 +2604,19 @@ impl Transfer {
     }
 
     /// The Unix socket of the SOCKS proxy, when it is one (`localhost/path`).
+    /// The connection's peer: its address, or for a Unix socket its path.
+    fn set_peer(&mut self, remote: Option<SocketAddr>) {
+        self.info.primary_ip = remote;
+        self.info.unix_peer = match remote {
+            Some(_) => None,
+            None => self
+                .opts
+                .unix_socket_path
+                .clone()
+                .or_else(|| self.socks_unix_path()),
+        };
+    }
+
     fn socks_unix_path(&self) -> Option<String> {
         self.socks_proxy()
             .and_then(|p| p.unix_path())
@@ -4428,7 +4470,9 @@ impl Transfer {
                 cx.pool.unshare(&s);
             } else if s.users() == 1 {
                 c.idle_since = cx.now;
-                let msg = format!("Connection #{} to host {} left intact", c.id, c.host);
+                let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
+                let host = host.trim_start_matches('[').trim_end_matches(']');
+                let msg = format!("Connection #{} to host {host} left intact", c.id);
                 drop(c);
                 self.verbose(&msg);
                 cx.pool.trim_shared();
@@ -4443,7 +4487,9 @@ impl Transfer {
             if reusable {
                 let mut c = c;
                 c.http10 = self.resp.version == HttpVersion::V1_0;
-                let msg = format!("Connection #{} to host {} left intact", c.id, c.host);
+                let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
+                let host = host.trim_start_matches('[').trim_end_matches(']');
+                let msg = format!("Connection #{} to host {host} left intact", c.id);
                 self.verbose(&msg);
                 if let Some(old) = cx.pool.put(c, cx.now) {
                     drop(old);
@@ -4578,6 +4624,12 @@ impl Transfer {
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>, r: Result<()>) {
+        let closing = r.as_ref().err().and_then(|e| self.closing_note(e.code));
+        self.finish_noting(cx, r, closing);
+    }
+
+    /// `finish` with the note on the connection given up, if any, after the error.
+    fn finish_noting(&mut self, cx: &mut Cx<'_>, r: Result<()>, closing: Option<String>) {
         // A URL or protocol refused at the start: curl never calls the progress callback.
         let refused_at_init = r.is_err() && matches!(self.state, State::Init);
         if r.is_err() {
@@ -4607,6 +4659,9 @@ impl Transfer {
         if let Err(e) = &r {
             if self.opts.verbose {
                 self.verbose(e.message());
+                if let Some(note) = closing {
+                    self.verbose(&note);
+                }
             }
         }
         self.result = Some(r);
@@ -4621,6 +4676,72 @@ impl Transfer {
         }
     }
 
+    /// curl's notes on a `--resolve` entry going into the DNS cache (`Curl_loadhostpairs`):
+    /// the entry it replaces, and the addresses as written.
+    fn resolve_notes(&mut self, cx: &mut Cx<'_>, entry: &str, host: &str, port: u16) {
+        if cx.resolver.cached(host, port, None, cx.now).is_some() {
+            self.verbose(&format!("RESOLVE {host}:{port} - old addresses discarded"));
+        }
+        let (e, non_permanent) = match entry.strip_prefix('+') {
+            Some(e) => (e, true),
+            None => (entry, false),
+        };
+        // Past the host (bracketed or not) and the port: the addresses.
+        let skip = if e.starts_with('[') {
+            host.len() + 2
+        } else {
+            host.len()
+        };
+        let addresses = e
+            .get(skip + 1..)
+            .and_then(|r| r.split_once(':'))
+            .map_or("", |(_, a)| a);
+        let tail = if non_permanent {
+            " (non-permanent)"
+        } else {
+            ""
+        };
+        self.verbose(&format!(
+            "Added {host}:{port}:{addresses} to DNS cache{tail}"
+        ));
+    }
+
+    /// What curl's `Curl_conn_terminate` says of the connection a transfer failing with
+    /// `code` gives up: a premature end closes it, "#-1" before it had an id (the URL or the
+    /// options refused); a failed name lookup and an empty reply end it the regular way,
+    /// "shutting down". None when the transfer holds no connection (it was handed back, or
+    /// an HTTP/2 connection stays open for other streams).
+    fn closing_note(&self, code: Code) -> Option<String> {
+        let id = self.info.conn_id;
+        let how = match self.state {
+            // A Unix socket connects at once: its id is known when that fails.
+            State::Init => {
+                return Some(format!(
+                    "closing connection #{}",
+                    self.pending_conn.unwrap_or(-1)
+                ))
+            }
+            State::Resolving { .. } if code != Code::OperationTimedout => "shutting down",
+            State::Resolving { .. }
+            | State::Connecting { .. }
+            | State::TlsConnect { .. }
+            | State::Tunnel
+            | State::TunnelSkip
+            | State::SocksResolving { .. }
+            | State::Socks
+            | State::HaProxy => "closing",
+            State::Send | State::Recv if self.conn.is_some() => {
+                if code == Code::GotNothing {
+                    "shutting down"
+                } else {
+                    "closing"
+                }
+            }
+            _ => return None,
+        };
+        Some(format!("{how} connection #{id}"))
+    }
+
     /// Take everything back out (the multi dropped the transfer).
     pub fn abort(&mut self, cx: &mut Cx<'_>) {
         self.abort_with(cx, Error::new(Code::AbortedByCallback, "Transfer removed"));
@@ -4629,7 +4750,7 @@ impl Transfer {
     /// End the transfer now with `e`, if it is still running.
     pub fn abort_with(&mut self, cx: &mut Cx<'_>, e: Error) {
         if !self.is_done() {
-            self.finish(cx, Err(e));
+            self.finish_noting(cx, Err(e), None);
         }
     }
 }
