@@ -1294,7 +1294,7 @@ impl Transfer {
                         (c.id, c.remote, c.local, c.host.clone())
                     };
                     self.conn_reused = true;
-                    self.info.conn_id = id;
+                    self.set_conn_id(id);
                     self.set_peer(remote);
                     self.info.local_addr = local;
                     self.h2conn = Some(s);
@@ -1319,7 +1319,7 @@ impl Transfer {
                 // multi register the socket again.
                 c.sock_id = connect::next_sock_id();
                 self.conn_reused = true;
-                self.info.conn_id = c.id;
+                self.set_conn_id(c.id);
                 self.set_peer(c.remote);
                 self.info.local_addr = c.local;
                 let msg = format!(
@@ -1362,7 +1362,7 @@ impl Transfer {
         self.pending_conn = Some(id);
         // The id is the connection's from its first attempt on, as curl reports it for a
         // transfer whose connect failed.
-        self.info.conn_id = id;
+        self.set_conn_id(id);
         if let Some(ct) = self.opts.connect_timeout {
             self.timers.set(TimerId::ConnectTimeout, cx.now + ct);
         }
@@ -1730,7 +1730,7 @@ impl Transfer {
         self.info.num_connects += 1;
         self.set_peer(remote);
         self.info.local_addr = local;
-        self.info.conn_id = id;
+        self.set_conn_id(id);
         self.info.time_connect = cx.now.duration_since(self.started);
         self.info.time_appconnect = Duration::ZERO;
         self.haproxy = None;
@@ -2604,6 +2604,14 @@ impl Transfer {
     }
 
     /// The Unix socket of the SOCKS proxy, when it is one (`localhost/path`).
+    /// The connection the transfer uses from now on; the debug callback learns it too.
+    fn set_conn_id(&mut self, id: i64) {
+        self.info.conn_id = id;
+        if self.opts.verbose {
+            self.handler.debug_ids(self.info.xfer_id, id);
+        }
+    }
+
     /// The connection's peer: its address, or for a Unix socket its path.
     fn set_peer(&mut self, remote: Option<SocketAddr>) {
         self.info.primary_ip = remote;
