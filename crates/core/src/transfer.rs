@@ -2694,6 +2694,9 @@ impl Transfer {
             None => {
                 let job = cx.resolver.start(&host, port);
                 self.state = State::SocksResolving { job };
+                if self.socks_version() == crate::proto::socks::Version::Socks4 {
+                    self.verbose(&format!("SOCKS4 non-blocking resolve of {host}"));
+                }
                 Ok(None)
             }
         }
