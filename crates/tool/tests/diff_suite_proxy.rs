@@ -507,6 +507,25 @@ fn connect_to_other_host_keeps_absolute_form() {
 
 // ---- SOCKS5 method replies --------------------------------------------------------------
 
+/// A SOCKS5 "proxy" that reads the greeting, waits, answers `reply` and closes. The wait
+/// matters: curl 8.14.1 only takes the GSS-API path when the answer is there as soon as it
+/// sent the greeting (its `allow_gssapi` is set in that same call only); read later, an
+/// answer picking GSS-API gets "per-message authentication is not supported". An answer
+/// written at once made the reference take either path, as the scheduler had it.
+fn slow_socks_reply(reply: Vec<u8>) -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = l.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            let mut b = [0u8; 64];
+            let _ = c.read(&mut b);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let _ = c.write_all(&reply);
+        }
+    });
+    port
+}
+
 /// A SOCKS5 proxy picking GSS-API, or a method curl does not know: curl 8.14.1's messages.
 #[test]
 fn socks5_unusable_method_replies() {
@@ -516,8 +535,7 @@ fn socks5_unusable_method_replies() {
         ("none_acceptable", 0xff),
     ] {
         for basic in [false, true] {
-            let socks = SocksServer::start(SocksMode::Raw(vec![5, method]));
-            let proxy = format!("socks5://127.0.0.1:{}", socks.port());
+            let proxy = format!("socks5://127.0.0.1:{}", slow_socks_reply(vec![5, method]));
             let mut args = vec!["-sS", "-x", &proxy, "{url}/m"];
             if basic {
                 args.push("--socks5-basic");
