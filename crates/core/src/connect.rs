@@ -280,6 +280,14 @@ impl HappyEyeballs {
     }
 
     /// When the second family is due to start, if it has not started.
+    /// The port the attempts go to (curl names it when they all failed).
+    pub fn port(&self) -> Option<u16> {
+        self.families
+            .iter()
+            .find_map(|f| f.addrs.first())
+            .map(SocketAddr::port)
+    }
+
     pub fn next_deadline(&self) -> Option<Instant> {
         if self.families[1].started {
             None

@@ -87,6 +87,9 @@ pub struct Info {
     pub referer: Option<String>,
     pub primary_ip: Option<SocketAddr>,
     pub local_addr: Option<SocketAddr>,
+    /// The Unix socket a connection went to (`--unix-socket`, a SOCKS proxy's path): curl
+    /// gives it as the remote address, with both ports 0.
+    pub unix_peer: Option<String>,
     pub num_connects: u32,
     pub redirect_count: u32,
     pub size_download: u64,

@@ -261,6 +261,9 @@ impl Multi {
         let mut t = Transfer::new(opts, handler, now);
         t.info.xfer_id = self.next_xfer_id;
         self.next_xfer_id += 1;
+        if t.opts.verbose {
+            t.handler.debug_ids(t.info.xfer_id, -1);
+        }
         let slot = match self.free.pop() {
             Some(i) => i,
             None => {

@@ -94,6 +94,10 @@ pub trait Handler: Send {
     }
     /// Verbose and trace output (`CURLOPT_DEBUGFUNCTION`); only called when `verbose` is set.
     fn debug(&mut self, _kind: InfoType, _data: &[u8]) {}
+    /// The transfer's id and its connection's (-1 before it has one) for the `debug` calls
+    /// that follow: what curl's debug callback reads with `CURLINFO_XFER_ID` and
+    /// `CURLINFO_CONN_ID`. Called when either changes, only when `verbose` is set.
+    fn debug_ids(&mut self, _xfer_id: i64, _conn_id: i64) {}
     /// Progress (`CURLOPT_XFERINFOFUNCTION`); return false to abort the transfer.
     fn progress(&mut self, _dltotal: u64, _dlnow: u64, _ultotal: u64, _ulnow: u64) -> bool {
         true

@@ -427,6 +427,9 @@ pub(crate) struct Transfer {
     h2_sid: u32,
     /// Id of the connection this transfer sets up, known to the pool as pending.
     pending_conn: Option<i64>,
+    /// The host a `--connect-to` rule or alt-svc sends a direct connection to instead of
+    /// the URL's: curl names the connection after it ("Connected to", "left intact").
+    conn_to_host: Option<String>,
     /// Makes the transfer runnable (set by the multi): h2 wakes it when frames for its
     /// stream arrive, the pool when a connection it waits for is settled.
     pub(crate) waker: std::task::Waker,
@@ -516,6 +519,7 @@ impl Transfer {
             h2conn: None,
             h2_sid: 1,
             pending_conn: None,
+            conn_to_host: None,
             waker: std::task::Waker::noop().clone(),
             conn_dest: None,
             header_count: 0,
@@ -1226,6 +1230,13 @@ impl Transfer {
                     .unwrap_or_else(|| (host.clone(), port)),
             },
         };
+        self.conn_to_host = (self.preproxy.is_none() && self.proxy.is_none() && conn_host != host)
+            .then(|| {
+                conn_host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_string()
+            });
         // scheme://host:port/route[/tls-hash], written into one buffer of the right size.
         let unix = self.opts.unix_socket_path.as_deref();
         let mut key =
@@ -1322,10 +1333,11 @@ impl Transfer {
                         (c.id, c.remote, c.local, c.host.clone())
                     };
                     self.conn_reused = true;
-                    self.info.conn_id = id;
-                    self.info.primary_ip = remote;
+                    self.set_conn_id(id);
+                    self.set_peer(remote);
                     self.info.local_addr = local;
                     self.h2conn = Some(s);
+                    let chost = chost.trim_start_matches('[').trim_end_matches(']');
                     self.verbose(&format!(
                         "Re-using existing {scheme}: connection with host {chost}"
                     ));
@@ -1353,12 +1365,12 @@ impl Transfer {
                 // multi register the socket again.
                 c.sock_id = connect::next_sock_id();
                 self.conn_reused = true;
-                self.info.conn_id = c.id;
-                self.info.primary_ip = c.remote;
+                self.set_conn_id(c.id);
+                self.set_peer(c.remote);
                 self.info.local_addr = c.local;
                 let msg = format!(
                     "Re-using existing {scheme}: connection with host {}",
-                    c.host
+                    c.host.trim_start_matches('[').trim_end_matches(']')
                 );
                 self.conn = Some(c);
                 self.verbose(&msg);
@@ -1396,7 +1408,7 @@ impl Transfer {
         self.pending_conn = Some(id);
         // The id is the connection's from its first attempt on, as curl reports it for a
         // transfer whose connect failed.
-        self.info.conn_id = id;
+        self.set_conn_id(id);
         if let Some(ct) = self.opts.connect_timeout {
             self.timers.set(TimerId::ConnectTimeout, cx.now + ct);
         }
@@ -1533,7 +1545,6 @@ impl Transfer {
                         self.verbose(&msg);
                     }
                     Err(e) => {
-                        self.verbose("closing connection #-1");
                         return Err(Error::new(
                             Code::ReadError,
                             format!(".netrc error: {}", e.message()),
@@ -1719,6 +1730,7 @@ impl Transfer {
             unreachable!()
         };
         let host = host.clone();
+        let he_port = he.port();
         let r = he.poll(cx.now, &self.opts, &mut self.notes);
         let next = he.next_deadline();
         self.flush_notes();
@@ -1733,18 +1745,23 @@ impl Transfer {
                 self.connected(cx, Stream::Tcp(s), Some(addr), key, host, port)?;
                 Ok(true)
             }
-            ConnectPoll::Failed(e)
+            // curl names the host and port it tried: a `--connect-to` destination, an IPv6
+            // address without brackets.
+            ConnectPoll::Failed(e) => {
+                let name = self.conn_to_host.as_deref().unwrap_or(&host);
+                let name = name.trim_start_matches('[').trim_end_matches(']');
+                let port = he_port.unwrap_or(port);
+                let ms = self.elapsed_ms(cx.now);
                 if e.get_ref()
-                    .is_some_and(|i| i.is::<connect::SockoptRefused>()) =>
-            {
-                Err(sockopt_refused(&host, port, self.elapsed_ms(cx.now)))
+                    .is_some_and(|i| i.is::<connect::SockoptRefused>())
+                {
+                    Err(sockopt_refused(name, port, ms))
+                } else if e.get_ref().is_some_and(|i| i.is::<connect::BindFailed>()) {
+                    Err(Error::new(Code::InterfaceFailed, e.to_string()))
+                } else {
+                    Err(connect_failed(name, port, ms))
+                }
             }
-            ConnectPoll::Failed(e)
-                if e.get_ref().is_some_and(|i| i.is::<connect::BindFailed>()) =>
-            {
-                Err(Error::new(Code::InterfaceFailed, e.to_string()))
-            }
-            ConnectPoll::Failed(_) => Err(connect_failed(&host, port, self.elapsed_ms(cx.now))),
         }
     }
 
@@ -1775,9 +1792,9 @@ impl Transfer {
         }
         self.timers.clear(TimerId::HappyEyeballs);
         self.info.num_connects += 1;
-        self.info.primary_ip = remote;
+        self.set_peer(remote);
         self.info.local_addr = local;
-        self.info.conn_id = id;
+        self.set_conn_id(id);
         self.info.time_connect = cx.now.duration_since(self.started);
         self.info.time_appconnect = Duration::ZERO;
         self.haproxy = None;
@@ -1879,11 +1896,17 @@ impl Transfer {
                 .remote
                 .map(|a| a.ip().to_string())
                 .unwrap_or_else(|| "".into());
+            let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
+            let host = host.trim_start_matches('[').trim_end_matches(']');
             let msg = match (&self.opts.unix_socket_path, self.socks_unix_path()) {
-                (Some(p), _) => format!("Connected to {} ({p}) port {}", c.host, c.port),
+                (Some(p), _) => format!("Connected to {host} ({p}) port {}", c.port),
                 // curl's peer of a Unix socket has the path for address and no port.
-                (None, Some(p)) => format!("Connected to {} ({p}) port 0", c.host),
-                (None, None) => format!("Connected to {} ({ip}) port {}", c.host, c.port),
+                (None, Some(p)) => format!("Connected to {host} ({p}) port 0"),
+                // The port connected to, which a `--connect-to` rule may have changed.
+                (None, None) => {
+                    let port = c.remote.map_or(c.port, |a| a.port());
+                    format!("Connected to {host} ({ip}) port {port}")
+                }
             };
             self.verbose(&msg);
         }
@@ -2645,6 +2668,27 @@ impl Transfer {
     }
 
     /// The Unix socket of the SOCKS proxy, when it is one (`localhost/path`).
+    /// The connection the transfer uses from now on; the debug callback learns it too.
+    fn set_conn_id(&mut self, id: i64) {
+        self.info.conn_id = id;
+        if self.opts.verbose {
+            self.handler.debug_ids(self.info.xfer_id, id);
+        }
+    }
+
+    /// The connection's peer: its address, or for a Unix socket its path.
+    fn set_peer(&mut self, remote: Option<SocketAddr>) {
+        self.info.primary_ip = remote;
+        self.info.unix_peer = match remote {
+            Some(_) => None,
+            None => self
+                .opts
+                .unix_socket_path
+                .clone()
+                .or_else(|| self.socks_unix_path()),
+        };
+    }
+
     fn socks_unix_path(&self) -> Option<String> {
         self.socks_proxy()
             .and_then(|p| p.unix_path())
@@ -2714,6 +2758,9 @@ impl Transfer {
             None => {
                 let job = cx.resolver.start(&host, port);
                 self.state = State::SocksResolving { job };
+                if self.socks_version() == crate::proto::socks::Version::Socks4 {
+                    self.verbose(&format!("SOCKS4 non-blocking resolve of {host}"));
+                }
                 Ok(None)
             }
         }
@@ -4586,7 +4633,9 @@ impl Transfer {
                 cx.pool.unshare(&s);
             } else if s.users() == 1 {
                 c.idle_since = cx.now;
-                let msg = format!("Connection #{} to host {} left intact", c.id, c.host);
+                let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
+                let host = host.trim_start_matches('[').trim_end_matches(']');
+                let msg = format!("Connection #{} to host {host} left intact", c.id);
                 drop(c);
                 self.verbose(&msg);
                 cx.pool.trim_shared();
@@ -4601,7 +4650,9 @@ impl Transfer {
             if reusable {
                 let mut c = c;
                 c.http10 = self.resp.version == HttpVersion::V1_0;
-                let msg = format!("Connection #{} to host {} left intact", c.id, c.host);
+                let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
+                let host = host.trim_start_matches('[').trim_end_matches(']');
+                let msg = format!("Connection #{} to host {host} left intact", c.id);
                 self.verbose(&msg);
                 if let Some(old) = cx.pool.put(c, cx.now) {
                     drop(old);
@@ -4736,6 +4787,12 @@ impl Transfer {
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>, r: Result<()>) {
+        let closing = r.as_ref().err().and_then(|e| self.closing_note(e.code));
+        self.finish_noting(cx, r, closing);
+    }
+
+    /// `finish` with the note on the connection given up, if any, after the error.
+    fn finish_noting(&mut self, cx: &mut Cx<'_>, r: Result<()>, closing: Option<String>) {
         // A URL or protocol refused at the start: curl never calls the progress callback.
         let refused_at_init = r.is_err() && matches!(self.state, State::Init);
         if r.is_err() {
@@ -4765,6 +4822,9 @@ impl Transfer {
         if let Err(e) = &r {
             if self.opts.verbose {
                 self.verbose(e.message());
+                if let Some(note) = closing {
+                    self.verbose(&note);
+                }
             }
         }
         self.result = Some(r);
@@ -4779,6 +4839,42 @@ impl Transfer {
         }
     }
 
+    /// What curl's `Curl_conn_terminate` says of the connection a transfer failing with
+    /// `code` gives up: a premature end closes it, "#-1" before it had an id (the URL or the
+    /// options refused); a failed name lookup and an empty reply end it the regular way,
+    /// "shutting down". None when the transfer holds no connection (it was handed back, or
+    /// an HTTP/2 connection stays open for other streams).
+    fn closing_note(&self, code: Code) -> Option<String> {
+        let id = self.info.conn_id;
+        let how = match self.state {
+            // A Unix socket connects at once: its id is known when that fails.
+            State::Init => {
+                return Some(format!(
+                    "closing connection #{}",
+                    self.pending_conn.unwrap_or(-1)
+                ))
+            }
+            State::Resolving { .. } if code != Code::OperationTimedout => "shutting down",
+            State::Resolving { .. }
+            | State::Connecting { .. }
+            | State::TlsConnect { .. }
+            | State::Tunnel
+            | State::TunnelSkip
+            | State::SocksResolving { .. }
+            | State::Socks
+            | State::HaProxy => "closing",
+            State::Send | State::Recv if self.conn.is_some() => {
+                if code == Code::GotNothing {
+                    "shutting down"
+                } else {
+                    "closing"
+                }
+            }
+            _ => return None,
+        };
+        Some(format!("{how} connection #{id}"))
+    }
+
     /// Take everything back out (the multi dropped the transfer).
     pub fn abort(&mut self, cx: &mut Cx<'_>) {
         self.abort_with(cx, Error::new(Code::AbortedByCallback, "Transfer removed"));
@@ -4787,7 +4883,7 @@ impl Transfer {
     /// End the transfer now with `e`, if it is still running.
     pub fn abort_with(&mut self, cx: &mut Cx<'_>, e: Error) {
         if !self.is_done() {
-            self.finish(cx, Err(e));
+            self.finish_noting(cx, Err(e), None);
         }
     }
 }

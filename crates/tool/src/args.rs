@@ -2270,6 +2270,8 @@ pub struct Global {
     pub verbose: u32,
     pub trace: Option<(String, bool)>,
     pub trace_time: bool,
+    /// `--trace-ids`: each trace line starts with the transfer's and connection's ids.
+    pub trace_ids: bool,
     pub stderr: Option<String>,
     pub no_progress: bool,
     pub progress_bar: bool,
@@ -2435,6 +2437,8 @@ struct Parser {
     vars: crate::var::Vars,
     /// The option as typed (`-F`, `--form`), for messages that name it so.
     typed: String,
+    /// Options taken so far from the argument being read (curl's `verbose_nopts`).
+    nopts: u32,
 }
 
 impl Parser {
@@ -2453,6 +2457,7 @@ impl Parser {
                 config_help: Vec::new(),
             },
             typed: String::new(),
+            nopts: 0,
             vars: crate::var::Vars::default(),
         }
     }
@@ -2633,14 +2638,40 @@ impl Parser {
             // curl keeps one trace type: -v (plain, to stderr), --trace or --trace-ascii; the
             // last one given wins, with a warning.
             "verbose" if on => {
-                if self.cfg.global.trace.take().is_some() {
-                    self.warn("-v, --verbose overrides an earlier trace option");
+                // curl's parse_verbose: the first `v` of an argument starts again from
+                // plain `-v` (ids and times off); each further one in the same argument
+                // (`-vv`) adds ids and times, then an ASCII trace to stderr.
+                let g = &mut self.cfg.global;
+                if self.nopts == 0 {
+                    g.verbose = 0;
+                    g.trace_ids = false;
+                    g.trace_time = false;
                 }
-                self.cfg.global.verbose += 1;
+                match g.verbose {
+                    0 => {
+                        if g.trace.take().is_some() {
+                            self.warn("-v, --verbose overrides an earlier trace option");
+                        }
+                        self.cfg.global.verbose = 1;
+                    }
+                    1 => {
+                        g.verbose = 2;
+                        g.trace_ids = true;
+                        g.trace_time = true;
+                    }
+                    2 => {
+                        g.verbose = 3;
+                        g.trace = Some(("%".to_string(), true));
+                    }
+                    3 => g.verbose = 4,
+                    _ => {}
+                }
             }
             "verbose" => {
                 self.cfg.global.verbose = 0;
                 self.cfg.global.trace = None;
+                self.cfg.global.trace_ids = false;
+                self.cfg.global.trace_time = false;
             }
             "trace" | "trace-ascii" => {
                 let ascii = name == "trace-ascii";
@@ -2657,6 +2688,27 @@ impl Parser {
                 self.cfg.global.trace = Some((a(), ascii));
             }
             "trace-time" => self.cfg.global.trace_time = on,
+            "trace-ids" => self.cfg.global.trace_ids = on,
+            // Of curl's trace configuration the tool's own ids and times apply; libcurl's
+            // internal trace categories are accepted and not written.
+            "trace-config" => {
+                for token in a().split(',') {
+                    let (on, name) = match token.as_bytes().first() {
+                        Some(b'-') => (false, &token[1..]),
+                        Some(b'+') => (true, &token[1..]),
+                        _ => (true, token),
+                    };
+                    let g = &mut self.cfg.global;
+                    if name.eq_ignore_ascii_case("all") {
+                        g.trace_ids = on;
+                        g.trace_time = on;
+                    } else if name.eq_ignore_ascii_case("ids") {
+                        g.trace_ids = on;
+                    } else if name.eq_ignore_ascii_case("time") {
+                        g.trace_time = on;
+                    }
+                }
+            }
             "stderr" => {
                 set_msg_file(&a());
                 self.cfg.global.stderr = Some(a());
@@ -3208,9 +3260,8 @@ impl Parser {
             | "tftp-no-options"
             | "use-ascii" => {}
             // Accepted, not applied: the terminal styling of header names, Linux TCP Fast
-            // Open and MPTCP (the kernel falls back to plain TCP the same way), and the
-            // extra tracing of `--trace-ids`/`--trace-config`.
-            "styled-output" | "tcp-fastopen" | "mptcp" | "trace-ids" | "trace-config" => {}
+            // Open and MPTCP (the kernel falls back to plain TCP the same way).
+            "styled-output" | "tcp-fastopen" | "mptcp" => {}
             "ftp-account"
             | "ftp-alternative-to-user"
             | "ftp-port"
@@ -3383,6 +3434,7 @@ impl Parser {
             None => None,
         };
         if let Some(long) = long {
+            self.nopts = 0;
             // --expand-OPTION: the argument goes through variable expansion.
             let (long, expand) = match long.strip_prefix("expand-") {
                 Some(l) if find_long(l).is_some_and(|o| o.kind == Kind::Arg) => (l, true),
@@ -3423,6 +3475,7 @@ impl Parser {
             return Ok(Got::UsedArg);
         }
         // A group of short options.
+        self.nopts = 0;
         let chars: Vec<char> = flag[1..].chars().collect();
         let mut k = 0;
         while k < chars.len() {
@@ -3463,6 +3516,7 @@ impl Parser {
                 return Ok(Got::UsedArg);
             }
             self.apply_typed(o, false, None)?;
+            self.nopts += 1;
         }
         Ok(Got::Done)
     }

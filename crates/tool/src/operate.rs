@@ -25,6 +25,21 @@ type Upload = (Box<dyn io::Read + Send>, Option<u64>, Option<PathBuf>);
 /// Where stderr output goes (`--stderr`).
 pub type ErrOut = Arc<Mutex<Box<dyn Write + Send>>>;
 
+/// The `--trace`/`--trace-ascii` file: curl creates it once, on first use, and every
+/// transfer of the run writes on after the ones before.
+fn trace_file(path: &str) -> Option<ErrOut> {
+    static OPEN: Mutex<Option<(String, ErrOut)>> = Mutex::new(None);
+    let mut open = OPEN.lock().ok()?;
+    if let Some((p, f)) = open.as_ref() {
+        if p == path {
+            return Some(Arc::clone(f));
+        }
+    }
+    let f: ErrOut = Arc::new(Mutex::new(Box::new(File::create(path).ok()?)));
+    *open = Some((path.to_string(), Arc::clone(&f)));
+    Some(f)
+}
+
 fn errout_write(e: &ErrOut, data: &[u8]) {
     if let Ok(mut w) = e.lock() {
         let _ = w.write_all(data);
@@ -225,6 +240,9 @@ struct Tracer {
     dest: ErrOut,
     mode: TraceMode,
     time: bool,
+    /// `--trace-ids`, and the transfer's and connection's ids now (-1: none yet).
+    ids: bool,
+    ids_now: (i64, i64),
     /// Data markers are shown unless the body goes to a terminal on stdout.
     show_data: bool,
 }
@@ -237,21 +255,30 @@ enum TraceMode {
 }
 
 impl Tracer {
+    /// What starts each trace line: the time (`--trace-time`), then `[XFER-CONN] `
+    /// (`--trace-ids`, `x` for a connection not known yet).
     fn stamp(&self) -> String {
-        if !self.time {
-            return String::new();
+        let mut out = String::new();
+        if self.time {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            let secs = now.as_secs() % 86400;
+            out = format!(
+                "{:02}:{:02}:{:02}.{:06} ",
+                secs / 3600,
+                (secs / 60) % 60,
+                secs % 60,
+                now.subsec_micros()
+            );
         }
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        let secs = now.as_secs() % 86400;
-        format!(
-            "{:02}:{:02}:{:02}.{:06} ",
-            secs / 3600,
-            (secs / 60) % 60,
-            secs % 60,
-            now.subsec_micros()
-        )
+        if self.ids && self.ids_now.0 >= 0 {
+            match self.ids_now {
+                (x, c) if c >= 0 => out.push_str(&format!("[{x}-{c}] ")),
+                (x, _) => out.push_str(&format!("[{x}-x] ")),
+            }
+        }
+        out
     }
 
     fn emit(&mut self, kind: InfoType, data: &[u8]) {
@@ -539,6 +566,11 @@ impl Handler for ToolHandler {
     fn debug(&mut self, kind: InfoType, data: &[u8]) {
         if let Some(t) = &mut self.tracer {
             t.emit(kind, data);
+        }
+    }
+    fn debug_ids(&mut self, xfer_id: i64, conn_id: i64) {
+        if let Some(t) = &mut self.tracer {
+            t.ids_now = (xfer_id, conn_id);
         }
     }
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
@@ -1834,10 +1866,7 @@ fn configure(
         } else if file == "%" {
             Arc::clone(errout)
         } else {
-            match File::create(file) {
-                Ok(f) => Arc::new(Mutex::new(Box::new(f))),
-                Err(_) => Arc::clone(errout),
-            }
+            trace_file(file).unwrap_or_else(|| Arc::clone(errout))
         };
         Some(Tracer {
             dest,
@@ -1847,6 +1876,8 @@ fn configure(
                 TraceMode::Hex
             },
             time: g.trace_time,
+            ids: g.trace_ids,
+            ids_now: (-1, -1),
             show_data: true,
         })
     } else if g.verbose > 0 {
@@ -1854,6 +1885,8 @@ fn configure(
             dest: Arc::clone(errout),
             mode: TraceMode::Verbose,
             time: g.trace_time,
+            ids: g.trace_ids,
+            ids_now: (-1, -1),
             show_data: !body_to_tty,
         })
     } else {

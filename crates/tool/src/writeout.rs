@@ -239,7 +239,12 @@ fn value(var: Var, ctx: &WriteoutContext) -> Option<Value> {
                 .map(|a| a.ip().to_string())
                 .unwrap_or_default(),
         )),
-        Var::LocalPort => long(info.local_addr.map_or(-1, |a| a.port().into())),
+        // A Unix socket has no ports: curl gives 0 for both.
+        Var::LocalPort => long(match (info.local_addr, &info.unix_peer) {
+            (Some(a), _) => a.port().into(),
+            (None, Some(_)) => 0,
+            (None, None) => -1,
+        }),
         Var::Method => string(Some(&info.effective_method)),
         Var::NumCerts => long(ctx.info.certinfo.len() as i64),
         Var::NumConnects => long(info.num_connects.into()),
@@ -250,12 +255,16 @@ fn value(var: Var, ctx: &WriteoutContext) -> Option<Value> {
         Var::ProxyUsed => long((ctx.proxy_used || info.used_proxy).into()),
         Var::RedirectUrl => string(info.redirect_url.as_deref()),
         Var::Referer => string(info.referer.as_deref()),
-        Var::RemoteIp => Value::Str(Some(
-            info.primary_ip
-                .map(|a| a.ip().to_string())
-                .unwrap_or_default(),
-        )),
-        Var::RemotePort => long(info.primary_ip.map_or(-1, |a| a.port().into())),
+        Var::RemoteIp => Value::Str(Some(match (info.primary_ip, &info.unix_peer) {
+            (Some(a), _) => a.ip().to_string(),
+            (None, Some(path)) => path.clone(),
+            (None, None) => String::new(),
+        })),
+        Var::RemotePort => long(match (info.primary_ip, &info.unix_peer) {
+            (Some(a), _) => a.port().into(),
+            (None, Some(_)) => 0,
+            (None, None) => -1,
+        }),
         Var::Scheme => string((!info.scheme.is_empty()).then_some(info.scheme.as_str())),
         Var::SizeDownload => Value::Offset(clamp(info.size_download)),
         Var::SizeHeader => long(clamp(info.header_size)),

@@ -366,6 +366,17 @@ fn verbose_socks4_name() {
     verbose_case("verbose_socks4_name", "socks4", "http://localhost:{port}/");
 }
 
+/// A name SOCKS4 must resolve and cannot: curl notes the lookup it starts, then names
+/// the proxy in the error.
+#[test]
+fn verbose_socks4_unresolvable_name() {
+    verbose_case(
+        "verbose_socks4_unresolvable_name",
+        "socks4",
+        "http://no-such-host.invalid/",
+    );
+}
+
 #[test]
 fn verbose_socks4_ip() {
     verbose_case("verbose_socks4_ip", "socks4", "{url}/");
