@@ -282,10 +282,25 @@ impl<K: KeySchedule> Records<K> {
             rx.resize(RX_CAPACITY, 0);
         }
         let tls13 = matches!(suite, SupportedCipherSuite::Tls13(_));
+        let mut enc = encrypter(suite, tx_secret.1)?;
+        if tx_secret.0 > 0 {
+            // aws-lc's GCM sealing keys take the first nonce they see as the start of a
+            // counter that must only grow. rustls' own encrypter for these keys started at
+            // sequence number 0 (TLS 1.2: the Finished message), so show ours that number
+            // first, and drop what it made: that record is never sent.
+            enc.encrypt(
+                OutboundPlainMessage {
+                    typ: ContentType::ApplicationData,
+                    version: ProtocolVersion::TLSv1_2,
+                    payload: OutboundChunks::Single(&[]),
+                },
+                0,
+            )?;
+        }
         Ok(Records {
             dec: decrypter(suite, rx_secret.1)?,
             rx_seq: rx_secret.0,
-            enc: encrypter(suite, tx_secret.1)?,
+            enc,
             tx_seq: tx_secret.0,
             tx_limit: confidentiality_limit(suite).min(SEQ_SOFT_LIMIT),
             keys,
@@ -1251,6 +1266,43 @@ mod tests {
             ),
             "{fail:?}"
         );
+    }
+
+    /// Our records as the peer reads them, for TLS 1.3 and 1.2, sequence numbers starting
+    /// where rustls' handshake left them (TLS 1.2: after the Finished message).
+    #[test]
+    fn sent_records_decrypt_with_the_peer_keys_from_any_start() {
+        use rustls::crypto::aws_lc_rs::cipher_suite as cs;
+        for (suite, first) in [
+            (cs::TLS13_AES_256_GCM_SHA384, 0),
+            (cs::TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, 1),
+            (cs::TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, 1),
+        ] {
+            let mk = |rx: u8, tx: u8| {
+                Records::new(
+                    FixedKeys::default(),
+                    suite,
+                    (first, fixed_secret(rx)),
+                    (first, fixed_secret(tx)),
+                    vec![0; RX_CAPACITY],
+                    0,
+                    0,
+                    Vec::new(),
+                )
+                .unwrap()
+            };
+            let mut us = mk(0, 100);
+            let mut peer = mk(100, 0);
+            let mut p = pipe(Vec::new(), 1, false);
+            let data = body(40_000);
+            for c in data.chunks(1000) {
+                assert_eq!(us.send(&mut p, c).unwrap(), c.len());
+            }
+            let mut q = pipe(std::mem::take(&mut p.written), 999, false);
+            let (got, fail) = drain(&mut peer, &mut q);
+            assert!(would_block(&fail), "{suite:?}: {fail:?}");
+            assert_eq!(got, data, "{suite:?}");
+        }
     }
 
     #[test]
