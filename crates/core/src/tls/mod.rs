@@ -22,6 +22,7 @@ pub mod certinfo {
     }
 }
 pub mod pin;
+pub mod record;
 mod rustls_backend;
 pub mod x509;
 

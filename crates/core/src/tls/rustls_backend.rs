@@ -6,15 +6,19 @@ use std::io::{self, Read, Write};
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::{ClientConnectionData, UnbufferedClientConnection};
 use rustls::client::{Resumption, WebPkiServerVerifier};
 use rustls::crypto::{CryptoProvider, SupportedKxGroup};
+use rustls::kernel::KernelConnection;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::unbuffered::{ConnectionState, EncodeError};
 use rustls::{
-    CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, OtherError,
-    RootCertStore, SignatureScheme, SupportedCipherSuite,
+    CertificateError, ClientConfig, DigitallySignedStruct, OtherError, RootCertStore,
+    SignatureScheme, SupportedCipherSuite,
 };
 
+use super::record::{self, Records};
 use super::x509::Cert;
 use super::{connect_error, Handshake, Io, TlsOptions, TlsVersion};
 use crate::error::{Code, Error};
@@ -456,18 +460,202 @@ pub(super) fn build_config(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<Clie
     };
     config.alpn_protocols = alpn.iter().map(|a| a.to_vec()).collect();
     config.key_log = Arc::new(rustls::KeyLogFile::new());
+    // The session takes the record layer over after the handshake (record.rs).
+    config.enable_secret_extraction = true;
     if !opts.session_cache {
         config.resumption = Resumption::disabled();
     }
     Ok(Arc::new(config))
 }
 
-/// A TLS session over a connection's socket.
+/// A TLS session over a connection's socket: rustls' unbuffered connection for the
+/// handshake, then our own record layer (`record.rs`) with rustls' `KernelConnection` keeping
+/// the key schedule, so received records are decrypted in place.
 pub struct Session {
-    conn: ClientConnection,
+    state: State,
     host: String,
-    /// The socket reached end of stream.
+    /// What the handshake settled, kept when rustls' connection is taken apart.
+    info: Info,
+}
+
+#[allow(clippy::large_enum_variant)]
+enum State {
+    Handshake(Box<Hs>),
+    Records(Box<Records<KernelConnection<ClientConnectionData>>>),
+    /// Between the two, or after a failed conversion.
+    Gone,
+}
+
+#[derive(Default)]
+struct Info {
+    alpn: Option<Vec<u8>>,
+    certs: Option<Vec<CertificateDer<'static>>>,
+    resumed: bool,
+    version: Option<rustls::ProtocolVersion>,
+    suite: Option<SupportedCipherSuite>,
+    group: Option<&'static dyn SupportedKxGroup>,
+}
+
+/// The handshake: rustls' unbuffered connection and the bytes it works in.
+struct Hs {
+    conn: UnbufferedClientConnection,
+    /// Received: `rx[start..end]` not yet discarded by rustls.
+    rx: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Records to send: `tx[tx_pos..]`.
+    tx: Vec<u8>,
+    tx_pos: usize,
+    /// Application data that came with the end of the handshake.
+    early: Vec<u8>,
     eof: bool,
+}
+
+/// Why a handshake step stopped.
+enum HsStop {
+    Want(Handshake),
+    Convert,
+    Tls(rustls::Error),
+    Io(io::Error),
+    Closed,
+}
+
+/// The receive buffer may grow during the handshake up to this (a handshake message is at
+/// most 64 KiB, in records).
+const HS_RX_MAX: usize = 4 * record::RX_CAPACITY;
+
+impl Hs {
+    fn flush(&mut self, io: &mut Io<'_>) -> io::Result<()> {
+        while self.tx_pos < self.tx.len() {
+            match io.write(&self.tx[self.tx_pos..]) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => self.tx_pos += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.tx.clear();
+        self.tx_pos = 0;
+        Ok(())
+    }
+
+    fn encode(
+        tx: &mut Vec<u8>,
+        enc: &mut rustls::unbuffered::EncodeTlsData<'_, ClientConnectionData>,
+    ) -> Result<(), rustls::Error> {
+        let used = tx.len();
+        let need = match enc.encode(&mut []) {
+            Ok(_) => return Ok(()),
+            Err(EncodeError::InsufficientSize(s)) => s.required_size,
+            Err(e) => return Err(rustls::Error::General(e.to_string())),
+        };
+        tx.resize(used + need, 0);
+        let n = enc
+            .encode(&mut tx[used..])
+            .map_err(|e| rustls::Error::General(e.to_string()))?;
+        tx.truncate(used + n);
+        Ok(())
+    }
+
+    /// Advance until the socket blocks, the handshake is done, or it fails.
+    fn step(&mut self, io: &mut Io<'_>) -> HsStop {
+        loop {
+            match self.flush(io) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    return HsStop::Want(Handshake::WantWrite)
+                }
+                Err(e) => return HsStop::Io(e),
+            }
+            let (from, to) = (self.start, self.end);
+            let status = self.conn.process_tls_records(&mut self.rx[from..to]);
+            let mut discard = status.discard;
+            let mut read = false;
+            match status.state {
+                Err(e) => {
+                    self.start += discard;
+                    return HsStop::Tls(e);
+                }
+                Ok(ConnectionState::EncodeTlsData(mut enc)) => {
+                    if let Err(e) = Self::encode(&mut self.tx, &mut enc) {
+                        return HsStop::Tls(e);
+                    }
+                }
+                Ok(ConnectionState::TransmitTlsData(t)) => t.done(),
+                Ok(ConnectionState::BlockedHandshake) => read = true,
+                Ok(ConnectionState::ReadTraffic(mut r)) => {
+                    while let Some(rec) = r.next_record() {
+                        match rec {
+                            Ok(rec) => {
+                                discard += rec.discard;
+                                self.early.extend_from_slice(rec.payload);
+                            }
+                            Err(e) => return HsStop::Tls(e),
+                        }
+                    }
+                }
+                Ok(ConnectionState::WriteTraffic(_)) => {
+                    // Done. rustls holds part of a handshake message only in whole records
+                    // left in the buffer; then its state waits for the rest.
+                    if !record::holds_whole_record(&self.rx[from + discard..to]) {
+                        self.start += discard;
+                        return HsStop::Convert;
+                    }
+                    read = true;
+                }
+                Ok(ConnectionState::PeerClosed | ConnectionState::Closed) => return HsStop::Closed,
+                Ok(_) => {
+                    return HsStop::Tls(rustls::Error::General(
+                        "unexpected TLS connection state".into(),
+                    ))
+                }
+            }
+            self.start += discard;
+            if !read {
+                continue;
+            }
+            if self.eof {
+                return HsStop::Closed;
+            }
+            if self.start == self.end {
+                self.start = 0;
+                self.end = 0;
+            } else if self.end == self.rx.len() {
+                if self.start > 0 {
+                    self.rx.copy_within(self.start..self.end, 0);
+                    self.end -= self.start;
+                    self.start = 0;
+                } else if self.rx.len() < HS_RX_MAX {
+                    self.rx.resize(self.rx.len() * 2, 0);
+                } else {
+                    return HsStop::Tls(rustls::Error::InvalidMessage(
+                        rustls::InvalidMessage::HandshakePayloadTooLarge,
+                    ));
+                }
+            }
+            match io.read(&mut self.rx[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    return HsStop::Want(Handshake::WantRead)
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return HsStop::Io(e),
+            }
+        }
+    }
+
+    /// After a failure: send the alert rustls queued, best effort. rustls hands queued
+    /// records out before it looks at the input again, so one call gets the alert without
+    /// failing on the same bytes a second time.
+    fn send_alert(&mut self, io: &mut Io<'_>) {
+        let (from, to) = (self.start, self.end);
+        let status = self.conn.process_tls_records(&mut self.rx[from..to]);
+        if let Ok(ConnectionState::EncodeTlsData(mut enc)) = status.state {
+            let _ = Self::encode(&mut self.tx, &mut enc);
+        }
+        let _ = self.flush(io);
+    }
 }
 
 impl std::fmt::Debug for Session {
@@ -476,65 +664,95 @@ impl std::fmt::Debug for Session {
     }
 }
 
+fn recv_error(e: record::Failure) -> io::Error {
+    match e {
+        record::Failure::Io(e) => e,
+        record::Failure::Tls(e) => {
+            super::io_error(Error::new(Code::RecvError, format!("TLS recv error: {e}")))
+        }
+        record::Failure::Truncated => super::io_error(Error::new(
+            Code::RecvError,
+            "TLS recv error: peer closed the connection without sending close_notify",
+        )),
+    }
+}
+
+fn not_ready() -> io::Error {
+    io::ErrorKind::WouldBlock.into()
+}
+
 impl Session {
     /// Start a session to `host` (a name or an IP literal, no brackets); no SNI for IPs.
     pub fn new(config: Arc<ClientConfig>, host: &str) -> Result<Session, Error> {
         let name = ServerName::try_from(host.to_string()).map_err(|_| {
             connect_error(format!("TLS connect error: invalid server name '{host}'"))
         })?;
-        let conn = ClientConnection::new(config, name)
+        let conn = UnbufferedClientConnection::new(config, name)
             .map_err(|e| connect_error(format!("TLS connect error: {e}")))?;
         Ok(Session {
-            conn,
+            state: State::Handshake(Box::new(Hs {
+                conn,
+                rx: vec![0; record::RX_CAPACITY],
+                start: 0,
+                end: 0,
+                tx: Vec::new(),
+                tx_pos: 0,
+                early: Vec::new(),
+                eof: false,
+            })),
             host: host.to_string(),
-            eof: false,
+            info: Info::default(),
         })
     }
 
     /// Advance the handshake as far as the socket allows.
     pub fn handshake(&mut self, io: &mut Io<'_>) -> Result<Handshake, Error> {
-        loop {
-            while self.conn.wants_write() {
-                match self.conn.write_tls(io) {
-                    Ok(_) => {}
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                        return Ok(Handshake::WantWrite)
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => {
-                        return Err(connect_error(format!(
-                            "TLS connect error: {}",
-                            crate::connect::os_error_text(&e)
-                        )))
-                    }
-                }
+        let State::Handshake(hs) = &mut self.state else {
+            return Ok(Handshake::Done);
+        };
+        match hs.step(io) {
+            HsStop::Want(w) => Ok(w),
+            HsStop::Convert => self.convert(),
+            HsStop::Tls(e) => {
+                hs.send_alert(io);
+                Err(self.map_error(&e, true))
             }
-            if !self.conn.is_handshaking() {
-                return Ok(Handshake::Done);
-            }
-            if self.eof {
-                return Err(connect_error(
-                    "TLS connect error: peer closed the connection during the handshake",
-                ));
-            }
-            match self.conn.read_tls(io) {
-                Ok(0) => self.eof = true,
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(Handshake::WantRead),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(connect_error(format!(
-                        "TLS connect error: {}",
-                        crate::connect::os_error_text(&e)
-                    )))
-                }
-            }
-            if let Err(e) = self.conn.process_new_packets() {
-                // Send the alert rustls queued, then report.
-                let _ = self.conn.write_tls(io);
-                return Err(self.map_error(&e, true));
-            }
+            HsStop::Io(e) => Err(connect_error(format!(
+                "TLS connect error: {}",
+                crate::connect::os_error_text(&e)
+            ))),
+            HsStop::Closed => Err(connect_error(
+                "TLS connect error: peer closed the connection during the handshake",
+            )),
         }
+    }
+
+    /// The handshake is done: keep what it settled, and take over the record layer.
+    fn convert(&mut self) -> Result<Handshake, Error> {
+        let State::Handshake(hs) = std::mem::replace(&mut self.state, State::Gone) else {
+            return Ok(Handshake::Done);
+        };
+        let hs = *hs;
+        let c = &hs.conn;
+        self.info = Info {
+            alpn: c.alpn_protocol().map(<[u8]>::to_vec),
+            certs: c
+                .peer_certificates()
+                .map(<[CertificateDer<'static>]>::to_vec),
+            resumed: c.handshake_kind() == Some(rustls::HandshakeKind::Resumed),
+            version: c.protocol_version(),
+            suite: c.negotiated_cipher_suite(),
+            group: c.negotiated_key_exchange_group(),
+        };
+        let fail = |e: rustls::Error| connect_error(format!("TLS connect error: {e}"));
+        let (secrets, kernel) = hs.conn.dangerous_into_kernel_connection().map_err(fail)?;
+        let suite = kernel.negotiated_cipher_suite();
+        let records = Records::new(
+            kernel, suite, secrets.rx, secrets.tx, hs.rx, hs.start, hs.end, hs.early,
+        )
+        .map_err(fail)?;
+        self.state = State::Records(Box::new(records));
+        Ok(Handshake::Done)
     }
 
     /// curl's error for a TLS failure: 60 for verification, 35 during the handshake, 56 after.
@@ -577,133 +795,117 @@ impl Session {
 
     /// OpenSSL-backend wording of a name mismatch.
     fn name_mismatch(&self) -> String {
-        let leaf = self.conn.peer_certificates().and_then(|c| c.first());
+        let leaf = self.peer_certificates().and_then(|c| c.first());
         let cert = leaf.and_then(|c| Cert::parse(c));
         super::x509::mismatch_message(cert.as_ref(), &self.host)
     }
 
     /// Write out queued TLS records; WouldBlock while some remain.
     pub fn flush(&mut self, io: &mut Io<'_>) -> io::Result<()> {
-        while self.conn.wants_write() {
-            match self.conn.write_tls(io) {
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+        match &mut self.state {
+            State::Handshake(hs) => hs.flush(io),
+            State::Records(r) => r.flush(io),
+            State::Gone => Ok(()),
         }
-        Ok(())
     }
 
     /// Are TLS records waiting for the socket to become writable?
     pub fn wants_write(&self) -> bool {
-        self.conn.wants_write()
+        match &self.state {
+            State::Handshake(hs) => hs.tx_pos < hs.tx.len(),
+            State::Records(r) => r.wants_write(),
+            State::Gone => false,
+        }
     }
 
     /// Decrypted bytes into `buf`; Ok(0) at the peer's close_notify; WouldBlock when the
     /// socket has nothing more.
     pub fn recv(&mut self, io: &mut Io<'_>, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            match self.conn.reader().read(buf) {
-                Ok(n) => return Ok(n),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                    return Err(super::io_error(Error::new(
-                        Code::RecvError,
-                        "TLS recv error: peer closed the connection without sending close_notify",
-                    )))
-                }
-                Err(e) => return Err(e),
-            }
-            if self.eof {
-                return Ok(0);
-            }
-            match self.conn.read_tls(io) {
-                Ok(0) => self.eof = true,
-                Ok(_) => {}
-                Err(e) => return Err(e),
-            }
-            if let Err(e) = self.conn.process_new_packets() {
-                let _ = self.conn.write_tls(io);
-                return Err(super::io_error(self.map_error(&e, false)));
-            }
-            // Records the peer's messages made us queue (key updates, alerts).
-            match self.flush(io) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(e) => return Err(e),
-            }
+        match &mut self.state {
+            State::Records(r) => r.recv(io, buf).map_err(recv_error),
+            _ => Err(not_ready()),
         }
     }
 
     /// Encrypt up to `buf.len()` bytes; queued records beyond what the socket takes wait
     /// for [`Session::flush`]. WouldBlock while earlier records are still queued.
     pub fn send(&mut self, io: &mut Io<'_>, buf: &[u8]) -> io::Result<usize> {
-        self.flush(io)?;
-        let n = self.conn.writer().write(buf)?;
-        match self.flush(io) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            Err(e) => return Err(e),
+        match &mut self.state {
+            State::Records(r) => r.send(io, buf).map_err(|e| match e {
+                record::Failure::Io(e) => e,
+                record::Failure::Tls(e) => {
+                    super::io_error(Error::new(Code::SendError, format!("TLS send error: {e}")))
+                }
+                record::Failure::Truncated => io::ErrorKind::BrokenPipe.into(),
+            }),
+            _ => Err(not_ready()),
         }
-        Ok(n)
     }
 
     /// Is an idle pooled connection still usable? Handles records that arrived meanwhile
     /// (session tickets are fine; a close_notify or data is not).
     pub fn is_alive(&mut self, io: &mut Io<'_>) -> bool {
-        let mut probe = [0u8; 1];
-        loop {
-            match self.conn.read_tls(io) {
-                Ok(0) => return false,
-                Ok(_) => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(_) => return false,
-            }
-            match self.conn.process_new_packets() {
-                Ok(st) if st.peer_has_closed() => return false,
-                Ok(_) => {}
-                Err(_) => return false,
-            }
+        match &mut self.state {
+            State::Records(r) => r.is_alive(io),
+            _ => false,
         }
-        matches!(self.conn.reader().read(&mut probe), Err(ref e) if e.kind() == io::ErrorKind::WouldBlock)
     }
 
     /// Send close_notify (best effort) before the socket is closed.
     pub fn close(&mut self, io: &mut Io<'_>) {
-        self.conn.send_close_notify();
-        let _ = self.flush(io);
+        if let State::Records(r) = &mut self.state {
+            r.close(io);
+        }
+    }
+
+    fn common(&self) -> Option<&rustls::CommonState> {
+        match &self.state {
+            State::Handshake(hs) => Some(&hs.conn),
+            _ => None,
+        }
     }
 
     /// The negotiated ALPN protocol.
     pub fn alpn(&self) -> Option<&[u8]> {
-        self.conn.alpn_protocol()
+        match self.common() {
+            Some(c) => c.alpn_protocol(),
+            None => self.info.alpn.as_deref(),
+        }
     }
 
     /// The server's certificate chain, leaf first.
     pub fn peer_certificates(&self) -> Option<&[CertificateDer<'static>]> {
-        self.conn.peer_certificates()
+        match self.common() {
+            Some(c) => c.peer_certificates(),
+            None => self.info.certs.as_deref(),
+        }
     }
 
     /// Did the handshake resume an earlier session?
     pub fn resumed(&self) -> bool {
-        self.conn.handshake_kind() == Some(rustls::HandshakeKind::Resumed)
+        match self.common() {
+            Some(c) => c.handshake_kind() == Some(rustls::HandshakeKind::Resumed),
+            None => self.info.resumed,
+        }
     }
 
     /// curl's `SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384 / X25519 / id-ecPublicKey`.
     pub fn connection_summary(&self) -> String {
-        let version = match self.conn.protocol_version() {
+        let (version, suite, group) = match self.common() {
+            Some(c) => (
+                c.protocol_version(),
+                c.negotiated_cipher_suite(),
+                c.negotiated_key_exchange_group(),
+            ),
+            None => (self.info.version, self.info.suite, self.info.group),
+        };
+        let version = match version {
             Some(rustls::ProtocolVersion::TLSv1_3) => "TLSv1.3",
             Some(rustls::ProtocolVersion::TLSv1_2) => "TLSv1.2",
             _ => "unknown",
         };
-        let suite = self
-            .conn
-            .negotiated_cipher_suite()
-            .map(suite_name)
-            .unwrap_or_default();
-        let group = self
-            .conn
-            .negotiated_key_exchange_group()
+        let suite = suite.map(suite_name).unwrap_or_default();
+        let group = group
             .and_then(|g| group_names(g).first().copied())
             .unwrap_or("unknown");
         let sig = self
