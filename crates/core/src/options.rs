@@ -98,6 +98,26 @@ pub trait Handler: Send {
     fn progress(&mut self, _dltotal: u64, _dlnow: u64, _ultotal: u64, _ulnow: u64) -> bool {
         true
     }
+    /// A host name is about to be resolved: it is not in the DNS cache
+    /// (`CURLOPT_RESOLVER_START_FUNCTION`); false fails the lookup.
+    fn resolver_start(&mut self) -> bool {
+        true
+    }
+    /// The connection is ready and a request is about to be sent on it, once per request
+    /// (`CURLOPT_PREREQFUNCTION`): the peer's and the local address; false aborts the
+    /// transfer with `CURLE_ABORTED_BY_CALLBACK`.
+    fn prereq(
+        &mut self,
+        _remote: Option<std::net::SocketAddr>,
+        _local: Option<std::net::SocketAddr>,
+    ) -> bool {
+        true
+    }
+    /// The trailer lines (`Name: value`, no line ending) to send after the last chunk of a
+    /// chunked upload (`CURLOPT_TRAILERFUNCTION`); None aborts the transfer.
+    fn trailers(&mut self) -> Option<Vec<Vec<u8>>> {
+        Some(Vec::new())
+    }
     /// The concrete handler, for applications that need their own type back.
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         None

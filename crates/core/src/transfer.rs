@@ -1400,6 +1400,20 @@ impl Transfer {
             self.start_connect(cx, &addrs, &host, port, key);
             return Ok(true);
         }
+        // curl's Curl_resolv tells the application before any lookup the cache did not
+        // answer, literal addresses included.
+        if !self.handler.resolver_start() {
+            return Err(match self.proxy {
+                Some(_) => Error::new(
+                    Code::CouldntResolveProxy,
+                    format!("Could not resolve proxy: {lookup_host}"),
+                ),
+                None => Error::new(
+                    Code::CouldntResolveHost,
+                    format!("Could not resolve host: {lookup_host}"),
+                ),
+            });
+        }
         if let Ok(ip) = lookup_host.parse::<IpAddr>() {
             // curl caches literal addresses too (the next use finds them there).
             let addrs = [SocketAddr::new(ip, conn_port)];
@@ -2889,6 +2903,18 @@ impl Transfer {
     }
 
     fn start_request(&mut self, cx: &mut Cx<'_>) {
+        // curl's state_do: the application may stop the request before it goes.
+        if !self
+            .handler
+            .prereq(self.info.primary_ip, self.info.local_addr)
+        {
+            self.req_error = Some(Error::new(
+                Code::AbortedByCallback,
+                "operation aborted by pre-request callback",
+            ));
+            self.state = State::Send;
+            return;
+        }
         let now = cx.now;
         let url = self.url.clone().expect("url");
         self.info.time_pretransfer = now.duration_since(self.started);
@@ -3474,6 +3500,7 @@ impl Transfer {
             let mut end = start + n;
             if n == 0 {
                 self.up.eof = true;
+                end = self.last_chunk_trailers(end)?;
                 self.up.buf[end..end + 2].copy_from_slice(b"\r\n");
                 end += 2;
             } else {
@@ -3490,6 +3517,37 @@ impl Transfer {
             self.up.len = n;
         }
         Ok(())
+    }
+
+    /// The application's trailers after the last chunk's `0\r\n` at `buf[..end]` (curl's
+    /// `add_last_chunk`): lines without `: ` after the name are skipped. Returns the new end,
+    /// with room for the final CRLF.
+    fn last_chunk_trailers(&mut self, mut end: usize) -> Result<usize> {
+        let Some(lines) = self.handler.trailers() else {
+            return Err(Error::new(
+                Code::AbortedByCallback,
+                "operation aborted by trailing headers callback",
+            ));
+        };
+        for line in &lines {
+            let ok = line
+                .iter()
+                .position(|&b| b == b':')
+                .is_some_and(|i| line.get(i + 1) == Some(&b' '));
+            if !ok {
+                self.verbose("Malformatted trailing header, skipping trailer");
+                continue;
+            }
+            let need = end + line.len() + 4;
+            if self.up.buf.len() < need {
+                self.up.buf.resize(need, 0);
+            }
+            self.up.buf[end..end + line.len()].copy_from_slice(line);
+            end += line.len();
+            self.up.buf[end..end + 2].copy_from_slice(b"\r\n");
+            end += 2;
+        }
+        Ok(end)
     }
 
     fn do_recv(&mut self, cx: &mut Cx<'_>) -> Result<bool> {

@@ -20,6 +20,10 @@ pub type DebugFn =
 pub type ProgressFn = unsafe extern "C" fn(*mut c_void, f64, f64, f64, f64) -> c_int;
 pub type SeekFn = unsafe extern "C" fn(*mut c_void, i64, c_int) -> c_int;
 pub type IoctlFn = unsafe extern "C" fn(*mut EasyHandle, c_int, *mut c_void) -> c_int;
+pub type PrereqFn =
+    unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, c_int, c_int) -> c_int;
+pub type ResolverStartFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void) -> c_int;
+pub type TrailerFn = unsafe extern "C" fn(*mut *mut CurlSlist, *mut c_void) -> c_int;
 
 extern "C" {
     fn oxcurl_default_write(p: *const c_char, n: usize, file: *mut c_void) -> usize;
@@ -49,6 +53,12 @@ pub(crate) struct Callbacks {
     ioctl_data: *mut c_void,
     debug: Option<DebugFn>,
     debug_data: *mut c_void,
+    prereq: Option<PrereqFn>,
+    prereq_data: *mut c_void,
+    resolver_start: Option<ResolverStartFn>,
+    resolver_start_data: *mut c_void,
+    trailer: Option<TrailerFn>,
+    trailer_data: *mut c_void,
     no_progress: bool,
     handle: *mut EasyHandle,
 }
@@ -75,6 +85,12 @@ impl Callbacks {
             ioctl_data: std::ptr::null_mut(),
             debug: None,
             debug_data: std::ptr::null_mut(),
+            prereq: None,
+            prereq_data: std::ptr::null_mut(),
+            resolver_start: None,
+            resolver_start_data: std::ptr::null_mut(),
+            trailer: None,
+            trailer_data: std::ptr::null_mut(),
             no_progress: true,
             handle,
         }
@@ -233,6 +249,57 @@ impl Handler for CHandler {
             )
         };
         r == 0 || r == CURL_PROGRESSFUNC_CONTINUE
+    }
+    fn resolver_start(&mut self) -> bool {
+        match self.0.resolver_start {
+            // SAFETY: a RESOLVER_START_FUNCTION-shaped pointer; this build has no resolver
+            // state to hand out (curl's threaded resolver passes NULL too).
+            Some(f) => unsafe {
+                f(
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    self.0.resolver_start_data,
+                ) == 0
+            },
+            None => true,
+        }
+    }
+    fn prereq(
+        &mut self,
+        remote: Option<std::net::SocketAddr>,
+        local: Option<std::net::SocketAddr>,
+    ) -> bool {
+        let Some(f) = self.0.prereq else {
+            return true;
+        };
+        let ip = |a: Option<std::net::SocketAddr>| {
+            CString::new(a.map(|a| a.ip().to_string()).unwrap_or_default()).unwrap_or_default()
+        };
+        let (rip, lip) = (ip(remote), ip(local));
+        let port = |a: Option<std::net::SocketAddr>| a.map_or(0, |a| c_int::from(a.port()));
+        // SAFETY: a PREREQFUNCTION-shaped pointer; both strings live across the call.
+        let r = unsafe {
+            f(
+                self.0.prereq_data,
+                rip.as_ptr(),
+                lip.as_ptr(),
+                port(remote),
+                port(local),
+            )
+        };
+        r == 0
+    }
+    fn trailers(&mut self) -> Option<Vec<Vec<u8>>> {
+        let Some(f) = self.0.trailer else {
+            return Some(Vec::new());
+        };
+        let mut list: *mut CurlSlist = std::ptr::null_mut();
+        // SAFETY: a TRAILERFUNCTION-shaped pointer; it appends to the list we own and free.
+        let r = unsafe { f(&mut list, self.0.trailer_data) };
+        // SAFETY: NULL or a list the callback built with curl_slist_append.
+        let lines = unsafe { slist::to_vec(list) };
+        slist::curl_slist_free_all(list);
+        (r == 0).then(|| lines.into_iter().map(String::into_bytes).collect())
     }
 }
 
@@ -1275,6 +1342,22 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                     .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), DebugFn>(f) })
             }
             DEBUGDATA => st.cb.debug_data = v,
+            PREREQFUNCTION => {
+                st.cb.prereq = f()
+                    .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), PrereqFn>(f) })
+            }
+            PREREQDATA => st.cb.prereq_data = v,
+            RESOLVER_START_FUNCTION => {
+                st.cb.resolver_start = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), ResolverStartFn>(f)
+                })
+            }
+            RESOLVER_START_DATA => st.cb.resolver_start_data = v,
+            TRAILERFUNCTION => {
+                st.cb.trailer = f()
+                    .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), TrailerFn>(f) })
+            }
+            TRAILERDATA => st.cb.trailer_data = v,
             ERRORBUFFER => st.errorbuffer = v as *mut c_char,
             HTTPHEADER => st.headers = v as *const CurlSlist,
             RESOLVE => st.resolve = v as *const CurlSlist,
