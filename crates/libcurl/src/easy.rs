@@ -1444,9 +1444,34 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 })
             }
             COOKIE => st.opts.cookie = s(),
-            COOKIEFILE => {
-                if let Some(f) = s() {
-                    st.opts.cookie_files.push(f);
+            COOKIEFILE => match s() {
+                Some(f) => st.opts.cookie_files.push(f),
+                // curl forgets the files and throws its own cookies away (not a share's).
+                None => {
+                    st.opts.cookie_files.clear();
+                    if let Some(easy) = st.easy.as_mut() {
+                        easy.cookies_off(&st.opts);
+                    }
+                }
+            },
+            COOKIELIST => {
+                let Some(arg) = s() else {
+                    return CURLE_OK;
+                };
+                let Some(easy) = st.easy.as_mut() else {
+                    return CURLE_OK;
+                };
+                use oxcurl_core::cookie::CookieListAction;
+                match easy.cookie_list(&st.opts, arg.as_bytes()) {
+                    Err(_) => return CURLE_OUT_OF_MEMORY,
+                    Ok(CookieListAction::TooLong) => return CURLE_BAD_FUNCTION_ARGUMENT,
+                    // A cookie line turns the cookie engine on, as a file name does.
+                    Ok(CookieListAction::Line(_))
+                        if st.opts.cookie_files.is_empty() && st.opts.cookie_jar.is_none() =>
+                    {
+                        st.opts.cookie_files.push(String::new())
+                    }
+                    Ok(_) => {}
                 }
             }
             COOKIEJAR => st.opts.cookie_jar = s(),
@@ -1744,8 +1769,28 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                             crate::global::tls_session_info()
                     };
                 }
-                // SSL_ENGINES, COOKIELIST: empty lists.
-                27 | 28 => {
+                // COOKIELIST: every cookie as a Netscape line, NULL for none.
+                28 => {
+                    let lines = match st.easy.as_mut() {
+                        Some(easy) => easy.cookie_lines(&st.opts),
+                        None => Vec::new(),
+                    };
+                    let mut list: *mut CurlSlist = std::ptr::null_mut();
+                    for l in lines {
+                        let c = CString::new(l).unwrap_or_default();
+                        let next = slist::curl_slist_append(list, c.as_ptr());
+                        if next.is_null() {
+                            slist::curl_slist_free_all(list);
+                            return CURLE_OUT_OF_MEMORY;
+                        }
+                        list = next;
+                    }
+                    // SAFETY: COOKIELIST takes a `struct curl_slist **`; the application frees
+                    // the list with curl_slist_free_all.
+                    unsafe { *(out as *mut *mut CurlSlist) = list };
+                }
+                // SSL_ENGINES: an empty list.
+                27 => {
                     // SAFETY: these infos take a pointer-to-pointer.
                     unsafe { *(out as *mut *mut c_void) = std::ptr::null_mut() };
                 }
