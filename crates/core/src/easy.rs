@@ -176,6 +176,20 @@ impl Easy {
         .unwrap_or_default()
     }
 
+    /// The HSTS cache entries transfers with `opts` used (the share's when it shares HSTS),
+    /// oldest first, for `CURLOPT_HSTSWRITEFUNCTION`.
+    pub fn hsts_entries(&mut self, opts: &Options) -> Vec<crate::hsts::HstsEntry> {
+        let shared = opts
+            .share
+            .as_ref()
+            .filter(|a| a.share.shares(crate::share::ShareData::Hsts));
+        match (shared, self.multi.as_mut()) {
+            (Some(a), _) => a.with_hsts(|h| h.entries()),
+            (None, Some(m)) => m.hsts_cache().entries(),
+            (None, None) => Vec::new(),
+        }
+    }
+
     /// Run the transfer to completion (`curl_easy_perform`).
     pub fn perform(&mut self) -> Result<()> {
         let mut multi = match self.multi.take() {

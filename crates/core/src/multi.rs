@@ -230,6 +230,11 @@ impl Multi {
         &mut self.cookies
     }
 
+    /// The multi's own HSTS cache (an easy handle's, for its internal multi).
+    pub(crate) fn hsts_cache(&mut self) -> &mut crate::hsts::Hsts {
+        &mut self.hsts
+    }
+
     /// Most idle connections kept for reuse (`CURLMOPT_MAXCONNECTS`).
     pub fn set_max_connects(&mut self, n: usize) {
         self.pool.max = n;

@@ -118,6 +118,12 @@ pub trait Handler: Send {
     fn trailers(&mut self) -> Option<Vec<Vec<u8>>> {
         Some(Vec::new())
     }
+    /// The next entry for the HSTS cache from the application
+    /// (`CURLOPT_HSTSREADFUNCTION`), asked for until it is done before a transfer with HSTS
+    /// on starts.
+    fn hsts_read(&mut self) -> crate::hsts::HstsPull {
+        crate::hsts::HstsPull::Done
+    }
     /// The concrete handler, for applications that need their own type back.
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         None

@@ -347,6 +347,8 @@ pub(crate) struct Transfer {
     /// new one after the proxy closed): curl's tunnel state lives on, so its opening lines
     /// are not printed again.
     tunnel_again: bool,
+    /// The application's HSTS read callback was asked for its entries (once a transfer).
+    hsts_pulled: bool,
     /// Authentication state for the HTTP proxy (`authproxy`).
     proxy_auth: HostAuth,
     /// Authentication state for the origin (curl's `authhost` and Digest state).
@@ -469,6 +471,7 @@ impl Transfer {
             tunnel_skip: 0,
             tunnel_chunked: None,
             tunnel_again: false,
+            hsts_pulled: false,
             auth_retry: false,
             creds: None,
             creds_netrc: false,
@@ -1100,6 +1103,18 @@ impl Transfer {
         if let Some(f) = &self.opts.hsts_file {
             let now = crate::parsedate::unix_now();
             cx.hsts.load(f, now);
+            // curl's Curl_pretransfer: the files, then the application's entries.
+            if !std::mem::replace(&mut self.hsts_pulled, true) {
+                loop {
+                    match self.handler.hsts_read() {
+                        crate::hsts::HstsPull::Entry(e) => cx.hsts.add_entry(&e),
+                        crate::hsts::HstsPull::Done => break,
+                        crate::hsts::HstsPull::Fail => {
+                            return Err(Error::code(Code::AbortedByCallback))
+                        }
+                    }
+                }
+            }
             if url.scheme() == "http" {
                 let host = url.host_punycode().unwrap_or_default();
                 if cx.hsts.is_sts_host(&host, now)

@@ -24,6 +24,32 @@ pub type PrereqFn =
     unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, c_int, c_int) -> c_int;
 pub type ResolverStartFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void) -> c_int;
 pub type TrailerFn = unsafe extern "C" fn(*mut *mut CurlSlist, *mut c_void) -> c_int;
+pub type HstsReadFn = unsafe extern "C" fn(*mut EasyHandle, *mut HstsEntryC, *mut c_void) -> c_int;
+pub type HstsWriteFn =
+    unsafe extern "C" fn(*mut EasyHandle, *mut HstsEntryC, *mut CurlIndex, *mut c_void) -> c_int;
+
+/// `struct curl_hstsentry`: `includeSubDomains` is a one-bit field in the byte after
+/// `namelen` (bit 0), and `expire` follows in the next byte (`tests/c/layout.c`).
+#[repr(C)]
+pub struct HstsEntryC {
+    pub name: *mut c_char,
+    pub namelen: usize,
+    pub include_subdomains: u8,
+    pub expire: [c_char; 18],
+}
+
+/// `struct curl_index`.
+#[repr(C)]
+pub struct CurlIndex {
+    pub index: usize,
+    pub total: usize,
+}
+
+/// `CURLSTS_OK` and `CURLSTS_FAIL`.
+const CURLSTS_OK: c_int = 0;
+const CURLSTS_FAIL: c_int = 2;
+/// curl's `MAX_HSTS_HOSTLEN`.
+const MAX_HSTS_HOSTLEN: usize = 2048;
 
 extern "C" {
     fn oxcurl_default_write(p: *const c_char, n: usize, file: *mut c_void) -> usize;
@@ -59,6 +85,10 @@ pub(crate) struct Callbacks {
     resolver_start_data: *mut c_void,
     trailer: Option<TrailerFn>,
     trailer_data: *mut c_void,
+    hsts_read: Option<HstsReadFn>,
+    hsts_read_data: *mut c_void,
+    hsts_write: Option<HstsWriteFn>,
+    hsts_write_data: *mut c_void,
     no_progress: bool,
     handle: *mut EasyHandle,
 }
@@ -91,6 +121,10 @@ impl Callbacks {
             resolver_start_data: std::ptr::null_mut(),
             trailer: None,
             trailer_data: std::ptr::null_mut(),
+            hsts_read: None,
+            hsts_read_data: std::ptr::null_mut(),
+            hsts_write: None,
+            hsts_write_data: std::ptr::null_mut(),
             no_progress: true,
             handle,
         }
@@ -288,6 +322,46 @@ impl Handler for CHandler {
             )
         };
         r == 0
+    }
+    /// curl's `hsts_pull`: a name buffer of `MAX_HSTS_HOSTLEN` bytes, no expiry by default.
+    fn hsts_read(&mut self) -> oxcurl_core::hsts::HstsPull {
+        use oxcurl_core::hsts::{HstsEntry, HstsPull};
+        let Some(f) = self.0.hsts_read else {
+            return HstsPull::Done;
+        };
+        let mut name = vec![0 as c_char; MAX_HSTS_HOSTLEN + 1];
+        let mut e = HstsEntryC {
+            name: name.as_mut_ptr(),
+            namelen: MAX_HSTS_HOSTLEN,
+            include_subdomains: 0,
+            expire: [0; 18],
+        };
+        // SAFETY: an HSTSREADFUNCTION-shaped pointer; the entry and its name buffer (namelen
+        // + 1 bytes) live across the call.
+        let r = unsafe { f(self.0.handle, &mut e, self.0.hsts_read_data) };
+        match r {
+            CURLSTS_OK => {}
+            CURLSTS_FAIL => return HstsPull::Fail,
+            _ => return HstsPull::Done,
+        }
+        name[MAX_HSTS_HOSTLEN] = 0;
+        e.expire[17] = 0;
+        // SAFETY: both buffers are NUL-terminated (set just above).
+        let (host, expire) = unsafe {
+            (
+                std::ffi::CStr::from_ptr(name.as_ptr()),
+                std::ffi::CStr::from_ptr(e.expire.as_ptr()),
+            )
+        };
+        if host.is_empty() {
+            // curl stops there (with CURLE_BAD_FUNCTION_ARGUMENT).
+            return HstsPull::Done;
+        }
+        HstsPull::Entry(HstsEntry {
+            host: host.to_string_lossy().into_owned(),
+            subdomains: e.include_subdomains & 1 != 0,
+            expire: expire.to_string_lossy().into_owned(),
+        })
     }
     fn trailers(&mut self) -> Option<Vec<Vec<u8>>> {
         let Some(f) = self.0.trailer else {
@@ -647,13 +721,26 @@ pub extern "C" fn curl_easy_cleanup(h: *mut EasyHandle) {
             return;
         }
         // curl writes COOKIEJAR and HSTS files when the handle goes; errors are not reported.
-        {
+        let hsts = {
             let mut st = e.state.borrow_mut();
+            let st = &mut *st;
             let share = st.opts.share.clone();
-            if let Some(easy) = st.easy.as_mut() {
-                easy.opts.share = share;
-                let _ = easy.save_state();
+            match st.easy.as_mut() {
+                Some(easy) => {
+                    easy.opts.share = share;
+                    let _ = easy.save_state();
+                    match (st.cb.hsts_write, st.opts.hsts_file.is_some()) {
+                        (Some(f), true) => Some((f, easy.hsts_entries(&st.opts))),
+                        _ => None,
+                    }
+                }
+                None => None,
             }
+        };
+        // Then the HSTS write callback gets every entry (no borrow held).
+        if let Some((f, entries)) = hsts {
+            let data = e.state.borrow().cb.hsts_write_data;
+            hsts_push(f, h, data, &entries);
         }
         // Leave the share (no borrow held: its lock callback may call us).
         set_share(e, h, std::ptr::null_mut());
@@ -665,6 +752,37 @@ pub extern "C" fn curl_easy_cleanup(h: *mut EasyHandle) {
             drop(Box::from_raw(h));
         }
     })
+}
+
+/// curl's `hsts_push` for each entry, until the callback answers other than `CURLSTS_OK`.
+fn hsts_push(
+    f: HstsWriteFn,
+    h: *mut EasyHandle,
+    data: *mut c_void,
+    entries: &[oxcurl_core::hsts::HstsEntry],
+) {
+    for (i, en) in entries.iter().enumerate() {
+        let name = CString::new(en.host.clone()).unwrap_or_default();
+        let mut e = HstsEntryC {
+            name: name.as_ptr() as *mut c_char,
+            namelen: en.host.len(),
+            include_subdomains: u8::from(en.subdomains),
+            expire: [0; 18],
+        };
+        for (d, s) in e.expire.iter_mut().zip(en.expire.bytes().take(17)) {
+            *d = s as c_char;
+        }
+        let mut index = CurlIndex {
+            index: i,
+            total: entries.len(),
+        };
+        // SAFETY: an HSTSWRITEFUNCTION-shaped pointer; the entry, its name and the index
+        // live across the call.
+        let r = unsafe { f(h, &mut e, &mut index, data) };
+        if r != CURLSTS_OK {
+            break;
+        }
+    }
 }
 
 /// `curl_easy_reset`: back to the state of a fresh handle.
@@ -1358,6 +1476,18 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                     .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), TrailerFn>(f) })
             }
             TRAILERDATA => st.cb.trailer_data = v,
+            HSTSREADFUNCTION => {
+                st.cb.hsts_read = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), HstsReadFn>(f)
+                })
+            }
+            HSTSREADDATA => st.cb.hsts_read_data = v,
+            HSTSWRITEFUNCTION => {
+                st.cb.hsts_write = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), HstsWriteFn>(f)
+                })
+            }
+            HSTSWRITEDATA => st.cb.hsts_write_data = v,
             ERRORBUFFER => st.errorbuffer = v as *mut c_char,
             HTTPHEADER => st.headers = v as *const CurlSlist,
             RESOLVE => st.resolve = v as *const CurlSlist,

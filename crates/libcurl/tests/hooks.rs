@@ -90,3 +90,48 @@ fn trailers_follow_the_last_chunk() {
         "{out}"
     );
 }
+
+/// tests/c/hstscb.c with MODE against both libraries; the same output asserted.
+fn hsts_compare(mode: &str) -> String {
+    // A server that hangs up at once: the TLS handshake the HSTS switch asks for fails.
+    let s = ScriptedServer::raw(drop);
+    let port = s
+        .url()
+        .rsplit(':')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .to_string();
+    let ours = run_ok("hstscb", Lib::Ours, &[&port, mode]);
+    let reference = run_ok("hstscb", Lib::Reference, &[&port, mode]);
+    assert_eq!(ours, reference, "{mode}: ours vs reference");
+    ours
+}
+
+#[test]
+fn hsts_callbacks_preload_and_save_the_cache() {
+    let out = hsts_compare("all");
+    assert!(
+        out.starts_with("read: namelen 2048, expire [], sub 0\n"),
+        "{out}"
+    );
+    // The subdomain entry switched the URL to HTTPS, where the plain server fails TLS.
+    assert!(
+        out.contains("rc=35 scheme https reads=3\nagain rc=35 reads=3\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("write [0/2] sub.example (namelen 11) 20990102 03:04:05 sub 1\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("write [1/2] plain.example (namelen 13) unlimited sub 0\n"),
+        "{out}"
+    );
+    let out = hsts_compare("stop");
+    assert!(out.contains("write [0/2]"), "{out}");
+    assert!(!out.contains("write [1/2]"), "{out}");
+    let out = hsts_compare("fail");
+    assert!(out.contains("rc=42 scheme http reads=0\n"), "{out}");
+    assert!(!out.contains("write"), "{out}");
+}
