@@ -198,6 +198,9 @@ impl Easy {
                 Box::new(Multi::new().map_err(|e| Error::new(Code::FailedInit, e.to_string()))?)
             }
         };
+        if let Some(n) = self.opts.max_connects {
+            multi.set_max_connects(n);
+        }
         let me = Easy::new(
             self.opts.clone(),
             std::mem::replace(&mut self.handler, Box::new(NullHandler)),

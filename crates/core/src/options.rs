@@ -326,6 +326,15 @@ pub struct Options {
     /// `CURLOPT_CONNECT_ONLY`: connect (through proxies and TLS), send no request, and hand
     /// the connection to the application ([`crate::Easy::take_connection`]).
     pub connect_only: bool,
+    /// `CURLOPT_HTTP200ALIASES`: first lines of a response taken as `HTTP/1.0 200`.
+    pub http200_aliases: Vec<String>,
+    /// `CURLOPT_MAXCONNECTS`: most idle connections `Easy::perform` keeps (None: the
+    /// engine's default).
+    pub max_connects: Option<usize>,
+    /// `CURLOPT_MAXAGE_CONN`: an idle connection older than this is not reused.
+    pub maxage_conn: Option<Duration>,
+    /// `CURLOPT_MAXLIFETIME_CONN`: a connection made longer ago than this is not reused.
+    pub maxlifetime_conn: Option<Duration>,
     /// The application's say in making and closing sockets (`CURLOPT_OPENSOCKETFUNCTION`,
     /// `SOCKOPTFUNCTION`, `CLOSESOCKETFUNCTION`).
     pub socket_hooks: crate::connect::Hooks,
@@ -440,6 +449,10 @@ impl Default for Options {
             pause: None,
             connect_only: false,
             socket_hooks: None,
+            http200_aliases: Vec::new(),
+            max_connects: None,
+            maxage_conn: Some(Duration::from_secs(118)),
+            maxlifetime_conn: None,
         }
     }
 }

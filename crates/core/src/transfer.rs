@@ -1313,6 +1313,19 @@ impl Transfer {
                 }
                 Lookup::None => {}
             }
+            if self.opts.maxage_conn.is_some() || self.opts.maxlifetime_conn.is_some() {
+                let old = cx.pool.take_too_old(
+                    &key,
+                    self.opts.maxage_conn,
+                    self.opts.maxlifetime_conn,
+                    cx.now,
+                );
+                for (mut c, note) in old {
+                    self.verbose(&note);
+                    c.close();
+                    self.verbose(&format!("shutting down connection #{}", c.id));
+                }
+            }
             if let Some(mut c) = cx.pool.take(&key) {
                 c.uses += 1;
                 // Parked connections were removed from the poller: a new identity makes the
@@ -1757,6 +1770,7 @@ impl Transfer {
             h2: None,
             version_seen: false,
             idle_since: cx.now,
+            created: cx.now,
             hooks: self.opts.socket_hooks.clone(),
         });
         if self.socks_proxy().is_some() {
@@ -3710,7 +3724,10 @@ impl Transfer {
                         prefix[..p].copy_from_slice(&pending[..p]);
                         let d = data.len().min(5 - p);
                         prefix[p..p + d].copy_from_slice(&data[..d]);
-                        match head::looks_like_status_line(&prefix[..p + d]) {
+                        let start = &prefix[..p + d];
+                        match head::looks_like_status_line(start) {
+                            // curl's checkhttpprefix: an HTTP200ALIASES line may start it too.
+                            Tri::No if head::matches_alias(&self.opts.http200_aliases, start) => {}
                             Tri::No => {
                                 if !self.opts.http09_allowed {
                                     return Err(Error::new(
@@ -3774,8 +3791,19 @@ impl Transfer {
         let trimmed = trim_eol(line);
         if self.resp.first_line {
             self.resp.first_line = false;
-            let st = head::parse_status_line(line)
-                .map_err(|e| Error::new(Code::UnsupportedProtocol, e.to_string()))?;
+            let st = match head::parse_status_line(line) {
+                // An HTTP200ALIASES line is an HTTP/1.0 200, as curl's fallback has it.
+                Err(head::StatusLineError::NotStatusLine)
+                    if head::matches_alias(&self.opts.http200_aliases, line) =>
+                {
+                    head::StatusLine {
+                        version: Version::Http10,
+                        code: 200,
+                        reason: b"",
+                    }
+                }
+                r => r.map_err(|e| Error::new(Code::UnsupportedProtocol, e.to_string()))?,
+            };
             self.resp.code = st.code as u32;
             self.resp.version = match st.version {
                 Version::Http09 => HttpVersion::V0_9,

@@ -224,6 +224,18 @@ impl Handler for CHandler {
         self.0.read.is_none() && unsafe { oxcurl_default_rewind(self.0.read_data) } != -1
     }
     fn debug(&mut self, kind: InfoType, data: &[u8]) {
+        // curl's informational texts are NUL-terminated after their length (infof formats
+        // into a C string), and applications print them with %s: so are ours.
+        let text;
+        let data = if kind == InfoType::Text && self.0.debug.is_some() {
+            let mut t = Vec::with_capacity(data.len() + 1);
+            t.extend_from_slice(data);
+            t.push(0);
+            text = t;
+            &text[..data.len()]
+        } else {
+            data
+        };
         match self.0.debug {
             // SAFETY: a DEBUGFUNCTION-shaped pointer; the handle pointer is the CURL * the
             // application owns; data is valid for len bytes.
@@ -416,6 +428,8 @@ pub(crate) struct State {
     filetime: bool,
     resolve: *const CurlSlist,
     connect_to: *const CurlSlist,
+    /// CURLOPT_HTTP200ALIASES.
+    http200aliases: *const CurlSlist,
     /// CURLOPT_CURLU: the application's URL handle, read at perform time.
     curlu: *mut crate::url::UrlHandle,
     errorbuffer: *mut c_char,
@@ -489,6 +503,7 @@ impl EasyHandle {
                 filetime: false,
                 resolve: std::ptr::null(),
                 connect_to: std::ptr::null(),
+                http200aliases: std::ptr::null(),
                 curlu: std::ptr::null_mut(),
                 errorbuffer: std::ptr::null_mut(),
                 private: std::ptr::null_mut(),
@@ -551,6 +566,7 @@ impl EasyHandle {
             opts.proxy_headers_unified = st.unified_headers;
             opts.resolve = slist::to_vec(st.resolve);
             opts.connect_to = slist::to_vec(st.connect_to);
+            opts.http200_aliases = slist::to_vec(st.http200aliases);
         }
         opts.body = st.body_now();
         // curl's empty form has no Content-Type: "Content-Type:" leaves out the one of an
@@ -812,6 +828,7 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.filetime = false;
         st.resolve = std::ptr::null();
         st.connect_to = std::ptr::null();
+        st.http200aliases = std::ptr::null();
         st.curlu = std::ptr::null_mut();
         st.errorbuffer = std::ptr::null_mut();
         st.private = std::ptr::null_mut();
@@ -862,6 +879,7 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
             d.filetime = st.filetime;
             d.resolve = st.resolve;
             d.connect_to = st.connect_to;
+            d.http200aliases = st.http200aliases;
             d.curlu = st.curlu;
             d.errorbuffer = st.errorbuffer;
             d.private = st.private;
@@ -1299,6 +1317,13 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 o.upload_buffer_size = v.clamp(16 * 1024, 2 * 1024 * 1024) as usize
             }
             CRLF => o.crlf = on,
+            MAXCONNECTS | MAXAGE_CONN | MAXLIFETIME_CONN if v < 0 || v > c_long::from(u32::MAX) => {
+                return CURLE_BAD_FUNCTION_ARGUMENT
+            }
+            // The internal multi's cache size; 0 leaves the default.
+            MAXCONNECTS => o.max_connects = (v > 0).then_some(v as usize),
+            MAXAGE_CONN => o.maxage_conn = Some(Duration::from_secs(v as u64)),
+            MAXLIFETIME_CONN => o.maxlifetime_conn = secs(v),
             // Deprecated in curl and ignored there too.
             SSL_ENABLE_NPN => {}
             _ if known(opt) => return CURLE_NOT_BUILT_IN,
@@ -1492,6 +1517,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             HTTPHEADER => st.headers = v as *const CurlSlist,
             RESOLVE => st.resolve = v as *const CurlSlist,
             CONNECT_TO => st.connect_to = v as *const CurlSlist,
+            HTTP200ALIASES => st.http200aliases = v as *const CurlSlist,
             POSTFIELDS => {
                 st.body.fields = (!v.is_null()).then_some(v as usize);
                 st.body.copied = None;
@@ -1768,7 +1794,9 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     41 => i.local_addr.map(|a| a.ip().to_string()),
                     49 => (!i.scheme.is_empty()).then(|| i.scheme.clone()),
                     58 => (!i.effective_method.is_empty()).then(|| i.effective_method.clone()),
-                    60 => i.referer.clone(),
+                    // curl's state.referer: CURLOPT_REFERER as set, replaced by the one
+                    // AUTOREFERER made when the last transfer followed a redirect.
+                    60 => i.referer.clone().or_else(|| st.opts.referer.clone()),
                     61 => Some(st.opts.tls.effective_cafile().to_string()),
                     62 => Some(st.opts.tls.effective_capath().to_string()),
                     30 | 36 => None,

@@ -135,3 +135,30 @@ fn hsts_callbacks_preload_and_save_the_cache() {
     assert!(out.contains("rc=42 scheme http reads=0\n"), "{out}");
     assert!(!out.contains("write"), "{out}");
 }
+
+/// tests/c/aliases.c against both libraries, the server answering with an ICY status line.
+fn aliases_compare(aliases: &[&str]) -> String {
+    let s = ScriptedServer::start();
+    s.set_handler(|_| Reply::raw("ICY 200 OK\r\nContent-Length: 7\r\n\r\nMooMoo\n"));
+    let url = s.url();
+    let mut args = vec![url.as_str()];
+    args.extend_from_slice(aliases);
+    let ours = run_ok("aliases", Lib::Ours, &args);
+    let reference = run_ok("aliases", Lib::Reference, &args);
+    assert_eq!(ours, reference, "{aliases:?}: ours vs reference");
+    ours
+}
+
+#[test]
+fn http200_aliases_make_other_status_lines_http_1_0_200() {
+    let ok = "referer before: (null)\nreferer set: http://example.com/from\nMooMoo\n\
+              rc=0 code=200 version=1\nreferer after: http://example.com/from\n";
+    assert_eq!(aliases_compare(&["ICY 200 OK"]), ok);
+    // As many bytes as both have, any case.
+    assert_eq!(aliases_compare(&["SHOUT", "icy"]), ok);
+    // An alias longer than the line is compared over the whole line: no match.
+    assert!(aliases_compare(&["ICY 200 OK and more"]).contains("\nrc=1 "));
+    // Without a matching alias it is HTTP/0.9, which is refused.
+    assert!(aliases_compare(&[]).contains("\nrc=1 "));
+    assert!(aliases_compare(&["ICX"]).contains("\nrc=1 "));
+}
