@@ -937,7 +937,7 @@ impl Transfer {
             self.last_progress = cur;
             let (dltotal, ultotal) = self.totals();
             if !self.handler.progress(dltotal, cur.0, ultotal, cur.1) {
-                self.result = Some(Err(Error::new(Code::AbortedByCallback, "Callback aborted")));
+                self.result = Some(Err(Error::new(Code::AbortedByCallback, PROGRESS_REFUSED)));
             }
         }
         if tick || self.timers.get(TimerId::Progress).is_none() {
@@ -4201,10 +4201,12 @@ impl Transfer {
                 // Resolved against the current URL when followed, after the body.
                 self.redirect_to = Some(loc.clone());
             } else if (300..400).contains(&code) {
+                // curl's FOLLOW_FAKE: the Location as given when it does not parse.
                 let base = self.url.clone().expect("url");
-                if let Ok(u) = base.join(loc, self.url_flags()) {
-                    self.info.redirect_url = Some(u.to_url_string());
-                }
+                self.info.redirect_url = Some(match base.join(loc, self.url_flags()) {
+                    Ok(u) => u.to_url_string(),
+                    Err(_) => loc.clone(),
+                });
             }
         }
         if self.resp.version == HttpVersion::V1_0 || self.opts.http_version == HttpVersionPref::V1_0
@@ -4681,6 +4683,9 @@ impl Transfer {
     fn finish(&mut self, cx: &mut Cx<'_>, r: Result<()>) {
         // A URL or protocol refused at the start: curl never calls the progress callback.
         let refused_at_init = r.is_err() && matches!(self.state, State::Init);
+        // Nor again once it refused to go on.
+        let progress_refused = matches!(&r, Err(e) if e.code == Code::AbortedByCallback
+            && e.message() == PROGRESS_REFUSED);
         if r.is_err() {
             self.conn = None;
         }
@@ -4711,7 +4716,7 @@ impl Transfer {
             }
         }
         self.result = Some(r);
-        if !self.opts.no_progress && !refused_at_init {
+        if !self.opts.no_progress && !refused_at_init && !progress_refused {
             let (dltotal, ultotal) = self.totals();
             let _ = self.handler.progress(
                 dltotal,
@@ -4739,6 +4744,9 @@ impl Transfer {
 /// `host` as it goes into a `host:port` authority (IPv6 in brackets).
 /// Where a send starting at `pos` of `len` bytes stops: at most `max_speed` bytes when
 /// sending is limited (curl's `xfer_send` cap), so no single write overshoots a second.
+/// The error text of a transfer the progress callback stopped.
+const PROGRESS_REFUSED: &str = "Callback aborted";
+
 fn send_end(pos: usize, len: usize, max_speed: u64) -> usize {
     match usize::try_from(max_speed) {
         Ok(max) if max > 0 => len.min(pos.saturating_add(max)),
