@@ -1317,9 +1317,11 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 o.upload_buffer_size = v.clamp(16 * 1024, 2 * 1024 * 1024) as usize
             }
             CRLF => o.crlf = on,
-            MAXCONNECTS | MAXAGE_CONN | MAXLIFETIME_CONN if v < 0 || v > c_long::from(u32::MAX) => {
+            // curl: MAXCONNECTS is an unsigned int, the ages any long but a negative one.
+            MAXCONNECTS if v < 0 || v > c_long::from(u32::MAX) => {
                 return CURLE_BAD_FUNCTION_ARGUMENT
             }
+            MAXAGE_CONN | MAXLIFETIME_CONN if v < 0 => return CURLE_BAD_FUNCTION_ARGUMENT,
             // The internal multi's cache size; 0 leaves the default.
             MAXCONNECTS => o.max_connects = (v > 0).then_some(v as usize),
             MAXAGE_CONN => o.maxage_conn = Some(Duration::from_secs(v as u64)),

@@ -50,8 +50,10 @@ fn too_old_connections_are_not_reused() {
 }
 
 #[test]
-fn negative_values_are_refused() {
+fn negative_values_and_too_many_connections_are_refused() {
     let out = compare("codes");
     assert!(out.contains("MAXCONNECTS -1: 43\n"), "{out}");
     assert!(out.contains("MAXLIFETIME_CONN 0: 0\n"), "{out}");
+    assert!(out.contains("MAXCONNECTS max: 43\n"), "{out}");
+    assert!(out.contains("MAXLIFETIME_CONN max: 0\n"), "{out}");
 }

@@ -79,6 +79,9 @@ int main(int argc, char **argv)
     printf("MAXAGE_CONN 0: %d\n", (int)curl_easy_setopt(h, CURLOPT_MAXAGE_CONN, 0L));
     printf("MAXLIFETIME_CONN -1: %d\n", (int)curl_easy_setopt(h, CURLOPT_MAXLIFETIME_CONN, -1L));
     printf("MAXLIFETIME_CONN 0: %d\n", (int)curl_easy_setopt(h, CURLOPT_MAXLIFETIME_CONN, 0L));
+    printf("MAXCONNECTS max: %d\n", (int)curl_easy_setopt(h, CURLOPT_MAXCONNECTS, 0x7fffffffffffffffL));
+    printf("MAXAGE_CONN max: %d\n", (int)curl_easy_setopt(h, CURLOPT_MAXAGE_CONN, 0x7fffffffffffffffL));
+    printf("MAXLIFETIME_CONN max: %d\n", (int)curl_easy_setopt(h, CURLOPT_MAXLIFETIME_CONN, 0x7fffffffffffffffL));
   }
   curl_easy_cleanup(h);
   curl_slist_free_all(res);
