@@ -78,6 +78,8 @@ pub struct Conn {
     /// connection known to multiplex.
     pub version_seen: bool,
     pub idle_since: Instant,
+    /// When the connection was made (`CURLOPT_MAXLIFETIME_CONN` counts from here).
+    pub created: Instant,
     /// The application's socket hooks: its close hook closes the socket.
     pub hooks: crate::connect::Hooks,
 }
@@ -334,6 +336,42 @@ impl Pool {
             }
         }
         None
+    }
+    /// Take out the idle connections for `key` that are too old to reuse (curl's
+    /// `conn_maxage`: idle longer than `max_idle`, or made longer than `max_life` ago; whole
+    /// seconds, as curl counts them), each with the note curl gives.
+    pub fn take_too_old(
+        &mut self,
+        key: &str,
+        max_idle: Option<std::time::Duration>,
+        max_life: Option<std::time::Duration>,
+        now: Instant,
+    ) -> Vec<(Conn, String)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.idle.len() {
+            let c = &self.idle[i];
+            let idle = now.saturating_duration_since(c.idle_since).as_secs();
+            let life = now.saturating_duration_since(c.created).as_secs();
+            let note = if c.key != key {
+                None
+            } else if max_idle.is_some_and(|m| idle > m.as_secs()) {
+                Some(format!(
+                    "Too old connection ({idle} seconds idle), disconnect it"
+                ))
+            } else if max_life.is_some_and(|m| life > m.as_secs()) {
+                Some(format!(
+                    "Too old connection ({life} seconds since creation), disconnect it"
+                ))
+            } else {
+                None
+            };
+            match note {
+                Some(n) => out.push((self.idle.remove(i), n)),
+                None => i += 1,
+            }
+        }
+        out
     }
     /// A connection for `key` is being set up.
     pub fn pend(&mut self, key: &str, id: i64) {

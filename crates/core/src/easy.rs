@@ -1,6 +1,7 @@
 //! An easy handle: the settings and callbacks of one transfer. `perform` runs it on an
 //! internal multi, as libcurl does, which it keeps so connections are reused across calls.
 
+use crate::cookie::{CookieJar, CookieListAction};
 use crate::error::{Code, Error, Result};
 use crate::info::Info;
 use crate::multi::Multi;
@@ -76,6 +77,119 @@ impl Easy {
         }
     }
 
+    /// Runs `f` on the cookies transfers with `opts` use: the share's when it shares cookies,
+    /// else the handle's own (its internal multi's, made when `create` asks for it; None
+    /// when there is none).
+    fn with_cookies<R>(
+        &mut self,
+        opts: &Options,
+        create: bool,
+        f: impl FnOnce(&mut crate::multi::CookieStore) -> R,
+    ) -> Result<Option<R>> {
+        let shared = opts
+            .share
+            .as_ref()
+            .filter(|a| a.share.shares(crate::share::ShareData::Cookie));
+        if let Some(a) = shared {
+            return Ok(Some(a.with_cookies(f)));
+        }
+        if self.multi.is_none() {
+            if !create {
+                return Ok(None);
+            }
+            let m = Multi::new().map_err(|e| Error::new(Code::FailedInit, e.to_string()))?;
+            self.multi = Some(Box::new(m));
+        }
+        Ok(self.multi.as_mut().map(|m| f(m.cookie_store())))
+    }
+
+    /// `CURLOPT_COOKIELIST`: `arg` on the cookies transfers with `opts` use. `ALL`, `SESS`
+    /// and `FLUSH` do nothing without a jar; a cookie line or `RELOAD` starts one. `FLUSH`
+    /// writes the jar to `opts.cookie_jar` (`-` is stdout; errors are ignored, as curl's),
+    /// `RELOAD` reads `opts.cookie_files` again.
+    pub fn cookie_list(&mut self, opts: &Options, arg: &[u8]) -> Result<CookieListAction> {
+        let now = crate::parsedate::unix_now();
+        let keyword = [&b"ALL"[..], b"SESS", b"FLUSH"]
+            .iter()
+            .any(|k| arg.eq_ignore_ascii_case(k));
+        let r = self.with_cookies(opts, true, |store| {
+            let jar = match store.jar.as_mut() {
+                Some(j) => j,
+                None if keyword => return CookieJar::new().cookielist(arg, now),
+                None => store.jar.insert(CookieJar::new()),
+            };
+            let action = jar.cookielist(arg, now);
+            match &action {
+                CookieListAction::Flush => {
+                    if let Some(path) = &opts.cookie_jar {
+                        let text = jar.save_netscape(now);
+                        let _ = if path == "-" {
+                            std::io::Write::write_all(&mut std::io::stdout().lock(), &text)
+                        } else {
+                            std::fs::write(path, &text)
+                        };
+                    }
+                }
+                CookieListAction::Reload => {
+                    jar.set_new_session(opts.cookie_session);
+                    for f in opts.cookie_files.iter().filter(|f| !f.is_empty()) {
+                        let data = if f == "-" {
+                            let mut v = Vec::new();
+                            let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut v);
+                            v
+                        } else {
+                            std::fs::read(f).unwrap_or_default()
+                        };
+                        jar.load_netscape(&data, now);
+                    }
+                }
+                _ => {}
+            }
+            action
+        })?;
+        Ok(r.expect("created"))
+    }
+
+    /// `CURLOPT_COOKIEFILE` set to NULL: the handle's own jar (not a shared one) is thrown
+    /// away, and the files it read may be read again.
+    pub fn cookies_off(&mut self, opts: &Options) {
+        let _ = self.with_cookies(opts, false, |store| {
+            let shared = opts
+                .share
+                .as_ref()
+                .is_some_and(|a| a.share.shares(crate::share::ShareData::Cookie));
+            if !shared {
+                store.jar = None;
+                store.loaded.clear();
+            }
+        });
+    }
+
+    /// `CURLINFO_COOKIELIST`: the cookies transfers with `opts` use, as Netscape lines.
+    pub fn cookie_lines(&mut self, opts: &Options) -> Vec<Vec<u8>> {
+        self.with_cookies(opts, false, |store| {
+            store.jar.as_ref().map(CookieJar::cookie_list)
+        })
+        .ok()
+        .flatten()
+        .flatten()
+        .unwrap_or_default()
+    }
+
+    /// The HSTS cache entries transfers with `opts` used (the share's when it shares HSTS),
+    /// oldest first, for `CURLOPT_HSTSWRITEFUNCTION`.
+    pub fn hsts_entries(&mut self, opts: &Options) -> Vec<crate::hsts::HstsEntry> {
+        let shared = opts
+            .share
+            .as_ref()
+            .filter(|a| a.share.shares(crate::share::ShareData::Hsts));
+        match (shared, self.multi.as_mut()) {
+            (Some(a), _) => a.with_hsts(|h| h.entries()),
+            (None, Some(m)) => m.hsts_cache().entries(),
+            (None, None) => Vec::new(),
+        }
+    }
+
     /// Run the transfer to completion (`curl_easy_perform`).
     pub fn perform(&mut self) -> Result<()> {
         let mut multi = match self.multi.take() {
@@ -84,6 +198,9 @@ impl Easy {
                 Box::new(Multi::new().map_err(|e| Error::new(Code::FailedInit, e.to_string()))?)
             }
         };
+        if let Some(n) = self.opts.max_connects {
+            multi.set_max_connects(n);
+        }
         let me = Easy::new(
             self.opts.clone(),
             std::mem::replace(&mut self.handler, Box::new(NullHandler)),

@@ -28,6 +28,26 @@ struct Entry {
     expires: i64,
 }
 
+/// One cache entry as the application's callbacks see it (`struct curl_hstsentry`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HstsEntry {
+    pub host: String,
+    pub subdomains: bool,
+    /// `YYYYMMDD HH:MM:SS` (UTC), `unlimited`, or empty (from the application: unlimited).
+    pub expire: String,
+}
+
+/// What the application's HSTS read callback answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HstsPull {
+    /// `CURLSTS_OK` with an entry.
+    Entry(HstsEntry),
+    /// `CURLSTS_DONE`: no more entries.
+    Done,
+    /// `CURLSTS_FAIL`: the transfer fails with `CURLE_ABORTED_BY_CALLBACK`.
+    Fail,
+}
+
 /// The HSTS cache.
 #[derive(Clone, Debug, Default)]
 pub struct Hsts {
@@ -101,6 +121,29 @@ impl Hsts {
             }
             Some(_) => {}
         }
+    }
+
+    /// An entry from the application (curl's `hsts_pull`): the expiry read with curl's date
+    /// parser, none meaning unlimited; added as it is, expired or not.
+    pub fn add_entry(&mut self, e: &HstsEntry) {
+        let expires = if e.expire.is_empty() {
+            UNLIMITED
+        } else {
+            crate::parsedate::getdate_capped(e.expire.as_bytes())
+        };
+        self.create(&e.host, e.subdomains, expires);
+    }
+
+    /// Every entry, oldest first, as the write callback gets them (curl's `hsts_push`).
+    pub fn entries(&self) -> Vec<HstsEntry> {
+        self.entries
+            .iter()
+            .map(|e| HstsEntry {
+                host: e.host.clone(),
+                subdomains: e.subdomains,
+                expire: expire_text(e.expires),
+            })
+            .collect()
     }
 
     fn create(&mut self, host: &str, subdomains: bool, expires: i64) {
@@ -183,15 +226,7 @@ impl Hsts {
         );
         for e in &self.entries {
             let dot = if e.subdomains { "." } else { "" };
-            if e.expires == UNLIMITED {
-                s.push_str(&format!("{dot}{} \"unlimited\"\n", e.host));
-            } else {
-                let (y, mo, d, h, mi, se) = crate::parsedate::civil(e.expires);
-                s.push_str(&format!(
-                    "{dot}{} \"{y}{mo:02}{d:02} {h:02}:{mi:02}:{se:02}\"\n",
-                    e.host
-                ));
-            }
+            s.push_str(&format!("{dot}{} \"{}\"\n", e.host, expire_text(e.expires)));
         }
         s
     }
@@ -217,6 +252,15 @@ impl Hsts {
             let _ = std::fs::remove_file(&tmp);
         })
     }
+}
+
+/// An expiry as curl writes it: `YYYYMMDD HH:MM:SS` in UTC, or `unlimited`.
+fn expire_text(expires: i64) -> String {
+    if expires == UNLIMITED {
+        return "unlimited".to_string();
+    }
+    let (y, mo, d, h, mi, se) = crate::parsedate::civil(expires);
+    format!("{y}{mo:02}{d:02} {h:02}:{mi:02}:{se:02}")
 }
 
 /// `max-age=N; includeSubDomains` with curl's rules: max-age mandatory, neither directive

@@ -225,6 +225,16 @@ impl Multi {
         })
     }
 
+    /// The multi's own cookie store (an easy handle's, for its internal multi).
+    pub(crate) fn cookie_store(&mut self) -> &mut CookieStore {
+        &mut self.cookies
+    }
+
+    /// The multi's own HSTS cache (an easy handle's, for its internal multi).
+    pub(crate) fn hsts_cache(&mut self) -> &mut crate::hsts::Hsts {
+        &mut self.hsts
+    }
+
     /// Most idle connections kept for reuse (`CURLMOPT_MAXCONNECTS`).
     pub fn set_max_connects(&mut self, n: usize) {
         self.pool.max = n;

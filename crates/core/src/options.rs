@@ -102,6 +102,32 @@ pub trait Handler: Send {
     fn progress(&mut self, _dltotal: u64, _dlnow: u64, _ultotal: u64, _ulnow: u64) -> bool {
         true
     }
+    /// A host name is about to be resolved: it is not in the DNS cache
+    /// (`CURLOPT_RESOLVER_START_FUNCTION`); false fails the lookup.
+    fn resolver_start(&mut self) -> bool {
+        true
+    }
+    /// The connection is ready and a request is about to be sent on it, once per request
+    /// (`CURLOPT_PREREQFUNCTION`): the peer's and the local address; false aborts the
+    /// transfer with `CURLE_ABORTED_BY_CALLBACK`.
+    fn prereq(
+        &mut self,
+        _remote: Option<std::net::SocketAddr>,
+        _local: Option<std::net::SocketAddr>,
+    ) -> bool {
+        true
+    }
+    /// The trailer lines (`Name: value`, no line ending) to send after the last chunk of a
+    /// chunked upload (`CURLOPT_TRAILERFUNCTION`); None aborts the transfer.
+    fn trailers(&mut self) -> Option<Vec<Vec<u8>>> {
+        Some(Vec::new())
+    }
+    /// The next entry for the HSTS cache from the application
+    /// (`CURLOPT_HSTSREADFUNCTION`), asked for until it is done before a transfer with HSTS
+    /// on starts.
+    fn hsts_read(&mut self) -> crate::hsts::HstsPull {
+        crate::hsts::HstsPull::Done
+    }
     /// The concrete handler, for applications that need their own type back.
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         None
@@ -304,6 +330,15 @@ pub struct Options {
     /// `CURLOPT_CONNECT_ONLY`: connect (through proxies and TLS), send no request, and hand
     /// the connection to the application ([`crate::Easy::take_connection`]).
     pub connect_only: bool,
+    /// `CURLOPT_HTTP200ALIASES`: first lines of a response taken as `HTTP/1.0 200`.
+    pub http200_aliases: Vec<String>,
+    /// `CURLOPT_MAXCONNECTS`: most idle connections `Easy::perform` keeps (None: the
+    /// engine's default).
+    pub max_connects: Option<usize>,
+    /// `CURLOPT_MAXAGE_CONN`: an idle connection older than this is not reused.
+    pub maxage_conn: Option<Duration>,
+    /// `CURLOPT_MAXLIFETIME_CONN`: a connection made longer ago than this is not reused.
+    pub maxlifetime_conn: Option<Duration>,
     /// The application's say in making and closing sockets (`CURLOPT_OPENSOCKETFUNCTION`,
     /// `SOCKOPTFUNCTION`, `CLOSESOCKETFUNCTION`).
     pub socket_hooks: crate::connect::Hooks,
@@ -418,6 +453,10 @@ impl Default for Options {
             pause: None,
             connect_only: false,
             socket_hooks: None,
+            http200_aliases: Vec::new(),
+            max_connects: None,
+            maxage_conn: Some(Duration::from_secs(118)),
+            maxlifetime_conn: None,
         }
     }
 }

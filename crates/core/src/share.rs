@@ -199,6 +199,34 @@ impl Attached {
         }
     }
 
+    /// Runs `f` on the shared cookie store alone (the caller checked that cookies are
+    /// shared), under the application's lock as curl's `CURLOPT_COOKIELIST` takes it.
+    pub(crate) fn with_cookies<R>(&self, f: impl FnOnce(&mut CookieStore) -> R) -> R {
+        let locker = self.share.locker();
+        if let Some(l) = &locker {
+            l.lock(ShareData::Cookie, LockAccess::Single, self.user);
+        }
+        let r = f(&mut lock(&self.share.inner.cookies));
+        if let Some(l) = &locker {
+            l.unlock(ShareData::Cookie, self.user);
+        }
+        r
+    }
+
+    /// Runs `f` on the shared HSTS cache alone (the caller checked that it is shared),
+    /// under the application's lock.
+    pub(crate) fn with_hsts<R>(&self, f: impl FnOnce(&mut Hsts) -> R) -> R {
+        let locker = self.share.locker();
+        if let Some(l) = &locker {
+            l.lock(ShareData::Hsts, LockAccess::Single, self.user);
+        }
+        let r = f(&mut lock(&self.share.inner.hsts));
+        if let Some(l) = &locker {
+            l.unlock(ShareData::Hsts, self.user);
+        }
+        r
+    }
+
     /// Swap the shared parts in for the multi's own.
     pub(crate) fn lend(&self, local: Local<'_>) -> Lease<'_> {
         let locker = self.share.locker();

@@ -364,6 +364,8 @@ pub(crate) struct Transfer {
     /// new one after the proxy closed): curl's tunnel state lives on, so its opening lines
     /// are not printed again.
     tunnel_again: bool,
+    /// The application's HSTS read callback was asked for its entries (once a transfer).
+    hsts_pulled: bool,
     /// Authentication state for the HTTP proxy (`authproxy`).
     proxy_auth: HostAuth,
     /// Authentication state for the origin (curl's `authhost` and Digest state).
@@ -490,6 +492,7 @@ impl Transfer {
             tunnel_skip: 0,
             tunnel_chunked: None,
             tunnel_again: false,
+            hsts_pulled: false,
             auth_retry: false,
             creds: None,
             creds_netrc: false,
@@ -956,7 +959,7 @@ impl Transfer {
             self.last_progress = cur;
             let (dltotal, ultotal) = self.totals();
             if !self.handler.progress(dltotal, cur.0, ultotal, cur.1) {
-                self.result = Some(Err(Error::new(Code::AbortedByCallback, "Callback aborted")));
+                self.result = Some(Err(Error::new(Code::AbortedByCallback, PROGRESS_REFUSED)));
             }
         }
         if tick || self.timers.get(TimerId::Progress).is_none() {
@@ -1138,6 +1141,18 @@ impl Transfer {
         if let Some(f) = &self.opts.hsts_file {
             let now = crate::parsedate::unix_now();
             cx.hsts.load(f, now);
+            // curl's Curl_pretransfer: the files, then the application's entries.
+            if !std::mem::replace(&mut self.hsts_pulled, true) {
+                loop {
+                    match self.handler.hsts_read() {
+                        crate::hsts::HstsPull::Entry(e) => cx.hsts.add_entry(&e),
+                        crate::hsts::HstsPull::Done => break,
+                        crate::hsts::HstsPull::Fail => {
+                            return Err(Error::code(Code::AbortedByCallback))
+                        }
+                    }
+                }
+            }
             if url.scheme() == "http" {
                 let host = url.host_punycode().unwrap_or_default();
                 if cx.hsts.is_sts_host(&host, now)
@@ -1359,6 +1374,19 @@ impl Transfer {
                 }
                 Lookup::None => {}
             }
+            if self.opts.maxage_conn.is_some() || self.opts.maxlifetime_conn.is_some() {
+                let old = cx.pool.take_too_old(
+                    &key,
+                    self.opts.maxage_conn,
+                    self.opts.maxlifetime_conn,
+                    cx.now,
+                );
+                for (mut c, note) in old {
+                    self.verbose(&note);
+                    c.close();
+                    self.verbose(&format!("shutting down connection #{}", c.id));
+                }
+            }
             if let Some(mut c) = cx.pool.take(&key) {
                 c.uses += 1;
                 // Parked connections were removed from the poller: a new identity makes the
@@ -1468,6 +1496,20 @@ impl Transfer {
             }
             self.start_connect(cx, &addrs, &host, port, key);
             return Ok(true);
+        }
+        // curl's Curl_resolv tells the application before any lookup the cache did not
+        // answer, literal addresses included.
+        if !self.handler.resolver_start() {
+            return Err(match self.proxy {
+                Some(_) => Error::new(
+                    Code::CouldntResolveProxy,
+                    format!("Could not resolve proxy: {lookup_host}"),
+                ),
+                None => Error::new(
+                    Code::CouldntResolveHost,
+                    format!("Could not resolve host: {lookup_host}"),
+                ),
+            });
         }
         if let Ok(ip) = lookup_host.parse::<IpAddr>() {
             // curl caches literal addresses too (the next use finds them there).
@@ -1815,6 +1857,7 @@ impl Transfer {
             h2: None,
             version_seen: false,
             idle_since: cx.now,
+            created: cx.now,
             hooks: self.opts.socket_hooks.clone(),
         });
         if self.socks_proxy().is_some() {
@@ -3006,6 +3049,18 @@ impl Transfer {
     }
 
     fn start_request(&mut self, cx: &mut Cx<'_>) {
+        // curl's state_do: the application may stop the request before it goes.
+        if !self
+            .handler
+            .prereq(self.info.primary_ip, self.info.local_addr)
+        {
+            self.req_error = Some(Error::new(
+                Code::AbortedByCallback,
+                "operation aborted by pre-request callback",
+            ));
+            self.state = State::Send;
+            return;
+        }
         let now = cx.now;
         let url = self.url.clone().expect("url");
         self.info.time_pretransfer = now.duration_since(self.started);
@@ -3623,6 +3678,7 @@ impl Transfer {
             let mut end = start + n;
             if n == 0 {
                 self.up.eof = true;
+                end = self.last_chunk_trailers(end)?;
                 self.up.buf[end..end + 2].copy_from_slice(b"\r\n");
                 end += 2;
             } else {
@@ -3639,6 +3695,37 @@ impl Transfer {
             self.up.len = n;
         }
         Ok(())
+    }
+
+    /// The application's trailers after the last chunk's `0\r\n` at `buf[..end]` (curl's
+    /// `add_last_chunk`): lines without `: ` after the name are skipped. Returns the new end,
+    /// with room for the final CRLF.
+    fn last_chunk_trailers(&mut self, mut end: usize) -> Result<usize> {
+        let Some(lines) = self.handler.trailers() else {
+            return Err(Error::new(
+                Code::AbortedByCallback,
+                "operation aborted by trailing headers callback",
+            ));
+        };
+        for line in &lines {
+            let ok = line
+                .iter()
+                .position(|&b| b == b':')
+                .is_some_and(|i| line.get(i + 1) == Some(&b' '));
+            if !ok {
+                self.verbose("Malformatted trailing header, skipping trailer");
+                continue;
+            }
+            let need = end + line.len() + 4;
+            if self.up.buf.len() < need {
+                self.up.buf.resize(need, 0);
+            }
+            self.up.buf[end..end + line.len()].copy_from_slice(line);
+            end += line.len();
+            self.up.buf[end..end + 2].copy_from_slice(b"\r\n");
+            end += 2;
+        }
+        Ok(end)
     }
 
     fn do_recv(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
@@ -3786,7 +3873,10 @@ impl Transfer {
                         prefix[..p].copy_from_slice(&pending[..p]);
                         let d = data.len().min(5 - p);
                         prefix[p..p + d].copy_from_slice(&data[..d]);
-                        match head::looks_like_status_line(&prefix[..p + d]) {
+                        let start = &prefix[..p + d];
+                        match head::looks_like_status_line(start) {
+                            // curl's checkhttpprefix: an HTTP200ALIASES line may start it too.
+                            Tri::No if head::matches_alias(&self.opts.http200_aliases, start) => {}
                             Tri::No => {
                                 // curl: "Cannot be 0.9 if version was detected or connection
                                 // was reused."
@@ -3869,15 +3959,27 @@ impl Transfer {
         let trimmed = trim_eol(line);
         if self.resp.first_line {
             self.resp.first_line = false;
-            let st = head::parse_status_line(line).map_err(|e| {
-                if e == head::StatusLineError::NotStatusLine
-                    && (self.conn_reused || self.resp.after_1xx)
+            let st = match head::parse_status_line(line) {
+                // An HTTP200ALIASES line is an HTTP/1.0 200, as curl's fallback has it.
+                Err(head::StatusLineError::NotStatusLine)
+                    if head::matches_alias(&self.opts.http200_aliases, line) =>
                 {
-                    Error::new(Code::WeirdServerReply, "Invalid status line")
-                } else {
-                    Error::new(Code::UnsupportedProtocol, e.to_string())
+                    head::StatusLine {
+                        version: Version::Http10,
+                        code: 200,
+                        reason: b"",
+                    }
                 }
-            })?;
+                r => r.map_err(|e| {
+                    if e == head::StatusLineError::NotStatusLine
+                        && (self.conn_reused || self.resp.after_1xx)
+                    {
+                        Error::new(Code::WeirdServerReply, "Invalid status line")
+                    } else {
+                        Error::new(Code::UnsupportedProtocol, e.to_string())
+                    }
+                })?,
+            };
             // curl's http_statusline: no major version change on a connection that sent
             // HTTP/1, and no HTTP/3 in a build without it.
             match st.version {
@@ -4305,10 +4407,12 @@ impl Transfer {
                 // Resolved against the current URL when followed, after the body.
                 self.redirect_to = Some(loc.clone());
             } else if (300..400).contains(&code) {
+                // curl's FOLLOW_FAKE: the Location as given when it does not parse.
                 let base = self.url.clone().expect("url");
-                if let Ok(u) = base.join(loc, self.url_flags()) {
-                    self.info.redirect_url = Some(u.to_url_string());
-                }
+                self.info.redirect_url = Some(match base.join(loc, self.url_flags()) {
+                    Ok(u) => u.to_url_string(),
+                    Err(_) => loc.clone(),
+                });
             }
         }
         if self.resp.version == HttpVersion::V1_0 || self.opts.http_version == HttpVersionPref::V1_0
@@ -4795,6 +4899,9 @@ impl Transfer {
     fn finish_noting(&mut self, cx: &mut Cx<'_>, r: Result<()>, closing: Option<String>) {
         // A URL or protocol refused at the start: curl never calls the progress callback.
         let refused_at_init = r.is_err() && matches!(self.state, State::Init);
+        // Nor again once it refused to go on.
+        let progress_refused = matches!(&r, Err(e) if e.code == Code::AbortedByCallback
+            && e.message() == PROGRESS_REFUSED);
         if r.is_err() {
             self.conn = None;
         }
@@ -4828,7 +4935,7 @@ impl Transfer {
             }
         }
         self.result = Some(r);
-        if !self.opts.no_progress && !refused_at_init {
+        if !self.opts.no_progress && !refused_at_init && !progress_refused {
             let (dltotal, ultotal) = self.totals();
             let _ = self.handler.progress(
                 dltotal,
@@ -4892,6 +4999,9 @@ impl Transfer {
 /// `host` as it goes into a `host:port` authority (IPv6 in brackets).
 /// Where a send starting at `pos` of `len` bytes stops: at most `max_speed` bytes when
 /// sending is limited (curl's `xfer_send` cap), so no single write overshoots a second.
+/// The error text of a transfer the progress callback stopped.
+const PROGRESS_REFUSED: &str = "Callback aborted";
+
 fn send_end(pos: usize, len: usize, max_speed: u64) -> usize {
     match usize::try_from(max_speed) {
         Ok(max) if max > 0 => len.min(pos.saturating_add(max)),

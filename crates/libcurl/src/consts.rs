@@ -232,6 +232,21 @@ pub mod opt {
     pub const SSL_ENABLE_NPN: c_int = 225;
     pub const RANDOM_FILE: c_int = 10076;
     pub const EGDSOCKET: c_int = 10077;
+    pub const PREREQFUNCTION: c_int = 20312;
+    pub const PREREQDATA: c_int = 10313;
+    pub const RESOLVER_START_FUNCTION: c_int = 20272;
+    pub const RESOLVER_START_DATA: c_int = 10273;
+    pub const TRAILERFUNCTION: c_int = 20283;
+    pub const TRAILERDATA: c_int = 10284;
+    pub const COOKIELIST: c_int = 10135;
+    pub const HSTSREADFUNCTION: c_int = 20301;
+    pub const HSTSREADDATA: c_int = 10302;
+    pub const HSTSWRITEFUNCTION: c_int = 20303;
+    pub const HSTSWRITEDATA: c_int = 10304;
+    pub const MAXCONNECTS: c_int = 71;
+    pub const MAXLIFETIME_CONN: c_int = 314;
+    pub const MAXAGE_CONN: c_int = 288;
+    pub const HTTP200ALIASES: c_int = 10104;
 }
 
 pub mod info {

@@ -20,6 +20,36 @@ pub type DebugFn =
 pub type ProgressFn = unsafe extern "C" fn(*mut c_void, f64, f64, f64, f64) -> c_int;
 pub type SeekFn = unsafe extern "C" fn(*mut c_void, i64, c_int) -> c_int;
 pub type IoctlFn = unsafe extern "C" fn(*mut EasyHandle, c_int, *mut c_void) -> c_int;
+pub type PrereqFn =
+    unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, c_int, c_int) -> c_int;
+pub type ResolverStartFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void) -> c_int;
+pub type TrailerFn = unsafe extern "C" fn(*mut *mut CurlSlist, *mut c_void) -> c_int;
+pub type HstsReadFn = unsafe extern "C" fn(*mut EasyHandle, *mut HstsEntryC, *mut c_void) -> c_int;
+pub type HstsWriteFn =
+    unsafe extern "C" fn(*mut EasyHandle, *mut HstsEntryC, *mut CurlIndex, *mut c_void) -> c_int;
+
+/// `struct curl_hstsentry`: `includeSubDomains` is a one-bit field in the byte after
+/// `namelen` (bit 0), and `expire` follows in the next byte (`tests/c/layout.c`).
+#[repr(C)]
+pub struct HstsEntryC {
+    pub name: *mut c_char,
+    pub namelen: usize,
+    pub include_subdomains: u8,
+    pub expire: [c_char; 18],
+}
+
+/// `struct curl_index`.
+#[repr(C)]
+pub struct CurlIndex {
+    pub index: usize,
+    pub total: usize,
+}
+
+/// `CURLSTS_OK` and `CURLSTS_FAIL`.
+const CURLSTS_OK: c_int = 0;
+const CURLSTS_FAIL: c_int = 2;
+/// curl's `MAX_HSTS_HOSTLEN`.
+const MAX_HSTS_HOSTLEN: usize = 2048;
 
 extern "C" {
     fn oxcurl_default_write(p: *const c_char, n: usize, file: *mut c_void) -> usize;
@@ -49,6 +79,16 @@ pub(crate) struct Callbacks {
     ioctl_data: *mut c_void,
     debug: Option<DebugFn>,
     debug_data: *mut c_void,
+    prereq: Option<PrereqFn>,
+    prereq_data: *mut c_void,
+    resolver_start: Option<ResolverStartFn>,
+    resolver_start_data: *mut c_void,
+    trailer: Option<TrailerFn>,
+    trailer_data: *mut c_void,
+    hsts_read: Option<HstsReadFn>,
+    hsts_read_data: *mut c_void,
+    hsts_write: Option<HstsWriteFn>,
+    hsts_write_data: *mut c_void,
     no_progress: bool,
     handle: *mut EasyHandle,
 }
@@ -75,6 +115,16 @@ impl Callbacks {
             ioctl_data: std::ptr::null_mut(),
             debug: None,
             debug_data: std::ptr::null_mut(),
+            prereq: None,
+            prereq_data: std::ptr::null_mut(),
+            resolver_start: None,
+            resolver_start_data: std::ptr::null_mut(),
+            trailer: None,
+            trailer_data: std::ptr::null_mut(),
+            hsts_read: None,
+            hsts_read_data: std::ptr::null_mut(),
+            hsts_write: None,
+            hsts_write_data: std::ptr::null_mut(),
             no_progress: true,
             handle,
         }
@@ -174,6 +224,18 @@ impl Handler for CHandler {
         self.0.read.is_none() && unsafe { oxcurl_default_rewind(self.0.read_data) } != -1
     }
     fn debug(&mut self, kind: InfoType, data: &[u8]) {
+        // curl's informational texts are NUL-terminated after their length (infof formats
+        // into a C string), and applications print them with %s: so are ours.
+        let text;
+        let data = if kind == InfoType::Text && self.0.debug.is_some() {
+            let mut t = Vec::with_capacity(data.len() + 1);
+            t.extend_from_slice(data);
+            t.push(0);
+            text = t;
+            &text[..data.len()]
+        } else {
+            data
+        };
         match self.0.debug {
             // SAFETY: a DEBUGFUNCTION-shaped pointer; the handle pointer is the CURL * the
             // application owns; data is valid for len bytes.
@@ -234,6 +296,97 @@ impl Handler for CHandler {
         };
         r == 0 || r == CURL_PROGRESSFUNC_CONTINUE
     }
+    fn resolver_start(&mut self) -> bool {
+        match self.0.resolver_start {
+            // SAFETY: a RESOLVER_START_FUNCTION-shaped pointer; this build has no resolver
+            // state to hand out (curl's threaded resolver passes NULL too).
+            Some(f) => unsafe {
+                f(
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    self.0.resolver_start_data,
+                ) == 0
+            },
+            None => true,
+        }
+    }
+    fn prereq(
+        &mut self,
+        remote: Option<std::net::SocketAddr>,
+        local: Option<std::net::SocketAddr>,
+    ) -> bool {
+        let Some(f) = self.0.prereq else {
+            return true;
+        };
+        let ip = |a: Option<std::net::SocketAddr>| {
+            CString::new(a.map(|a| a.ip().to_string()).unwrap_or_default()).unwrap_or_default()
+        };
+        let (rip, lip) = (ip(remote), ip(local));
+        let port = |a: Option<std::net::SocketAddr>| a.map_or(0, |a| c_int::from(a.port()));
+        // SAFETY: a PREREQFUNCTION-shaped pointer; both strings live across the call.
+        let r = unsafe {
+            f(
+                self.0.prereq_data,
+                rip.as_ptr(),
+                lip.as_ptr(),
+                port(remote),
+                port(local),
+            )
+        };
+        r == 0
+    }
+    /// curl's `hsts_pull`: a name buffer of `MAX_HSTS_HOSTLEN` bytes, no expiry by default.
+    fn hsts_read(&mut self) -> oxcurl_core::hsts::HstsPull {
+        use oxcurl_core::hsts::{HstsEntry, HstsPull};
+        let Some(f) = self.0.hsts_read else {
+            return HstsPull::Done;
+        };
+        let mut name = vec![0 as c_char; MAX_HSTS_HOSTLEN + 1];
+        let mut e = HstsEntryC {
+            name: name.as_mut_ptr(),
+            namelen: MAX_HSTS_HOSTLEN,
+            include_subdomains: 0,
+            expire: [0; 18],
+        };
+        // SAFETY: an HSTSREADFUNCTION-shaped pointer; the entry and its name buffer (namelen
+        // + 1 bytes) live across the call.
+        let r = unsafe { f(self.0.handle, &mut e, self.0.hsts_read_data) };
+        match r {
+            CURLSTS_OK => {}
+            CURLSTS_FAIL => return HstsPull::Fail,
+            _ => return HstsPull::Done,
+        }
+        name[MAX_HSTS_HOSTLEN] = 0;
+        e.expire[17] = 0;
+        // SAFETY: both buffers are NUL-terminated (set just above).
+        let (host, expire) = unsafe {
+            (
+                std::ffi::CStr::from_ptr(name.as_ptr()),
+                std::ffi::CStr::from_ptr(e.expire.as_ptr()),
+            )
+        };
+        if host.is_empty() {
+            // curl stops there (with CURLE_BAD_FUNCTION_ARGUMENT).
+            return HstsPull::Done;
+        }
+        HstsPull::Entry(HstsEntry {
+            host: host.to_string_lossy().into_owned(),
+            subdomains: e.include_subdomains & 1 != 0,
+            expire: expire.to_string_lossy().into_owned(),
+        })
+    }
+    fn trailers(&mut self) -> Option<Vec<Vec<u8>>> {
+        let Some(f) = self.0.trailer else {
+            return Some(Vec::new());
+        };
+        let mut list: *mut CurlSlist = std::ptr::null_mut();
+        // SAFETY: a TRAILERFUNCTION-shaped pointer; it appends to the list we own and free.
+        let r = unsafe { f(&mut list, self.0.trailer_data) };
+        // SAFETY: NULL or a list the callback built with curl_slist_append.
+        let lines = unsafe { slist::to_vec(list) };
+        slist::curl_slist_free_all(list);
+        (r == 0).then(|| lines.into_iter().map(String::into_bytes).collect())
+    }
 }
 
 /// How the request body is described, resolved at perform time as curl does.
@@ -275,6 +428,8 @@ pub(crate) struct State {
     filetime: bool,
     resolve: *const CurlSlist,
     connect_to: *const CurlSlist,
+    /// CURLOPT_HTTP200ALIASES.
+    http200aliases: *const CurlSlist,
     /// CURLOPT_CURLU: the application's URL handle, read at perform time.
     curlu: *mut crate::url::UrlHandle,
     errorbuffer: *mut c_char,
@@ -348,6 +503,7 @@ impl EasyHandle {
                 filetime: false,
                 resolve: std::ptr::null(),
                 connect_to: std::ptr::null(),
+                http200aliases: std::ptr::null(),
                 curlu: std::ptr::null_mut(),
                 errorbuffer: std::ptr::null_mut(),
                 private: std::ptr::null_mut(),
@@ -410,6 +566,7 @@ impl EasyHandle {
             opts.proxy_headers_unified = st.unified_headers;
             opts.resolve = slist::to_vec(st.resolve);
             opts.connect_to = slist::to_vec(st.connect_to);
+            opts.http200_aliases = slist::to_vec(st.http200aliases);
         }
         opts.body = st.body_now();
         // curl's empty form has no Content-Type: "Content-Type:" leaves out the one of an
@@ -580,13 +737,26 @@ pub extern "C" fn curl_easy_cleanup(h: *mut EasyHandle) {
             return;
         }
         // curl writes COOKIEJAR and HSTS files when the handle goes; errors are not reported.
-        {
+        let hsts = {
             let mut st = e.state.borrow_mut();
+            let st = &mut *st;
             let share = st.opts.share.clone();
-            if let Some(easy) = st.easy.as_mut() {
-                easy.opts.share = share;
-                let _ = easy.save_state();
+            match st.easy.as_mut() {
+                Some(easy) => {
+                    easy.opts.share = share;
+                    let _ = easy.save_state();
+                    match (st.cb.hsts_write, st.opts.hsts_file.is_some()) {
+                        (Some(f), true) => Some((f, easy.hsts_entries(&st.opts))),
+                        _ => None,
+                    }
+                }
+                None => None,
             }
+        };
+        // Then the HSTS write callback gets every entry (no borrow held).
+        if let Some((f, entries)) = hsts {
+            let data = e.state.borrow().cb.hsts_write_data;
+            hsts_push(f, h, data, &entries);
         }
         // Leave the share (no borrow held: its lock callback may call us).
         set_share(e, h, std::ptr::null_mut());
@@ -598,6 +768,37 @@ pub extern "C" fn curl_easy_cleanup(h: *mut EasyHandle) {
             drop(Box::from_raw(h));
         }
     })
+}
+
+/// curl's `hsts_push` for each entry, until the callback answers other than `CURLSTS_OK`.
+fn hsts_push(
+    f: HstsWriteFn,
+    h: *mut EasyHandle,
+    data: *mut c_void,
+    entries: &[oxcurl_core::hsts::HstsEntry],
+) {
+    for (i, en) in entries.iter().enumerate() {
+        let name = CString::new(en.host.clone()).unwrap_or_default();
+        let mut e = HstsEntryC {
+            name: name.as_ptr() as *mut c_char,
+            namelen: en.host.len(),
+            include_subdomains: u8::from(en.subdomains),
+            expire: [0; 18],
+        };
+        for (d, s) in e.expire.iter_mut().zip(en.expire.bytes().take(17)) {
+            *d = s as c_char;
+        }
+        let mut index = CurlIndex {
+            index: i,
+            total: entries.len(),
+        };
+        // SAFETY: an HSTSWRITEFUNCTION-shaped pointer; the entry, its name and the index
+        // live across the call.
+        let r = unsafe { f(h, &mut e, &mut index, data) };
+        if r != CURLSTS_OK {
+            break;
+        }
+    }
 }
 
 /// `curl_easy_reset`: back to the state of a fresh handle.
@@ -627,6 +828,7 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.filetime = false;
         st.resolve = std::ptr::null();
         st.connect_to = std::ptr::null();
+        st.http200aliases = std::ptr::null();
         st.curlu = std::ptr::null_mut();
         st.errorbuffer = std::ptr::null_mut();
         st.private = std::ptr::null_mut();
@@ -677,6 +879,7 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
             d.filetime = st.filetime;
             d.resolve = st.resolve;
             d.connect_to = st.connect_to;
+            d.http200aliases = st.http200aliases;
             d.curlu = st.curlu;
             d.errorbuffer = st.errorbuffer;
             d.private = st.private;
@@ -1114,6 +1317,15 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 o.upload_buffer_size = v.clamp(16 * 1024, 2 * 1024 * 1024) as usize
             }
             CRLF => o.crlf = on,
+            // curl: MAXCONNECTS is an unsigned int, the ages any long but a negative one.
+            MAXCONNECTS if v < 0 || v > c_long::from(u32::MAX) => {
+                return CURLE_BAD_FUNCTION_ARGUMENT
+            }
+            MAXAGE_CONN | MAXLIFETIME_CONN if v < 0 => return CURLE_BAD_FUNCTION_ARGUMENT,
+            // The internal multi's cache size; 0 leaves the default.
+            MAXCONNECTS => o.max_connects = (v > 0).then_some(v as usize),
+            MAXAGE_CONN => o.maxage_conn = Some(Duration::from_secs(v as u64)),
+            MAXLIFETIME_CONN => o.maxlifetime_conn = secs(v),
             // Deprecated in curl and ignored there too.
             SSL_ENABLE_NPN => {}
             _ if known(opt) => return CURLE_NOT_BUILT_IN,
@@ -1275,10 +1487,39 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                     .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), DebugFn>(f) })
             }
             DEBUGDATA => st.cb.debug_data = v,
+            PREREQFUNCTION => {
+                st.cb.prereq = f()
+                    .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), PrereqFn>(f) })
+            }
+            PREREQDATA => st.cb.prereq_data = v,
+            RESOLVER_START_FUNCTION => {
+                st.cb.resolver_start = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), ResolverStartFn>(f)
+                })
+            }
+            RESOLVER_START_DATA => st.cb.resolver_start_data = v,
+            TRAILERFUNCTION => {
+                st.cb.trailer = f()
+                    .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), TrailerFn>(f) })
+            }
+            TRAILERDATA => st.cb.trailer_data = v,
+            HSTSREADFUNCTION => {
+                st.cb.hsts_read = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), HstsReadFn>(f)
+                })
+            }
+            HSTSREADDATA => st.cb.hsts_read_data = v,
+            HSTSWRITEFUNCTION => {
+                st.cb.hsts_write = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), HstsWriteFn>(f)
+                })
+            }
+            HSTSWRITEDATA => st.cb.hsts_write_data = v,
             ERRORBUFFER => st.errorbuffer = v as *mut c_char,
             HTTPHEADER => st.headers = v as *const CurlSlist,
             RESOLVE => st.resolve = v as *const CurlSlist,
             CONNECT_TO => st.connect_to = v as *const CurlSlist,
+            HTTP200ALIASES => st.http200aliases = v as *const CurlSlist,
             POSTFIELDS => {
                 st.body.fields = (!v.is_null()).then_some(v as usize);
                 st.body.copied = None;
@@ -1361,9 +1602,34 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 })
             }
             COOKIE => st.opts.cookie = s(),
-            COOKIEFILE => {
-                if let Some(f) = s() {
-                    st.opts.cookie_files.push(f);
+            COOKIEFILE => match s() {
+                Some(f) => st.opts.cookie_files.push(f),
+                // curl forgets the files and throws its own cookies away (not a share's).
+                None => {
+                    st.opts.cookie_files.clear();
+                    if let Some(easy) = st.easy.as_mut() {
+                        easy.cookies_off(&st.opts);
+                    }
+                }
+            },
+            COOKIELIST => {
+                let Some(arg) = s() else {
+                    return CURLE_OK;
+                };
+                let Some(easy) = st.easy.as_mut() else {
+                    return CURLE_OK;
+                };
+                use oxcurl_core::cookie::CookieListAction;
+                match easy.cookie_list(&st.opts, arg.as_bytes()) {
+                    Err(_) => return CURLE_OUT_OF_MEMORY,
+                    Ok(CookieListAction::TooLong) => return CURLE_BAD_FUNCTION_ARGUMENT,
+                    // A cookie line turns the cookie engine on, as a file name does.
+                    Ok(CookieListAction::Line(_))
+                        if st.opts.cookie_files.is_empty() && st.opts.cookie_jar.is_none() =>
+                    {
+                        st.opts.cookie_files.push(String::new())
+                    }
+                    Ok(_) => {}
                 }
             }
             COOKIEJAR => st.opts.cookie_jar = s(),
@@ -1530,7 +1796,9 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     41 => i.local_addr.map(|a| a.ip().to_string()),
                     49 => (!i.scheme.is_empty()).then(|| i.scheme.clone()),
                     58 => (!i.effective_method.is_empty()).then(|| i.effective_method.clone()),
-                    60 => i.referer.clone(),
+                    // curl's state.referer: CURLOPT_REFERER as set, replaced by the one
+                    // AUTOREFERER made when the last transfer followed a redirect.
+                    60 => i.referer.clone().or_else(|| st.opts.referer.clone()),
                     61 => Some(st.opts.tls.effective_cafile().to_string()),
                     62 => Some(st.opts.tls.effective_capath().to_string()),
                     30 | 36 => None,
@@ -1661,8 +1929,28 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                             crate::global::tls_session_info()
                     };
                 }
-                // SSL_ENGINES, COOKIELIST: empty lists.
-                27 | 28 => {
+                // COOKIELIST: every cookie as a Netscape line, NULL for none.
+                28 => {
+                    let lines = match st.easy.as_mut() {
+                        Some(easy) => easy.cookie_lines(&st.opts),
+                        None => Vec::new(),
+                    };
+                    let mut list: *mut CurlSlist = std::ptr::null_mut();
+                    for l in lines {
+                        let c = CString::new(l).unwrap_or_default();
+                        let next = slist::curl_slist_append(list, c.as_ptr());
+                        if next.is_null() {
+                            slist::curl_slist_free_all(list);
+                            return CURLE_OUT_OF_MEMORY;
+                        }
+                        list = next;
+                    }
+                    // SAFETY: COOKIELIST takes a `struct curl_slist **`; the application frees
+                    // the list with curl_slist_free_all.
+                    unsafe { *(out as *mut *mut CurlSlist) = list };
+                }
+                // SSL_ENGINES: an empty list.
+                27 => {
                     // SAFETY: these infos take a pointer-to-pointer.
                     unsafe { *(out as *mut *mut c_void) = std::ptr::null_mut() };
                 }

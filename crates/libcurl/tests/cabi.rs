@@ -217,7 +217,7 @@ fn version_info_sanity() {
 
 #[test]
 fn struct_layouts_match_headers() {
-    use oxcurl_libcurl::{consts, global, multi, options, slist, version};
+    use oxcurl_libcurl::{consts, easy, global, multi, options, slist, version};
     use std::mem::{offset_of, size_of};
     let c = run_ok("layout", Lib::Ours, &[]);
     let expected = [
@@ -278,6 +278,17 @@ fn struct_layouts_match_headers() {
             "curl_easyoption.flags",
             offset_of!(options::CurlEasyOption, flags),
         ),
+        ("curl_hstsentry.size", size_of::<easy::HstsEntryC>()),
+        (
+            "curl_hstsentry.namelen",
+            offset_of!(easy::HstsEntryC, namelen),
+        ),
+        (
+            "curl_hstsentry.expire",
+            offset_of!(easy::HstsEntryC, expire),
+        ),
+        ("curl_index.size", size_of::<easy::CurlIndex>()),
+        ("curl_index.total", offset_of!(easy::CurlIndex, total)),
         ("CURLVERSION_NOW", version::CURLVERSION_NOW as usize),
         ("CURL_ERROR_SIZE", consts::CURL_ERROR_SIZE),
         (

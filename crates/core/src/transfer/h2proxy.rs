@@ -209,6 +209,7 @@ impl Transfer {
             h2: None,
             version_seen: false,
             idle_since: proxy.idle_since,
+            created: proxy.created,
             // A second descriptor: the proxy connection inside the tunnel has the hooks.
             hooks: None,
             tunnel: Some(Box::new(Tunnel::new(proxy, st.id, send, recv))),

@@ -28,6 +28,11 @@ int main(void)
   P("curl_easyoption.size", sizeof(struct curl_easyoption));
   P("curl_easyoption.type", offsetof(struct curl_easyoption, type));
   P("curl_easyoption.flags", offsetof(struct curl_easyoption, flags));
+  P("curl_hstsentry.size", sizeof(struct curl_hstsentry));
+  P("curl_hstsentry.namelen", offsetof(struct curl_hstsentry, namelen));
+  P("curl_hstsentry.expire", offsetof(struct curl_hstsentry, expire));
+  P("curl_index.size", sizeof(struct curl_index));
+  P("curl_index.total", offsetof(struct curl_index, total));
   P("CURLVERSION_NOW", CURLVERSION_NOW);
   P("CURL_ERROR_SIZE", CURL_ERROR_SIZE);
   P("CURLOPT_XFERINFOFUNCTION", CURLOPT_XFERINFOFUNCTION);

@@ -193,6 +193,16 @@ pub fn looks_like_status_line(prefix: &[u8]) -> Tri {
     }
 }
 
+/// Does `s` (the first bytes of a response, or its whole first line) start like one of the
+/// `CURLOPT_HTTP200ALIASES` lines? curl's `checkprefixmax`: as many bytes as both have,
+/// case-insensitively.
+pub fn matches_alias(aliases: &[String], s: &[u8]) -> bool {
+    aliases.iter().any(|a| {
+        let n = a.len().min(s.len());
+        a.as_bytes()[..n].eq_ignore_ascii_case(&s[..n])
+    })
+}
+
 /// True for the line that ends a response head: curl ends the head at any line whose first
 /// byte is CR or LF.
 pub fn is_head_end(line: &[u8]) -> bool {

@@ -296,6 +296,7 @@ mod tests {
             h2: Some(super::super::Mux::new()),
             version_seen: false,
             idle_since: Instant::now(),
+            created: Instant::now(),
             hooks: None,
         }
     }
