@@ -84,7 +84,13 @@ fn trailers_follow_the_last_chunk() {
     let (_, reqs) = compare("trailers-none", "/up");
     let req = String::from_utf8_lossy(&reqs[0]).into_owned();
     assert!(req.ends_with("\r\n0\r\n\r\n"), "{req:?}");
-    let (out, _) = compare("trailers-abort", "/up");
+    // An aborted upload leaves a cut-off request that the server may or may not have read
+    // before the close: only the outputs are compared.
+    let s = ScriptedServer::start();
+    let url = format!("{}/up", s.url().trim_end_matches('/'));
+    let out = run_ok("hooks", Lib::Ours, &["trailers-abort", &url]);
+    let reference = run_ok("hooks", Lib::Reference, &["trailers-abort", &url]);
+    assert_eq!(out, reference, "trailers-abort: ours vs reference");
     assert!(
         out.contains("calls=1 rc=42 (Operation was aborted by an application callback) err=[operation aborted by trailing headers callback]"),
         "{out}"
