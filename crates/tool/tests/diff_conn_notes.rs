@@ -77,7 +77,7 @@ fn closing_connection_after_fail_status() {
 /// curl says "The requested URL returned error" before it shows the blank line ending the
 /// headers; oxcurl after.
 #[test]
-#[ignore = "issue 8: --fail and --max-filesize fail after the end-of-headers line is shown, curl before"]
+#[ignore = "issue 3: --fail and --max-filesize fail after the end-of-headers line is shown, curl before"]
 fn fail_status_before_end_of_headers() {
     case("fail_status_before_end_of_headers")
         .args(&["-sS", "-v", "-f", "{url}/denied"])
@@ -383,7 +383,7 @@ fn trace_config_ids_and_time() {
 /// `-vv` adds ids and times, and libcurl's "protocol" trace lines ("[SETUP] added", the
 /// connect filter's progress) which oxcurl does not write.
 #[test]
-#[ignore = "issue 8: -vv and --trace-config categories: libcurl's internal trace lines ([SETUP] ...) are not written"]
+#[ignore = "issue 3: -vv and --trace-config categories: libcurl's internal trace lines ([SETUP] ...) are not written"]
 fn double_verbose_after_trace_ascii() {
     trace_case(
         "double_verbose_after_trace_ascii",
