@@ -7,27 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oxcurl_core::tls::record::{test_pair, Failure, Pipe};
-
-fn run(tls13: bool, wire: &[u8], piece: usize) -> (Vec<u8>, String) {
-    let (mut r, _) = test_pair(tls13);
-    let mut p = Pipe {
-        input: wire.to_vec(),
-        piece,
-        closed: true,
-        ..Pipe::default()
-    };
-    let mut out = Vec::new();
-    let mut buf = [0u8; 700];
-    loop {
-        match r.recv(&mut p, &mut buf) {
-            Ok(0) => return (out, "end".into()),
-            Ok(n) => out.extend_from_slice(&buf[..n]),
-            Err(Failure::Io(e)) => panic!("the pipe never fails: {e}"),
-            Err(f) => return (out, format!("{f:?}")),
-        }
-    }
-}
+use oxcurl_core::tls::record::{run_split as run, test_pair};
 
 /// Records sealed from `data`: each is [type, length, padding] and that many bytes.
 fn sealed(tls13: bool, mut data: &[u8]) -> Vec<u8> {

@@ -133,14 +133,7 @@ impl Easy {
                 CookieListAction::Reload => {
                     jar.set_new_session(opts.cookie_session);
                     for f in opts.cookie_files.iter().filter(|f| !f.is_empty()) {
-                        let data = if f == "-" {
-                            let mut v = Vec::new();
-                            let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut v);
-                            v
-                        } else {
-                            std::fs::read(f).unwrap_or_default()
-                        };
-                        jar.load_netscape(&data, now);
+                        jar.load_file(f, now);
                     }
                 }
                 _ => {}

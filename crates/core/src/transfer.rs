@@ -1989,14 +1989,7 @@ impl Transfer {
                 continue;
             }
             cx.cookies.loaded.push(f.clone());
-            let data = if f == "-" {
-                let mut v = Vec::new();
-                let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut v);
-                v
-            } else {
-                std::fs::read(f).unwrap_or_default()
-            };
-            jar.load_netscape(&data, now);
+            jar.load_file(f, now);
         }
         if let Some(j) = &self.opts.cookie_jar {
             if !cx.cookies.save_to.contains(j) {

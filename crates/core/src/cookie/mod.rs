@@ -571,6 +571,19 @@ impl CookieJar {
         }
     }
 
+    /// Load a cookie file as `CURLOPT_COOKIEFILE` names it: `-` is stdin; a file that
+    /// cannot be read adds nothing.
+    pub fn load_file(&mut self, name: &str, now: i64) {
+        let data = if name == "-" {
+            let mut v = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut v);
+            v
+        } else {
+            std::fs::read(name).unwrap_or_default()
+        };
+        self.load_netscape(&data, now);
+    }
+
     /// Reads a cookie file: Netscape format lines, `#HttpOnly_` lines, and `Set-Cookie:` header
     /// lines (curl's `Curl_cookie_init` with a file). Cookies read here are not "live": they do
     /// not replace cookies set by a server. Expired cookies are purged at the end.

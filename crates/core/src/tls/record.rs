@@ -407,17 +407,7 @@ impl<K: KeySchedule> Records<K> {
 
     /// Write out queued records; WouldBlock while some remain.
     pub fn flush<T: io::Write>(&mut self, io: &mut T) -> io::Result<()> {
-        while self.tx_pos < self.tx.len() {
-            match io.write(&self.tx[self.tx_pos..]) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => self.tx_pos += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        self.tx.clear();
-        self.tx_pos = 0;
-        Ok(())
+        write_queued(io, &mut self.tx, &mut self.tx_pos)
     }
 
     /// Are records waiting for the transport?
@@ -860,6 +850,26 @@ impl Sealer {
     }
 }
 
+/// Write `tx[pos..]` to `io`, then empty the queue; WouldBlock (with `pos` kept) while
+/// some remain. The handshake's queue and the record layer's both go out this way.
+pub(crate) fn write_queued<T: io::Write>(
+    io: &mut T,
+    tx: &mut Vec<u8>,
+    pos: &mut usize,
+) -> io::Result<()> {
+    while *pos < tx.len() {
+        match io.write(&tx[*pos..]) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => *pos += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    tx.clear();
+    *pos = 0;
+    Ok(())
+}
+
 /// A record layer over made-up secrets (AES-256-GCM, TLS 1.3 or 1.2) and the peer that
 /// sends to it, for tests and fuzzing.
 #[doc(hidden)]
@@ -926,6 +936,30 @@ impl io::Write for Pipe {
     }
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+/// Everything a test session hands out of `wire` read `piece` bytes at a time, and how the
+/// stream ended (`"end"` or the failure): what the fuzz target and the unit test compare
+/// across read sizes.
+#[doc(hidden)]
+pub fn run_split(tls13: bool, wire: &[u8], piece: usize) -> (Vec<u8>, String) {
+    let (mut r, _) = test_pair(tls13);
+    let mut p = Pipe {
+        input: wire.to_vec(),
+        piece,
+        closed: true,
+        ..Pipe::default()
+    };
+    let mut out = Vec::new();
+    let mut buf = [0u8; 700];
+    loop {
+        match r.recv(&mut p, &mut buf) {
+            Ok(0) => return (out, "end".into()),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(Failure::Io(e)) => panic!("the pipe never fails: {e}"),
+            Err(f) => return (out, format!("{f:?}")),
+        }
     }
 }
 
@@ -1232,19 +1266,6 @@ mod tests {
     /// stream ends, does not depend on how the input is split into reads.
     #[test]
     fn read_sizes_do_not_change_the_outcome() {
-        fn run(tls13: bool, wire: &[u8], piece: usize) -> (Vec<u8>, String) {
-            let (mut r, _) = test_pair(tls13);
-            let mut p = pipe(wire.to_vec(), piece, true);
-            let mut out = Vec::new();
-            let mut buf = [0u8; 700];
-            loop {
-                match r.recv(&mut p, &mut buf) {
-                    Ok(0) => return (out, "end".into()),
-                    Ok(n) => out.extend_from_slice(&buf[..n]),
-                    Err(f) => return (out, format!("{f:?}")),
-                }
-            }
-        }
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
             x ^= x << 13;
@@ -1266,11 +1287,11 @@ mod tests {
                 let i = (next() as usize) % wire.len();
                 wire[i] ^= 1 << (next() % 8);
             }
-            let whole = run(tls13, &wire, usize::MAX);
+            let whole = run_split(tls13, &wire, usize::MAX);
             for piece in [1, 2, 5, 17, 1000] {
                 assert_eq!(
                     whole,
-                    run(tls13, &wire, piece),
+                    run_split(tls13, &wire, piece),
                     "round {round} piece {piece}"
                 );
             }

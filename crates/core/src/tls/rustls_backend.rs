@@ -2,7 +2,7 @@
 //! options, certificate verification with OpenSSL-worded failures, and a non-blocking session
 //! driven over the connection's socket.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -526,17 +526,7 @@ const HS_RX_MAX: usize = 4 * record::RX_CAPACITY;
 
 impl Hs {
     fn flush(&mut self, io: &mut Io<'_>) -> io::Result<()> {
-        while self.tx_pos < self.tx.len() {
-            match io.write(&self.tx[self.tx_pos..]) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => self.tx_pos += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        self.tx.clear();
-        self.tx_pos = 0;
-        Ok(())
+        record::write_queued(io, &mut self.tx, &mut self.tx_pos)
     }
 
     fn encode(
