@@ -194,6 +194,19 @@ impl Conn {
             (None, mut io) => io::Read::read(&mut io, buf),
         }
     }
+    /// A `recv` that gave `got` of `asked` bytes left nothing behind in any layer and
+    /// drained the socket: the next input makes the socket readable (level-triggered), so
+    /// the reader need not read again to hear WouldBlock. Only for the socket itself or one
+    /// TLS session straight on it; a tunnel or TLS inside TLS may hold input.
+    pub fn input_drained(&self, got: usize, asked: usize) -> bool {
+        if self.tunnel.is_some() || self.proxy_tls.is_some() {
+            return false;
+        }
+        match &self.tls {
+            None => got < asked,
+            Some(t) => t.input_drained(),
+        }
+    }
     /// Send bytes (encrypted over TLS); how many were taken.
     pub fn send(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self.layers() {

@@ -1,4 +1,4 @@
-//! The multi handle as executor: a slab of transfers, the reactor (epoll through `polling`,
+//! The multi handle as executor: a slab of transfers, the reactor (level-triggered epoll, `oxcurl_sys::poll`,
 //! level mode, interest diffed after every pass), the timer queue of nearest deadlines, the
 //! connection pool, receive buffers, the resolver and the message queue.
 //!
@@ -461,7 +461,9 @@ impl Multi {
     /// Run every transfer that can make progress, without blocking (`curl_multi_perform`).
     pub fn perform(&mut self) -> io::Result<usize> {
         let now = Instant::now();
-        self.resolver.poll_completions();
+        if self.resolver.busy() {
+            self.resolver.poll_completions();
+        }
         // Expired timers make their transfers runnable.
         let slots = &mut self.slots;
         self.timers.pop_due(now, |slot, gen| {

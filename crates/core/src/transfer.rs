@@ -3795,6 +3795,15 @@ impl Transfer {
             if limited || self.recv_held() {
                 return Ok(true);
             }
+            // Drained: the poller says when more comes (level-triggered), so no read just
+            // to hear WouldBlock.
+            if self
+                .conn
+                .as_ref()
+                .is_some_and(|c| c.input_drained(n, buf.len()))
+            {
+                return Ok(false);
+            }
         }
     }
 
