@@ -41,8 +41,12 @@ const CONN_WINDOW: u32 = 10 * STREAM_WINDOW;
 pub const MAX_HEADER_LIST: u32 = 300 * 1024;
 
 /// What [`Mux::drive_some`] reads before the streams' readers take it: a few of nginx's
-/// 16 KiB frames.
+/// 16 KiB frames for a stream alone on its connection, one when several share it. What
+/// is read for the others waits in h2 until their transfers run, each frame keeping the
+/// read buffer it came in alive; a single download reads in larger steps, as each drive
+/// costs system calls.
 const DRIVE_BUDGET: usize = 64 * 1024;
+const SHARED_DRIVE_BUDGET: usize = 16 * 1024;
 
 /// The connection while lent, and whether a write would have blocked.
 #[derive(Default)]
@@ -187,6 +191,8 @@ pub struct Mux {
 /// response does not read more while others have something to take ([`Waiting::defer`]).
 #[derive(Default)]
 pub struct Waiting {
+    /// Streams with a transfer ([`StreamWake`]s not retired).
+    live: AtomicUsize,
     streams: AtomicUsize,
     /// How often a woken stream was taken up: while this moves, the streams are served.
     claims: AtomicUsize,
@@ -247,6 +253,7 @@ impl StreamWake {
             state: AtomicU8::new(IDLE),
             conn: mux.waiting.clone(),
         });
+        w.conn.live.fetch_add(1, Ordering::AcqRel);
         (w.clone(), Waker::from(w))
     }
     /// The transfer runs: whatever it was woken for, it takes now.
@@ -262,9 +269,12 @@ impl StreamWake {
     /// The transfer left the stream: later wakes (h2 keeps the waker while the stream
     /// lives) count for nothing.
     pub fn retire(&self) {
-        if self.state.swap(GONE, Ordering::AcqRel) == WOKEN {
-            self.taken();
+        match self.state.swap(GONE, Ordering::AcqRel) {
+            GONE => return,
+            WOKEN => self.taken(),
+            _ => {}
         }
+        self.conn.live.fetch_sub(1, Ordering::AcqRel);
     }
     fn taken(&self) {
         self.conn.streams.fetch_sub(1, Ordering::AcqRel);
@@ -339,7 +349,12 @@ impl Mux {
     /// whether input may still be waiting (over TLS possibly in the session's buffer, which
     /// the socket's readiness does not show): the caller drives again after reading.
     pub fn drive_some(&mut self, conn: Conn) -> Conn {
-        self.drive_with(conn, DRIVE_BUDGET)
+        let budget = if self.waiting.live.load(Ordering::Acquire) > 1 {
+            SHARED_DRIVE_BUDGET
+        } else {
+            DRIVE_BUDGET
+        };
+        self.drive_with(conn, budget)
     }
 
     /// Lend `conn` to h2 to write what it queued, reading nothing: whatever came stays in
