@@ -342,7 +342,11 @@ impl Transfer {
             if !read {
                 if self.h2_defer() {
                     // Other streams have frames to take: they go first, this transfer
-                    // runs again after them.
+                    // runs again after them. What it queued (a new stream's HEADERS, window
+                    // updates) goes out now.
+                    if let Some(s) = &self.h2conn {
+                        s.lock().flush();
+                    }
                     self.waker.wake_by_ref();
                     return Ok(false);
                 }
