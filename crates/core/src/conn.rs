@@ -157,6 +157,18 @@ impl Shared {
         self.0 = Some(c);
     }
 
+    /// Let the mux write what it queued, reading nothing ([`crate::proto::h2::Mux::flush`]).
+    pub fn flush(&mut self) {
+        let Some(mut c) = self.0.take() else {
+            return;
+        };
+        if let Some(mut m) = c.h2.take() {
+            c = m.flush(c);
+            c.h2 = Some(m);
+        }
+        self.0 = Some(c);
+    }
+
     /// Let the mux read a little ([`crate::proto::h2::Mux::drive_some`]); whether more
     /// input may be waiting.
     pub fn drive_some(&mut self) -> bool {

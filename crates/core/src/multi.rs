@@ -277,6 +277,12 @@ impl Multi {
         let slot = match self.free.pop() {
             Some(i) => i,
             None => {
+                // A slot holds a whole transfer (some 6 KiB): grow by a quarter, not by
+                // doubling, so that 50 parallel transfers do not keep 14 empty ones.
+                let n = self.slots.len();
+                if n == self.slots.capacity() {
+                    self.slots.reserve_exact(if n < 4 { 1 } else { n / 4 });
+                }
                 self.slots.push(Slot {
                     gen: 0,
                     t: None,
