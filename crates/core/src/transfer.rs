@@ -352,6 +352,9 @@ pub(crate) struct Transfer {
     redirect_to: Option<String>,
     /// The request could not be made (an authentication header failed); sending fails.
     req_error: Option<Error>,
+    /// A response of this transfer was HTTP/1.0 (curl's `http_neg.rcvd_min`): the requests
+    /// that follow go as 1.0, on any connection.
+    seen_http10: bool,
     /// The multipart body being sent, read from its parts (`Body::Mime`), and its size.
     mime: Option<crate::mime::MimeReader>,
     mime_size: Option<u64>,
@@ -484,6 +487,7 @@ impl Transfer {
             referer,
             redirect_to: None,
             req_error: None,
+            seen_http10: false,
             mime: None,
             mime_size: None,
             auth,
@@ -3148,6 +3152,12 @@ impl Transfer {
         // --crlf: the converted body's length is unknown, so it goes chunked (curl keeps
         // the form Content-Type of a POST).
         let crlf = self.opts.crlf && !matches!(self.body, Body::None) && !self.probing();
+        // curl's `http_request_version`: HTTP/1.0 when asked for, or when this transfer or
+        // this connection has had a 1.0 response (a 401 or a redirect from a 1.0 server).
+        let http10 = !self.on_h2()
+            && (self.opts.http_version == HttpVersionPref::V1_0
+                || self.seen_http10
+                || self.conn.as_ref().is_some_and(|c| c.http10));
         let framing = match &self.body {
             Body::None => BodyFraming::None,
             // Negotiating authentication: a probe without the body.
@@ -3161,7 +3171,6 @@ impl Transfer {
             }
             Body::Mime(_) => match self.mime_size {
                 Some(len) => BodyFraming::Length { len, form: false },
-                None if self.opts.http_version == HttpVersionPref::V1_0 => BodyFraming::None,
                 None => BodyFraming::Chunked { form: false },
             },
             Body::Fields(f) => {
@@ -3182,15 +3191,9 @@ impl Transfer {
                 len: *n,
                 form: true,
             },
-            Body::Upload(None) | Body::PostRead(None) => {
-                if self.opts.http_version == HttpVersionPref::V1_0 {
-                    BodyFraming::None
-                } else {
-                    BodyFraming::Chunked {
-                        form: matches!(self.body, Body::PostRead(_)),
-                    }
-                }
-            }
+            Body::Upload(None) | Body::PostRead(None) => BodyFraming::Chunked {
+                form: matches!(self.body, Body::PostRead(_)),
+            },
         };
         let (content_range, skip) = match self.upload_range() {
             Ok(r) => r,
@@ -3208,19 +3211,13 @@ impl Transfer {
         };
         // Expect goes by the size of the body, whatever the framing: 100-continue follows
         // the source's own length, also under --crlf.
-        let expect_100 = self.opts.http_version != HttpVersionPref::V1_0
+        let expect_100 = !http10
             && !self.disable_expect
             && match framing {
                 BodyFraming::Chunked { .. } | BodyFraming::Unframed { .. } => true,
                 BodyFraming::Length { len, .. } => len > EXPECT_100_THRESHOLD,
                 BodyFraming::None => false,
             };
-        if crlf && self.opts.http_version == HttpVersionPref::V1_0 {
-            self.req_error = Some(Error::new(
-                Code::UploadFailed,
-                "Chunky upload is not supported by HTTP 1.0",
-            ));
-        }
         let framing = if crlf {
             BodyFraming::Chunked { form: false }
         } else {
@@ -3236,6 +3233,17 @@ impl Transfer {
             (Some(false), BodyFraming::Chunked { form }) => BodyFraming::Unframed { form },
             (_, f) => f,
         };
+        // A body of unknown size cannot be framed in HTTP/1.0 (curl's
+        // `http_req_set_reader`); a custom Transfer-Encoding naming chunked is sent as asked.
+        if http10
+            && self.custom_chunked().is_none()
+            && matches!(framing, BodyFraming::Chunked { .. })
+        {
+            self.req_error = Some(Error::new(
+                Code::UploadFailed,
+                "Chunky upload is not supported by HTTP 1.0",
+            ));
+        }
         // curl's `addexpect`: a custom Expect header decides instead, and waits when it
         // names 100-continue.
         let expect_announced = match request::custom_header(&self.opts.headers, "Expect") {
@@ -3293,7 +3301,7 @@ impl Transfer {
                     .as_ref()
                     .is_some_and(|(_, h, _)| h.eq_ignore_ascii_case(&host)),
                 framing,
-                http10: self.conn.as_ref().is_some_and(|c| c.http10),
+                http10,
                 cookie: cookie.as_deref(),
                 content_type: mime_type.as_deref(),
                 mime: matches!(self.body, Body::Mime(_)) && !authneg,
@@ -4001,6 +4009,7 @@ impl Transfer {
             };
             self.resp.keepalive = matches!(self.resp.version, HttpVersion::V1_1 | HttpVersion::V2);
             if self.resp.version == HttpVersion::V1_0 {
+                self.seen_http10 = true;
                 self.verbose("HTTP 1.0, assume close after body");
             }
             // curl takes a 416 to a resumed download as "already complete" and drops its body.
