@@ -3893,6 +3893,21 @@ impl Transfer {
                                         "Received HTTP/0.9 when not allowed",
                                     ));
                                 }
+                                // curl's download writer: body bytes for a request that
+                                // wants none, before any header, are a weird reply. curl
+                                // drops the first line (held as a would-be header) and
+                                // traces what follows it in this read.
+                                if self.opts.nobody {
+                                    if self.opts.verbose {
+                                        if let Some(i) = data.iter().position(|&b| b == b'\n') {
+                                            if i + 1 < data.len() {
+                                                self.handler
+                                                    .debug(InfoType::DataIn, &data[i + 1..]);
+                                            }
+                                        }
+                                    }
+                                    return Err(Error::code(Code::WeirdServerReply));
+                                }
                                 self.resp.http09 = true;
                                 self.resp.version = HttpVersion::V0_9;
                                 self.resp.code = 200;
@@ -4930,7 +4945,11 @@ impl Transfer {
         self.held.clear();
         if let Err(e) = &r {
             if self.opts.verbose {
-                self.verbose(e.message());
+                // curl's failf shows its text; an error without one (strerror only) shows
+                // nothing.
+                if !e.msg.is_empty() {
+                    self.verbose(&e.msg);
+                }
                 if let Some(note) = closing {
                     self.verbose(&note);
                 }

@@ -786,3 +786,37 @@ fn t1072_t1073_chunked_put_to_http10_server_refused() {
         assert_eq!(r.oxcurl.code(), 65, "{name}");
     }
 }
+
+/// curl test 1144: a HEAD answered with HTTP/0.9 (a body, no headers) is a weird reply (8),
+/// and nothing is written; `-v` traces what follows the first line and adds no error line.
+/// Without `-I` the same reply is a body.
+#[test]
+fn t1144_head_answered_with_http09_body() {
+    let reply =
+        || Reply::raw("No headers at all, just data swsclose\n\nLet's get\n\na little\n").close();
+    let r = Case::new("t1144_head_answered_with_http09_body")
+        .args(&["-sS", "-I", "{url}/1144", "--http0.9"])
+        .reply(reply())
+        .compare_stderr(true)
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 8);
+    assert!(r.oxcurl.stdout.is_empty());
+    Case::new("t1144_verbose")
+        .args(&[
+            "-sv",
+            "-I",
+            "{url}/1144",
+            "--http0.9",
+            "-w",
+            "%{http_code} %{size_download}",
+        ])
+        .reply(reply())
+        .compare_stderr(true)
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+    Case::new("t1144_get")
+        .args(&["-sS", "{url}/1144", "--http0.9"])
+        .reply(reply())
+        .compare_stderr(true)
+        .run(OXCURL);
+}
