@@ -731,12 +731,16 @@ impl Transfer {
             }
             State::Send | State::Recv => {
                 if let Some(c) = &self.conn {
-                    let read = matches!(self.state, State::Recv);
+                    let recv = matches!(self.state, State::Recv);
+                    // curl reads while it sends the body, so that an early answer is
+                    // seen; after one it may go on sending the body (`sending_alongside`).
+                    let read = recv
+                        || (self.req_sent >= self.req.len() && self.resp.phase != Phase::Complete);
                     out[0] = Some(Interest {
                         fd: c.stream.fd(),
                         id: c.sock_id,
                         read,
-                        write: !read || c.wants_write(),
+                        write: !recv || self.sending_alongside() || c.wants_write(),
                         shared: false,
                     });
                 }
@@ -761,7 +765,9 @@ impl Transfer {
                 if paused & pause::RECV != 0 {
                     i.read = false;
                 }
-                if paused & pause::SEND != 0 && matches!(self.state, State::Send) {
+                if paused & pause::SEND != 0
+                    && (matches!(self.state, State::Send) || self.sending_alongside())
+                {
                     i.write = wants_write;
                 }
             }
@@ -3390,13 +3396,24 @@ impl Transfer {
         }
         while !self.up.body_done {
             if !self.send_body_some()? {
-                return Ok(false);
+                return self.recv_while_sending(cx);
             }
             // Under a send limit, check the speed after every send.
             if self.opts.max_send_speed > 0 && !self.up.body_done {
                 return Ok(true);
             }
         }
+        self.request_sent(cx);
+        // The answer came before the body was all sent (`complete` sent it on).
+        if self.resp.phase == Phase::Complete {
+            return self.complete(cx);
+        }
+        self.state = State::Recv;
+        Ok(true)
+    }
+
+    /// The whole request went: curl's note, times and progress.
+    fn request_sent(&mut self, cx: &mut Cx<'_>) {
         let sent = self.info.size_upload - self.up.upload_base;
         if sent > 0 {
             self.verbose(&format!("upload completely sent off: {sent} bytes"));
@@ -3409,8 +3426,53 @@ impl Transfer {
         if sent > 0 {
             self.progress(cx.now);
         }
+    }
+
+    /// The body cannot go on for now (the socket is full, or the read callback paused):
+    /// read meanwhile, as curl's loop does, so that an answer before the end of the body
+    /// is seen. Once a byte of it came the transfer receives, sending alongside.
+    fn recv_while_sending(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        if self.resp.phase == Phase::Complete {
+            return Ok(false);
+        }
+        let before = self.resp.raw_bytes;
         self.state = State::Recv;
-        Ok(true)
+        let r = self.do_recv(cx);
+        if matches!(self.state, State::Recv)
+            && self.resp.raw_bytes == before
+            && matches!(r, Ok(false))
+        {
+            self.state = State::Send;
+            // The read may have let the body go on (an HTTP/2 tunnel reads its window
+            // updates with the answer): one more try before waiting.
+            if self.paused() & pause::SEND == 0 && self.send_body_some()? {
+                return Ok(true);
+            }
+        }
+        r
+    }
+
+    /// An answer is being received while the body still goes (after an early answer that
+    /// does not stop it: a 2xx, or an error with `KEEP_SENDING_ON_ERROR`).
+    fn sending_alongside(&self) -> bool {
+        matches!(self.state, State::Recv)
+            && !self.up.body_done
+            && !self.up.await_continue
+            && self.resp.phase != Phase::Complete
+    }
+
+    /// Send what the body has ready while receiving (`sending_alongside`).
+    fn send_alongside(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        if !self.sending_alongside() || self.paused() & pause::SEND != 0 {
+            return Ok(());
+        }
+        while !self.up.body_done {
+            if !self.send_body_some()? {
+                return Ok(());
+            }
+        }
+        self.request_sent(cx);
+        Ok(())
     }
 
     /// Send some body bytes; Ok(false) when the socket is full.
@@ -3730,6 +3792,7 @@ impl Transfer {
     }
 
     fn do_recv(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        self.send_alongside(cx)?;
         if self.recv_held() {
             if !self.flush_held()? {
                 return Ok(false);
@@ -4372,6 +4435,7 @@ impl Transfer {
             }
             return Ok(());
         }
+        let mut keep_sending = false;
         if self.up.await_continue || !self.up.body_done {
             let sending = matches!(
                 self.body,
@@ -4398,11 +4462,22 @@ impl Transfer {
                 self.disable_expect = true;
                 self.auth_retry = true;
             } else if code >= 300 && sending && !self.probing() {
-                self.verbose("HTTP error before end of send, stop sending");
-                self.verbose(&abort_note);
+                if self.opts.keep_sending_on_error {
+                    // curl's http_exp100_send_anyway: no more waiting for a 100.
+                    self.verbose("HTTP error before end of send, keep sending");
+                    self.up.await_continue = false;
+                    self.timers.clear(TimerId::Expect100);
+                    keep_sending = true;
+                } else {
+                    self.verbose("HTTP error before end of send, stop sending");
+                    self.verbose(&abort_note);
+                }
+            } else if code < 300 && !self.up.await_continue {
+                // An early success: curl goes on sending the body.
+                keep_sending = true;
             }
         }
-        if self.up.await_continue || !self.up.body_done {
+        if !keep_sending && (self.up.await_continue || !self.up.body_done) {
             // A final answer before the body went: do not send it, and do not reuse.
             self.up.await_continue = false;
             self.up.body_done = true;
@@ -4725,6 +4800,12 @@ impl Transfer {
         // Data kept during a pause goes first: the transfer completes when it is let go.
         if self.recv_held() {
             return Ok(false);
+        }
+        // The answer came before the whole body and the body goes on: the transfer ends
+        // once it is sent (`do_send` comes back here).
+        if !self.up.body_done && !self.up.await_continue {
+            self.state = State::Send;
+            return Ok(true);
         }
         let reusable = self.resp.keepalive && self.up.body_done && !self.opts.forbid_reuse;
         if self.auth_retry {

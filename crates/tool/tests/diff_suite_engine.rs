@@ -820,3 +820,68 @@ fn t1144_head_answered_with_http09_body() {
         .compare_stderr(true)
         .run(OXCURL);
 }
+
+// ---- answers before the end of the body (curl test 1533) -----------------------------------
+
+/// curl test 1533 (a libtest: `KEEP_SENDING_ON_ERROR` with an upload paused until the
+/// answer came): the answer is read while the body cannot go on. Here a server answers
+/// 413 after the request head and reads nothing more for a while, so the upload fills the
+/// socket: the error stops it ("HTTP error before end of send, stop sending") and the
+/// connection is closed; how much went before is racy and masked.
+#[test]
+fn t1533_error_answer_before_the_end_of_the_body() {
+    // Outside the case's folder, which the harness reads back after each run.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("t1533");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let (big, small) = (dir.join("up64m"), dir.join("up2m"));
+    oxcurl_testsupport::sparse_file(&big, 64 << 20).expect("sparse file");
+    oxcurl_testsupport::sparse_file(&small, 2 << 20).expect("sparse file");
+    let (big, small) = (big.to_string_lossy(), small.to_string_lossy());
+    let r = Case::new("t1533_early_error_stops_upload")
+        .args(&["-sv", "-H", "Expect:", "-T", &big, "{url}/1533"])
+        .server(|s| {
+            s.set_raw_handler(|mut c| {
+                if c.read_head().is_none() {
+                    return;
+                }
+                c.send(
+                    &Reply::status(413, &[("Content-Length", "15")], "Early Response\n")
+                        .keep_open(true),
+                );
+                c.sleep(std::time::Duration::from_secs(1));
+                c.drain();
+            });
+        })
+        .compare_requests(false)
+        .compare_stderr(true)
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+    assert!(r
+        .oxcurl
+        .stderr_str()
+        .contains("* HTTP error before end of send, stop sending\n"));
+    // A success before the end of the body does not stop it.
+    Case::new("t1533_early_success_keeps_sending")
+        .args(&[
+            "-s",
+            "-H",
+            "Expect:",
+            "-T",
+            &small,
+            "{url}/1533",
+            "-w",
+            "%{size_upload}",
+        ])
+        .server(|s| {
+            s.set_raw_handler(|mut c| {
+                if c.read_head().is_none() {
+                    return;
+                }
+                c.send(&Reply::ok("early\n").keep_open(true));
+                c.sleep(std::time::Duration::from_millis(300));
+                c.drain();
+            });
+        })
+        .compare_requests(false)
+        .run(OXCURL);
+}
