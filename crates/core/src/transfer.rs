@@ -316,6 +316,15 @@ struct Upload {
     head_room: usize,
 }
 
+/// curl's `MAX_URL_LEN`: the longest host name it takes.
+const MAX_URL_LEN: usize = 0xffff;
+
+/// curl's `TRC_LINE_MAX`: the buffer an informational line is formatted into.
+const TRC_LINE_MAX: usize = 2048;
+
+/// curl's `CURL_ERROR_SIZE`: the buffer an error message is formatted into.
+const CURL_ERROR_SIZE: usize = 256;
+
 pub(crate) struct Transfer {
     pub opts: Options,
     pub handler: Box<dyn Handler>,
@@ -806,10 +815,17 @@ impl Transfer {
 
     fn verbose(&mut self, text: &str) {
         if self.opts.verbose {
-            let mut line = String::with_capacity(text.len() + 1);
-            line.push_str(text);
-            line.push('\n');
-            self.handler.debug(InfoType::Text, line.as_bytes());
+            // curl's infof formats into 2048 bytes: a longer line is cut to 2043 and "...".
+            let text = text.as_bytes();
+            let mut line = Vec::with_capacity(text.len().min(TRC_LINE_MAX) + 1);
+            if text.len() >= TRC_LINE_MAX - 2 {
+                line.extend_from_slice(&text[..TRC_LINE_MAX - 5]);
+                line.extend_from_slice(b"...");
+            } else {
+                line.extend_from_slice(text);
+            }
+            line.push(b'\n');
+            self.handler.debug(InfoType::Text, &line);
         }
     }
 
@@ -1148,6 +1164,13 @@ impl Transfer {
         }
         self.start_cookies(cx);
         let mut url = self.url.clone().expect("url set");
+        // curl's parseurlandfillconn, for every URL (redirects too).
+        if url.host().len() > MAX_URL_LEN {
+            return Err(Error::new(
+                Code::UrlMalformat,
+                format!("Too long hostname (maximum is {MAX_URL_LEN})"),
+            ));
+        }
         if let Some(f) = &self.opts.hsts_file {
             let now = crate::parsedate::unix_now();
             cx.hsts.load(f, now);
@@ -4808,6 +4831,9 @@ impl Transfer {
             return Ok(true);
         }
         let reusable = self.resp.keepalive && self.up.body_done && !self.opts.forbid_reuse;
+        // The connection is settled before a next request begins: one that fails before it
+        // connects has none (curl's "closing connection #-1").
+        self.settle_pending(cx);
         if self.auth_retry {
             self.auth_retry = false;
             self.redirect_to = None;
@@ -4911,6 +4937,27 @@ impl Transfer {
                 ),
             )
         })?;
+        // curl's Curl_http_follow: credentials from the URL are kept for another host (they
+        // are sent only where allowed) but dropped for another port or scheme.
+        if !self.opts.unrestricted_auth {
+            let (from, to) = (cur.port_or_default(), new.port_or_default());
+            let note = if from != to {
+                Some(format!("Clear auth, redirects to port from {from} to {to}"))
+            } else if new.scheme() != cur.scheme() {
+                Some(format!(
+                    "Clear auth, redirects scheme from {} to {}",
+                    cur.scheme(),
+                    new.scheme()
+                ))
+            } else {
+                None
+            };
+            if let Some(note) = note {
+                self.verbose(&note);
+                self.url_user = None;
+                self.url_password = None;
+            }
+        }
         self.verbose(&format!(
             "Issue another request to this URL: '{}'",
             new.to_url_string()
@@ -4918,14 +4965,6 @@ impl Transfer {
         if self.opts.autoreferer {
             self.referer = Some(referer_for(&cur));
             self.info.referer.clone_from(&self.referer);
-        }
-        // curl's Curl_http_follow: credentials from the URL are kept for another host (they
-        // are sent only where allowed) but dropped for another port or scheme.
-        if !self.opts.unrestricted_auth
-            && (new.port_or_default() != cur.port_or_default() || new.scheme() != cur.scheme())
-        {
-            self.url_user = None;
-            self.url_password = None;
         }
         // curl's method rules (lib/http.c, Curl_follow): they look at the kind of request (a
         // POST is one with a request body from -d and friends), not at a -X method, which is
@@ -4994,7 +5033,17 @@ impl Transfer {
     }
 
     /// `finish` with the note on the connection given up, if any, after the error.
-    fn finish_noting(&mut self, cx: &mut Cx<'_>, r: Result<()>, closing: Option<String>) {
+    fn finish_noting(&mut self, cx: &mut Cx<'_>, mut r: Result<()>, closing: Option<String>) {
+        // curl's failf formats into its CURL_ERROR_SIZE (256) buffer: 255 bytes of text.
+        if let Err(e) = &mut r {
+            if e.msg.len() > CURL_ERROR_SIZE - 1 {
+                let mut end = CURL_ERROR_SIZE - 1;
+                while !e.msg.is_char_boundary(end) {
+                    end -= 1;
+                }
+                e.msg.truncate(end);
+            }
+        }
         // A URL or protocol refused at the start: curl never calls the progress callback.
         let refused_at_init = r.is_err() && matches!(self.state, State::Init);
         // Nor again once it refused to go on.

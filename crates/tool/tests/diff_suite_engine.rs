@@ -885,3 +885,31 @@ fn t1533_error_answer_before_the_end_of_the_body() {
         .compare_requests(false)
         .run(OXCURL);
 }
+
+/// curl test 399: a host name longer than 65535 bytes is refused as a bad URL (3) before
+/// any resolving, here from a config file as in the test; also when a redirect leads there
+/// (curl notes that it clears credentials for the other port, and cuts the long lines).
+#[test]
+fn t399_too_long_host_name() {
+    let host = "a".repeat(65536);
+    let r = Case::new("t399_too_long_host_name")
+        .args(&["-sS", "-K", "input399"])
+        .file("input399", format!("url = http://{host}/399\n"))
+        .reply(Reply::ok("never\n"))
+        .compare_stderr(true)
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 3);
+    // Long lines: an error message is cut to curl's 255 bytes, a -v line to 2043 and "...".
+    let long = format!("http://{}/399", "a".repeat(3000));
+    Case::new("t399_long_messages_cut")
+        .args(&["-sSv", &long])
+        .compare_stderr(true)
+        .run(OXCURL);
+    let location = format!("http://{host}/next");
+    Case::new("t399_redirect_to_too_long_host_name")
+        .args(&["-sSv", "-L", "{url}/399"])
+        .reply(Reply::redirect(302, &location))
+        .compare_stderr(true)
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
