@@ -1486,15 +1486,21 @@ impl Transfer {
             return Ok(true);
         }
         if let Some(path) = self.opts.unix_socket_path.clone() {
+            // curl shows the socket's address: the path, none for an abstract name.
+            let shown = self.unix_socket_shown().unwrap_or_default().to_string();
+            self.verbose(&format!("  Trying {shown}:0..."));
             let s = connect::connect_unix(&path, self.opts.abstract_unix_socket, &self.opts)
                 .map_err(|e| match e.get_ref() {
                     Some(i) if i.is::<connect::SockoptRefused>() => {
                         sockopt_refused(&host, port, self.elapsed_ms(cx.now))
                     }
-                    _ => connect_failed(&host, port, self.elapsed_ms(cx.now)),
+                    _ => {
+                        let why = connect::os_error_text(&e);
+                        self.verbose(&format!("Immediate connect fail for {shown}: {why}"));
+                        connect_failed(&host, port, self.elapsed_ms(cx.now))
+                    }
                 })?;
             self.info.time_namelookup = cx.now.duration_since(self.started);
-            self.verbose(&format!("  Trying {path}..."));
             self.connected(cx, Stream::Unix(s), None, key, host, port)?;
             return Ok(true);
         }
@@ -1964,6 +1970,17 @@ impl Transfer {
         }
     }
 
+    /// The `--unix-socket` address as curl shows it: the path, or nothing for an abstract
+    /// name.
+    fn unix_socket_shown(&self) -> Option<&str> {
+        let path = self.opts.unix_socket_path.as_deref()?;
+        Some(if self.opts.abstract_unix_socket {
+            ""
+        } else {
+            path
+        })
+    }
+
     /// The connection is ready for requests (after TLS for https).
     fn established(&mut self, cx: &mut Cx<'_>) {
         if self.opts.verbose {
@@ -1974,8 +1991,8 @@ impl Transfer {
                 .unwrap_or_else(|| "".into());
             let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
             let host = host.trim_start_matches('[').trim_end_matches(']');
-            let msg = match (&self.opts.unix_socket_path, self.socks_unix_path()) {
-                (Some(p), _) => format!("Connected to {host} ({p}) port {}", c.port),
+            let msg = match (self.unix_socket_shown(), self.socks_unix_path()) {
+                (Some(p), _) => format!("Connected to {host} ({p}) port 0"),
                 // curl's peer of a Unix socket has the path for address and no port.
                 (None, Some(p)) => format!("Connected to {host} ({p}) port 0"),
                 // The port connected to, which a `--connect-to` rule may have changed.
