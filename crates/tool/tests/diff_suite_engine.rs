@@ -277,7 +277,7 @@ fn t90_anyauth_ntlm_picked_again_on_a_new_connection() {
 /// curl puts the `-u` user and password into the URL of a followed redirect, so its "Issue
 /// another request" line shows them; oxcurl shows the URL as the Location made it.
 #[test]
-#[ignore = "issue 2: curl writes the -u credentials into the followed URL it shows"]
+#[ignore = "issue 3: curl writes the -u credentials into the followed URL it shows"]
 fn t90_followed_url_shows_user_credentials() {
     Case::new("t90_followed_url_shows_user_credentials")
         .args(&["-sS", "-v", "-u", "testuser:testpass", "-L", "{url}/a"])
