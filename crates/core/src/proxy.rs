@@ -108,10 +108,10 @@ pub fn parse_with_port(
         non_support_scheme: true,
         ..Flags::default()
     };
-    let url = Url::parse(s, flags).map_err(|_| {
+    let url = Url::parse(s, flags).map_err(|e| {
         Error::new(
             Code::CouldntResolveProxy,
-            format!("Unsupported proxy syntax in '{s}'"),
+            format!("Unsupported proxy syntax in '{s}': {}", e.message()),
         )
     })?;
     let kind = if has_scheme {

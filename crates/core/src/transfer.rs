@@ -320,6 +320,15 @@ struct Upload {
     head_room: usize,
 }
 
+/// curl's `MAX_URL_LEN`: the longest host name it takes.
+const MAX_URL_LEN: usize = 0xffff;
+
+/// curl's `TRC_LINE_MAX`: the buffer an informational line is formatted into.
+const TRC_LINE_MAX: usize = 2048;
+
+/// curl's `CURL_ERROR_SIZE`: the buffer an error message is formatted into.
+const CURL_ERROR_SIZE: usize = 256;
+
 pub(crate) struct Transfer {
     pub opts: Options,
     pub handler: Box<dyn Handler>,
@@ -356,6 +365,9 @@ pub(crate) struct Transfer {
     redirect_to: Option<String>,
     /// The request could not be made (an authentication header failed); sending fails.
     req_error: Option<Error>,
+    /// A response of this transfer was HTTP/1.0 (curl's `http_neg.rcvd_min`): the requests
+    /// that follow go as 1.0, on any connection.
+    seen_http10: bool,
     /// The multipart body being sent, read from its parts (`Body::Mime`), and its size.
     mime: Option<crate::mime::MimeReader>,
     mime_size: Option<u64>,
@@ -488,6 +500,7 @@ impl Transfer {
             referer,
             redirect_to: None,
             req_error: None,
+            seen_http10: false,
             mime: None,
             mime_size: None,
             auth,
@@ -731,12 +744,16 @@ impl Transfer {
             }
             State::Send | State::Recv => {
                 if let Some(c) = &self.conn {
-                    let read = matches!(self.state, State::Recv);
+                    let recv = matches!(self.state, State::Recv);
+                    // curl reads while it sends the body, so that an early answer is
+                    // seen; after one it may go on sending the body (`sending_alongside`).
+                    let read = recv
+                        || (self.req_sent >= self.req.len() && self.resp.phase != Phase::Complete);
                     out[0] = Some(Interest {
                         fd: c.stream.fd(),
                         id: c.sock_id,
                         read,
-                        write: !read || c.wants_write(),
+                        write: !recv || self.sending_alongside() || c.wants_write(),
                         shared: false,
                     });
                 }
@@ -761,7 +778,9 @@ impl Transfer {
                 if paused & pause::RECV != 0 {
                     i.read = false;
                 }
-                if paused & pause::SEND != 0 && matches!(self.state, State::Send) {
+                if paused & pause::SEND != 0
+                    && (matches!(self.state, State::Send) || self.sending_alongside())
+                {
                     i.write = wants_write;
                 }
             }
@@ -800,10 +819,17 @@ impl Transfer {
 
     fn verbose(&mut self, text: &str) {
         if self.opts.verbose {
-            let mut line = String::with_capacity(text.len() + 1);
-            line.push_str(text);
-            line.push('\n');
-            self.handler.debug(InfoType::Text, line.as_bytes());
+            // curl's infof formats into 2048 bytes: a longer line is cut to 2043 and "...".
+            let text = text.as_bytes();
+            let mut line = Vec::with_capacity(text.len().min(TRC_LINE_MAX) + 1);
+            if text.len() >= TRC_LINE_MAX - 2 {
+                line.extend_from_slice(&text[..TRC_LINE_MAX - 5]);
+                line.extend_from_slice(b"...");
+            } else {
+                line.extend_from_slice(text);
+            }
+            line.push(b'\n');
+            self.handler.debug(InfoType::Text, &line);
         }
     }
 
@@ -1142,6 +1168,13 @@ impl Transfer {
         }
         self.start_cookies(cx);
         let mut url = self.url.clone().expect("url set");
+        // curl's parseurlandfillconn, for every URL (redirects too).
+        if url.host().len() > MAX_URL_LEN {
+            return Err(Error::new(
+                Code::UrlMalformat,
+                format!("Too long hostname (maximum is {MAX_URL_LEN})"),
+            ));
+        }
         if let Some(f) = &self.opts.hsts_file {
             let now = crate::parsedate::unix_now();
             cx.hsts.load(f, now);
@@ -1457,15 +1490,21 @@ impl Transfer {
             return Ok(true);
         }
         if let Some(path) = self.opts.unix_socket_path.clone() {
+            // curl shows the socket's address: the path, none for an abstract name.
+            let shown = self.unix_socket_shown().unwrap_or_default().to_string();
+            self.verbose(&format!("  Trying {shown}:0..."));
             let s = connect::connect_unix(&path, self.opts.abstract_unix_socket, &self.opts)
                 .map_err(|e| match e.get_ref() {
                     Some(i) if i.is::<connect::SockoptRefused>() => {
                         sockopt_refused(&host, port, self.elapsed_ms(cx.now))
                     }
-                    _ => connect_failed(&host, port, self.elapsed_ms(cx.now)),
+                    _ => {
+                        let why = connect::os_error_text(&e);
+                        self.verbose(&format!("Immediate connect fail for {shown}: {why}"));
+                        connect_failed(&host, port, self.elapsed_ms(cx.now))
+                    }
                 })?;
             self.info.time_namelookup = cx.now.duration_since(self.started);
-            self.verbose(&format!("  Trying {path}..."));
             self.connected(cx, Stream::Unix(s), None, key, host, port)?;
             return Ok(true);
         }
@@ -1935,6 +1974,17 @@ impl Transfer {
         }
     }
 
+    /// The `--unix-socket` address as curl shows it: the path, or nothing for an abstract
+    /// name.
+    fn unix_socket_shown(&self) -> Option<&str> {
+        let path = self.opts.unix_socket_path.as_deref()?;
+        Some(if self.opts.abstract_unix_socket {
+            ""
+        } else {
+            path
+        })
+    }
+
     /// The connection is ready for requests (after TLS for https).
     fn established(&mut self, cx: &mut Cx<'_>) {
         if self.opts.verbose {
@@ -1945,8 +1995,8 @@ impl Transfer {
                 .unwrap_or_else(|| "".into());
             let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
             let host = host.trim_start_matches('[').trim_end_matches(']');
-            let msg = match (&self.opts.unix_socket_path, self.socks_unix_path()) {
-                (Some(p), _) => format!("Connected to {host} ({p}) port {}", c.port),
+            let msg = match (self.unix_socket_shown(), self.socks_unix_path()) {
+                (Some(p), _) => format!("Connected to {host} ({p}) port 0"),
                 // curl's peer of a Unix socket has the path for address and no port.
                 (None, Some(p)) => format!("Connected to {host} ({p}) port 0"),
                 // The port connected to, which a `--connect-to` rule may have changed.
@@ -3152,6 +3202,12 @@ impl Transfer {
         // --crlf: the converted body's length is unknown, so it goes chunked (curl keeps
         // the form Content-Type of a POST).
         let crlf = self.opts.crlf && !matches!(self.body, Body::None) && !self.probing();
+        // curl's `http_request_version`: HTTP/1.0 when asked for, or when this transfer or
+        // this connection has had a 1.0 response (a 401 or a redirect from a 1.0 server).
+        let http10 = !self.on_h2()
+            && (self.opts.http_version == HttpVersionPref::V1_0
+                || self.seen_http10
+                || self.conn.as_ref().is_some_and(|c| c.http10));
         let framing = match &self.body {
             Body::None => BodyFraming::None,
             // Negotiating authentication: a probe without the body.
@@ -3165,7 +3221,6 @@ impl Transfer {
             }
             Body::Mime(_) => match self.mime_size {
                 Some(len) => BodyFraming::Length { len, form: false },
-                None if self.opts.http_version == HttpVersionPref::V1_0 => BodyFraming::None,
                 None => BodyFraming::Chunked { form: false },
             },
             Body::Fields(f) => {
@@ -3186,15 +3241,9 @@ impl Transfer {
                 len: *n,
                 form: true,
             },
-            Body::Upload(None) | Body::PostRead(None) => {
-                if self.opts.http_version == HttpVersionPref::V1_0 {
-                    BodyFraming::None
-                } else {
-                    BodyFraming::Chunked {
-                        form: matches!(self.body, Body::PostRead(_)),
-                    }
-                }
-            }
+            Body::Upload(None) | Body::PostRead(None) => BodyFraming::Chunked {
+                form: matches!(self.body, Body::PostRead(_)),
+            },
         };
         let (content_range, skip) = match self.upload_range() {
             Ok(r) => r,
@@ -3212,19 +3261,13 @@ impl Transfer {
         };
         // Expect goes by the size of the body, whatever the framing: 100-continue follows
         // the source's own length, also under --crlf.
-        let expect_100 = self.opts.http_version != HttpVersionPref::V1_0
+        let expect_100 = !http10
             && !self.disable_expect
             && match framing {
                 BodyFraming::Chunked { .. } | BodyFraming::Unframed { .. } => true,
                 BodyFraming::Length { len, .. } => len > EXPECT_100_THRESHOLD,
                 BodyFraming::None => false,
             };
-        if crlf && self.opts.http_version == HttpVersionPref::V1_0 {
-            self.req_error = Some(Error::new(
-                Code::UploadFailed,
-                "Chunky upload is not supported by HTTP 1.0",
-            ));
-        }
         let framing = if crlf {
             BodyFraming::Chunked { form: false }
         } else {
@@ -3240,6 +3283,17 @@ impl Transfer {
             (Some(false), BodyFraming::Chunked { form }) => BodyFraming::Unframed { form },
             (_, f) => f,
         };
+        // A body of unknown size cannot be framed in HTTP/1.0 (curl's
+        // `http_req_set_reader`); a custom Transfer-Encoding naming chunked is sent as asked.
+        if http10
+            && self.custom_chunked().is_none()
+            && matches!(framing, BodyFraming::Chunked { .. })
+        {
+            self.req_error = Some(Error::new(
+                Code::UploadFailed,
+                "Chunky upload is not supported by HTTP 1.0",
+            ));
+        }
         // curl's `addexpect`: a custom Expect header decides instead, and waits when it
         // names 100-continue.
         let expect_announced = match request::custom_header(&self.opts.headers, "Expect") {
@@ -3297,7 +3351,7 @@ impl Transfer {
                     .as_ref()
                     .is_some_and(|(_, h, _)| h.eq_ignore_ascii_case(&host)),
                 framing,
-                http10: self.conn.as_ref().is_some_and(|c| c.http10),
+                http10,
                 cookie: cookie.as_deref(),
                 content_type: mime_type.as_deref(),
                 mime: matches!(self.body, Body::Mime(_)) && !authneg,
@@ -3386,13 +3440,24 @@ impl Transfer {
         }
         while !self.up.body_done {
             if !self.send_body_some()? {
-                return Ok(false);
+                return self.recv_while_sending(cx);
             }
             // Under a send limit, check the speed after every send.
             if self.opts.max_send_speed > 0 && !self.up.body_done {
                 return Ok(true);
             }
         }
+        self.request_sent(cx);
+        // The answer came before the body was all sent (`complete` sent it on).
+        if self.resp.phase == Phase::Complete {
+            return self.complete(cx);
+        }
+        self.state = State::Recv;
+        Ok(true)
+    }
+
+    /// The whole request went: curl's note, times and progress.
+    fn request_sent(&mut self, cx: &mut Cx<'_>) {
         let sent = self.info.size_upload - self.up.upload_base;
         if sent > 0 {
             self.verbose(&format!("upload completely sent off: {sent} bytes"));
@@ -3405,8 +3470,53 @@ impl Transfer {
         if sent > 0 {
             self.progress(cx.now);
         }
+    }
+
+    /// The body cannot go on for now (the socket is full, or the read callback paused):
+    /// read meanwhile, as curl's loop does, so that an answer before the end of the body
+    /// is seen. Once a byte of it came the transfer receives, sending alongside.
+    fn recv_while_sending(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        if self.resp.phase == Phase::Complete {
+            return Ok(false);
+        }
+        let before = self.resp.raw_bytes;
         self.state = State::Recv;
-        Ok(true)
+        let r = self.do_recv(cx);
+        if matches!(self.state, State::Recv)
+            && self.resp.raw_bytes == before
+            && matches!(r, Ok(false))
+        {
+            self.state = State::Send;
+            // The read may have let the body go on (an HTTP/2 tunnel reads its window
+            // updates with the answer): one more try before waiting.
+            if self.paused() & pause::SEND == 0 && self.send_body_some()? {
+                return Ok(true);
+            }
+        }
+        r
+    }
+
+    /// An answer is being received while the body still goes (after an early answer that
+    /// does not stop it: a 2xx, or an error with `KEEP_SENDING_ON_ERROR`).
+    fn sending_alongside(&self) -> bool {
+        matches!(self.state, State::Recv)
+            && !self.up.body_done
+            && !self.up.await_continue
+            && self.resp.phase != Phase::Complete
+    }
+
+    /// Send what the body has ready while receiving (`sending_alongside`).
+    fn send_alongside(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        if !self.sending_alongside() || self.paused() & pause::SEND != 0 {
+            return Ok(());
+        }
+        while !self.up.body_done {
+            if !self.send_body_some()? {
+                return Ok(());
+            }
+        }
+        self.request_sent(cx);
+        Ok(())
     }
 
     /// Send some body bytes; Ok(false) when the socket is full.
@@ -3726,6 +3836,7 @@ impl Transfer {
     }
 
     fn do_recv(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        self.send_alongside(cx)?;
         if self.recv_held() {
             if !self.flush_held()? {
                 return Ok(false);
@@ -3898,6 +4009,21 @@ impl Transfer {
                                         "Received HTTP/0.9 when not allowed",
                                     ));
                                 }
+                                // curl's download writer: body bytes for a request that
+                                // wants none, before any header, are a weird reply. curl
+                                // drops the first line (held as a would-be header) and
+                                // traces what follows it in this read.
+                                if self.opts.nobody {
+                                    if self.opts.verbose {
+                                        if let Some(i) = data.iter().position(|&b| b == b'\n') {
+                                            if i + 1 < data.len() {
+                                                self.handler
+                                                    .debug(InfoType::DataIn, &data[i + 1..]);
+                                            }
+                                        }
+                                    }
+                                    return Err(Error::code(Code::WeirdServerReply));
+                                }
                                 self.resp.http09 = true;
                                 self.resp.version = HttpVersion::V0_9;
                                 self.resp.code = 200;
@@ -4014,6 +4140,7 @@ impl Transfer {
             };
             self.resp.keepalive = matches!(self.resp.version, HttpVersion::V1_1 | HttpVersion::V2);
             if self.resp.version == HttpVersion::V1_0 {
+                self.seen_http10 = true;
                 self.verbose("HTTP 1.0, assume close after body");
             }
             // curl takes a 416 to a resumed download as "already complete" and drops its body.
@@ -4367,6 +4494,7 @@ impl Transfer {
             }
             return Ok(());
         }
+        let mut keep_sending = false;
         if self.up.await_continue || !self.up.body_done {
             let sending = matches!(
                 self.body,
@@ -4393,11 +4521,22 @@ impl Transfer {
                 self.disable_expect = true;
                 self.auth_retry = true;
             } else if code >= 300 && sending && !self.probing() {
-                self.verbose("HTTP error before end of send, stop sending");
-                self.verbose(&abort_note);
+                if self.opts.keep_sending_on_error {
+                    // curl's http_exp100_send_anyway: no more waiting for a 100.
+                    self.verbose("HTTP error before end of send, keep sending");
+                    self.up.await_continue = false;
+                    self.timers.clear(TimerId::Expect100);
+                    keep_sending = true;
+                } else {
+                    self.verbose("HTTP error before end of send, stop sending");
+                    self.verbose(&abort_note);
+                }
+            } else if code < 300 && !self.up.await_continue {
+                // An early success: curl goes on sending the body.
+                keep_sending = true;
             }
         }
-        if self.up.await_continue || !self.up.body_done {
+        if !keep_sending && (self.up.await_continue || !self.up.body_done) {
             // A final answer before the body went: do not send it, and do not reuse.
             self.up.await_continue = false;
             self.up.body_done = true;
@@ -4721,7 +4860,16 @@ impl Transfer {
         if self.recv_held() {
             return Ok(false);
         }
+        // The answer came before the whole body and the body goes on: the transfer ends
+        // once it is sent (`do_send` comes back here).
+        if !self.up.body_done && !self.up.await_continue {
+            self.state = State::Send;
+            return Ok(true);
+        }
         let reusable = self.resp.keepalive && self.up.body_done && !self.opts.forbid_reuse;
+        // The connection is settled before a next request begins: one that fails before it
+        // connects has none (curl's "closing connection #-1").
+        self.settle_pending(cx);
         if self.auth_retry {
             self.auth_retry = false;
             self.redirect_to = None;
@@ -4825,6 +4973,27 @@ impl Transfer {
                 ),
             )
         })?;
+        // curl's Curl_http_follow: credentials from the URL are kept for another host (they
+        // are sent only where allowed) but dropped for another port or scheme.
+        if !self.opts.unrestricted_auth {
+            let (from, to) = (cur.port_or_default(), new.port_or_default());
+            let note = if from != to {
+                Some(format!("Clear auth, redirects to port from {from} to {to}"))
+            } else if new.scheme() != cur.scheme() {
+                Some(format!(
+                    "Clear auth, redirects scheme from {} to {}",
+                    cur.scheme(),
+                    new.scheme()
+                ))
+            } else {
+                None
+            };
+            if let Some(note) = note {
+                self.verbose(&note);
+                self.url_user = None;
+                self.url_password = None;
+            }
+        }
         self.verbose(&format!(
             "Issue another request to this URL: '{}'",
             new.to_url_string()
@@ -4832,14 +5001,6 @@ impl Transfer {
         if self.opts.autoreferer {
             self.referer = Some(referer_for(&cur));
             self.info.referer.clone_from(&self.referer);
-        }
-        // curl's Curl_http_follow: credentials from the URL are kept for another host (they
-        // are sent only where allowed) but dropped for another port or scheme.
-        if !self.opts.unrestricted_auth
-            && (new.port_or_default() != cur.port_or_default() || new.scheme() != cur.scheme())
-        {
-            self.url_user = None;
-            self.url_password = None;
         }
         // curl's method rules (lib/http.c, Curl_follow): they look at the kind of request (a
         // POST is one with a request body from -d and friends), not at a -X method, which is
@@ -4908,7 +5069,17 @@ impl Transfer {
     }
 
     /// `finish` with the note on the connection given up, if any, after the error.
-    fn finish_noting(&mut self, cx: &mut Cx<'_>, r: Result<()>, closing: Option<String>) {
+    fn finish_noting(&mut self, cx: &mut Cx<'_>, mut r: Result<()>, closing: Option<String>) {
+        // curl's failf formats into its CURL_ERROR_SIZE (256) buffer: 255 bytes of text.
+        if let Err(e) = &mut r {
+            if e.msg.len() > CURL_ERROR_SIZE - 1 {
+                let mut end = CURL_ERROR_SIZE - 1;
+                while !e.msg.is_char_boundary(end) {
+                    end -= 1;
+                }
+                e.msg.truncate(end);
+            }
+        }
         // A URL or protocol refused at the start: curl never calls the progress callback.
         let refused_at_init = r.is_err() && matches!(self.state, State::Init);
         // Nor again once it refused to go on.
@@ -4940,8 +5111,10 @@ impl Transfer {
         self.held.clear();
         if let Err(e) = &r {
             if self.opts.verbose {
-                if !std::mem::take(&mut self.resp.error_shown) {
-                    self.verbose(e.message());
+                // curl's failf shows its text; an error without one (strerror only) shows
+                // nothing. One shown already, where curl shows it, is not shown again.
+                if !std::mem::take(&mut self.resp.error_shown) && !e.msg.is_empty() {
+                    self.verbose(&e.msg);
                 }
                 if let Some(note) = closing {
                     self.verbose(&note);

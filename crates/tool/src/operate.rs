@@ -560,7 +560,9 @@ impl Handler for ToolHandler {
                 }
                 Err(_) => false,
             },
-            None => false,
+            // Standard input goes back to its start when it is a file (curl's seek callback
+            // calls lseek on it); a pipe cannot.
+            None => self.upload.is_some() && stdin_rewind(),
         }
     }
     fn debug(&mut self, kind: InfoType, data: &[u8]) {
@@ -1539,6 +1541,29 @@ fn output_path(op: &Operation, spec: &Target, no_name: impl FnOnce()) -> Option<
     path
 }
 
+/// Standard input to upload (`-T -`), read unbuffered through its own descriptor so that a
+/// rewind (`stdin_rewind`) leaves nothing read ahead behind.
+fn stdin_upload() -> Box<dyn io::Read + Send> {
+    use std::os::fd::AsFd;
+    match io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(File::from(fd)),
+        Err(_) => Box::new(io::stdin()),
+    }
+}
+
+/// Seek standard input back to its start, as curl's `tool_seek_cb` does for `-T -`: the
+/// descriptor `stdin_upload` reads shares its offset.
+fn stdin_rewind() -> bool {
+    use io::Seek;
+    use std::os::fd::AsFd;
+    io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(File::from)
+        .and_then(|mut f| f.seek(io::SeekFrom::Start(0)))
+        .is_ok()
+}
+
 fn configure(
     g: &Global,
     op: &Operation,
@@ -1558,7 +1583,7 @@ fn configure(
     let mut upload: Option<Upload> = None;
     if let Some(up) = &spec.upload {
         if up == "-" || up == "." {
-            upload = Some((Box::new(io::stdin()), None, None));
+            upload = Some((stdin_upload(), None, None));
         } else {
             url = add_file_name_to_url(&url, up)?;
             let f = File::open(up).map_err(|_| {
