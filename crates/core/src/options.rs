@@ -128,6 +128,18 @@ pub trait Handler: Send {
     fn hsts_read(&mut self) -> crate::hsts::HstsPull {
         crate::hsts::HstsPull::Done
     }
+    /// `write`, `header` and `progress` with the running transfer's statistics at hand, for
+    /// a handler whose callbacks may ask for them (`curl_easy_getinfo` inside a callback
+    /// answers the running transfer's values). The engine calls these; the defaults forward.
+    fn write_live(&mut self, data: &[u8], _info: &crate::info::Info) -> usize {
+        self.write(data)
+    }
+    fn header_live(&mut self, line: &[u8], _info: &crate::info::Info) -> usize {
+        self.header(line)
+    }
+    fn progress_live(&mut self, now: (u64, u64, u64, u64), _info: &crate::info::Info) -> bool {
+        self.progress(now.0, now.1, now.2, now.3)
+    }
     /// The concrete handler, for applications that need their own type back.
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         None

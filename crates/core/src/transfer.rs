@@ -598,9 +598,12 @@ impl Transfer {
 
     /// Call the callback for `out`; whether it paused (the data is not taken).
     fn call_writer(&mut self, out: Out, data: &[u8]) -> Result<bool> {
+        // CURLINFO_TOTAL_TIME inside a callback: the time so far, as curl's progress
+        // bookkeeping keeps it.
+        self.info.time_total = self.started.elapsed();
         let n = match out {
-            Out::Header => self.handler.header(data),
-            Out::HeaderBody | Out::Body => self.handler.write(data),
+            Out::Header => self.handler.header_live(data, &self.info),
+            Out::HeaderBody | Out::Body => self.handler.write_live(data, &self.info),
         };
         if n == WRITEFUNC_PAUSE {
             self.pause_now(pause::RECV);
@@ -958,7 +961,11 @@ impl Transfer {
         if cur != self.last_progress || tick {
             self.last_progress = cur;
             let (dltotal, ultotal) = self.totals();
-            if !self.handler.progress(dltotal, cur.0, ultotal, cur.1) {
+            self.info.time_total = now.duration_since(self.started);
+            if !self
+                .handler
+                .progress_live((dltotal, cur.0, ultotal, cur.1), &self.info)
+            {
                 self.result = Some(Err(Error::new(Code::AbortedByCallback, PROGRESS_REFUSED)));
             }
         }
@@ -4653,7 +4660,13 @@ impl Transfer {
         if data.is_empty() {
             return Ok(());
         }
+        // curl's download writer counts the bytes once the writers after it took them:
+        // CURLINFO_SIZE_DOWNLOAD inside the write callback is what came before.
+        self.hand_over_body(data)?;
         self.info.size_download += data.len() as u64;
+        Ok(())
+    }
+    fn hand_over_body(&mut self, data: &[u8]) -> Result<()> {
         if self.opts.verbose {
             self.handler.debug(InfoType::DataIn, data);
         }
@@ -4930,11 +4943,14 @@ impl Transfer {
         self.result = Some(r);
         if !self.opts.no_progress && !refused_at_init && !progress_refused {
             let (dltotal, ultotal) = self.totals();
-            let _ = self.handler.progress(
-                dltotal,
-                self.info.size_download,
-                ultotal,
-                self.info.size_upload,
+            let _ = self.handler.progress_live(
+                (
+                    dltotal,
+                    self.info.size_download,
+                    ultotal,
+                    self.info.size_upload,
+                ),
+                &self.info,
             );
         }
     }

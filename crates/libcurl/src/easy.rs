@@ -155,7 +155,43 @@ impl CHandler {
     }
 }
 
+/// Sets the handle's running-transfer statistics for the length of a callback; puts back
+/// what was there when dropped.
+struct LiveInfo(*mut EasyHandle, *const Info);
+
+impl LiveInfo {
+    fn set(handle: *mut EasyHandle, info: &Info) -> LiveInfo {
+        // SAFETY: the handle this transfer belongs to, alive while it runs.
+        let prev = match unsafe { EasyHandle::from_ptr(handle) } {
+            Some(e) => e.live.replace(info),
+            None => std::ptr::null(),
+        };
+        LiveInfo(handle, prev)
+    }
+}
+
+impl Drop for LiveInfo {
+    fn drop(&mut self) {
+        // SAFETY: as in `set`.
+        if let Some(e) = unsafe { EasyHandle::from_ptr(self.0) } {
+            e.live.set(self.1);
+        }
+    }
+}
+
 impl Handler for CHandler {
+    fn write_live(&mut self, data: &[u8], info: &Info) -> usize {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.write(data)
+    }
+    fn header_live(&mut self, line: &[u8], info: &Info) -> usize {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.header(line)
+    }
+    fn progress_live(&mut self, now: (u64, u64, u64, u64), info: &Info) -> bool {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.progress(now.0, now.1, now.2, now.3)
+    }
     fn write(&mut self, data: &[u8]) -> usize {
         self.write_to(None, self.0.write_data, data)
     }
@@ -484,6 +520,9 @@ pub struct EasyHandle {
     errorbuf_used: Cell<bool>,
     /// What `curl_easy_pause` sets; shared with the running transfer.
     pub(crate) pause: oxcurl_core::pause::Pause,
+    /// The running transfer's statistics while one of its callbacks runs (NULL otherwise):
+    /// what `curl_easy_getinfo` answers from inside a callback.
+    live: Cell<*const Info>,
 }
 
 impl EasyHandle {
@@ -520,6 +559,7 @@ impl EasyHandle {
             headers: crate::headers::new_store(),
             errorbuf_used: Cell::new(false),
             pause: oxcurl_core::pause::Pause::default(),
+            live: Cell::new(std::ptr::null()),
         });
         let p: *mut EasyHandle = &mut *h;
         h.state.get_mut().cb.handle = p;
@@ -1779,7 +1819,14 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
             return CURLE_RECURSIVE_API_CALL;
         };
         let st = &mut *st;
-        let i = &st.info;
+        let live = e.live.get();
+        let i = if live.is_null() {
+            &st.info
+        } else {
+            // SAFETY: set by `LiveInfo` from a reference the engine lends for the length of
+            // the callback this call is made from, and put back when it returns.
+            unsafe { &*live }
+        };
         let n = what & MASK;
         match what & TYPEMASK {
             STRING => {

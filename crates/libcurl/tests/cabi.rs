@@ -477,11 +477,26 @@ fn cookie_jar_written_at_cleanup_matches_reference() {
 }
 
 #[test]
-#[ignore = "issue 5: getinfo inside a callback answers the previous transfer's values; the engine's Info is not reachable from the Handler yet"]
 fn getinfo_inside_callback_matches_reference() {
-    let s = server();
-    let url = s.url();
+    let s = ScriptedServer::start();
+    s.set_handler(|req| {
+        let code = if req.path().ends_with("/missing") {
+            404
+        } else {
+            200
+        };
+        Reply::status(code, &[], format!("body of {}\n", req.path()))
+    });
+    let url = s.url().trim_end_matches('/').to_string();
     let ours = run_ok("infocb", Lib::Ours, &[&url]);
+    for line in [
+        "first header: connect>0=1 pretransfer>0=1 starttransfer>0=1 total>0=1 appconnect=0 speed>0=0\n",
+        "code_in_write_callback=404 size_download=0\n",
+        "end of headers: code=404 content_length=",
+        "progress after body: code=404\n",
+    ] {
+        assert!(ours.contains(line), "{line:?} in {ours}");
+    }
     assert_eq!(ours, run_ok("infocb", Lib::Reference, &[&url]));
 }
 
