@@ -312,6 +312,28 @@ impl Multi {
         }
     }
 
+    /// Whether a transfer has not been driven yet (its settings may still be replaced).
+    pub fn unstarted(&self, id: TransferId) -> bool {
+        self.get(id).is_some_and(Transfer::unstarted)
+    }
+
+    /// Replaces the settings and handler of a transfer that has not started (curl reads a
+    /// handle's options when its transfer starts, not when it is added); false, and nothing
+    /// changed, once it started.
+    pub fn renew(&mut self, id: TransferId, easy: Easy) -> bool {
+        let Some(s) = self.slots.get_mut(id.slot).filter(|s| s.gen == id.gen) else {
+            return false;
+        };
+        match s.t.as_mut() {
+            Some(t) if t.unstarted() => {
+                let (opts, handler) = easy.into_parts();
+                t.renew(opts, handler);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Statistics of a transfer, running or finished and not yet removed.
     pub fn info(&self, id: TransferId) -> Option<&Info> {
         self.get(id).map(|t| &t.info)

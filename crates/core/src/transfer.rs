@@ -549,6 +549,24 @@ impl Transfer {
     }
 
     /// The multi's waker for this transfer; an application pause state is told of it.
+    /// Not driven yet: curl reads a handle's options when its transfer starts, so settings
+    /// changed after `curl_multi_add_handle` may still replace these.
+    pub(crate) fn unstarted(&self) -> bool {
+        matches!(self.state, State::Init) && self.url.is_none() && self.result.is_none()
+    }
+
+    /// The transfer made again from new settings and handler, keeping its id, its waker
+    /// and its start time; only while `unstarted`.
+    pub(crate) fn renew(&mut self, opts: Options, handler: Box<dyn Handler>) {
+        let mut t = Transfer::new(opts, handler, self.started);
+        t.info.xfer_id = self.info.xfer_id;
+        t.set_waker(self.waker.clone());
+        if t.opts.verbose {
+            t.handler.debug_ids(t.info.xfer_id, -1);
+        }
+        *self = t;
+    }
+
     pub(crate) fn set_waker(&mut self, waker: std::task::Waker) {
         self.waker = waker;
         self.pause = self.opts.pause.clone();

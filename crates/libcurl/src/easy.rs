@@ -523,6 +523,9 @@ pub struct EasyHandle {
     /// The running transfer's statistics while one of its callbacks runs (NULL otherwise):
     /// what `curl_easy_getinfo` answers from inside a callback.
     live: Cell<*const Info>,
+    /// An option was set since the last `prepare`: a transfer added to a multi and not
+    /// started yet is made again from the options (curl reads them when it starts).
+    pub(crate) changed: Cell<bool>,
 }
 
 impl EasyHandle {
@@ -560,6 +563,7 @@ impl EasyHandle {
             errorbuf_used: Cell::new(false),
             pause: oxcurl_core::pause::Pause::default(),
             live: Cell::new(std::ptr::null()),
+            changed: Cell::new(false),
         });
         let p: *mut EasyHandle = &mut *h;
         h.state.get_mut().cb.handle = p;
@@ -583,6 +587,7 @@ impl EasyHandle {
     /// The settings and callbacks for a transfer: the options with the C-side values (the
     /// body, slists read now as curl reads them at perform time) and the callbacks.
     pub(crate) fn prepare(&self) -> (Options, Box<dyn Handler>) {
+        self.changed.set(false);
         let mut st = self.state.borrow_mut();
         // A new transfer: the previous CONNECT_ONLY connection closes.
         st.raw = None;
@@ -1120,6 +1125,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
         let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
             return CURLE_BAD_FUNCTION_ARGUMENT;
         };
+        e.changed.set(true);
         let Ok(mut st) = e.state.try_borrow_mut() else {
             return CURLE_RECURSIVE_API_CALL;
         };
@@ -1397,6 +1403,7 @@ pub extern "C" fn oxcurl_easy_setopt_off(h: *mut EasyHandle, opt: c_int, v: i64)
                 let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
                     return CURLE_BAD_FUNCTION_ARGUMENT;
                 };
+                e.changed.set(true);
                 let Ok(mut st) = e.state.try_borrow_mut() else {
                     return CURLE_RECURSIVE_API_CALL;
                 };
@@ -1437,6 +1444,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
             return CURLE_BAD_FUNCTION_ARGUMENT;
         };
+        e.changed.set(true);
         if opt == crate::consts::opt::SHARE {
             if e.state.try_borrow_mut().is_err() {
                 return CURLE_RECURSIVE_API_CALL;

@@ -287,6 +287,7 @@ fn run(
     let Some(mut multi) = m.state.borrow_mut().multi.take() else {
         return CURLM_INTERNAL_ERROR;
     };
+    renew_changed(&m.state.borrow().handles, &mut multi);
     // Flags set and cleared through short borrows (nothing allocated per call): callbacks
     // cannot add or remove handles meanwhile (recursive calls are refused).
     let set_busy = |busy: bool| {
@@ -355,6 +356,23 @@ fn run(
         unsafe { *running = c_int::try_from(n).unwrap_or(c_int::MAX) };
     }
     rc
+}
+
+/// Options set on a handle after `curl_multi_add_handle` and before its transfer started:
+/// the transfer is made again from them, as curl reads a handle's options when its transfer
+/// starts (curl test 1531 sets the URL and POSTFIELDS after adding the handle).
+fn renew_changed(handles: &[(*mut EasyHandle, Option<TransferId>)], multi: &mut Multi) {
+    for &(h, id) in handles {
+        // SAFETY: handles in the list are live.
+        let (Some(e), Some(id)) = (unsafe { EasyHandle::from_ptr(h) }, id) else {
+            continue;
+        };
+        if !e.changed.replace(false) || !multi.unstarted(id) {
+            continue;
+        }
+        let (opts, handler) = e.prepare();
+        multi.renew(id, Easy::new(opts, handler));
+    }
 }
 
 /// Fails every running transfer with `CURLE_ABORTED_BY_CALLBACK` (curl's `multi_runsingle`

@@ -820,3 +820,24 @@ fn send_recv_upkeep_without_connect_only_match_reference() {
     );
     assert_eq!(ours, reference);
 }
+
+#[test]
+fn options_set_after_multi_add_are_read_at_start_as_reference() {
+    let s = server();
+    let url = s.url().trim_end_matches('/').to_string();
+    let ours = run_ok("lateopts", Lib::Ours, &[&url]);
+    let ours_reqs = s.requests();
+    let reference = run_ok("lateopts", Lib::Reference, &[&url]);
+    let all = s.requests();
+    assert_eq!(ours, reference);
+    assert!(ours.contains("code=200\n"), "{ours}");
+    let (ours_reqs, ref_reqs) = all.split_at(ours_reqs.len());
+    assert_eq!(ours_reqs.len(), 2, "{ours}");
+    assert_eq!(ours_reqs[0].raw(), ref_reqs[0].raw(), "first request");
+    assert_eq!(ours_reqs[1].raw(), ref_reqs[1].raw(), "second request");
+    let first = ours_reqs[0].raw();
+    assert!(first.starts_with(b"POST /late HTTP/1.1\r\n"), "{first:?}");
+    assert!(first.ends_with(b"\r\n\r\nlate\0fields"), "{first:?}");
+    assert_eq!(ours_reqs[0].header("x-late"), Some("yes"));
+    assert!(ours_reqs[1].raw().ends_with(b"\r\n\r\nfrom-callback"));
+}
