@@ -29,6 +29,19 @@ pub enum NetrcMode {
     Required,
 }
 
+/// The custom method (`CURLOPT_CUSTOMREQUEST`) on followed redirects: curl's
+/// `CURLFOLLOW_ALL`, `CURLFOLLOW_OBEYCODE` and `CURLFOLLOW_FIRSTONLY`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FollowMode {
+    /// Kept on every request, also where the response code switches to GET.
+    #[default]
+    All,
+    /// Dropped for good once a response code switches the request to GET.
+    ObeyCode,
+    /// Used for the first request only.
+    FirstOnly,
+}
+
 /// Address families to use (`CURLOPT_IPRESOLVE`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum IpResolve {
@@ -216,6 +229,9 @@ pub struct Options {
     /// server has; curl then sends all of it with a `Content-Range` covering all of it.
     pub resume_from_unknown: bool,
     pub follow_location: bool,
+    /// What following a redirect does with `custom_request` (`CURLOPT_FOLLOWLOCATION`'s
+    /// value).
+    pub follow_mode: FollowMode,
     /// -1: unlimited.
     pub max_redirs: i64,
     pub post301: bool,
@@ -389,6 +405,7 @@ impl Default for Options {
             resume_from: 0,
             resume_from_unknown: false,
             follow_location: false,
+            follow_mode: FollowMode::All,
             max_redirs: 30,
             post301: false,
             post302: false,

@@ -19,8 +19,8 @@ use crate::dns::{self, Resolver};
 use crate::error::{Code, Error, Result};
 use crate::info::{Header, HttpVersion, Info};
 use crate::options::{
-    Body, Handler, HttpVersionPref, InfoType, IpResolve, NetrcMode, Options, ReadResult,
-    TimeCondition, WRITEFUNC_ERROR, WRITEFUNC_PAUSE,
+    Body, FollowMode, Handler, HttpVersionPref, InfoType, IpResolve, NetrcMode, Options,
+    ReadResult, TimeCondition, WRITEFUNC_ERROR, WRITEFUNC_PAUSE,
 };
 use crate::pause::{self, Pause};
 use crate::proto::h1::chunked::{ChunkEvent, ChunkedDecoder};
@@ -335,6 +335,9 @@ pub(crate) struct Transfer {
     up: Upload,
     /// A static name unless the method is custom.
     method: std::borrow::Cow<'static, str>,
+    /// `custom_request` is no longer used: a followed redirect dropped it (curl's
+    /// `http_ignorecustom`, see `FollowMode`).
+    ignore_custom: bool,
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
     first_origin: Option<(&'static str, String, u16)>,
@@ -475,6 +478,7 @@ impl Transfer {
             req_sent: 0,
             up: Upload::default(),
             method: std::borrow::Cow::Borrowed(""),
+            ignore_custom: false,
             body,
             first_origin: None,
             port_set: None,
@@ -3020,7 +3024,12 @@ impl Transfer {
 
     /// The method for the current options and body.
     fn request_method(&self) -> std::borrow::Cow<'static, str> {
-        if let Some(m) = &self.opts.custom_request {
+        if let Some(m) = self
+            .opts
+            .custom_request
+            .as_ref()
+            .filter(|_| !self.ignore_custom)
+        {
             m.clone().into()
         } else if self.opts.nobody {
             "HEAD".into()
@@ -4868,7 +4877,20 @@ impl Transfer {
             303 => !(is_get || is_post && self.opts.post303),
             _ => false,
         };
+        // curl's Curl_http_follow and http_switch_to_get: the custom method as the mode says.
+        let custom = self.opts.custom_request.clone();
+        let mode = self.opts.follow_mode;
+        if mode == FollowMode::FirstOnly && custom.is_some() && !self.ignore_custom {
+            self.ignore_custom = true;
+            self.verbose("Drop custom request method for next request");
+        }
         if switch_to_get {
+            if mode == FollowMode::ObeyCode {
+                self.verbose(&format!("Switch to GET because of {code} response"));
+                self.ignore_custom = true;
+            } else if let Some(m) = custom.filter(|_| mode != FollowMode::FirstOnly) {
+                self.verbose(&format!("Stick to {m} instead of GET"));
+            }
             self.body = Body::None;
         } else if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && !self.handler.rewind()
         {

@@ -1174,7 +1174,17 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                     o.nobody = false;
                 }
             }
-            FOLLOWLOCATION => o.follow_location = on,
+            // CURLFOLLOW_ALL, _OBEYCODE, _FIRSTONLY; anything else is refused, as curl does.
+            FOLLOWLOCATION => {
+                use oxcurl_core::options::FollowMode;
+                o.follow_mode = match v {
+                    0 | 1 => FollowMode::All,
+                    2 => FollowMode::ObeyCode,
+                    3 => FollowMode::FirstOnly,
+                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                };
+                o.follow_location = on;
+            }
             MAXREDIRS => o.max_redirs = v,
             AUTOREFERER => o.autoreferer = on,
             POSTFIELDSIZE => st.body.fields_size = Some(v),

@@ -841,3 +841,24 @@ fn options_set_after_multi_add_are_read_at_start_as_reference() {
     assert_eq!(ours_reqs[0].header("x-late"), Some("yes"));
     assert!(ours_reqs[1].raw().ends_with(b"\r\n\r\nfrom-callback"));
 }
+
+#[test]
+fn follow_modes_with_a_custom_method_match_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|req| {
+        let path = req.path().to_string();
+        match path.strip_prefix("/r").and_then(|c| c.parse::<u16>().ok()) {
+            Some(code) => Reply::status(code, &[("Location", "/done")], ""),
+            None => Reply::status(200, &[], "done\n"),
+        }
+    });
+    let url = s.url().trim_end_matches('/').to_string();
+    let ours = run_ok("followmode", Lib::Ours, &[&url]);
+    assert!(ours.starts_with("mode 4: 43\nmode -1: 43\n"), "{ours}");
+    // OBEYCODE drops the method where the code switches to GET, FIRSTONLY after the first
+    // request whatever the code.
+    assert!(ours.contains("mode 2 code 302 post 1\n> IGLOO /r302 HTTP/1.1\nSwitch to GET because of 302 response\n> GET /done HTTP/1.1\n"), "{ours}");
+    assert!(ours.contains("mode 3 code 307 post 1\n> IGLOO /r307 HTTP/1.1\nDrop custom request method for next request\n> POST /done HTTP/1.1\n"), "{ours}");
+    assert!(ours.contains("mode 1 code 302 post 1\n> IGLOO /r302 HTTP/1.1\nStick to IGLOO instead of GET\n> IGLOO /done HTTP/1.1\n"), "{ours}");
+    assert_eq!(ours, run_ok("followmode", Lib::Reference, &[&url]));
+}
