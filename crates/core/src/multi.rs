@@ -267,8 +267,13 @@ impl Multi {
     /// Start a transfer (`curl_multi_add_handle`).
     pub fn add(&mut self, easy: Easy) -> TransferId {
         let now = Instant::now();
+        let mut easy = easy;
+        let auth = easy.auth.take();
         let (opts, handler) = easy.into_parts();
         let mut t = Transfer::new(opts, handler, now);
+        if let Some(a) = auth {
+            t.resume_auth(*a);
+        }
         t.info.xfer_id = self.next_xfer_id;
         self.next_xfer_id += 1;
         if t.opts.verbose {
@@ -370,8 +375,10 @@ impl Multi {
         self.free.push(id.slot);
         let info = std::mem::take(&mut t.info);
         let connection = t.take_detached();
+        let auth = t.auth_carry();
         let mut easy = Easy::from_parts(t.opts, t.handler);
         easy.connection = connection.map(|c| Box::new(crate::conn::RawConn(c)));
+        easy.auth = Some(Box::new(auth));
         Some((easy, info))
     }
 

@@ -338,6 +338,9 @@ pub(crate) struct Transfer {
     /// `custom_request` is no longer used: a followed redirect dropped it (curl's
     /// `http_ignorecustom`, see `FollowMode`).
     ignore_custom: bool,
+    /// A redirect was followed (curl's `this_is_a_follow`; a retry for authentication
+    /// counts as a redirect but is not one).
+    redirected: bool,
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
     first_origin: Option<(&'static str, String, u16)>,
@@ -479,6 +482,7 @@ impl Transfer {
             up: Upload::default(),
             method: std::borrow::Cow::Borrowed(""),
             ignore_custom: false,
+            redirected: false,
             body,
             first_origin: None,
             port_set: None,
@@ -563,12 +567,29 @@ impl Transfer {
     /// and its start time; only while `unstarted`.
     pub(crate) fn renew(&mut self, opts: Options, handler: Box<dyn Handler>) {
         let mut t = Transfer::new(opts, handler, self.started);
+        t.resume_auth(self.auth_carry());
         t.info.xfer_id = self.info.xfer_id;
         t.set_waker(self.waker.clone());
         if t.opts.verbose {
             t.handler.debug_ids(t.info.xfer_id, -1);
         }
         *self = t;
+    }
+
+    /// The authentication state this transfer leaves for the handle's next one.
+    pub(crate) fn auth_carry(&self) -> auth::AuthCarry {
+        auth::AuthCarry {
+            host: self.auth.clone(),
+            proxy: self.proxy_auth.clone(),
+            ntlm_conn: self.ntlm_conn,
+        }
+    }
+
+    /// Starts from the state the handle's previous transfer left (before it is driven).
+    pub(crate) fn resume_auth(&mut self, c: auth::AuthCarry) {
+        self.auth = c.host.carried(self.opts.httpauth);
+        self.proxy_auth = c.proxy.carried(self.opts.proxyauth);
+        self.ntlm_conn = c.ntlm_conn;
     }
 
     pub(crate) fn set_waker(&mut self, waker: std::task::Waker) {
@@ -1083,7 +1104,7 @@ impl Transfer {
                 return false;
             }
         }
-        if self.info.redirect_count > 0 {
+        if self.redirected {
             return match &self.opts.redir_protocols {
                 Some(l) => has(l),
                 None => matches!(scheme, "http" | "https" | "ftp" | "ftps"),
@@ -3158,6 +3179,17 @@ impl Transfer {
         if self.ntlm_conn != Some(self.info.conn_id) {
             self.auth.ntlm = auth::ntlm::Ntlm::default();
             self.ntlm_conn = Some(self.info.conn_id);
+            // curl's create_conn: a new connection has no NTLM authentication yet.
+            if self.auth.picked & auth::NTLM != 0 && self.auth.done {
+                if self.opts.verbose {
+                    self.handler.debug(
+                        InfoType::Text,
+                        b"NTLM picked AND auth done set, clear picked\n",
+                    );
+                }
+                self.auth.picked = 0;
+                self.auth.done = false;
+            }
         }
         let auth_out = self.auth.output(
             &auth::Request {
@@ -4823,6 +4855,7 @@ impl Transfer {
             ));
         }
         self.info.redirect_count += 1;
+        self.redirected = true;
         let code = self.resp.code;
         let cur = self.url.clone().expect("url");
         // curl resolves the Location without accepting unknown schemes, so a redirect to one

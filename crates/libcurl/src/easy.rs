@@ -693,6 +693,22 @@ impl EasyHandle {
 }
 
 impl EasyHandle {
+    /// The authentication state the handle's last transfer left (curl keeps it in the
+    /// handle), for a transfer run on an application's multi.
+    pub(crate) fn take_auth(&self) -> Option<Box<oxcurl_core::auth::AuthCarry>> {
+        self.state
+            .borrow_mut()
+            .easy
+            .as_mut()
+            .and_then(Easy::take_auth)
+    }
+
+    /// Keeps what a transfer run on an application's multi left for the next one.
+    pub(crate) fn keep_auth(&self, auth: Option<Box<oxcurl_core::auth::AuthCarry>>) {
+        let mut st = self.state.borrow_mut();
+        st.easy.get_or_insert_with(Easy::default).set_auth(auth);
+    }
+
     /// Writes `msg` to the ERRORBUFFER, if one is set, as curl's `failf`: only the first
     /// error after a transfer starts is kept.
     pub(crate) fn fail_text(&self, msg: &str) {
@@ -877,6 +893,10 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.curlu = std::ptr::null_mut();
         st.errorbuffer = std::ptr::null_mut();
         st.private = std::ptr::null_mut();
+        // And forgets the authentication found (curl clears authhost, authproxy, Digest).
+        if let Some(easy) = st.easy.as_mut() {
+            easy.set_auth(None);
+        }
         // curl_easy_reset keeps the CURLproxycode too.
         st.info = Info {
             proxy_error: st.info.proxy_error,

@@ -145,7 +145,8 @@ pub extern "C" fn curl_multi_init() -> *mut MultiHandle {
 /// Ends a running transfer of `e` without a message, putting its statistics back.
 fn detach(multi: &mut Multi, e: &EasyHandle, id: Option<TransferId>) {
     if let Some(id) = id {
-        if let Some((_easy, info)) = multi.remove(id) {
+        if let Some((mut easy, info)) = multi.remove(id) {
+            e.keep_auth(easy.take_auth());
             e.finish(None, info, &Ok(()));
         }
     }
@@ -209,11 +210,13 @@ pub extern "C" fn curl_multi_add_handle(p: *mut MultiHandle, h: *mut EasyHandle)
             m.dead.set(false);
         }
         let (opts, handler) = e.prepare();
+        let mut engine = Easy::new(opts, handler);
+        engine.set_auth(e.take_auth());
         let mut st = m.state.borrow_mut();
         let Some(multi) = st.multi.as_deref_mut() else {
             return CURLM_INTERNAL_ERROR;
         };
-        let id = multi.add(Easy::new(opts, handler));
+        let id = multi.add(engine);
         st.handles.push((h, Some(id)));
         e.in_multi.set(true);
         drop(st);
@@ -336,6 +339,7 @@ fn run(
                 continue;
             };
             e.state.borrow_mut().raw = easy.take_connection();
+            e.keep_auth(easy.take_auth());
             let code = e.finish(None, info, &msg.result);
             st.msgs.push_back(CurlMsg {
                 msg: CURLMSG_DONE,

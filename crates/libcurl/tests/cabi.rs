@@ -862,3 +862,52 @@ fn follow_modes_with_a_custom_method_match_reference() {
     assert!(ours.contains("mode 1 code 302 post 1\n> IGLOO /r302 HTTP/1.1\nStick to IGLOO instead of GET\n> IGLOO /done HTTP/1.1\n"), "{ours}");
     assert_eq!(ours, run_ok("followmode", Lib::Reference, &[&url]));
 }
+
+#[test]
+fn handle_keeps_found_auth_for_next_perform_as_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|req| {
+        let auth = req.header("authorization").unwrap_or("");
+        if auth.starts_with("Digest ") {
+            Reply::status(200, &[], "in\n")
+        } else {
+            Reply::status(
+                401,
+                &[("WWW-Authenticate", "Digest realm=\"r\", nonce=\"n1\"")],
+                "",
+            )
+        }
+    });
+    let url = s.url().trim_end_matches('/').to_string();
+    let ours = run_ok("authagain", Lib::Ours, &[&url]);
+    let n = s.requests().len();
+    let reference = run_ok("authagain", Lib::Reference, &[&url]);
+    let all = s.requests();
+    assert_eq!(ours, reference);
+    let (ours_reqs, ref_reqs) = all.split_at(n);
+    let lines = |r: &[oxcurl_testsupport::http::Request]| {
+        r.iter()
+            .map(|q| format!("{} {}", q.path(), q.header("authorization").unwrap_or("-")))
+            .collect::<Vec<_>>()
+    };
+    let ours_lines = lines(ours_reqs);
+    assert_eq!(ours_lines, lines(ref_reqs));
+    // One probe for the first perform; then Digest at once, until the reset.
+    let paths: Vec<_> = ours_lines
+        .iter()
+        .map(|l| (l.split(' ').next().unwrap_or(""), l.contains("Digest")))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ("/first", false),
+            ("/first", true),
+            ("/second", true),
+            ("/third", true),
+            ("/multi", true),
+            ("/after-multi", true),
+            ("/after-reset", false),
+            ("/after-reset", true),
+        ]
+    );
+}

@@ -54,6 +54,17 @@ pub struct HostAuth {
     proxy: bool,
 }
 
+/// The authentication state a handle keeps from one transfer to its next: curl keeps
+/// `state.authhost`, `state.authproxy` and the Digest state in the easy handle, so a handle
+/// that found Digest (or picked Basic) sends it at once when it performs again.
+#[derive(Clone, Debug)]
+pub struct AuthCarry {
+    pub(crate) host: HostAuth,
+    pub(crate) proxy: HostAuth,
+    /// The connection the host's NTLM state belongs to.
+    pub(crate) ntlm_conn: Option<i64>,
+}
+
 /// What to put in the request.
 #[derive(Debug, Default)]
 pub struct Output {
@@ -91,6 +102,21 @@ impl HostAuth {
         HostAuth {
             want,
             ..HostAuth::default()
+        }
+    }
+
+    /// This state as the next transfer of the handle starts with it (curl's
+    /// `Curl_pretransfer`): the new `want`, the picked scheme only when still wanted, and
+    /// no problem or probe of the previous transfer.
+    pub(crate) fn carried(&self, want: u32) -> HostAuth {
+        HostAuth {
+            want,
+            picked: self.picked & want,
+            avail_info: 0,
+            authneg: false,
+            problem: false,
+            probe_passed: false,
+            ..self.clone()
         }
     }
 
