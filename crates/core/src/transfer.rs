@@ -1386,10 +1386,10 @@ impl Transfer {
         } = t;
         // Counted only under connection limits (no allocation otherwise).
         self.conn_dest = cx.limits.map(|_| format!("{host}:{port}"));
-        if !self.opts.fresh_connect
-            && !self.opts.connect_only
-            && !std::mem::take(&mut self.fresh_once)
-        {
+        // FRESH_CONNECT is for the first request only: curl acknowledges it when no
+        // redirect or authentication retry was followed yet.
+        let fresh = self.opts.fresh_connect && self.info.redirect_count == 0;
+        if !fresh && !self.opts.connect_only && !std::mem::take(&mut self.fresh_once) {
             match self.find_shared(cx, &key) {
                 Lookup::Shared(s) => {
                     let (id, remote, local, chost) = {
@@ -4993,6 +4993,8 @@ impl Transfer {
         self.info.time_total = now.duration_since(self.started);
         self.info.httpauth_avail = self.auth.avail_info;
         self.info.proxyauth_avail = self.proxy_auth.avail_info;
+        self.info.httpauth_used = self.auth.used;
+        self.info.proxyauth_used = self.proxy_auth.used;
         if self.info.time_starttransfer.is_zero() && r.is_ok() {
             self.info.time_starttransfer = self.info.time_total;
         }

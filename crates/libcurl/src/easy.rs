@@ -1913,7 +1913,9 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     // CURLINFO_CONDITION_UNMET: a 304, the server's or the one curl makes
                     // up when Last-Modified fails the time condition.
                     35 => c_long::from(i.response_code == 304),
-                    25 | 37 | 38 | 39 | 69 | 70 => 0,
+                    69 => i.httpauth_used as c_long,
+                    70 => i.proxyauth_used as c_long,
+                    25 | 37 | 38 | 39 => 0,
                     // CURLINFO_PROXY_ERROR: the CURLproxycode of the latest SOCKS failure.
                     59 => i.proxy_error as c_long,
                     // CURLINFO_LASTSOCKET.

@@ -883,6 +883,11 @@ fn handle_keeps_found_auth_for_next_perform_as_reference() {
     let n = s.requests().len();
     let reference = run_ok("authagain", Lib::Reference, &[&url]);
     let all = s.requests();
+    // CURLINFO_HTTPAUTH_USED: Digest (2) where a challenge picked it.
+    assert!(
+        ours.starts_with("first rc=0 code=200 avail=2 used=2 proxy_used=0\n"),
+        "{ours}"
+    );
     assert_eq!(ours, reference);
     let (ours_reqs, ref_reqs) = all.split_at(n);
     let lines = |r: &[oxcurl_testsupport::http::Request]| {
@@ -910,4 +915,39 @@ fn handle_keeps_found_auth_for_next_perform_as_reference() {
             ("/after-reset", true),
         ]
     );
+}
+
+#[test]
+fn fresh_connect_is_for_the_first_request_only_as_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|req| {
+        if !req
+            .header("authorization")
+            .unwrap_or("")
+            .starts_with("Digest ")
+        {
+            Reply::status(
+                401,
+                &[("WWW-Authenticate", "Digest realm=\"r\", nonce=\"n1\"")],
+                "",
+            )
+        } else if req.path() == "/start" {
+            Reply::status(302, &[("Location", "/next")], "")
+        } else {
+            Reply::status(200, &[], "in\n")
+        }
+    });
+    let url = format!("{}/start", s.url().trim_end_matches('/'));
+    let ours = run_ok("freshauth", Lib::Ours, &[&url]);
+    let n = s.requests().len();
+    let reference = run_ok("freshauth", Lib::Reference, &[&url]);
+    assert_eq!(ours, "rc=0 code=200 connects=1\n");
+    assert_eq!(ours, reference);
+    let all = s.requests();
+    let (o, r) = all.split_at(n);
+    let conns = |v: &[oxcurl_testsupport::http::Request]| {
+        v.iter().map(|q| q.conn - v[0].conn).collect::<Vec<_>>()
+    };
+    assert_eq!(conns(o), [0, 0, 0]);
+    assert_eq!(conns(o), conns(r));
 }

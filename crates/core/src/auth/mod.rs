@@ -38,6 +38,10 @@ pub struct HostAuth {
     avail: u32,
     /// Every scheme offered during the transfer (`CURLINFO_HTTPAUTH_AVAIL`).
     pub avail_info: u32,
+    /// The scheme picked for the transfer (`CURLINFO_HTTPAUTH_USED`, curl's
+    /// `info.httpauthpicked`): set when a challenge picks one, and NTLM once the connection
+    /// is authenticated with it.
+    pub used: u32,
     /// Authentication needs no further round-trip.
     pub done: bool,
     /// The picked scheme needs another round-trip.
@@ -113,6 +117,7 @@ impl HostAuth {
             want,
             picked: self.picked & want,
             avail_info: 0,
+            used: 0,
             authneg: false,
             problem: false,
             probe_passed: false,
@@ -183,6 +188,7 @@ impl HostAuth {
                     // Authenticated: the connection carries it from now on.
                     self.ntlm.state = ntlm::State::Last;
                     self.done = true;
+                    self.used = NTLM;
                 }
                 ntlm::State::None | ntlm::State::Type1 => {
                     out.header = Some(format!("NTLM {}", ntlm::type1()).into_bytes());
@@ -338,7 +344,9 @@ impl HostAuth {
         let mut pick = false;
         if (has_user || has_bearer) && (code == challenge || (self.authneg && code < 300)) {
             pick = self.pick_one(mask);
-            if !pick {
+            if pick {
+                self.used = self.picked;
+            } else {
                 self.problem = true;
             }
         }

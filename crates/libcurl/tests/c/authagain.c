@@ -23,10 +23,13 @@ static void setup(CURL *h, const char *base, const char *path, long auth)
 
 static void report(CURL *h, const char *what, int rc)
 {
-  long code = 0, avail = 0;
+  long code = 0, avail = 0, used = -1, pused = -1;
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
   curl_easy_getinfo(h, CURLINFO_HTTPAUTH_AVAIL, &avail);
-  printf("%s rc=%d code=%ld avail=%ld\n", what, rc, code, avail);
+  curl_easy_getinfo(h, CURLINFO_HTTPAUTH_USED, &used);
+  curl_easy_getinfo(h, CURLINFO_PROXYAUTH_USED, &pused);
+  printf("%s rc=%d code=%ld avail=%ld used=%ld proxy_used=%ld\n", what, rc, code, avail, used,
+         pused);
 }
 
 int main(int argc, char **argv)
