@@ -285,6 +285,10 @@ pub struct Options {
     /// Wait for a connection being set up to show whether it multiplexes rather than open
     /// another (`CURLOPT_PIPEWAIT`).
     pub pipewait: bool,
+    /// `CURLOPT_STREAM_WEIGHT` (1 to 256, curl's default 16): kept as set; HTTP/2 requests
+    /// go without priority information (the `h2` crate sends none), as nghttp2 since RFC
+    /// 9113 deprecated the scheme mostly does.
+    pub stream_weight: u16,
     pub forbid_reuse: bool,
     pub verbose: bool,
     /// `CURLOPT_CERTINFO`: keep the server's certificate chain as text in `Info`.
@@ -448,6 +452,7 @@ impl Default for Options {
             upload_buffer_size: 64 * 1024,
             fresh_connect: false,
             pipewait: false,
+            stream_weight: 16,
             forbid_reuse: false,
             verbose: false,
             certinfo: false,

@@ -1351,6 +1351,12 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             HAPROXYPROTOCOL => o.haproxy_protocol = on,
             ALTSVC_CTRL => o.altsvc_ctrl = v as u32,
             PIPEWAIT => o.pipewait = on,
+            // curl ignores a weight outside 1-256 and answers OK.
+            STREAM_WEIGHT => {
+                if (1..=256).contains(&v) {
+                    o.stream_weight = v as u16;
+                }
+            }
             PROTOCOLS => o.allowed_protocols = Some(protocol_names(v)),
             REDIR_PROTOCOLS => o.redir_protocols = Some(protocol_names(v)),
             EXPECT_100_TIMEOUT_MS => o.expect_100_timeout = Duration::from_millis(v.max(0) as u64),

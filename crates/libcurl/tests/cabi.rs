@@ -951,3 +951,35 @@ fn fresh_connect_is_for_the_first_request_only_as_reference() {
     assert_eq!(conns(o), [0, 0, 0]);
     assert_eq!(conns(o), conns(r));
 }
+
+#[test]
+fn curlu_url_with_spaces_is_requested_encoded_as_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|req| {
+        if req.path().ends_with("/file") {
+            Reply::status(302, &[("Location", "../next")], "")
+        } else {
+            Reply::status(200, &[], "ok\n")
+        }
+    });
+    let url = format!("{}/ /with/ space/ /file", s.url().trim_end_matches('/'));
+    let ours = run_ok("curluspace", Lib::Ours, &[&url]);
+    let n = s.requests().len();
+    let reference = run_ok("curluspace", Lib::Reference, &[&url]);
+    let base = s.url().trim_end_matches('/').to_string();
+    assert_eq!(
+        ours,
+        format!("set=0\nrc=0 redirects=1 effective={base}/%20/with/%20space/next\n")
+    );
+    assert_eq!(ours, reference);
+    let all = s.requests();
+    let (o, r) = all.split_at(n);
+    let targets = |v: &[oxcurl_testsupport::http::Request]| {
+        v.iter().map(|q| q.target.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        targets(o),
+        ["/%20/with/%20space/%20/file", "/%20/with/%20space/next"]
+    );
+    assert_eq!(targets(o), targets(r));
+}
