@@ -3276,6 +3276,7 @@ impl Transfer {
         // the source's own length, also under --crlf.
         let expect_100 = self.opts.http_version != HttpVersionPref::V1_0
             && !self.disable_expect
+            && !self.probing()
             && match framing {
                 BodyFraming::Chunked { .. } | BodyFraming::Unframed { .. } => true,
                 BodyFraming::Length { len, .. } => len > EXPECT_100_THRESHOLD,
@@ -3297,6 +3298,13 @@ impl Transfer {
         // size goes unframed.
         let framing = match (self.custom_chunked(), framing) {
             (Some(true), BodyFraming::Length { form, .. }) if !self.probing() => {
+                BodyFraming::Chunked { form }
+            }
+            // A probe of a body of unknown size under a custom chunked Transfer-Encoding:
+            // curl sends the empty chunked body ("0\r\n\r\n"), not a length.
+            (Some(true), BodyFraming::Length { form, .. })
+                if matches!(self.body, Body::Upload(None) | Body::PostRead(None)) =>
+            {
                 BodyFraming::Chunked { form }
             }
             (Some(false), BodyFraming::Chunked { form }) => BodyFraming::Unframed { form },
@@ -3383,6 +3391,9 @@ impl Transfer {
             let req = std::mem::take(&mut self.req);
             self.handler.debug(InfoType::HeaderOut, &req);
             self.req = req;
+        }
+        if self.probing() && matches!(framing, BodyFraming::Chunked { .. }) {
+            self.req.extend_from_slice(b"0\r\n\r\n");
         }
         self.req_sent = 0;
         self.up = Upload {
