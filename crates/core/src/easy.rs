@@ -16,6 +16,8 @@ pub struct Easy {
     info: Option<Box<Info>>,
     /// The connection a `CURLOPT_CONNECT_ONLY` transfer left.
     pub(crate) connection: Option<Box<crate::conn::RawConn>>,
+    /// The authentication state the last transfer left for the next one.
+    pub(crate) auth: Option<Box<crate::auth::AuthCarry>>,
 }
 
 /// What `info` reports before any `perform`.
@@ -41,6 +43,7 @@ impl Easy {
             multi: None,
             info: None,
             connection: None,
+            auth: None,
         }
     }
     pub(crate) fn into_parts(self) -> (Options, Box<dyn Handler>) {
@@ -58,6 +61,15 @@ impl Easy {
     /// Take the handler out, leaving one that discards everything.
     pub fn take_handler(&mut self) -> Box<dyn Handler> {
         std::mem::replace(&mut self.handler, Box::new(NullHandler))
+    }
+    /// The authentication state the last transfer found (see `AuthCarry`), taken out.
+    pub fn take_auth(&mut self) -> Option<Box<crate::auth::AuthCarry>> {
+        self.auth.take()
+    }
+    /// The authentication state the next transfer starts from; None forgets it
+    /// (`curl_easy_reset`).
+    pub fn set_auth(&mut self, auth: Option<Box<crate::auth::AuthCarry>>) {
+        self.auth = auth;
     }
     /// The connection the last `CURLOPT_CONNECT_ONLY` transfer made, once.
     pub fn take_connection(&mut self) -> Option<crate::conn::RawConn> {
@@ -194,16 +206,18 @@ impl Easy {
         if let Some(n) = self.opts.max_connects {
             multi.set_max_connects(n);
         }
-        let me = Easy::new(
+        let mut me = Easy::new(
             self.opts.clone(),
             std::mem::replace(&mut self.handler, Box::new(NullHandler)),
         );
+        me.auth = self.auth.take();
         let id = multi.add(me);
         let r = multi.run_all();
         let (back, info) = multi.remove(id).expect("transfer present");
         let result = multi.result_of_last(id);
         self.handler = back.handler;
         self.connection = back.connection;
+        self.auth = back.auth;
         match &mut self.info {
             Some(b) => **b = info,
             None => self.info = Some(Box::new(info)),

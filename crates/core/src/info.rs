@@ -118,6 +118,10 @@ pub struct Info {
     /// (`CURLINFO_PROXYAUTH_AVAIL`) offered.
     pub httpauth_avail: u32,
     pub proxyauth_avail: u32,
+    /// `CURLAUTH_*` bit of the scheme picked for the server (`CURLINFO_HTTPAUTH_USED`) and
+    /// the proxy (`CURLINFO_PROXYAUTH_USED`), 0 when none.
+    pub httpauth_used: u32,
+    pub proxyauth_used: u32,
     /// Transfer and connection ids (curl's `%{xfer_id}` and `%{conn_id}`).
     pub xfer_id: i64,
     pub conn_id: i64,

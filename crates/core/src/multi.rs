@@ -267,8 +267,13 @@ impl Multi {
     /// Start a transfer (`curl_multi_add_handle`).
     pub fn add(&mut self, easy: Easy) -> TransferId {
         let now = Instant::now();
+        let mut easy = easy;
+        let auth = easy.auth.take();
         let (opts, handler) = easy.into_parts();
         let mut t = Transfer::new(opts, handler, now);
+        if let Some(a) = auth {
+            t.resume_auth(*a);
+        }
         t.info.xfer_id = self.next_xfer_id;
         self.next_xfer_id += 1;
         if t.opts.verbose {
@@ -318,6 +323,28 @@ impl Multi {
         }
     }
 
+    /// Whether a transfer has not been driven yet (its settings may still be replaced).
+    pub fn unstarted(&self, id: TransferId) -> bool {
+        self.get(id).is_some_and(Transfer::unstarted)
+    }
+
+    /// Replaces the settings and handler of a transfer that has not started (curl reads a
+    /// handle's options when its transfer starts, not when it is added); false, and nothing
+    /// changed, once it started.
+    pub fn renew(&mut self, id: TransferId, easy: Easy) -> bool {
+        let Some(s) = self.slots.get_mut(id.slot).filter(|s| s.gen == id.gen) else {
+            return false;
+        };
+        match s.t.as_mut() {
+            Some(t) if t.unstarted() => {
+                let (opts, handler) = easy.into_parts();
+                t.renew(opts, handler);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Statistics of a transfer, running or finished and not yet removed.
     pub fn info(&self, id: TransferId) -> Option<&Info> {
         self.get(id).map(|t| &t.info)
@@ -354,8 +381,10 @@ impl Multi {
         self.free.push(id.slot);
         let info = std::mem::take(&mut t.info);
         let connection = t.take_detached();
+        let auth = t.auth_carry();
         let mut easy = Easy::from_parts(t.opts, t.handler);
         easy.connection = connection.map(|c| Box::new(crate::conn::RawConn(c)));
+        easy.auth = Some(Box::new(auth));
         Some((easy, info))
     }
 

@@ -29,6 +29,19 @@ pub enum NetrcMode {
     Required,
 }
 
+/// The custom method (`CURLOPT_CUSTOMREQUEST`) on followed redirects: curl's
+/// `CURLFOLLOW_ALL`, `CURLFOLLOW_OBEYCODE` and `CURLFOLLOW_FIRSTONLY`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FollowMode {
+    /// Kept on every request, also where the response code switches to GET.
+    #[default]
+    All,
+    /// Dropped for good once a response code switches the request to GET.
+    ObeyCode,
+    /// Used for the first request only.
+    FirstOnly,
+}
+
 /// Address families to use (`CURLOPT_IPRESOLVE`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum IpResolve {
@@ -128,6 +141,18 @@ pub trait Handler: Send {
     fn hsts_read(&mut self) -> crate::hsts::HstsPull {
         crate::hsts::HstsPull::Done
     }
+    /// `write`, `header` and `progress` with the running transfer's statistics at hand, for
+    /// a handler whose callbacks may ask for them (`curl_easy_getinfo` inside a callback
+    /// answers the running transfer's values). The engine calls these; the defaults forward.
+    fn write_live(&mut self, data: &[u8], _info: &crate::info::Info) -> usize {
+        self.write(data)
+    }
+    fn header_live(&mut self, line: &[u8], _info: &crate::info::Info) -> usize {
+        self.header(line)
+    }
+    fn progress_live(&mut self, now: (u64, u64, u64, u64), _info: &crate::info::Info) -> bool {
+        self.progress(now.0, now.1, now.2, now.3)
+    }
     /// The concrete handler, for applications that need their own type back.
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         None
@@ -204,6 +229,9 @@ pub struct Options {
     /// server has; curl then sends all of it with a `Content-Range` covering all of it.
     pub resume_from_unknown: bool,
     pub follow_location: bool,
+    /// What following a redirect does with `custom_request` (`CURLOPT_FOLLOWLOCATION`'s
+    /// value).
+    pub follow_mode: FollowMode,
     /// -1: unlimited.
     pub max_redirs: i64,
     pub post301: bool,
@@ -257,6 +285,10 @@ pub struct Options {
     /// Wait for a connection being set up to show whether it multiplexes rather than open
     /// another (`CURLOPT_PIPEWAIT`).
     pub pipewait: bool,
+    /// `CURLOPT_STREAM_WEIGHT` (1 to 256, curl's default 16): kept as set; HTTP/2 requests
+    /// go without priority information (the `h2` crate sends none), as nghttp2 since RFC
+    /// 9113 deprecated the scheme mostly does.
+    pub stream_weight: u16,
     pub forbid_reuse: bool,
     pub verbose: bool,
     /// `CURLOPT_CERTINFO`: keep the server's certificate chain as text in `Info`.
@@ -377,6 +409,7 @@ impl Default for Options {
             resume_from: 0,
             resume_from_unknown: false,
             follow_location: false,
+            follow_mode: FollowMode::All,
             max_redirs: 30,
             post301: false,
             post302: false,
@@ -419,6 +452,7 @@ impl Default for Options {
             upload_buffer_size: 64 * 1024,
             fresh_connect: false,
             pipewait: false,
+            stream_weight: 16,
             forbid_reuse: false,
             verbose: false,
             certinfo: false,

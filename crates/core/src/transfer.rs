@@ -19,8 +19,8 @@ use crate::dns::{self, Resolver};
 use crate::error::{Code, Error, Result};
 use crate::info::{Header, HttpVersion, Info};
 use crate::options::{
-    Body, Handler, HttpVersionPref, InfoType, IpResolve, NetrcMode, Options, ReadResult,
-    TimeCondition, WRITEFUNC_ERROR, WRITEFUNC_PAUSE,
+    Body, FollowMode, Handler, HttpVersionPref, InfoType, IpResolve, NetrcMode, Options,
+    ReadResult, TimeCondition, WRITEFUNC_ERROR, WRITEFUNC_PAUSE,
 };
 use crate::pause::{self, Pause};
 use crate::proto::h1::chunked::{ChunkEvent, ChunkedDecoder};
@@ -348,6 +348,12 @@ pub(crate) struct Transfer {
     up: Upload,
     /// A static name unless the method is custom.
     method: std::borrow::Cow<'static, str>,
+    /// `custom_request` is no longer used: a followed redirect dropped it (curl's
+    /// `http_ignorecustom`, see `FollowMode`).
+    ignore_custom: bool,
+    /// A redirect was followed (curl's `this_is_a_follow`; a retry for authentication
+    /// counts as a redirect but is not one).
+    redirected: bool,
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
     first_origin: Option<(&'static str, String, u16)>,
@@ -491,6 +497,8 @@ impl Transfer {
             req_sent: 0,
             up: Upload::default(),
             method: std::borrow::Cow::Borrowed(""),
+            ignore_custom: false,
+            redirected: false,
             body,
             first_origin: None,
             port_set: None,
@@ -566,6 +574,41 @@ impl Transfer {
     }
 
     /// The multi's waker for this transfer; an application pause state is told of it.
+    /// Not driven yet: curl reads a handle's options when its transfer starts, so settings
+    /// changed after `curl_multi_add_handle` may still replace these.
+    pub(crate) fn unstarted(&self) -> bool {
+        matches!(self.state, State::Init) && self.url.is_none() && self.result.is_none()
+    }
+
+    /// The transfer made again from new settings and handler, keeping its id, its waker
+    /// and its start time; only while `unstarted`.
+    pub(crate) fn renew(&mut self, opts: Options, handler: Box<dyn Handler>) {
+        let mut t = Transfer::new(opts, handler, self.started);
+        t.resume_auth(self.auth_carry());
+        t.info.xfer_id = self.info.xfer_id;
+        t.set_waker(self.waker.clone());
+        if t.opts.verbose {
+            t.handler.debug_ids(t.info.xfer_id, -1);
+        }
+        *self = t;
+    }
+
+    /// The authentication state this transfer leaves for the handle's next one.
+    pub(crate) fn auth_carry(&self) -> auth::AuthCarry {
+        auth::AuthCarry {
+            host: self.auth.clone(),
+            proxy: self.proxy_auth.clone(),
+            ntlm_conn: self.ntlm_conn,
+        }
+    }
+
+    /// Starts from the state the handle's previous transfer left (before it is driven).
+    pub(crate) fn resume_auth(&mut self, c: auth::AuthCarry) {
+        self.auth = c.host.carried(self.opts.httpauth);
+        self.proxy_auth = c.proxy.carried(self.opts.proxyauth);
+        self.ntlm_conn = c.ntlm_conn;
+    }
+
     pub(crate) fn set_waker(&mut self, waker: std::task::Waker) {
         self.waker = waker;
         self.pause = self.opts.pause.clone();
@@ -615,9 +658,12 @@ impl Transfer {
 
     /// Call the callback for `out`; whether it paused (the data is not taken).
     fn call_writer(&mut self, out: Out, data: &[u8]) -> Result<bool> {
+        // CURLINFO_TOTAL_TIME inside a callback: the time so far, as curl's progress
+        // bookkeeping keeps it.
+        self.info.time_total = self.started.elapsed();
         let n = match out {
-            Out::Header => self.handler.header(data),
-            Out::HeaderBody | Out::Body => self.handler.write(data),
+            Out::Header => self.handler.header_live(data, &self.info),
+            Out::HeaderBody | Out::Body => self.handler.write_live(data, &self.info),
         };
         if n == WRITEFUNC_PAUSE {
             self.pause_now(pause::RECV);
@@ -988,7 +1034,11 @@ impl Transfer {
         if cur != self.last_progress || tick {
             self.last_progress = cur;
             let (dltotal, ultotal) = self.totals();
-            if !self.handler.progress(dltotal, cur.0, ultotal, cur.1) {
+            self.info.time_total = now.duration_since(self.started);
+            if !self
+                .handler
+                .progress_live((dltotal, cur.0, ultotal, cur.1), &self.info)
+            {
                 self.result = Some(Err(Error::new(Code::AbortedByCallback, PROGRESS_REFUSED)));
             }
         }
@@ -1084,7 +1134,7 @@ impl Transfer {
                 return false;
             }
         }
-        if self.info.redirect_count > 0 {
+        if self.redirected {
             return match &self.opts.redir_protocols {
                 Some(l) => has(l),
                 None => matches!(scheme, "http" | "https" | "ftp" | "ftps"),
@@ -1373,10 +1423,10 @@ impl Transfer {
         } = t;
         // Counted only under connection limits (no allocation otherwise).
         self.conn_dest = cx.limits.map(|_| format!("{host}:{port}"));
-        if !self.opts.fresh_connect
-            && !self.opts.connect_only
-            && !std::mem::take(&mut self.fresh_once)
-        {
+        // FRESH_CONNECT is for the first request only: curl acknowledges it when no
+        // redirect or authentication retry was followed yet.
+        let fresh = self.opts.fresh_connect && self.info.redirect_count == 0;
+        if !fresh && !self.opts.connect_only && !std::mem::take(&mut self.fresh_once) {
             match self.find_shared(cx, &key) {
                 Lookup::Shared(s) => {
                     let (id, remote, local, chost) = {
@@ -3049,7 +3099,12 @@ impl Transfer {
 
     /// The method for the current options and body.
     fn request_method(&self) -> std::borrow::Cow<'static, str> {
-        if let Some(m) = &self.opts.custom_request {
+        if let Some(m) = self
+            .opts
+            .custom_request
+            .as_ref()
+            .filter(|_| !self.ignore_custom)
+        {
             m.clone().into()
         } else if self.opts.nobody {
             "HEAD".into()
@@ -3178,6 +3233,17 @@ impl Transfer {
         if self.ntlm_conn != Some(self.info.conn_id) {
             self.auth.ntlm = auth::ntlm::Ntlm::default();
             self.ntlm_conn = Some(self.info.conn_id);
+            // curl's create_conn: a new connection has no NTLM authentication yet.
+            if self.auth.picked & auth::NTLM != 0 && self.auth.done {
+                if self.opts.verbose {
+                    self.handler.debug(
+                        InfoType::Text,
+                        b"NTLM picked AND auth done set, clear picked\n",
+                    );
+                }
+                self.auth.picked = 0;
+                self.auth.done = false;
+            }
         }
         let auth_out = self.auth.output(
             &auth::Request {
@@ -3263,6 +3329,7 @@ impl Transfer {
         // the source's own length, also under --crlf.
         let expect_100 = !http10
             && !self.disable_expect
+            && !self.probing()
             && match framing {
                 BodyFraming::Chunked { .. } | BodyFraming::Unframed { .. } => true,
                 BodyFraming::Length { len, .. } => len > EXPECT_100_THRESHOLD,
@@ -3278,6 +3345,13 @@ impl Transfer {
         // size goes unframed.
         let framing = match (self.custom_chunked(), framing) {
             (Some(true), BodyFraming::Length { form, .. }) if !self.probing() => {
+                BodyFraming::Chunked { form }
+            }
+            // A probe of a body of unknown size under a custom chunked Transfer-Encoding:
+            // curl sends the empty chunked body ("0\r\n\r\n"), not a length.
+            (Some(true), BodyFraming::Length { form, .. })
+                if matches!(self.body, Body::Upload(None) | Body::PostRead(None)) =>
+            {
                 BodyFraming::Chunked { form }
             }
             (Some(false), BodyFraming::Chunked { form }) => BodyFraming::Unframed { form },
@@ -3375,6 +3449,9 @@ impl Transfer {
             let req = std::mem::take(&mut self.req);
             self.handler.debug(InfoType::HeaderOut, &req);
             self.req = req;
+        }
+        if self.probing() && matches!(framing, BodyFraming::Chunked { .. }) {
+            self.req.extend_from_slice(b"0\r\n\r\n");
         }
         self.req_sent = 0;
         self.up = Upload {
@@ -4811,7 +4888,13 @@ impl Transfer {
         if data.is_empty() {
             return Ok(());
         }
+        // curl's download writer counts the bytes once the writers after it took them:
+        // CURLINFO_SIZE_DOWNLOAD inside the write callback is what came before.
+        self.hand_over_body(data)?;
         self.info.size_download += data.len() as u64;
+        Ok(())
+    }
+    fn hand_over_body(&mut self, data: &[u8]) -> Result<()> {
         if self.opts.verbose {
             self.handler.debug(InfoType::DataIn, data);
         }
@@ -4950,6 +5033,7 @@ impl Transfer {
             ));
         }
         self.info.redirect_count += 1;
+        self.redirected = true;
         let code = self.resp.code;
         let cur = self.url.clone().expect("url");
         // curl resolves the Location without accepting unknown schemes, so a redirect to one
@@ -5017,7 +5101,20 @@ impl Transfer {
             303 => !(is_get || is_post && self.opts.post303),
             _ => false,
         };
+        // curl's Curl_http_follow and http_switch_to_get: the custom method as the mode says.
+        let custom = self.opts.custom_request.clone();
+        let mode = self.opts.follow_mode;
+        if mode == FollowMode::FirstOnly && custom.is_some() && !self.ignore_custom {
+            self.ignore_custom = true;
+            self.verbose("Drop custom request method for next request");
+        }
         if switch_to_get {
+            if mode == FollowMode::ObeyCode {
+                self.verbose(&format!("Switch to GET because of {code} response"));
+                self.ignore_custom = true;
+            } else if let Some(m) = custom.filter(|_| mode != FollowMode::FirstOnly) {
+                self.verbose(&format!("Stick to {m} instead of GET"));
+            }
             self.body = Body::None;
         } else if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && !self.handler.rewind()
         {
@@ -5097,6 +5194,8 @@ impl Transfer {
         self.info.time_total = now.duration_since(self.started);
         self.info.httpauth_avail = self.auth.avail_info;
         self.info.proxyauth_avail = self.proxy_auth.avail_info;
+        self.info.httpauth_used = self.auth.used;
+        self.info.proxyauth_used = self.proxy_auth.used;
         if self.info.time_starttransfer.is_zero() && r.is_ok() {
             self.info.time_starttransfer = self.info.time_total;
         }
@@ -5124,11 +5223,14 @@ impl Transfer {
         self.result = Some(r);
         if !self.opts.no_progress && !refused_at_init && !progress_refused {
             let (dltotal, ultotal) = self.totals();
-            let _ = self.handler.progress(
-                dltotal,
-                self.info.size_download,
-                ultotal,
-                self.info.size_upload,
+            let _ = self.handler.progress_live(
+                (
+                    dltotal,
+                    self.info.size_download,
+                    ultotal,
+                    self.info.size_upload,
+                ),
+                &self.info,
             );
         }
     }

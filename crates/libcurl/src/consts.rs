@@ -204,6 +204,7 @@ pub mod opt {
     pub const ALTSVC: c_int = 10287;
     pub const ALTSVC_CTRL: c_int = 286;
     pub const PIPEWAIT: c_int = 237;
+    pub const STREAM_WEIGHT: c_int = 239;
     pub const HSTS_CTRL: c_int = 299;
     pub const SEEKFUNCTION: c_int = 20167;
     pub const SEEKDATA: c_int = 10168;

@@ -155,7 +155,43 @@ impl CHandler {
     }
 }
 
+/// Sets the handle's running-transfer statistics for the length of a callback; puts back
+/// what was there when dropped.
+struct LiveInfo(*mut EasyHandle, *const Info);
+
+impl LiveInfo {
+    fn set(handle: *mut EasyHandle, info: &Info) -> LiveInfo {
+        // SAFETY: the handle this transfer belongs to, alive while it runs.
+        let prev = match unsafe { EasyHandle::from_ptr(handle) } {
+            Some(e) => e.live.replace(info),
+            None => std::ptr::null(),
+        };
+        LiveInfo(handle, prev)
+    }
+}
+
+impl Drop for LiveInfo {
+    fn drop(&mut self) {
+        // SAFETY: as in `set`.
+        if let Some(e) = unsafe { EasyHandle::from_ptr(self.0) } {
+            e.live.set(self.1);
+        }
+    }
+}
+
 impl Handler for CHandler {
+    fn write_live(&mut self, data: &[u8], info: &Info) -> usize {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.write(data)
+    }
+    fn header_live(&mut self, line: &[u8], info: &Info) -> usize {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.header(line)
+    }
+    fn progress_live(&mut self, now: (u64, u64, u64, u64), info: &Info) -> bool {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.progress(now.0, now.1, now.2, now.3)
+    }
     fn write(&mut self, data: &[u8]) -> usize {
         self.write_to(None, self.0.write_data, data)
     }
@@ -484,6 +520,12 @@ pub struct EasyHandle {
     errorbuf_used: Cell<bool>,
     /// What `curl_easy_pause` sets; shared with the running transfer.
     pub(crate) pause: oxcurl_core::pause::Pause,
+    /// The running transfer's statistics while one of its callbacks runs (NULL otherwise):
+    /// what `curl_easy_getinfo` answers from inside a callback.
+    live: Cell<*const Info>,
+    /// An option was set since the last `prepare`: a transfer added to a multi and not
+    /// started yet is made again from the options (curl reads them when it starts).
+    pub(crate) changed: Cell<bool>,
 }
 
 impl EasyHandle {
@@ -520,6 +562,8 @@ impl EasyHandle {
             headers: crate::headers::new_store(),
             errorbuf_used: Cell::new(false),
             pause: oxcurl_core::pause::Pause::default(),
+            live: Cell::new(std::ptr::null()),
+            changed: Cell::new(false),
         });
         let p: *mut EasyHandle = &mut *h;
         h.state.get_mut().cb.handle = p;
@@ -543,6 +587,7 @@ impl EasyHandle {
     /// The settings and callbacks for a transfer: the options with the C-side values (the
     /// body, slists read now as curl reads them at perform time) and the callbacks.
     pub(crate) fn prepare(&self) -> (Options, Box<dyn Handler>) {
+        self.changed.set(false);
         let mut st = self.state.borrow_mut();
         // A new transfer: the previous CONNECT_ONLY connection closes.
         st.raw = None;
@@ -648,6 +693,22 @@ impl EasyHandle {
 }
 
 impl EasyHandle {
+    /// The authentication state the handle's last transfer left (curl keeps it in the
+    /// handle), for a transfer run on an application's multi.
+    pub(crate) fn take_auth(&self) -> Option<Box<oxcurl_core::auth::AuthCarry>> {
+        self.state
+            .borrow_mut()
+            .easy
+            .as_mut()
+            .and_then(Easy::take_auth)
+    }
+
+    /// Keeps what a transfer run on an application's multi left for the next one.
+    pub(crate) fn keep_auth(&self, auth: Option<Box<oxcurl_core::auth::AuthCarry>>) {
+        let mut st = self.state.borrow_mut();
+        st.easy.get_or_insert_with(Easy::default).set_auth(auth);
+    }
+
     /// Writes `msg` to the ERRORBUFFER, if one is set, as curl's `failf`: only the first
     /// error after a transfer starts is kept.
     pub(crate) fn fail_text(&self, msg: &str) {
@@ -832,6 +893,10 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.curlu = std::ptr::null_mut();
         st.errorbuffer = std::ptr::null_mut();
         st.private = std::ptr::null_mut();
+        // And forgets the authentication found (curl clears authhost, authproxy, Digest).
+        if let Some(easy) = st.easy.as_mut() {
+            easy.set_auth(None);
+        }
         // curl_easy_reset keeps the CURLproxycode too.
         st.info = Info {
             proxy_error: st.info.proxy_error,
@@ -1080,6 +1145,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
         let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
             return CURLE_BAD_FUNCTION_ARGUMENT;
         };
+        e.changed.set(true);
         let Ok(mut st) = e.state.try_borrow_mut() else {
             return CURLE_RECURSIVE_API_CALL;
         };
@@ -1128,7 +1194,17 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                     o.nobody = false;
                 }
             }
-            FOLLOWLOCATION => o.follow_location = on,
+            // CURLFOLLOW_ALL, _OBEYCODE, _FIRSTONLY; anything else is refused, as curl does.
+            FOLLOWLOCATION => {
+                use oxcurl_core::options::FollowMode;
+                o.follow_mode = match v {
+                    0 | 1 => FollowMode::All,
+                    2 => FollowMode::ObeyCode,
+                    3 => FollowMode::FirstOnly,
+                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                };
+                o.follow_location = on;
+            }
             MAXREDIRS => o.max_redirs = v,
             AUTOREFERER => o.autoreferer = on,
             POSTFIELDSIZE => st.body.fields_size = Some(v),
@@ -1275,6 +1351,12 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             HAPROXYPROTOCOL => o.haproxy_protocol = on,
             ALTSVC_CTRL => o.altsvc_ctrl = v as u32,
             PIPEWAIT => o.pipewait = on,
+            // curl ignores a weight outside 1-256 and answers OK.
+            STREAM_WEIGHT => {
+                if (1..=256).contains(&v) {
+                    o.stream_weight = v as u16;
+                }
+            }
             PROTOCOLS => o.allowed_protocols = Some(protocol_names(v)),
             REDIR_PROTOCOLS => o.redir_protocols = Some(protocol_names(v)),
             EXPECT_100_TIMEOUT_MS => o.expect_100_timeout = Duration::from_millis(v.max(0) as u64),
@@ -1357,6 +1439,7 @@ pub extern "C" fn oxcurl_easy_setopt_off(h: *mut EasyHandle, opt: c_int, v: i64)
                 let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
                     return CURLE_BAD_FUNCTION_ARGUMENT;
                 };
+                e.changed.set(true);
                 let Ok(mut st) = e.state.try_borrow_mut() else {
                     return CURLE_RECURSIVE_API_CALL;
                 };
@@ -1397,6 +1480,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         let Some(e) = (unsafe { EasyHandle::from_ptr(h) }) else {
             return CURLE_BAD_FUNCTION_ARGUMENT;
         };
+        e.changed.set(true);
         if opt == crate::consts::opt::SHARE {
             if e.state.try_borrow_mut().is_err() {
                 return CURLE_RECURSIVE_API_CALL;
@@ -1779,7 +1863,14 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
             return CURLE_RECURSIVE_API_CALL;
         };
         let st = &mut *st;
-        let i = &st.info;
+        let live = e.live.get();
+        let i = if live.is_null() {
+            &st.info
+        } else {
+            // SAFETY: set by `LiveInfo` from a reference the engine lends for the length of
+            // the callback this call is made from, and put back when it returns.
+            unsafe { &*live }
+        };
         let n = what & MASK;
         match what & TYPEMASK {
             STRING => {
@@ -1828,7 +1919,9 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     // CURLINFO_CONDITION_UNMET: a 304, the server's or the one curl makes
                     // up when Last-Modified fails the time condition.
                     35 => c_long::from(i.response_code == 304),
-                    25 | 37 | 38 | 39 | 69 | 70 => 0,
+                    69 => i.httpauth_used as c_long,
+                    70 => i.proxyauth_used as c_long,
+                    25 | 37 | 38 | 39 => 0,
                     // CURLINFO_PROXY_ERROR: the CURLproxycode of the latest SOCKS failure.
                     59 => i.proxy_error as c_long,
                     // CURLINFO_LASTSOCKET.

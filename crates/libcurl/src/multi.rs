@@ -145,7 +145,8 @@ pub extern "C" fn curl_multi_init() -> *mut MultiHandle {
 /// Ends a running transfer of `e` without a message, putting its statistics back.
 fn detach(multi: &mut Multi, e: &EasyHandle, id: Option<TransferId>) {
     if let Some(id) = id {
-        if let Some((_easy, info)) = multi.remove(id) {
+        if let Some((mut easy, info)) = multi.remove(id) {
+            e.keep_auth(easy.take_auth());
             e.finish(None, info, &Ok(()));
         }
     }
@@ -209,11 +210,13 @@ pub extern "C" fn curl_multi_add_handle(p: *mut MultiHandle, h: *mut EasyHandle)
             m.dead.set(false);
         }
         let (opts, handler) = e.prepare();
+        let mut engine = Easy::new(opts, handler);
+        engine.set_auth(e.take_auth());
         let mut st = m.state.borrow_mut();
         let Some(multi) = st.multi.as_deref_mut() else {
             return CURLM_INTERNAL_ERROR;
         };
-        let id = multi.add(Easy::new(opts, handler));
+        let id = multi.add(engine);
         st.handles.push((h, Some(id)));
         e.in_multi.set(true);
         drop(st);
@@ -287,6 +290,7 @@ fn run(
     let Some(mut multi) = m.state.borrow_mut().multi.take() else {
         return CURLM_INTERNAL_ERROR;
     };
+    renew_changed(&m.state.borrow().handles, &mut multi);
     // Flags set and cleared through short borrows (nothing allocated per call): callbacks
     // cannot add or remove handles meanwhile (recursive calls are refused).
     let set_busy = |busy: bool| {
@@ -335,6 +339,7 @@ fn run(
                 continue;
             };
             e.state.borrow_mut().raw = easy.take_connection();
+            e.keep_auth(easy.take_auth());
             let code = e.finish(None, info, &msg.result);
             st.msgs.push_back(CurlMsg {
                 msg: CURLMSG_DONE,
@@ -355,6 +360,23 @@ fn run(
         unsafe { *running = c_int::try_from(n).unwrap_or(c_int::MAX) };
     }
     rc
+}
+
+/// Options set on a handle after `curl_multi_add_handle` and before its transfer started:
+/// the transfer is made again from them, as curl reads a handle's options when its transfer
+/// starts (curl test 1531 sets the URL and POSTFIELDS after adding the handle).
+fn renew_changed(handles: &[(*mut EasyHandle, Option<TransferId>)], multi: &mut Multi) {
+    for &(h, id) in handles {
+        // SAFETY: handles in the list are live.
+        let (Some(e), Some(id)) = (unsafe { EasyHandle::from_ptr(h) }, id) else {
+            continue;
+        };
+        if !e.changed.replace(false) || !multi.unstarted(id) {
+            continue;
+        }
+        let (opts, handler) = e.prepare();
+        multi.renew(id, Easy::new(opts, handler));
+    }
 }
 
 /// Fails every running transfer with `CURLE_ABORTED_BY_CALLBACK` (curl's `multi_runsingle`

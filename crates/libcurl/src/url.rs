@@ -85,15 +85,36 @@ fn boxed(url: Url) -> *mut UrlHandle {
     Box::into_raw(Box::new(UrlHandle { magic: MAGIC, url }))
 }
 
-/// The whole URL of a handle as `curl_url_get(CURLUPART_URL)` with no flags gives it; None
-/// when the handle is not a live URL handle or has no full URL.
+/// The whole URL of a handle for a transfer; None when the handle is not a live URL handle
+/// or has no full URL. curl uses the handle as it is and asks it for the request's path
+/// URL-encoded: a path set with `CURLU_ALLOW_SPACE` goes out with `%20` for its spaces. The
+/// engine takes a string, so it gets the URL with the path encoded that way
+/// (`CURLINFO_EFFECTIVE_URL` of a transfer that is not redirected then has `%20` where curl
+/// keeps the space).
 ///
 /// # Safety
 /// As [`handle`].
 pub(crate) unsafe fn whole_url(p: *mut UrlHandle) -> Option<String> {
     // SAFETY: per the caller.
     let h = unsafe { handle(p) }?;
-    h.url.get(Part::Url, GetFlags::default()).ok()
+    let encoded = GetFlags {
+        url_encode: true,
+        ..GetFlags::default()
+    };
+    let raw = h.url.get(Part::Path, GetFlags::default()).ok();
+    match h
+        .url
+        .get(Part::Path, encoded)
+        .ok()
+        .filter(|p| Some(p) != raw.as_ref())
+    {
+        Some(path) => {
+            let mut u = h.url.clone();
+            u.set(Part::Path, Some(&path), Flags::default()).ok()?;
+            u.get(Part::Url, GetFlags::default()).ok()
+        }
+        None => h.url.get(Part::Url, GetFlags::default()).ok(),
+    }
 }
 
 /// `curl_url`: a new, empty URL handle.

@@ -477,11 +477,26 @@ fn cookie_jar_written_at_cleanup_matches_reference() {
 }
 
 #[test]
-#[ignore = "issue 5: getinfo inside a callback answers the previous transfer's values; the engine's Info is not reachable from the Handler yet"]
 fn getinfo_inside_callback_matches_reference() {
-    let s = server();
-    let url = s.url();
+    let s = ScriptedServer::start();
+    s.set_handler(|req| {
+        let code = if req.path().ends_with("/missing") {
+            404
+        } else {
+            200
+        };
+        Reply::status(code, &[], format!("body of {}\n", req.path()))
+    });
+    let url = s.url().trim_end_matches('/').to_string();
     let ours = run_ok("infocb", Lib::Ours, &[&url]);
+    for line in [
+        "first header: connect>0=1 pretransfer>0=1 starttransfer>0=1 total>0=1 appconnect=0 speed>0=0\n",
+        "code_in_write_callback=404 size_download=0\n",
+        "end of headers: code=404 content_length=",
+        "progress after body: code=404\n",
+    ] {
+        assert!(ours.contains(line), "{line:?} in {ours}");
+    }
     assert_eq!(ours, run_ok("infocb", Lib::Reference, &[&url]));
 }
 
@@ -804,4 +819,167 @@ fn send_recv_upkeep_without_connect_only_match_reference() {
         "{ours}"
     );
     assert_eq!(ours, reference);
+}
+
+#[test]
+fn options_set_after_multi_add_are_read_at_start_as_reference() {
+    let s = server();
+    let url = s.url().trim_end_matches('/').to_string();
+    let ours = run_ok("lateopts", Lib::Ours, &[&url]);
+    let ours_reqs = s.requests();
+    let reference = run_ok("lateopts", Lib::Reference, &[&url]);
+    let all = s.requests();
+    assert_eq!(ours, reference);
+    assert!(ours.contains("code=200\n"), "{ours}");
+    let (ours_reqs, ref_reqs) = all.split_at(ours_reqs.len());
+    assert_eq!(ours_reqs.len(), 2, "{ours}");
+    assert_eq!(ours_reqs[0].raw(), ref_reqs[0].raw(), "first request");
+    assert_eq!(ours_reqs[1].raw(), ref_reqs[1].raw(), "second request");
+    let first = ours_reqs[0].raw();
+    assert!(first.starts_with(b"POST /late HTTP/1.1\r\n"), "{first:?}");
+    assert!(first.ends_with(b"\r\n\r\nlate\0fields"), "{first:?}");
+    assert_eq!(ours_reqs[0].header("x-late"), Some("yes"));
+    assert!(ours_reqs[1].raw().ends_with(b"\r\n\r\nfrom-callback"));
+}
+
+#[test]
+fn follow_modes_with_a_custom_method_match_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|req| {
+        let path = req.path().to_string();
+        match path.strip_prefix("/r").and_then(|c| c.parse::<u16>().ok()) {
+            Some(code) => Reply::status(code, &[("Location", "/done")], ""),
+            None => Reply::status(200, &[], "done\n"),
+        }
+    });
+    let url = s.url().trim_end_matches('/').to_string();
+    let ours = run_ok("followmode", Lib::Ours, &[&url]);
+    assert!(ours.starts_with("mode 4: 43\nmode -1: 43\n"), "{ours}");
+    // OBEYCODE drops the method where the code switches to GET, FIRSTONLY after the first
+    // request whatever the code.
+    assert!(ours.contains("mode 2 code 302 post 1\n> IGLOO /r302 HTTP/1.1\nSwitch to GET because of 302 response\n> GET /done HTTP/1.1\n"), "{ours}");
+    assert!(ours.contains("mode 3 code 307 post 1\n> IGLOO /r307 HTTP/1.1\nDrop custom request method for next request\n> POST /done HTTP/1.1\n"), "{ours}");
+    assert!(ours.contains("mode 1 code 302 post 1\n> IGLOO /r302 HTTP/1.1\nStick to IGLOO instead of GET\n> IGLOO /done HTTP/1.1\n"), "{ours}");
+    assert_eq!(ours, run_ok("followmode", Lib::Reference, &[&url]));
+}
+
+#[test]
+fn handle_keeps_found_auth_for_next_perform_as_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|req| {
+        let auth = req.header("authorization").unwrap_or("");
+        if auth.starts_with("Digest ") {
+            Reply::status(200, &[], "in\n")
+        } else {
+            Reply::status(
+                401,
+                &[("WWW-Authenticate", "Digest realm=\"r\", nonce=\"n1\"")],
+                "",
+            )
+        }
+    });
+    let url = s.url().trim_end_matches('/').to_string();
+    let ours = run_ok("authagain", Lib::Ours, &[&url]);
+    let n = s.requests().len();
+    let reference = run_ok("authagain", Lib::Reference, &[&url]);
+    let all = s.requests();
+    // CURLINFO_HTTPAUTH_USED: Digest (2) where a challenge picked it.
+    assert!(
+        ours.starts_with("first rc=0 code=200 avail=2 used=2 proxy_used=0\n"),
+        "{ours}"
+    );
+    assert_eq!(ours, reference);
+    let (ours_reqs, ref_reqs) = all.split_at(n);
+    let lines = |r: &[oxcurl_testsupport::http::Request]| {
+        r.iter()
+            .map(|q| format!("{} {}", q.path(), q.header("authorization").unwrap_or("-")))
+            .collect::<Vec<_>>()
+    };
+    let ours_lines = lines(ours_reqs);
+    assert_eq!(ours_lines, lines(ref_reqs));
+    // One probe for the first perform; then Digest at once, until the reset.
+    let paths: Vec<_> = ours_lines
+        .iter()
+        .map(|l| (l.split(' ').next().unwrap_or(""), l.contains("Digest")))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ("/first", false),
+            ("/first", true),
+            ("/second", true),
+            ("/third", true),
+            ("/multi", true),
+            ("/after-multi", true),
+            ("/after-reset", false),
+            ("/after-reset", true),
+        ]
+    );
+}
+
+#[test]
+fn fresh_connect_is_for_the_first_request_only_as_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|req| {
+        if !req
+            .header("authorization")
+            .unwrap_or("")
+            .starts_with("Digest ")
+        {
+            Reply::status(
+                401,
+                &[("WWW-Authenticate", "Digest realm=\"r\", nonce=\"n1\"")],
+                "",
+            )
+        } else if req.path() == "/start" {
+            Reply::status(302, &[("Location", "/next")], "")
+        } else {
+            Reply::status(200, &[], "in\n")
+        }
+    });
+    let url = format!("{}/start", s.url().trim_end_matches('/'));
+    let ours = run_ok("freshauth", Lib::Ours, &[&url]);
+    let n = s.requests().len();
+    let reference = run_ok("freshauth", Lib::Reference, &[&url]);
+    assert_eq!(ours, "rc=0 code=200 connects=1\n");
+    assert_eq!(ours, reference);
+    let all = s.requests();
+    let (o, r) = all.split_at(n);
+    let conns = |v: &[oxcurl_testsupport::http::Request]| {
+        v.iter().map(|q| q.conn - v[0].conn).collect::<Vec<_>>()
+    };
+    assert_eq!(conns(o), [0, 0, 0]);
+    assert_eq!(conns(o), conns(r));
+}
+
+#[test]
+fn curlu_url_with_spaces_is_requested_encoded_as_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|req| {
+        if req.path().ends_with("/file") {
+            Reply::status(302, &[("Location", "../next")], "")
+        } else {
+            Reply::status(200, &[], "ok\n")
+        }
+    });
+    let url = format!("{}/ /with/ space/ /file", s.url().trim_end_matches('/'));
+    let ours = run_ok("curluspace", Lib::Ours, &[&url]);
+    let n = s.requests().len();
+    let reference = run_ok("curluspace", Lib::Reference, &[&url]);
+    let base = s.url().trim_end_matches('/').to_string();
+    assert_eq!(
+        ours,
+        format!("set=0\nrc=0 redirects=1 effective={base}/%20/with/%20space/next\n")
+    );
+    assert_eq!(ours, reference);
+    let all = s.requests();
+    let (o, r) = all.split_at(n);
+    let targets = |v: &[oxcurl_testsupport::http::Request]| {
+        v.iter().map(|q| q.target.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        targets(o),
+        ["/%20/with/%20space/%20/file", "/%20/with/%20space/next"]
+    );
+    assert_eq!(targets(o), targets(r));
 }

@@ -31,6 +31,27 @@ fn known_options_of_missing_features_answer_not_built_in() {
     assert_eq!(oxcurl_easy_setopt_long(h, opt::HTTP_VERSION, 30), 1);
     assert_eq!(oxcurl_easy_setopt_long(h, opt::HTTP_VERSION, 3), CURLE_OK);
     assert_eq!(oxcurl_easy_setopt_long(h, opt::FOLLOWLOCATION, 1), CURLE_OK);
+    // CURLFOLLOW_FIRSTONLY is the last mode; past it curl refuses
+    assert_eq!(oxcurl_easy_setopt_long(h, opt::FOLLOWLOCATION, 3), CURLE_OK);
+    assert_eq!(
+        oxcurl_easy_setopt_long(h, opt::FOLLOWLOCATION, 4),
+        CURLE_BAD_FUNCTION_ARGUMENT
+    );
+    // CURLOPT_STREAM_WEIGHT is taken, a weight outside 1-256 ignored (curl with HTTP/2)
+    for w in [1, 256, 0, 257, -1] {
+        assert_eq!(
+            oxcurl_easy_setopt_long(h, opt::STREAM_WEIGHT, w),
+            CURLE_OK,
+            "weight {w}"
+        );
+    }
+    // CURLOPT_STREAM_DEPENDS and _E: no HTTP/2 dependencies
+    for o in [10240, 10241] {
+        assert_eq!(
+            oxcurl_easy_setopt_ptr(h, o, std::ptr::null_mut()),
+            CURLE_NOT_BUILT_IN
+        );
+    }
     // CURLOPT_HTTPPOST and CURLOPT_SHARE are built in
     assert_eq!(
         oxcurl_easy_setopt_ptr(h, 10024, std::ptr::null_mut()),

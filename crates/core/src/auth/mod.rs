@@ -38,6 +38,10 @@ pub struct HostAuth {
     avail: u32,
     /// Every scheme offered during the transfer (`CURLINFO_HTTPAUTH_AVAIL`).
     pub avail_info: u32,
+    /// The scheme picked for the transfer (`CURLINFO_HTTPAUTH_USED`, curl's
+    /// `info.httpauthpicked`): set when a challenge picks one, and NTLM once the connection
+    /// is authenticated with it.
+    pub used: u32,
     /// Authentication needs no further round-trip.
     pub done: bool,
     /// The picked scheme needs another round-trip.
@@ -52,6 +56,17 @@ pub struct HostAuth {
     pub ntlm: ntlm::Ntlm,
     /// This is the proxy's state (`authproxy`): 407 and `Proxy-Authenticate`.
     proxy: bool,
+}
+
+/// The authentication state a handle keeps from one transfer to its next: curl keeps
+/// `state.authhost`, `state.authproxy` and the Digest state in the easy handle, so a handle
+/// that found Digest (or picked Basic) sends it at once when it performs again.
+#[derive(Clone, Debug)]
+pub struct AuthCarry {
+    pub(crate) host: HostAuth,
+    pub(crate) proxy: HostAuth,
+    /// The connection the host's NTLM state belongs to.
+    pub(crate) ntlm_conn: Option<i64>,
 }
 
 /// What to put in the request.
@@ -91,6 +106,22 @@ impl HostAuth {
         HostAuth {
             want,
             ..HostAuth::default()
+        }
+    }
+
+    /// This state as the next transfer of the handle starts with it (curl's
+    /// `Curl_pretransfer`): the new `want`, the picked scheme only when still wanted, and
+    /// no problem or probe of the previous transfer.
+    pub(crate) fn carried(&self, want: u32) -> HostAuth {
+        HostAuth {
+            want,
+            picked: self.picked & want,
+            avail_info: 0,
+            used: 0,
+            authneg: false,
+            problem: false,
+            probe_passed: false,
+            ..self.clone()
         }
     }
 
@@ -157,6 +188,7 @@ impl HostAuth {
                     // Authenticated: the connection carries it from now on.
                     self.ntlm.state = ntlm::State::Last;
                     self.done = true;
+                    self.used = NTLM;
                 }
                 ntlm::State::None | ntlm::State::Type1 => {
                     out.header = Some(format!("NTLM {}", ntlm::type1()).into_bytes());
@@ -312,7 +344,9 @@ impl HostAuth {
         let mut pick = false;
         if (has_user || has_bearer) && (code == challenge || (self.authneg && code < 300)) {
             pick = self.pick_one(mask);
-            if !pick {
+            if pick {
+                self.used = self.picked;
+            } else {
                 self.problem = true;
             }
         }
