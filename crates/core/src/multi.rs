@@ -384,7 +384,7 @@ impl Multi {
         let auth = t.auth_carry();
         let mut easy = Easy::from_parts(t.opts, t.handler);
         easy.connection = connection.map(|c| Box::new(crate::conn::RawConn(c)));
-        easy.auth = Some(Box::new(auth));
+        easy.auth = auth.map(Box::new);
         Some((easy, info))
     }
 

@@ -367,6 +367,8 @@ pub(crate) struct Transfer {
     url_password: Option<String>,
     /// The connection the host's NTLM state belongs to (curl keeps it with the connection).
     ntlm_conn: Option<i64>,
+    /// The state came from the handle's previous transfer (`resume_auth`): it goes back.
+    auth_resumed: bool,
     referer: Option<String>,
     redirect_to: Option<String>,
     /// The request could not be made (an authentication header failed); sending fails.
@@ -505,6 +507,7 @@ impl Transfer {
             url_user: None,
             url_password: None,
             ntlm_conn: None,
+            auth_resumed: false,
             referer,
             redirect_to: None,
             req_error: None,
@@ -584,7 +587,9 @@ impl Transfer {
     /// and its start time; only while `unstarted`.
     pub(crate) fn renew(&mut self, opts: Options, handler: Box<dyn Handler>) {
         let mut t = Transfer::new(opts, handler, self.started);
-        t.resume_auth(self.auth_carry());
+        if let Some(a) = self.auth_carry() {
+            t.resume_auth(a);
+        }
         t.info.xfer_id = self.info.xfer_id;
         t.set_waker(self.waker.clone());
         if t.opts.verbose {
@@ -594,12 +599,21 @@ impl Transfer {
     }
 
     /// The authentication state this transfer leaves for the handle's next one.
-    pub(crate) fn auth_carry(&self) -> auth::AuthCarry {
-        auth::AuthCarry {
+    /// None when the transfer authenticated to nobody: a handle without credentials has
+    /// nothing to carry, and a plain transfer allocates nothing for it.
+    pub(crate) fn auth_carry(&self) -> Option<auth::AuthCarry> {
+        if self.creds.is_none()
+            && self.opts.bearer.is_none()
+            && !self.proxy_has_user()
+            && !self.auth_resumed
+        {
+            return None;
+        }
+        Some(auth::AuthCarry {
             host: self.auth.clone(),
             proxy: self.proxy_auth.clone(),
             ntlm_conn: self.ntlm_conn,
-        }
+        })
     }
 
     /// Starts from the state the handle's previous transfer left (before it is driven).
@@ -607,6 +621,7 @@ impl Transfer {
         self.auth = c.host.carried(self.opts.httpauth);
         self.proxy_auth = c.proxy.carried(self.opts.proxyauth);
         self.ntlm_conn = c.ntlm_conn;
+        self.auth_resumed = true;
     }
 
     pub(crate) fn set_waker(&mut self, waker: std::task::Waker) {
