@@ -76,6 +76,8 @@ struct Slot {
     settings: bool,
     /// That SETTINGS frame without SETTINGS_MAX_FRAME_SIZE, as far as not yet sent.
     out: Vec<u8>,
+    /// A read error that came after bytes still staged.
+    error: Option<io::Error>,
 }
 
 impl Default for Slot {
@@ -92,6 +94,7 @@ impl Default for Slot {
             preface_left: PREFACE_LEN,
             settings: true,
             out: Vec::new(),
+            error: None,
         }
     }
 }
@@ -135,6 +138,9 @@ impl AsyncRead for Lent {
                 if s.merge.read(buf.remaining(), |b| buf.put_slice(b)) > 0 {
                     return Poll::Ready(Ok(()));
                 }
+                if let Some(e) = s.error.take() {
+                    return Poll::Ready(Err(e));
+                }
                 if s.merge.take_eof() {
                     return Poll::Ready(Ok(()));
                 }
@@ -142,20 +148,42 @@ impl AsyncRead for Lent {
                     s.more = true;
                     return Poll::Pending;
                 }
-                let spare = s.merge.spare();
-                let room = spare.len();
-                match c.recv(&mut spare[..room]) {
-                    Ok(n) => {
-                        if s.scan.feed(&spare[..n]) {
-                            return Poll::Ready(Err(io::Error::other(FLOODED)));
-                        }
-                        s.merge.filled(n);
-                        s.read_some |= n > 0;
-                        s.budget = s.budget.saturating_sub(n);
+                // Over TLS a read returns one record: read on while the session has more,
+                // so that the frames of several records can be joined.
+                let layered = c.tls.is_some() || c.proxy_tls.is_some() || c.tunnel.is_some();
+                let mut got = false;
+                loop {
+                    let spare = s.merge.spare();
+                    if spare.is_empty() {
+                        break;
                     }
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Poll::Pending,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => return Poll::Ready(Err(e)),
+                    match c.recv(spare) {
+                        Ok(n) => {
+                            if s.scan.feed(&spare[..n]) {
+                                return Poll::Ready(Err(io::Error::other(FLOODED)));
+                            }
+                            s.merge.filled(n);
+                            s.read_some |= n > 0;
+                            s.budget = s.budget.saturating_sub(n);
+                            got = true;
+                            if n == 0 || !layered || s.budget == 0 {
+                                break;
+                            }
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                            if got {
+                                break;
+                            }
+                            return Poll::Pending;
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) if got => {
+                            // What came before the error goes to h2 first.
+                            s.error = Some(e);
+                            break;
+                        }
+                        Err(e) => return Poll::Ready(Err(e)),
+                    }
                 }
             }
         })
