@@ -16,8 +16,8 @@ fuzz_target!(|data: &[u8]| {
         let _ = a.lookup(Alpn::H1, &host, 443, 8 | 16, now);
     }
     let _ = a.to_file_text();
-    // The same bytes as a cache file. The first save normalises (brackets, trailing dots,
-    // unreadable dates); from then on the text is stable.
+    // The same bytes as a cache file. The first save normalises (brackets, a trailing dot,
+    // unreadable dates); from then on the text is stable but for names with more dots.
     let mut f = AltSvc::default();
     f.load_text(data);
     let Some(first) = f.to_file_text() else {
@@ -26,6 +26,11 @@ fuzz_target!(|data: &[u8]| {
     let mut again = AltSvc::default();
     again.load_text(first.as_bytes());
     let second = again.to_file_text().expect("a saved cache saves again");
+    // curl takes one trailing dot off a source host per load: a name with several loses one
+    // more at every load and save, in curl as here.
+    if again.entries().iter().any(|e| e.src_host.ends_with('.')) {
+        return;
+    }
     let mut third = AltSvc::default();
     third.load_text(second.as_bytes());
     assert_eq!(third.to_file_text().as_deref(), Some(second.as_str()));

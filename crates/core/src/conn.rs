@@ -157,6 +157,18 @@ impl Shared {
         self.0 = Some(c);
     }
 
+    /// Let the mux write what it queued, reading nothing ([`crate::proto::h2::Mux::flush`]).
+    pub fn flush(&mut self) {
+        let Some(mut c) = self.0.take() else {
+            return;
+        };
+        if let Some(mut m) = c.h2.take() {
+            c = m.flush(c);
+            c.h2 = Some(m);
+        }
+        self.0 = Some(c);
+    }
+
     /// Let the mux read a little ([`crate::proto::h2::Mux::drive_some`]); whether more
     /// input may be waiting.
     pub fn drive_some(&mut self) -> bool {
@@ -192,6 +204,19 @@ impl Conn {
         match self.layers() {
             (Some(t), mut io) => t.recv(&mut io, buf),
             (None, mut io) => io::Read::read(&mut io, buf),
+        }
+    }
+    /// A `recv` that gave `got` of `asked` bytes left nothing behind in any layer and
+    /// drained the socket: the next input makes the socket readable (level-triggered), so
+    /// the reader need not read again to hear WouldBlock. Only for the socket itself or one
+    /// TLS session straight on it; a tunnel or TLS inside TLS may hold input.
+    pub fn input_drained(&self, got: usize, asked: usize) -> bool {
+        if self.tunnel.is_some() || self.proxy_tls.is_some() {
+            return false;
+        }
+        match &self.tls {
+            None => got < asked,
+            Some(t) => t.input_drained(),
         }
     }
     /// Send bytes (encrypted over TLS); how many were taken.

@@ -37,6 +37,9 @@ pub struct Resolver {
     shared: Arc<Shared>,
     wake_rx: UnixStream,
     next_id: u64,
+    /// Jobs started whose answers were not collected yet: while none are, there is nothing
+    /// to drain from the wake socket.
+    in_flight: usize,
     results: HashMap<u64, Answer>,
     cache: DnsCache,
 }
@@ -62,6 +65,7 @@ impl Resolver {
             }),
             wake_rx,
             next_id: 1,
+            in_flight: 0,
             results: HashMap::new(),
             cache: HashMap::new(),
         })
@@ -116,6 +120,7 @@ impl Resolver {
     pub fn start(&mut self, host: &str, port: u16) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
+        self.in_flight += 1;
         let mut q = self.shared.q.lock().unwrap_or_else(|e| e.into_inner());
         q.jobs.push_back((id, host.to_string(), port));
         if q.idle == 0 && q.workers < MAX_WORKERS {
@@ -143,8 +148,14 @@ impl Resolver {
         }
         let mut q = self.shared.q.lock().unwrap_or_else(|e| e.into_inner());
         for (id, ans) in q.done.drain(..) {
+            self.in_flight = self.in_flight.saturating_sub(1);
             self.results.insert(id, ans);
         }
+    }
+
+    /// Whether a lookup is running or its answer waits to be collected.
+    pub fn busy(&self) -> bool {
+        self.in_flight > 0
     }
 
     /// The answer to job `id`, once ready.
@@ -156,7 +167,10 @@ impl Resolver {
     pub fn cancel(&mut self, id: u64) {
         self.results.remove(&id);
         let mut q = self.shared.q.lock().unwrap_or_else(|e| e.into_inner());
+        let queued = q.jobs.len();
         q.jobs.retain(|j| j.0 != id);
+        // A job no worker took yet never answers.
+        self.in_flight = self.in_flight.saturating_sub(queued - q.jobs.len());
     }
 }
 

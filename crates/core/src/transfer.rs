@@ -231,6 +231,9 @@ struct Resp {
     body_bytes: u64,
     /// Index of this response within the transfer (for the header API).
     request_no: usize,
+    /// The error ending the transfer was shown in verbose output already, where curl's
+    /// `failf` shows it (before the blank line that ends the head).
+    error_shown: bool,
 }
 
 impl Resp {
@@ -261,6 +264,7 @@ impl Resp {
             raw_bytes: 0,
             body_bytes: 0,
             request_no,
+            error_shown: false,
         }
     }
 }
@@ -3791,6 +3795,15 @@ impl Transfer {
             if limited || self.recv_held() {
                 return Ok(true);
             }
+            // Drained: the poller says when more comes (level-triggered), so no read just
+            // to hear WouldBlock.
+            if self
+                .conn
+                .as_ref()
+                .is_some_and(|c| c.input_drained(n, buf.len()))
+            {
+                return Ok(false);
+            }
         }
     }
 
@@ -4025,6 +4038,12 @@ impl Transfer {
             // curl decides about the body (and fails) before it passes on the blank line, and
             // passes it on even when it fails.
             let decided = self.end_of_head();
+            if let Err(e) = &decided {
+                if self.opts.verbose {
+                    self.verbose(e.message());
+                    self.resp.error_shown = true;
+                }
+            }
             let delivered = self.deliver_header(line);
             decided?;
             delivered?;
@@ -4921,7 +4940,9 @@ impl Transfer {
         self.held.clear();
         if let Err(e) = &r {
             if self.opts.verbose {
-                self.verbose(e.message());
+                if !std::mem::take(&mut self.resp.error_shown) {
+                    self.verbose(e.message());
+                }
                 if let Some(note) = closing {
                     self.verbose(&note);
                 }

@@ -738,6 +738,18 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
                 Ok(easy) => {
                     all_xfers += 1;
                     pending.push_back((easy, job.meta));
+                    // -Z adds each transfer to the multi as it is set up (curl's
+                    // add_parallel_transfers), so the queue holds one or two and does not
+                    // keep room for --parallel-max set-ups (2 KiB each) for the whole run.
+                    if g.parallel && running.len() < par {
+                        if let Some((easy, meta)) = pending.pop_front() {
+                            if g.rate_ms > 0 {
+                                last_start = Some(Instant::now());
+                            }
+                            let id = multi.add(easy);
+                            running.push((id, meta));
+                        }
+                    }
                 }
                 Err(e) => last = report(&g, &errout, &e),
             }

@@ -155,6 +155,67 @@ fn h2_download_memory_is_bounded() {
     );
 }
 
+/// The peak live heap in an `OXCURL_ALLOCCOUNT` report.
+fn report_peak(text: &str) -> u64 {
+    text.split_whitespace()
+        .skip_while(|w| *w != "peak")
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no peak in {text}"))
+}
+
+/// Issue 6: 300 small files (1-10 KiB, as the bench's `h2c-par50-1000`) multiplexed 50 at a
+/// time on one h2c connection. A transfer waiting for its response reads the connection
+/// only after the streams h2 woke took their frames, and then 16 KiB at a time, so h2 holds
+/// a few frames rather than every response in flight (each frame keeping the read buffer it
+/// came in alive). Debug build: 865 KiB, and 1350 KiB when every waiting transfer read 64 KiB
+/// ahead (PERF.md, "HTTP/2 memory and allocations").
+#[test]
+fn h2_parallel_small_files_peak_heap() {
+    let root = TempDir::new("h2-par-root");
+    std::fs::create_dir(root.join("small")).unwrap();
+    let mut want = Vec::new();
+    let mut urls = Vec::new();
+    let Some(nginx) = oxcurl_testsupport::Nginx::try_start_h2(root.path()) else {
+        return;
+    };
+    for i in 1..=300usize {
+        let len = 1024 + (i * 4099) % 9217;
+        let body: Vec<u8> = (0..len).map(|j| (i * 31 + j * 7) as u8).collect();
+        std::fs::write(root.join(format!("small/f{i:04}.bin")), &body).unwrap();
+        want.extend_from_slice(&body);
+        urls.push(format!("{}/small/f{i:04}.bin", nginx.url()));
+    }
+    let dir = TempDir::new("h2-par");
+    let report = dir.join("allocs.txt");
+    let o = Exec::new(OXCURL)
+        .args([
+            "-q",
+            "-s",
+            "--http2-prior-knowledge",
+            "-Z",
+            "--parallel-max",
+            "50",
+        ])
+        .args(urls.iter().map(String::as_str))
+        .env("OXCURL_ALLOCCOUNT", &report)
+        .run();
+    assert_eq!(o.code, Some(0), "stderr: {}", o.stderr_str());
+    // In the order the transfers end: the same bytes, not necessarily in URL order.
+    assert_eq!(o.stdout.len(), want.len(), "the 300 bodies");
+    let (mut got, mut all) = (o.stdout.clone(), want);
+    got.sort_unstable();
+    all.sort_unstable();
+    assert!(got == all, "the 300 bodies' bytes");
+    let text = std::fs::read_to_string(&report).expect("report written");
+    let peak = report_peak(&text);
+    eprintln!("h2c, 300 files, -Z --parallel-max 50: {text}");
+    assert!(
+        peak < 1 << 20,
+        "300 files, 50 streams at a time over h2c, peaked at {peak} bytes: {text}"
+    );
+}
+
 /// nginx's response to the bench's `get-600B` (bench/bench.sh), header for header.
 fn nginx_600b() -> Reply {
     Reply::raw(

@@ -313,6 +313,16 @@ impl Session {
             Session::OpenSsl(s) => s.recv(io, buf),
         }
     }
+    /// Nothing decrypted or buffered is left and the socket had no more at the last read:
+    /// waiting for readability loses nothing. Always false with OpenSSL, which may hold
+    /// input of its own.
+    pub fn input_drained(&self) -> bool {
+        match self {
+            Session::Rustls(s) => s.input_drained(),
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(_) => false,
+        }
+    }
     /// Encrypt and send; how many plaintext bytes were taken.
     pub fn send(&mut self, io: &mut Io<'_>, buf: &[u8]) -> io::Result<usize> {
         match self {

@@ -244,6 +244,9 @@ pub struct Records<K> {
     tx_pos: usize,
     peer_closed: bool,
     eof: bool,
+    /// The last read from the transport gave less than there was room for: it had no more
+    /// at that moment.
+    short_read: bool,
     /// We sent close_notify or a fatal alert: no more alerts.
     sent_close: bool,
     failed: Option<Error>,
@@ -317,6 +320,7 @@ impl<K: KeySchedule> Records<K> {
             tx_pos: 0,
             peer_closed: false,
             eof: false,
+            short_read: false,
             sent_close: false,
             failed: None,
             empty_run: 0,
@@ -376,12 +380,37 @@ impl<K: KeySchedule> Records<K> {
                 return Err(Failure::Truncated);
             }
             self.make_room();
+            let room = self.rx.len() - self.end;
             match io.read(&mut self.rx[self.end..]) {
                 Ok(0) => self.eof = true,
-                Ok(n) => self.end += n,
+                Ok(n) => {
+                    self.end += n;
+                    self.short_read = n < room;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(Failure::Io(e)),
             }
+        }
+    }
+
+    /// Nothing to hand out without reading the transport, and the last read drained it:
+    /// a reader may wait for the socket to be readable instead of reading to hear
+    /// WouldBlock. False at the end of the stream (the next `recv` says how it ended).
+    pub fn input_drained(&self) -> bool {
+        if !self.short_read
+            || self.early_pos < self.early.len()
+            || !self.plain.is_empty()
+            || self.failed.is_some()
+            || self.peer_closed
+            || self.eof
+        {
+            return false;
+        }
+        let avail = &self.rx[self.start..self.end];
+        match parse_header(avail) {
+            Ok(Some(h)) => avail.len() < HEADER_LEN + h.len,
+            Ok(None) => true,
+            Err(_) => false,
         }
     }
 

@@ -817,6 +817,14 @@ impl Session {
         }
     }
 
+    /// See [`Records::input_drained`]; false during the handshake.
+    pub fn input_drained(&self) -> bool {
+        match &self.state {
+            State::Records(r) => r.input_drained(),
+            _ => false,
+        }
+    }
+
     /// Encrypt up to `buf.len()` bytes; queued records beyond what the socket takes wait
     /// for [`Session::flush`]. WouldBlock while earlier records are still queued.
     pub fn send(&mut self, io: &mut Io<'_>, buf: &[u8]) -> io::Result<usize> {

@@ -7,7 +7,8 @@
 //! one stream's bytes.
 
 use std::io::Write as _;
-use std::task::Poll;
+use std::sync::Arc;
+use std::task::{Poll, Waker};
 
 use bytes::Bytes;
 
@@ -22,7 +23,6 @@ use crate::proto::h2::{self as mux, req, Mux};
 const CLIENT_MAX_STREAMS: usize = 100;
 
 /// The stream of the current request.
-#[derive(Default)]
 pub(super) struct H2Stream {
     /// The request head waiting for the connection to accept a new stream.
     head: Option<req::H2Head>,
@@ -31,6 +31,19 @@ pub(super) struct H2Stream {
     stream: Option<mux::Stream>,
     /// All request body bytes are handed to h2.
     body_sent: bool,
+    /// The waker h2 is given for this stream (once on the connection), which counts the
+    /// stream among the connection's woken ones until the transfer runs.
+    wake: Option<(Arc<mux::StreamWake>, Waker)>,
+    /// What [`mux::Waiting::defer`] saw when this stream last let others go first.
+    deferred: Option<usize>,
+}
+
+impl Drop for H2Stream {
+    fn drop(&mut self) {
+        if let Some((w, _)) = &self.wake {
+            w.retire();
+        }
+    }
 }
 
 /// curl's wording for h2's error codes (`nghttp2_http2_strerror`).
@@ -224,7 +237,11 @@ impl Transfer {
         self.up.await_continue = false;
         self.h2 = Some(Box::new(H2Stream {
             head: Some(head),
-            ..H2Stream::default()
+            sender: None,
+            stream: None,
+            body_sent: false,
+            wake: None,
+            deferred: None,
         }));
         self.state = State::H2;
         Ok(())
@@ -254,6 +271,39 @@ impl Transfer {
         }
     }
 
+    /// The transfer runs: its stream stops counting as woken (see [`mux::Waiting`]).
+    fn h2_claim(&mut self) {
+        let Some(st) = self.h2.as_mut() else {
+            return;
+        };
+        match &st.wake {
+            Some((w, _)) => w.claim(),
+            None => {
+                let Some(s) = &self.h2conn else {
+                    return;
+                };
+                let c = s.lock();
+                if let Some(m) = c.h2.as_deref() {
+                    st.wake = Some(mux::StreamWake::new(m, &self.waker));
+                }
+            }
+        }
+    }
+
+    /// Should this transfer, waiting for input, leave the connection's frames to the
+    /// streams h2 woke (and read only when they took theirs)?
+    fn h2_defer(&mut self) -> bool {
+        let Some(st) = self.h2.as_mut() else {
+            return false;
+        };
+        let Some(s) = &self.h2conn else {
+            return false;
+        };
+        let c = s.lock();
+        c.h2.as_deref()
+            .is_some_and(|m| m.waiting().defer(&mut st.deferred))
+    }
+
     /// Run `f` on the connection's mux.
     fn with_mux<R>(&self, f: impl FnOnce(&mut Mux) -> R) -> R {
         let s = self.h2conn.as_ref().expect("h2 connection");
@@ -266,8 +316,15 @@ impl Transfer {
         if let Some(e) = self.req_error.take() {
             return Err(e);
         }
+        // The stream first takes what h2 already holds for it; the connection is read only
+        // when the stream waits for input. Frames read for other streams wait in h2 (each
+        // keeping the buffer it was read into alive) until their transfers take them, so a
+        // transfer that reads everything the socket has for fifty streams before they run
+        // holds all their responses in memory at once (PERF.md, "HTTP/2 memory").
+        self.h2_claim();
+        let mut read = false;
+        let mut more = false;
         loop {
-            let more = self.h2_io();
             let progress = match self.h2_step(cx) {
                 Err(e) if self.h2_refused.0 => return self.h2_retry(e),
                 r => r?,
@@ -278,16 +335,39 @@ impl Transfer {
             if let Some(r) = self.result.take() {
                 return Err(r.err().unwrap_or_else(|| Error::code(Code::RecvError)));
             }
-            if !progress && !more {
-                if let Some(e) = self.with_mux(|m| m.error().map(mux::clone_error)) {
-                    let e = self.h2_error(&e, true);
-                    if self.h2_refused.0 {
-                        return self.h2_retry(e);
+            if progress {
+                read = false;
+                continue;
+            }
+            if !read {
+                if self.h2_defer() {
+                    // Other streams have frames to take: they go first, this transfer
+                    // runs again after them. What it queued (a new stream's HEADERS, window
+                    // updates) goes out now.
+                    if let Some(s) = &self.h2conn {
+                        s.lock().flush();
                     }
-                    return Err(e);
+                    self.waker.wake_by_ref();
+                    return Ok(false);
                 }
+                more = self.h2_io();
+                read = true;
+                continue;
+            }
+            if more {
+                // The budget went on other streams' frames: their transfers take them
+                // before this one reads more, in the multi's next pass.
+                self.waker.wake_by_ref();
                 return Ok(false);
             }
+            if let Some(e) = self.with_mux(|m| m.error().map(mux::clone_error)) {
+                let e = self.h2_error(&e, true);
+                if self.h2_refused.0 {
+                    return self.h2_retry(e);
+                }
+                return Err(e);
+            }
+            return Ok(false);
         }
     }
 
@@ -303,6 +383,10 @@ impl Transfer {
 
     fn h2_step_with(&mut self, cx: &mut Cx<'_>, st: &mut H2Stream) -> Result<bool> {
         let mut progress = false;
+        let waker = match &st.wake {
+            Some((_, w)) => w.clone(),
+            None => self.waker.clone(),
+        };
         if st.head.is_some() {
             if st.sender.is_none() {
                 match self.with_mux(|m| m.error().map(mux::clone_error).ok_or(m.sender())) {
@@ -312,7 +396,7 @@ impl Transfer {
                 }
             }
             let sender = st.sender.as_mut().expect("sender");
-            match mux::ready(sender, &self.waker) {
+            match mux::ready(sender, &waker) {
                 Ok(true) => {}
                 Ok(false) => return Ok(false),
                 Err(e) => return Err(self.h2_error(&e, true)),
@@ -332,7 +416,7 @@ impl Transfer {
         };
         if !st.body_sent {
             if let Some(out) = s.body_out.as_mut() {
-                progress |= self.h2_send_body(out, &mut st.body_sent)?;
+                progress |= self.h2_send_body(out, &mut st.body_sent, &waker)?;
                 if st.body_sent {
                     let sent = self.info.size_upload - self.up.upload_base;
                     self.verbose(&format!("upload completely sent off: {sent} bytes"));
@@ -342,7 +426,7 @@ impl Transfer {
         }
         let s = st.stream.as_mut().expect("stream");
         if let Some(f) = s.response.as_mut() {
-            match mux::poll_response(f, &self.waker) {
+            match mux::poll_response(f, &waker) {
                 Poll::Pending => return Ok(progress),
                 Poll::Ready(Err(e)) => return Err(self.h2_error(&e, false)),
                 Poll::Ready(Ok(resp)) => {
@@ -409,7 +493,7 @@ impl Transfer {
             return Ok(progress);
         };
         loop {
-            match mux::poll_data(body, &self.waker) {
+            match mux::poll_data(body, &waker) {
                 Poll::Pending => return Ok(progress),
                 Poll::Ready(Some(Err(e))) => return Err(self.h2_error(&e, false)),
                 Poll::Ready(Some(Ok(data))) => {
@@ -481,7 +565,12 @@ impl Transfer {
     }
 
     /// Hand request body bytes to h2 as flow control allows; whether any went.
-    fn h2_send_body(&mut self, out: &mut h2::SendStream<Bytes>, done: &mut bool) -> Result<bool> {
+    fn h2_send_body(
+        &mut self,
+        out: &mut h2::SendStream<Bytes>,
+        done: &mut bool,
+        waker: &Waker,
+    ) -> Result<bool> {
         let mut progress = false;
         loop {
             // Next piece of the body, without consuming it yet.
@@ -512,7 +601,7 @@ impl Transfer {
             }
             if out.capacity() == 0 {
                 out.reserve_capacity(piece.len());
-                match mux::poll_capacity(out, &self.waker) {
+                match mux::poll_capacity(out, waker) {
                     Poll::Ready(Some(Ok(n))) if n > 0 => {}
                     // The server closed or reset its side: stop sending; what it said
                     // comes with the response.

@@ -20,8 +20,9 @@ pub mod tunnel;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 
 use bytes::Bytes;
 use h2::client::{Connection, ResponseFuture, SendRequest};
@@ -50,8 +51,12 @@ pub const MAX_HEADER_LIST: u32 = 300 * 1024;
 const MAX_FRAME: u32 = 48 * 1024;
 
 /// What [`Mux::drive_some`] reads before the streams' readers take it: a few of nginx's
-/// 16 KiB frames.
+/// 16 KiB frames for a stream alone on its connection, one when several share it. What
+/// is read for the others waits in h2 until their transfers run, each frame keeping the
+/// read buffer it came in alive; a single download reads in larger steps, as each drive
+/// costs system calls.
 const DRIVE_BUDGET: usize = 64 * 1024;
+const SHARED_DRIVE_BUDGET: usize = 16 * 1024;
 
 /// The connection while lent, and whether a write would have blocked.
 struct Slot {
@@ -308,6 +313,104 @@ enum Phase {
 pub struct Mux {
     slot: Arc<Mutex<Slot>>,
     phase: Phase,
+    waiting: Arc<Waiting>,
+}
+
+/// The connection's streams that h2 woke (it queued a frame or an event for them) and whose
+/// transfers have not run since. What h2 read for them stays in its queues, each frame
+/// keeping the read buffer it came in alive, until they do; a transfer waiting for its own
+/// response does not read more while others have something to take ([`Waiting::defer`]).
+#[derive(Default)]
+pub struct Waiting {
+    /// Streams with a transfer ([`StreamWake`]s not retired).
+    live: AtomicUsize,
+    streams: AtomicUsize,
+    /// How often a woken stream was taken up: while this moves, the streams are served.
+    claims: AtomicUsize,
+}
+
+impl Waiting {
+    /// Should a stream that waits for input let the woken streams go first? `last` is what
+    /// the stream saw when it deferred last time: once nothing was taken up since, it
+    /// reads anyway (a woken stream whose transfer is paused must not stop the others).
+    pub fn defer(&self, last: &mut Option<usize>) -> bool {
+        if self.streams.load(Ordering::Acquire) == 0 {
+            *last = None;
+            return false;
+        }
+        let claims = self.claims.load(Ordering::Acquire);
+        if *last == Some(claims) {
+            *last = None;
+            return false;
+        }
+        *last = Some(claims);
+        true
+    }
+}
+
+const IDLE: u8 = 0;
+const WOKEN: u8 = 1;
+const GONE: u8 = 2;
+
+/// The waker one stream is polled with: the transfer's, counting the stream in its
+/// connection's [`Waiting`] until the transfer runs ([`StreamWake::claim`]).
+pub struct StreamWake {
+    transfer: Waker,
+    state: AtomicU8,
+    conn: Arc<Waiting>,
+}
+
+impl Wake for StreamWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref()
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        if self
+            .state
+            .compare_exchange(IDLE, WOKEN, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            self.conn.streams.fetch_add(1, Ordering::AcqRel);
+        }
+        self.transfer.wake_by_ref();
+    }
+}
+
+impl StreamWake {
+    /// The waker for `transfer`'s stream on the connection of `mux`.
+    pub fn new(mux: &Mux, transfer: &Waker) -> (Arc<StreamWake>, Waker) {
+        let w = Arc::new(StreamWake {
+            transfer: transfer.clone(),
+            state: AtomicU8::new(IDLE),
+            conn: mux.waiting.clone(),
+        });
+        w.conn.live.fetch_add(1, Ordering::AcqRel);
+        (w.clone(), Waker::from(w))
+    }
+    /// The transfer runs: whatever it was woken for, it takes now.
+    pub fn claim(&self) {
+        if self
+            .state
+            .compare_exchange(WOKEN, IDLE, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            self.taken();
+        }
+    }
+    /// The transfer left the stream: later wakes (h2 keeps the waker while the stream
+    /// lives) count for nothing.
+    pub fn retire(&self) {
+        match self.state.swap(GONE, Ordering::AcqRel) {
+            GONE => return,
+            WOKEN => self.taken(),
+            _ => {}
+        }
+        self.conn.live.fetch_sub(1, Ordering::AcqRel);
+    }
+    fn taken(&self) {
+        self.conn.streams.fetch_sub(1, Ordering::AcqRel);
+        self.conn.claims.fetch_add(1, Ordering::AcqRel);
+    }
 }
 
 impl std::fmt::Debug for Mux {
@@ -362,6 +465,7 @@ impl Mux {
         Box::new(Mux {
             slot,
             phase: Phase::Handshake(Box::pin(hs)),
+            waiting: Arc::default(),
         })
     }
 
@@ -377,7 +481,12 @@ impl Mux {
     /// whether input may still be waiting (over TLS possibly in the session's buffer, which
     /// the socket's readiness does not show): the caller drives again after reading.
     pub fn drive_some(&mut self, conn: Conn) -> Conn {
-        self.drive_with(conn, DRIVE_BUDGET)
+        let budget = if self.waiting.live.load(Ordering::Acquire) > 1 {
+            SHARED_DRIVE_BUDGET
+        } else {
+            DRIVE_BUDGET
+        };
+        self.drive_with(conn, budget)
     }
 
     /// Lend `conn` to h2 to write what it queued, reading nothing: whatever came stays in
@@ -433,6 +542,11 @@ impl Mux {
             ack_now(&conn);
         }
         conn
+    }
+
+    /// The connection's woken streams.
+    pub fn waiting(&self) -> &Waiting {
+        &self.waiting
     }
 
     /// Did the peer flood the connection with frames asking for answers?
