@@ -1,14 +1,18 @@
 //! Fuzz the merger that joins runs of HTTP/2 DATA frames before h2 reads them
-//! (`proto/h2/merge.rs`): no panics, and whatever the reads and the room h2 gives, the
-//! output is a valid re-framing of the input: the same DATA bytes per stream, END_STREAM
-//! after the same bytes, every other frame byte for byte and in order, joined frames within
-//! the cap, a frame over the peer's limit shown to h2 as too long. The first bytes pick the
-//! limits and the read sizes, then raw bytes or frames built from [type, flags, stream,
-//! length] and that many bytes; the SETTINGS rewrite is fed the same bytes.
+//! (`proto/h2/merge.rs`): no panics, and whatever the reads, the room h2 gives and the
+//! streams' limits, the output is a valid re-framing of the input: the same DATA bytes per
+//! stream, END_STREAM after the same bytes, every other frame byte for byte and in order,
+//! joined frames within the cap and only on streams with a known limit, h2 taking the same
+//! bytes of a stream with a content-length and refusing the same frame, a frame over the
+//! peer's limit shown to h2 as too long. The first bytes pick the sizes, the streams'
+//! limits and when they are told, then raw bytes or frames built from [type, flags,
+//! stream, length] and that many bytes; the SETTINGS rewrite is fed the same bytes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use oxcurl_core::proto::h2::merge::{check_reframing, run_split, strip_max_frame_size};
+use oxcurl_core::proto::h2::merge::{
+    check_reframing, run_split, strip_max_frame_size, Limit, Tracking,
+};
 
 /// Frames built from `data`, mostly DATA on streams 1 and 3.
 fn built(mut data: &[u8]) -> Vec<u8> {
@@ -36,8 +40,18 @@ fn built(mut data: &[u8]) -> Vec<u8> {
     wire
 }
 
+/// The limit of a stream from one byte: not tracked, unknown, open, or a length.
+fn limit(b: u8) -> Option<Limit> {
+    match b % 4 {
+        0 => None,
+        1 => Some(Limit::Unknown),
+        2 => Some(Limit::Open),
+        _ => Some(Limit::Length(u64::from(b >> 2) * 16)),
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
-    let [mode, piece, take, rest @ ..] = data else {
+    let [mode, piece, take, lim1, lim3, at, rest @ ..] = data else {
         return;
     };
     let _ = strip_max_frame_size(rest);
@@ -46,9 +60,21 @@ fuzz_target!(|data: &[u8]| {
     let max = wire_max + usize::from(mode >> 1 & 7) * 50;
     let piece = usize::from(*piece) + 1;
     let take = usize::from(*take) + 1;
-    let whole = run_split(&wire, wire_max, max, usize::MAX, usize::MAX);
-    check_reframing(&wire, &whole, wire_max, max);
-    assert_eq!(whole, run_split(&wire, wire_max, max, usize::MAX, take));
-    let split = run_split(&wire, wire_max, max, piece, take);
-    check_reframing(&wire, &split, wire_max, max);
+    let mut tracking = Tracking {
+        limits: Vec::new(),
+        known_at: usize::from(*at) * 8,
+    };
+    for (id, b) in [(1, *lim1), (3, *lim3)] {
+        if let Some(l) = limit(b) {
+            tracking.limits.push((id, l));
+        }
+    }
+    let whole = run_split(&wire, wire_max, max, usize::MAX, usize::MAX, &tracking);
+    check_reframing(&wire, &whole, wire_max, max, &tracking);
+    assert_eq!(
+        whole,
+        run_split(&wire, wire_max, max, usize::MAX, take, &tracking)
+    );
+    let split = run_split(&wire, wire_max, max, piece, take, &tracking);
+    check_reframing(&wire, &split, wire_max, max, &tracking);
 });

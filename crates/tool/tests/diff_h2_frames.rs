@@ -144,13 +144,261 @@ fn a_frame_over_16_kib_is_refused_as_curl_refuses_it() {
 }
 
 #[test]
-#[ignore = "issue 4: DATA frames joined for h2 are refused as one: curl writes the frames before the one that overflows content-length, oxcurl none of the run"]
 fn data_beyond_content_length_in_one_write() {
-    // The run that overflows content-length arrives joined: the error is the same.
+    // The frames before the one that overflows content-length are written, the rest not.
     let mut wire = frame(0, 0, 1, b"hello ");
     wire.extend(frame(0, 0, 1, b"world, "));
     wire.extend(frame(0, 1, 1, b"and more\n"));
-    diff("h2_frames_over_length", vec![head(12), H2Action::Raw(wire)]);
+    let x = diff("h2_frames_over_length", vec![head(12), H2Action::Raw(wire)]);
+    assert_eq!(x.code, Some(92));
+    assert_eq!(x.stdout, b"hello ");
+}
+
+/// Time for the client to take the response head before the next frames come, so that
+/// the merger knows the body's limit when they do.
+fn pause() -> H2Action {
+    H2Action::Sleep(Duration::from_millis(200))
+}
+
+/// DATA frames of `sizes` bytes on `stream` out of `b` from `at` on, END_STREAM on the last
+/// with `end`; where they stopped.
+fn frames_of(stream: u32, b: &[u8], at: usize, sizes: &[usize], end: bool) -> (Vec<u8>, usize) {
+    let mut wire = Vec::new();
+    let mut at = at;
+    for (i, n) in sizes.iter().enumerate() {
+        let last = end && i + 1 == sizes.len();
+        wire.extend(frame(0, u8::from(last), stream, &b[at..at + n]));
+        at += n;
+    }
+    (wire, at)
+}
+
+#[test]
+fn data_beyond_content_length_in_a_later_read() {
+    // The head is taken, so the merger knows the length: it joins the first read's frames,
+    // and in the second stops before the frame that overflows.
+    let b = body(5 * 4000);
+    let (first, at) = frames_of(1, &b, 0, &[4000, 4000], false);
+    let (second, _) = frames_of(1, &b, at, &[4000, 4000, 4000], true);
+    let x = diff(
+        "h2_frames_over_length_later",
+        vec![
+            head(14000),
+            pause(),
+            H2Action::Raw(first),
+            pause(),
+            H2Action::Raw(second),
+        ],
+    );
+    assert_eq!(x.code, Some(92));
+    assert!(x.stdout == b[..12000], "the three frames within the length");
+}
+
+#[test]
+fn data_beyond_content_length_in_the_first_frame_of_a_read() {
+    let b = body(4 * 4000);
+    let (first, at) = frames_of(1, &b, 0, &[4000, 4000], false);
+    let (second, _) = frames_of(1, &b, at, &[4000, 4000], true);
+    let x = diff(
+        "h2_frames_over_length_first",
+        vec![
+            head(9000),
+            pause(),
+            H2Action::Raw(first),
+            pause(),
+            H2Action::Raw(second),
+        ],
+    );
+    assert_eq!(x.code, Some(92));
+    assert!(x.stdout == b[..8000], "the first read's frames");
+}
+
+#[test]
+fn content_length_exactly_met_in_later_reads() {
+    let b = body(6 * 5000 + 7);
+    let (first, at) = frames_of(1, &b, 0, &[5000, 5000, 5000], false);
+    let (second, _) = frames_of(1, &b, at, &[5000, 5000, 5000, 7], true);
+    let x = diff(
+        "h2_frames_length_met",
+        vec![
+            head(b.len()),
+            pause(),
+            H2Action::Raw(first),
+            pause(),
+            H2Action::Raw(second),
+        ],
+    );
+    assert_eq!(x.code, Some(0));
+    assert!(x.stdout == b, "the body as sent");
+}
+
+#[test]
+fn no_content_length_frames_in_later_reads() {
+    let b = body(8 * 6000);
+    let (first, at) = frames_of(1, &b, 0, &[6000; 4], false);
+    let (second, _) = frames_of(1, &b, at, &[6000; 4], true);
+    let x = diff(
+        "h2_frames_no_length",
+        vec![
+            H2Action::headers(1, hpack(200, &[]), false),
+            pause(),
+            H2Action::Raw(first),
+            pause(),
+            H2Action::Raw(second),
+        ],
+    );
+    assert_eq!(x.code, Some(0));
+    assert!(x.stdout == b, "the body as sent");
+}
+
+#[test]
+#[ignore = "issue 4: h2 refuses a DATA frame with END_STREAM that ends the body short of content-length before it queues the frame's bytes; nghttp2 hands them to curl, which writes them before the stream is reset"]
+fn data_ending_short_of_content_length_in_a_later_read() {
+    let b = body(3 * 4000);
+    let (first, at) = frames_of(1, &b, 0, &[4000], false);
+    let (second, _) = frames_of(1, &b, at, &[4000, 4000], true);
+    diff(
+        "h2_frames_short_of_length",
+        vec![
+            head(b.len() + 1),
+            pause(),
+            H2Action::Raw(first),
+            pause(),
+            H2Action::Raw(second),
+        ],
+    );
+}
+
+#[test]
+#[ignore = "issue 4: a transfer ends once content-length bytes came, and a DATA frame after them is not seen; curl waits for the stream's end and fails with 92 when h2 refuses the frame"]
+fn data_beyond_content_length_after_the_length_was_met() {
+    let b = body(3 * 4000);
+    let (first, at) = frames_of(1, &b, 0, &[4000, 4000], false);
+    let (second, _) = frames_of(1, &b, at, &[4000], true);
+    diff(
+        "h2_frames_beyond_met_length",
+        vec![
+            head(8000),
+            pause(),
+            H2Action::Raw(first),
+            pause(),
+            H2Action::Raw(second),
+        ],
+    );
+}
+
+/// Both clients with `-Z` fetching `/1`, `/3` and `/5` on one connection of a server
+/// playing `script`. It starts once stream 1's request came; the other two transfers wait
+/// to learn that the connection multiplexes, which they do when the first one ends, and
+/// then open streams 3 and 5 together. The exit code, the error lines and each file
+/// compared; the files.
+fn diff_three(name: &str, script: Vec<H2Action>) -> Vec<Vec<u8>> {
+    let names = ["one", "three", "five"];
+    let run = |prog: &Path| {
+        let srv = H2Server::start(script.clone());
+        let tmp = TempDir::new(name);
+        let mut args: Vec<String> =
+            vec!["-sS".into(), "-Z".into(), "--http2-prior-knowledge".into()];
+        for (id, n) in [1, 3, 5].iter().zip(names) {
+            args.extend([format!("{}/{id}", srv.url()), "-o".into(), n.into()]);
+        }
+        let out = Exec::new(prog)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", tmp.path())
+            .env("LC_ALL", "C")
+            .cwd(tmp.path())
+            .timeout(Duration::from_secs(30))
+            .args(&args)
+            .run();
+        let files: Vec<Vec<u8>> = names
+            .iter()
+            .map(|n| std::fs::read(tmp.path().join(n)).unwrap_or_default())
+            .collect();
+        (out, files, srv.connections())
+    };
+    let (r, rf, rc) = run(&reference_curl());
+    let (x, xf, xc) = run(Path::new(OXCURL));
+    assert!(!r.timed_out && !x.timed_out, "{name}: hung");
+    let report = format!(
+        "\n--- reference {:?}, {rc} connections\n{}\n--- oxcurl {:?}, {xc} connections\n{}",
+        r.code,
+        String::from_utf8_lossy(&r.stderr),
+        x.code,
+        String::from_utf8_lossy(&x.stderr)
+    );
+    assert_eq!((r.code, rc), (x.code, xc), "{name}: exit code{report}");
+    assert_eq!(rc, 1, "{name}: one connection{report}");
+    let errors = |b: &[u8]| {
+        let mut v: Vec<String> = error_line(b).lines().map(String::from).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        errors(&r.stderr),
+        errors(&x.stderr),
+        "{name}: errors{report}"
+    );
+    for (i, n) in names.iter().enumerate() {
+        assert!(rf[i] == xf[i], "{name}: file {n} differs{report}");
+    }
+    xf
+}
+
+fn head_of(stream: u32, len: usize) -> H2Action {
+    let block = hpack(200, &[("content-length", &len.to_string())]);
+    H2Action::headers(stream, block, false)
+}
+
+#[test]
+fn two_streams_interleaved_one_overflowing() {
+    // Stream 3 overflows its length in a read that carries stream 5's frames between its
+    // own: stream 3 has what came before the overflow, stream 5 all of that read. Stream 5
+    // overflows in the next read (so that both transfers fail, the last one the same in
+    // both clients).
+    let three = body(5 * 3000);
+    let five = body(7 * 3000);
+    let (a, at3) = frames_of(3, &three, 0, &[3000, 3000], false);
+    let (x, at5) = frames_of(5, &five, 0, &[3000, 3000], false);
+    let (b, at3) = frames_of(3, &three, at3, &[3000], false);
+    let (y, at5) = frames_of(5, &five, at5, &[3000, 3000], false);
+    let (c, _) = frames_of(3, &three, at3, &[1500, 1000], true);
+    let (z, _) = frames_of(5, &five, at5, &[3000, 3000, 3000], true);
+    let files = diff_three(
+        "h2_frames_two_streams_overflow",
+        vec![
+            head(3),
+            data(b"ok\n", true),
+            pause(),
+            head_of(3, 10000),
+            head_of(5, 17000),
+            pause(),
+            H2Action::Raw([a, x, b, c, y].concat()),
+            pause(),
+            H2Action::Raw(z),
+        ],
+    );
+    assert_eq!(files[0], b"ok\n");
+    assert!(files[1] == three[..9000], "stream 3 up to the overflow");
+    assert!(files[2] == five[..15000], "stream 5 up to the overflow");
+}
+
+#[test]
+#[ignore = "issue 3: with -Z, a failing and a succeeding transfer that end in the same pass give exit code 0; curl keeps the error (its check_finished sets the result only for a failure)"]
+fn parallel_exit_code_keeps_an_earlier_error() {
+    let (c, _) = frames_of(3, &body(2000), 0, &[1500, 500], true);
+    diff_three(
+        "h2_frames_parallel_exit_code",
+        vec![
+            head(3),
+            data(b"ok\n", true),
+            pause(),
+            head_of(3, 1000),
+            head_of(5, 3),
+            pause(),
+            H2Action::Raw([c, frame(0, 1, 5, b"ok\n")].concat()),
+        ],
+    );
 }
 
 /// A header block in a HEADERS frame and `n` CONTINUATION frames.

@@ -15,7 +15,15 @@
 //! * complete in the buffer (an incomplete one waits for more input, as h2 waits for it
 //!   too; one that cannot fit is passed on as it comes),
 //! * before the run's END_STREAM (a frame with END_STREAM ends the run),
-//! * and within the frame size h2 takes.
+//! * within the frame size h2 takes,
+//! * and on a stream whose body limit is known ([`Limit`]), within it.
+//!
+//! h2 checks a response's content-length frame by frame and refuses the frame that
+//! overflows it (or ends the stream short of it) with what came before it kept; a joined
+//! run is one frame to h2, refused whole. So runs are joined only on the streams the
+//! transfers tell the merger about ([`Merger::track`]), once the response head gave the
+//! limit, and only as far as h2 takes each of the run's frames: a frame h2 would refuse, and
+//! everything after it on that stream, passes as it came.
 //!
 //! Everything else goes through unchanged, as soon as its bytes are in, and at the end of
 //! the input whatever is left goes through as it is.
@@ -35,6 +43,9 @@ pub const WIRE_MAX: usize = 16 * 1024;
 const HEAD: usize = 9;
 const DATA: u8 = 0;
 const END_STREAM: u8 = 1;
+const HEADERS: u8 = 1;
+const PADDED: u8 = 8;
+const RST_STREAM: u8 = 3;
 const SETTINGS: u8 = 4;
 /// SETTINGS_MAX_FRAME_SIZE.
 const MAX_FRAME_SIZE: u16 = 5;
@@ -43,6 +54,50 @@ const TOO_LONG: [u8; 3] = [0xff; 3];
 
 fn frame_len(h: &[u8]) -> usize {
     (usize::from(h[0]) << 16) | (usize::from(h[1]) << 8) | usize::from(h[2])
+}
+
+/// The stream a frame header names (without the reserved bit, which h2 ignores).
+fn stream_of(h: &[u8]) -> u32 {
+    u32::from_be_bytes([h[5], h[6], h[7], h[8]]) & 0x7fff_ffff
+}
+
+/// What the merger knows of a stream's response body, which h2 holds DATA frames to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// The transfer has not taken the response head: frames pass as they come.
+    Unknown,
+    /// No content-length: h2 takes any length, and runs join freely.
+    Open,
+    /// The body's length (content-length, 0 for HEAD): h2 refuses a DATA frame that goes
+    /// over it, and one with END_STREAM that ends the body short of it.
+    Length(u64),
+}
+
+impl Limit {
+    /// The limit h2 holds a response's DATA to: a HEAD request's body is empty, otherwise
+    /// the first content-length (h2 refuses a response with one it cannot parse, or with
+    /// two that differ), for every status.
+    pub fn of_response(head_request: bool, headers: &http::HeaderMap) -> Limit {
+        if head_request {
+            return Limit::Length(0);
+        }
+        match headers.get(http::header::CONTENT_LENGTH) {
+            None => Limit::Open,
+            Some(v) => match std::str::from_utf8(v.as_bytes()).map(str::parse::<u64>) {
+                Ok(Ok(n)) => Limit::Length(n),
+                _ => Limit::Unknown,
+            },
+        }
+    }
+}
+
+/// A stream the merger keeps count of.
+#[derive(Debug, Clone, Copy)]
+struct Tracked {
+    id: u32,
+    limit: Limit,
+    /// DATA payload bytes handed to h2 for the stream since it was tracked.
+    passed: u64,
 }
 
 /// Received bytes on their way to h2, with runs of DATA frames joined.
@@ -71,6 +126,9 @@ pub struct Merger {
     run_end: usize,
     /// Frames joined into others so far.
     pub joined: u64,
+    /// The streams runs may be joined on, once their limit is known: the open streams
+    /// whose transfers took them up (a handful; searched in order).
+    streams: Vec<Tracked>,
 }
 
 impl Merger {
@@ -96,7 +154,93 @@ impl Merger {
             frame: 0,
             run_end: 0,
             joined: 0,
+            streams: Vec::new(),
         }
+    }
+
+    /// A transfer opened stream `id`: count what is handed to h2 for it, joining nothing
+    /// before [`Merger::set_limit`].
+    pub fn track(&mut self, id: u32) {
+        self.untrack(id);
+        self.streams.push(Tracked {
+            id,
+            limit: Limit::Unknown,
+            passed: 0,
+        });
+    }
+
+    /// The transfer took stream `id`'s response head: its body's limit. Nothing for a
+    /// stream that ended or was given up in the meantime.
+    pub fn set_limit(&mut self, id: u32, limit: Limit) {
+        if let Some(t) = self.streams.iter_mut().find(|t| t.id == id) {
+            t.limit = limit;
+        }
+    }
+
+    /// Stream `id` ended or its transfer left it: its frames pass as they come.
+    pub fn untrack(&mut self, id: u32) {
+        if let Some(i) = self.streams.iter().position(|t| t.id == id) {
+            self.streams.swap_remove(i);
+        }
+    }
+
+    /// The streams tracked.
+    pub fn tracked(&self) -> usize {
+        self.streams.len()
+    }
+
+    fn find(&self, id: u32) -> Option<&Tracked> {
+        self.streams.iter().find(|t| t.id == id)
+    }
+
+    /// Would h2 take a DATA frame of `len` bytes (END_STREAM with `end`) on `t` after
+    /// `more` bytes handed out beyond what `t` counts?
+    fn takes(t: &Tracked, more: usize, len: usize, end: bool) -> bool {
+        match t.limit {
+            Limit::Unknown => false,
+            Limit::Open => true,
+            Limit::Length(l) => {
+                let after = t.passed + more as u64 + len as u64;
+                after <= l && (!end || after == l)
+            }
+        }
+    }
+
+    /// The frame `h` is decided, with `payload` DATA bytes for h2 (None: not known): count
+    /// a tracked stream's DATA, and forget the stream when the frame ends it (END_STREAM,
+    /// RST_STREAM), is one h2 refuses, or has a payload not known.
+    fn passed(&mut self, h: &[u8], payload: Option<usize>) {
+        let id = stream_of(h);
+        let Some(i) = self.streams.iter().position(|t| t.id == id) else {
+            return;
+        };
+        let end = h[4] & END_STREAM != 0;
+        let gone = match (h[3], payload) {
+            (DATA, None) => true,
+            (DATA, Some(n)) => {
+                let t = &self.streams[i];
+                let refused = matches!(t.limit, Limit::Length(_)) && !Self::takes(t, 0, n, end);
+                self.streams[i].passed += n as u64;
+                end || refused
+            }
+            (HEADERS, _) => end,
+            (RST_STREAM, _) => true,
+            _ => false,
+        };
+        if gone {
+            self.streams.swap_remove(i);
+        }
+    }
+
+    /// The DATA bytes h2 gets of the frame `h` at `pos`: a PADDED frame's without its pad
+    /// length and padding (None while the pad length is not in, or when h2 refuses it).
+    fn payload(&self, h: &[u8]) -> Option<usize> {
+        let len = frame_len(h);
+        if h[4] & PADDED == 0 {
+            return Some(len);
+        }
+        let pad = usize::from(*self.buf[..self.end].get(self.pos + HEAD)?);
+        (len > pad).then(|| len - 1 - pad)
     }
 
     /// The peer may send frames of up to `n` bytes after all (at most the join limit).
@@ -138,13 +282,22 @@ impl Merger {
         done
     }
 
-    /// Is the next frame at `pos` one that may start or join a run?
+    /// Is the frame `h` one that may join a run, as far as the frame goes?
     fn joinable(&self, h: &[u8]) -> bool {
         h[3] == DATA
             && h[4] & !END_STREAM == 0
             && h[5..9] != [0, 0, 0, 0]
             && h[5..9] != [0x80, 0, 0, 0]
             && frame_len(h) <= self.wire_max
+    }
+
+    /// May the frame `h` start a run: joinable, on a stream with a known limit that h2
+    /// takes it within? Anything else passes as it comes.
+    fn may_start(&self, h: &[u8]) -> bool {
+        self.joinable(h)
+            && self
+                .find(stream_of(h))
+                .is_some_and(|t| Self::takes(t, 0, frame_len(h), h[4] & END_STREAM != 0))
     }
 
     /// Would [`Merger::read`] hand out anything without more input?
@@ -160,7 +313,7 @@ impl Merger {
             return avail > 0 && self.eof;
         }
         let h = &self.buf[self.pos..self.pos + HEAD];
-        !self.joinable(h) || avail >= HEAD + frame_len(h) || self.eof
+        !self.may_start(h) || avail >= HEAD + frame_len(h) || self.eof
     }
 
     /// Hand out up to `room` bytes to `put`, in one or more pieces; how many. 0 (with room)
@@ -236,17 +389,20 @@ impl Merger {
             self.raw = len;
             return true;
         }
-        if !self.joinable(&h) {
+        if !self.may_start(&h) {
+            self.passed(&h, self.payload(&h));
             self.raw = HEAD + len;
             return true;
         }
         if avail < HEAD + len {
             if self.eof {
                 self.raw = HEAD + len;
+                self.passed(&h, Some(len));
                 return true;
             }
             return false;
         }
+        let t = *self.find(stream_of(&h)).expect("a run's stream is tracked");
         let mut total = len;
         let mut flags = h[4];
         let mut next = self.pos + HEAD + len;
@@ -258,6 +414,7 @@ impl Merger {
                 || g[5..9] != h[5..9]
                 || total + glen > self.max
                 || self.end - next - HEAD < glen
+                || !Self::takes(&t, total, glen, g[4] & END_STREAM != 0)
             {
                 break;
             }
@@ -266,6 +423,9 @@ impl Merger {
             next += HEAD + glen;
             count += 1;
         }
+        let mut run = h;
+        run[4] = flags;
+        self.passed(&run, Some(total));
         if count == 1 {
             self.raw = HEAD + len;
             return true;
@@ -330,14 +490,51 @@ pub fn frames(mut wire: &[u8]) -> Vec<Frame> {
     out
 }
 
+/// The streams a test run tracks, each with the limit h2 holds its DATA to, told to the
+/// merger once `known_at` bytes of input were received (before that, the limit is
+/// [`Limit::Unknown`], as before a transfer takes the response head). For tests and the
+/// fuzz target.
+#[derive(Debug, Clone, Default)]
+pub struct Tracking {
+    pub limits: Vec<(u32, Limit)>,
+    pub known_at: usize,
+}
+
+impl Tracking {
+    /// Every stream of `ids` tracked, without a limit, from the start.
+    pub fn open(ids: &[u32]) -> Tracking {
+        Tracking {
+            limits: ids.iter().map(|&id| (id, Limit::Open)).collect(),
+            known_at: 0,
+        }
+    }
+}
+
 /// Feed `wire` through a merger in reads of at most `piece` bytes, taking the output in
 /// reads of at most `take` bytes, then end the input; everything handed out. For tests
 /// and the fuzz target.
-pub fn run_split(wire: &[u8], wire_max: usize, max: usize, piece: usize, take: usize) -> Vec<u8> {
+pub fn run_split(
+    wire: &[u8],
+    wire_max: usize,
+    max: usize,
+    piece: usize,
+    take: usize,
+    tracking: &Tracking,
+) -> Vec<u8> {
     let mut m = Merger::new(wire_max, max);
+    for (id, _) in &tracking.limits {
+        m.track(*id);
+    }
+    let mut known = false;
     let mut out = Vec::new();
     let mut input = wire;
     loop {
+        if !known && wire.len() - input.len() >= tracking.known_at {
+            known = true;
+            for (id, limit) in &tracking.limits {
+                m.set_limit(*id, *limit);
+            }
+        }
         let before = m.has_output();
         let n = m.read(take.max(1), |b| out.extend_from_slice(b));
         assert_eq!(before, n > 0, "has_output says what read does");
@@ -355,17 +552,73 @@ pub fn run_split(wire: &[u8], wire_max: usize, max: usize, piece: usize, take: u
         m.filled(n);
     }
     assert!(input.is_empty());
+    assert!(m.tracked() <= tracking.limits.len());
     out
 }
 
-/// Is `out` a valid re-framing of `wire` by a merger? The same frames in the same order
-/// once consecutive DATA frames without padding are flattened into one (the same DATA
-/// bytes per stream, END_STREAM after the same bytes, every other frame and every padded
-/// one unchanged); every frame that is not one of the input's a DATA frame on a stream
-/// other than 0 within `max`; the first frame over `wire_max` shown with a length over any
-/// limit, and nothing compared after it. Panics with the first difference. For tests and
-/// the fuzz target.
-pub fn check_reframing(wire: &[u8], out: &[u8], wire_max: usize, max: usize) {
+/// What h2 takes of each stream of `limits` that has a [`Limit::Length`], frame by frame:
+/// the DATA bytes before the frame that overflows the length or ends the stream short of
+/// it, and whether such a frame came. Frames after the first incomplete one, or after a
+/// PADDED one h2 refuses as malformed, are not looked at.
+fn taken(fs: &[Frame], limits: &[(u32, Limit)]) -> Vec<(u32, Vec<u8>, bool)> {
+    let mut out: Vec<(u32, Vec<u8>, bool)> = Vec::new();
+    let mut state: Vec<(u32, u64, bool)> = Vec::new();
+    for (id, limit) in limits {
+        if let Limit::Length(l) = limit {
+            out.push((*id, Vec::new(), false));
+            state.push((*id, *l, false));
+        }
+    }
+    for f in fs {
+        if f.4.len() != f.3 {
+            break;
+        }
+        let Some(i) = state.iter().position(|s| s.0 == f.2 & 0x7fff_ffff) else {
+            continue;
+        };
+        if state[i].2 {
+            continue;
+        }
+        let end = f.1 & END_STREAM != 0;
+        match f.0 {
+            DATA => {
+                let payload = if f.1 & PADDED != 0 {
+                    match f.4.split_first() {
+                        Some((&pad, rest)) if usize::from(pad) <= rest.len() => {
+                            &rest[..rest.len() - usize::from(pad)]
+                        }
+                        _ => break,
+                    }
+                } else {
+                    &f.4[..]
+                };
+                let had = out[i].1.len() as u64;
+                let after = had + payload.len() as u64;
+                if after > state[i].1 || (end && after != state[i].1) {
+                    out[i].2 = true;
+                    state[i].2 = true;
+                } else {
+                    out[i].1.extend_from_slice(payload);
+                    state[i].2 = end;
+                }
+            }
+            HEADERS => state[i].2 |= end,
+            RST_STREAM => state[i].2 = true,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Is `out` a valid re-framing of `wire` by a merger that tracks the streams of
+/// `tracking`? The same frames in the same order once consecutive DATA frames without
+/// padding are flattened into one (the same DATA bytes per stream, END_STREAM after the
+/// same bytes, every other frame and every padded one unchanged); every frame that is not
+/// one of the input's a DATA frame within `max` on a tracked stream with a limit; for a
+/// stream with a length, h2 takes the same bytes and refuses a frame as it would the
+/// input's; the first frame over `wire_max` shown with a length over any limit, and nothing
+/// compared after it. Panics with the first difference. For tests and the fuzz target.
+pub fn check_reframing(wire: &[u8], out: &[u8], wire_max: usize, max: usize, tracking: &Tracking) {
     let plain = |f: &Frame| f.0 == DATA && f.1 & !END_STREAM == 0 && f.2 != u32::MAX;
     let flat = |fs: &[Frame]| -> Vec<(u8, u8, u32, Vec<u8>)> {
         let mut ev: Vec<(u8, u8, u32, Vec<u8>)> = Vec::new();
@@ -405,7 +658,18 @@ pub fn check_reframing(wire: &[u8], out: &[u8], wire_max: usize, max: usize) {
         assert!(plain(f), "a frame that is not the input's: {f:?}");
         assert!(f.2 & 0x7fff_ffff != 0, "DATA joined on stream 0");
         assert!(f.4.len() <= max, "a joined frame of {} bytes", f.4.len());
+        let limit = tracking.limits.iter().find(|t| t.0 == f.2).map(|t| t.1);
+        assert!(
+            matches!(limit, Some(Limit::Open | Limit::Length(_))),
+            "joined on stream {} with limit {limit:?}",
+            f.2
+        );
     }
+    assert_eq!(
+        taken(&a, &tracking.limits),
+        taken(&b, &tracking.limits),
+        "h2 takes the same bytes of a stream with a length"
+    );
 }
 
 #[cfg(test)]
@@ -425,8 +689,18 @@ mod tests {
     }
 
     /// Feed `wire` in two reads cut at `cut`, taking the output `take` bytes at a time.
-    fn two_reads(wire: &[u8], wire_max: usize, max: usize, cut: usize, take: usize) -> Vec<u8> {
+    fn two_reads(
+        wire: &[u8],
+        (wire_max, max): (usize, usize),
+        cut: usize,
+        take: usize,
+        t: &Tracking,
+    ) -> Vec<u8> {
         let mut m = Merger::new(wire_max, max);
+        for &(id, limit) in &t.limits {
+            m.track(id);
+            m.set_limit(id, limit);
+        }
         let mut out = Vec::new();
         for part in [&wire[..cut], &wire[cut..]] {
             m.spare()[..part.len()].copy_from_slice(part);
@@ -448,22 +722,38 @@ mod tests {
     }
 
     fn merged_with(wire: &[u8], wire_max: usize, max: usize) -> Vec<u8> {
-        let whole = run_split(wire, wire_max, max, usize::MAX, usize::MAX);
-        check_reframing(wire, &whole, wire_max, max);
+        merged_tracking(wire, wire_max, max, &Tracking::open(&ids(wire)))
+    }
+
+    /// The streams of the frames in `wire`.
+    fn ids(wire: &[u8]) -> Vec<u32> {
+        let mut ids: Vec<u32> = frames(wire).iter().map(|f| f.2 & 0x7fff_ffff).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    fn merged_tracking(wire: &[u8], wire_max: usize, max: usize, t: &Tracking) -> Vec<u8> {
+        let whole = run_split(wire, wire_max, max, usize::MAX, usize::MAX, t);
+        check_reframing(wire, &whole, wire_max, max, t);
         for take in [1, 2, 5, 9, 10, 17] {
-            let out = run_split(wire, wire_max, max, usize::MAX, take);
+            let out = run_split(wire, wire_max, max, usize::MAX, take, t);
             assert_eq!(out, whole, "takes of {take}");
         }
         for piece in 1..=wire.len() {
             for take in [3, usize::MAX] {
-                let out = run_split(wire, wire_max, max, piece, take);
-                check_reframing(wire, &out, wire_max, max);
+                let out = run_split(wire, wire_max, max, piece, take, t);
+                check_reframing(wire, &out, wire_max, max, t);
             }
         }
         for cut in 0..=wire.len() {
-            let out = two_reads(wire, wire_max, max, cut, usize::MAX);
-            check_reframing(wire, &out, wire_max, max);
-            assert_eq!(two_reads(wire, wire_max, max, cut, 4), out, "cut at {cut}");
+            let out = two_reads(wire, (wire_max, max), cut, usize::MAX, t);
+            check_reframing(wire, &out, wire_max, max, t);
+            assert_eq!(
+                two_reads(wire, (wire_max, max), cut, 4, t),
+                out,
+                "cut at {cut}"
+            );
         }
         whole
     }
@@ -490,7 +780,12 @@ mod tests {
             data(1, false, b"ef"),
             data(1, false, b"gh"),
         ]);
-        let want = cat(&[data(1, true, b"abcd"), data(1, false, b"efgh")]);
+        // The stream ended: what comes after it (which h2 refuses) passes as it came.
+        let want = cat(&[
+            data(1, true, b"abcd"),
+            data(1, false, b"ef"),
+            data(1, false, b"gh"),
+        ]);
         assert_eq!(merged(&wire, 1000), want);
     }
 
@@ -636,6 +931,8 @@ mod tests {
     fn only_complete_frames_join_and_the_rest_waits() {
         let wire = cat(&[data(1, false, b"abc"), data(1, false, b"def")]);
         let mut m = Merger::new(1000, 1000);
+        m.track(1);
+        m.set_limit(1, Limit::Open);
         let cut = wire.len() - 2;
         m.spare()[..cut].copy_from_slice(&wire[..cut]);
         m.filled(cut);
@@ -674,6 +971,8 @@ mod tests {
     #[test]
     fn the_staging_buffer_is_allocated_once_and_reused() {
         let mut m = Merger::new(16 * 1024, 48 * 1024);
+        m.track(1);
+        m.set_limit(1, Limit::Open);
         assert!(m.buf.is_empty());
         let f = data(1, false, &[7; 16 * 1024]);
         let mut total = 0;
@@ -691,5 +990,202 @@ mod tests {
             assert_eq!(m.buf.len(), STAGE);
         }
         assert!(m.joined > 0);
+    }
+
+    fn lengths(limits: &[(u32, u64)]) -> Tracking {
+        Tracking {
+            limits: limits
+                .iter()
+                .map(|&(id, l)| (id, Limit::Length(l)))
+                .collect(),
+            known_at: 0,
+        }
+    }
+
+    #[test]
+    fn nothing_joins_on_a_stream_not_tracked_or_without_a_known_limit() {
+        let wire = cat(&[data(1, false, b"ab"), data(1, false, b"cd")]);
+        let none = Tracking::default();
+        assert_eq!(merged_tracking(&wire, 1000, 1000, &none), wire);
+        let unknown = Tracking {
+            limits: vec![(1, Limit::Unknown)],
+            known_at: 0,
+        };
+        assert_eq!(merged_tracking(&wire, 1000, 1000, &unknown), wire);
+    }
+
+    #[test]
+    fn a_run_stops_before_the_frame_that_overflows_the_length() {
+        let wire = cat(&[
+            data(1, false, b"aaaa"),
+            data(1, false, b"bbbb"),
+            data(1, false, b"cccc"),
+            data(1, false, b"d"),
+            data(1, true, b"e"),
+        ]);
+        // h2 takes "aaaabbbb" and refuses "cccc": what comes after passes as it came.
+        let want = cat(&[
+            data(1, false, b"aaaabbbb"),
+            data(1, false, b"cccc"),
+            data(1, false, b"d"),
+            data(1, true, b"e"),
+        ]);
+        assert_eq!(
+            merged_tracking(&wire, 1000, 1000, &lengths(&[(1, 10)])),
+            want
+        );
+    }
+
+    #[test]
+    fn a_length_exactly_met_joins_up_to_end_stream() {
+        let wire = cat(&[
+            data(1, false, b"aaaa"),
+            data(1, false, b"bbbb"),
+            data(1, true, b"cc"),
+        ]);
+        let t = lengths(&[(1, 10)]);
+        assert_eq!(
+            merged_tracking(&wire, 1000, 1000, &t),
+            data(1, true, b"aaaabbbbcc")
+        );
+        // One byte more allowed: the END_STREAM frame ends the body short, and h2 refuses
+        // it alone.
+        let want = cat(&[data(1, false, b"aaaabbbb"), data(1, true, b"cc")]);
+        assert_eq!(
+            merged_tracking(&wire, 1000, 1000, &lengths(&[(1, 11)])),
+            want
+        );
+    }
+
+    #[test]
+    fn a_limit_known_late_counts_what_passed_before() {
+        let wire = cat(&[
+            data(1, false, b"aaaa"),
+            data(1, false, b"bbbb"),
+            data(1, false, b"cccc"),
+            data(1, false, b"dddd"),
+            data(1, false, b"eeee"),
+        ]);
+        let mut m = Merger::new(1000, 1000);
+        m.track(1);
+        let mut out = Vec::new();
+        m.spare()[..26].copy_from_slice(&wire[..26]);
+        m.filled(26);
+        while m.read(usize::MAX, |b| out.extend_from_slice(b)) > 0 {}
+        assert_eq!(out, wire[..26], "nothing joined before the limit is known");
+        m.set_limit(1, Limit::Length(16));
+        m.spare()[..39].copy_from_slice(&wire[26..]);
+        m.filled(39);
+        out.clear();
+        while m.read(usize::MAX, |b| out.extend_from_slice(b)) > 0 {}
+        let want = cat(&[data(1, false, b"ccccdddd"), data(1, false, b"eeee")]);
+        assert_eq!(out, want, "8 bytes passed already, 8 more join");
+        assert_eq!(m.tracked(), 0, "the overflow ends the tracking");
+        // The same whatever the reads, with the limit told after the first two frames.
+        let t = Tracking {
+            limits: vec![(1, Limit::Length(16))],
+            known_at: 26,
+        };
+        for piece in 1..=wire.len() {
+            let out = run_split(&wire, 1000, 1000, piece, usize::MAX, &t);
+            check_reframing(&wire, &out, 1000, 1000, &t);
+        }
+    }
+
+    #[test]
+    fn two_streams_interleaved_one_overflowing() {
+        let wire = cat(&[
+            data(1, false, b"aaaa"),
+            data(1, false, b"bbbb"),
+            data(3, false, b"xx"),
+            data(3, false, b"yy"),
+            data(1, false, b"cccc"),
+            data(1, false, b"dddd"),
+            data(3, false, b"zz"),
+            data(3, true, b"!"),
+        ]);
+        let t = Tracking {
+            limits: vec![(1, Limit::Length(8)), (3, Limit::Open)],
+            known_at: 0,
+        };
+        let want = cat(&[
+            data(1, false, b"aaaabbbb"),
+            data(3, false, b"xxyy"),
+            data(1, false, b"cccc"),
+            data(1, false, b"dddd"),
+            data(3, true, b"zz!"),
+        ]);
+        assert_eq!(merged_tracking(&wire, 1000, 1000, &t), want);
+    }
+
+    #[test]
+    fn padding_is_not_counted_against_the_length() {
+        // PADDED: pad length 2, "xy", two bytes of padding; h2 counts 2 bytes.
+        let padded = frame(DATA, 0x8, 1, b"\x02xy\0\0");
+        let wire = cat(&[
+            data(1, false, b"aaaa"),
+            padded.clone(),
+            data(1, false, b"bb"),
+            data(1, true, b"cc"),
+        ]);
+        let want = cat(&[data(1, false, b"aaaa"), padded, data(1, true, b"bbcc")]);
+        assert_eq!(
+            merged_tracking(&wire, 1000, 1000, &lengths(&[(1, 10)])),
+            want
+        );
+    }
+
+    #[test]
+    fn a_stream_ends_its_tracking() {
+        let mut m = Merger::new(1000, 1000);
+        for id in [1, 3, 5, 7] {
+            m.track(id);
+            m.set_limit(id, Limit::Open);
+        }
+        let wire = cat(&[
+            frame(RST_STREAM, 0, 1, &[0, 0, 0, 8]),
+            frame(HEADERS, 5, 3, b"\x88"),
+            data(5, true, b""),
+            data(7, false, b"still"),
+        ]);
+        m.spare()[..wire.len()].copy_from_slice(&wire);
+        m.filled(wire.len());
+        while m.read(usize::MAX, |_| {}) > 0 {}
+        assert_eq!(m.tracked(), 1, "RST_STREAM, END_STREAM on HEADERS or DATA");
+        m.untrack(7);
+        assert_eq!(m.tracked(), 0);
+        m.set_limit(7, Limit::Open);
+        assert_eq!(m.tracked(), 0, "a limit for a stream gone is dropped");
+    }
+
+    #[test]
+    fn the_limit_of_a_response() {
+        let mut h = http::HeaderMap::new();
+        assert_eq!(Limit::of_response(false, &h), Limit::Open);
+        assert_eq!(Limit::of_response(true, &h), Limit::Length(0));
+        h.insert("content-length", http::HeaderValue::from_static("12"));
+        assert_eq!(Limit::of_response(false, &h), Limit::Length(12));
+        assert_eq!(Limit::of_response(true, &h), Limit::Length(0));
+        h.insert("content-length", http::HeaderValue::from_static("1x"));
+        assert_eq!(Limit::of_response(false, &h), Limit::Unknown);
+    }
+
+    #[test]
+    fn a_head_response_joins_only_empty_frames() {
+        let wire = cat(&[
+            data(1, false, b""),
+            data(1, false, b""),
+            data(1, false, b"x"),
+            data(1, false, b"y"),
+        ]);
+        let want = cat(&[
+            data(1, false, b""),
+            data(1, false, b"x"),
+            data(1, false, b"y"),
+        ]);
+        assert_eq!(
+            merged_tracking(&wire, 1000, 1000, &lengths(&[(1, 0)])),
+            want
+        );
     }
 }

@@ -436,6 +436,28 @@ fn ack_now(conn: &Conn) {
     let _ = conn;
 }
 
+/// A stream the connection's merger joins DATA frames on, as far as its body's limit allows
+/// ([`merge::Limit`]): none before [`StreamTrack::set`], none once dropped.
+pub struct StreamTrack {
+    slot: Arc<Mutex<Slot>>,
+    id: u32,
+}
+
+impl StreamTrack {
+    /// The response head came: the limit h2 holds the body to.
+    pub fn set(&self, limit: merge::Limit) {
+        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        s.merge.set_limit(self.id, limit);
+    }
+}
+
+impl Drop for StreamTrack {
+    fn drop(&mut self) {
+        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        s.merge.untrack(self.id);
+    }
+}
+
 /// A stream's handles: the response to wait for, the request body to send, the response
 /// body to read.
 pub struct Stream {
@@ -542,6 +564,22 @@ impl Mux {
             ack_now(&conn);
         }
         conn
+    }
+
+    /// Stream `id` was opened: the merger counts its DATA, and joins them once told the
+    /// stream's limit, until the stream ends or the handle is dropped.
+    pub fn track(&self, id: u32) -> StreamTrack {
+        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        s.merge.track(id);
+        StreamTrack {
+            slot: self.slot.clone(),
+            id,
+        }
+    }
+
+    /// How many streams the merger tracks.
+    pub fn tracked(&self) -> usize {
+        self.slot.lock().map(|s| s.merge.tracked()).unwrap_or(0)
     }
 
     /// The connection's woken streams.
