@@ -16,6 +16,7 @@ use super::{Cx, Framing, Interest, Lookup, Phase, State, Transfer};
 
 use crate::error::{Code, Error, Result};
 use crate::options::{Body, HttpVersionPref, InfoType};
+use crate::proto::h2::merge::Limit;
 use crate::proto::h2::{self as mux, req, Mux};
 
 /// curl's default for `CURLMOPT_MAX_CONCURRENT_STREAMS`: streams one transfer's multi puts
@@ -36,6 +37,10 @@ pub(super) struct H2Stream {
     wake: Option<(Arc<mux::StreamWake>, Waker)>,
     /// What [`mux::Waiting::defer`] saw when this stream last let others go first.
     deferred: Option<usize>,
+    /// The request is a HEAD: its response has no body, whatever content-length says.
+    head_request: bool,
+    /// The stream as the connection's DATA frame merger knows it.
+    track: Option<mux::StreamTrack>,
 }
 
 impl Drop for H2Stream {
@@ -242,6 +247,8 @@ impl Transfer {
             body_sent: false,
             wake: None,
             deferred: None,
+            head_request: false,
+            track: None,
         }));
         self.state = State::H2;
         Ok(())
@@ -403,7 +410,11 @@ impl Transfer {
             }
             let head = st.head.take().expect("head");
             let end = matches!(self.body, Body::None) || self.up.body_done;
-            st.stream = Some(self.h2_open(st.sender.as_mut().expect("sender"), head, end)?);
+            st.head_request = head.method == "HEAD";
+            let stream = self.h2_open(st.sender.as_mut().expect("sender"), head, end)?;
+            // The merger joins the response's DATA frames once its head gives their limit.
+            st.track = Some(self.with_mux(|m| m.track(stream.id)));
+            st.stream = Some(stream);
             st.body_sent = end;
             if end {
                 self.verbose("Request completely sent off");
@@ -438,6 +449,9 @@ impl Transfer {
                     }
                     let (parts, body) = resp.into_parts();
                     s.body_in = Some(body);
+                    if let Some(t) = &st.track {
+                        t.set(Limit::of_response(st.head_request, &parts.headers));
+                    }
                     let mut head = Vec::with_capacity(256);
                     let _ = write!(head, "HTTP/2 {} \r\n", parts.status.as_u16());
                     for (name, value) in parts.headers.iter() {

@@ -12,6 +12,7 @@
 //! into HTTP/2 fields with [`req::from_h1`] and feeds responses back as HTTP/1-style header
 //! lines, as curl does).
 
+pub mod merge;
 pub mod req;
 pub mod scan;
 pub mod tunnel;
@@ -40,6 +41,15 @@ const STREAM_WINDOW: u32 = 1024 * 1024;
 const CONN_WINDOW: u32 = 10 * STREAM_WINDOW;
 pub const MAX_HEADER_LIST: u32 = 300 * 1024;
 
+/// The largest frame we take (SETTINGS_MAX_FRAME_SIZE; curl leaves nghttp2's 16 KiB), and
+/// so the largest run of DATA frames the merger joins ([`merge`]): servers like nginx send
+/// 8 or 16 KiB frames whatever we allow, and h2 allocates per frame it reads. h2 allows
+/// `n + n / 4` CONTINUATION frames before the last of a header block, `n` being how many
+/// frames of this size [`MAX_HEADER_LIST`] takes (at least 5): with 48 KiB that is 7, and
+/// 8 CONTINUATION frames in all, nghttp2's limit (`NGHTTP2_DEFAULT_MAX_CONTINUATIONS`).
+/// A larger size would refuse header blocks curl takes.
+const MAX_FRAME: u32 = 48 * 1024;
+
 /// What [`Mux::drive_some`] reads before the streams' readers take it: a few of nginx's
 /// 16 KiB frames for a stream alone on its connection, one when several share it. What
 /// is read for the others waits in h2 until their transfers run, each frame keeping the
@@ -49,7 +59,6 @@ const DRIVE_BUDGET: usize = 64 * 1024;
 const SHARED_DRIVE_BUDGET: usize = 16 * 1024;
 
 /// The connection while lent, and whether a write would have blocked.
-#[derive(Default)]
 struct Slot {
     conn: Option<Conn>,
     write_blocked: bool,
@@ -60,9 +69,43 @@ struct Slot {
     /// The drive stopped reading because its budget ran out, not because the connection
     /// had nothing more.
     more: bool,
-    /// The frames the peer sent, for nghttp2's flood limit.
+    /// This drive may read at all (a flush reads nothing, not even what is staged).
+    reads: bool,
+    /// The frames the peer sent, for nghttp2's flood limit (as they came, before merging).
     scan: scan::FrameScan,
+    /// What was read and not yet handed to h2, with runs of DATA frames joined.
+    merge: merge::Merger,
+    /// Bytes of the connection preface h2 has still to write.
+    preface_left: usize,
+    /// The SETTINGS frame after the preface has still to be written.
+    settings: bool,
+    /// That SETTINGS frame without SETTINGS_MAX_FRAME_SIZE, as far as not yet sent.
+    out: Vec<u8>,
+    /// A read error that came after bytes still staged.
+    error: Option<io::Error>,
 }
+
+impl Default for Slot {
+    fn default() -> Slot {
+        Slot {
+            conn: None,
+            write_blocked: false,
+            read_some: false,
+            budget: 0,
+            more: false,
+            reads: false,
+            scan: scan::FrameScan::default(),
+            merge: merge::Merger::new(merge::WIRE_MAX, MAX_FRAME as usize),
+            preface_left: PREFACE_LEN,
+            settings: true,
+            out: Vec::new(),
+            error: None,
+        }
+    }
+}
+
+/// "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", which h2 writes before its SETTINGS.
+const PREFACE_LEN: usize = 24;
 
 /// The text of the I/O error a flood of PING or SETTINGS frames ends the connection with.
 pub const FLOODED: &str = "HTTP/2 peer flooded the connection";
@@ -91,29 +134,79 @@ impl AsyncRead for Lent {
             let Some(c) = s.conn.as_mut() else {
                 return Poll::Ready(Err(not_lent()));
             };
-            if s.budget == 0 {
+            if !s.reads {
                 s.more = true;
                 return Poll::Pending;
             }
             loop {
-                match c.recv(buf.initialize_unfilled()) {
-                    Ok(n) => {
-                        let got = &buf.initialize_unfilled()[..n];
-                        if s.scan.feed(got) {
-                            return Poll::Ready(Err(io::Error::other(FLOODED)));
-                        }
-                        buf.advance(n);
-                        s.read_some |= n > 0;
-                        s.budget = s.budget.saturating_sub(n);
-                        return Poll::Ready(Ok(()));
+                // What is staged goes first, read or not within the budget.
+                if s.merge.read(buf.remaining(), |b| buf.put_slice(b)) > 0 {
+                    return Poll::Ready(Ok(()));
+                }
+                if let Some(e) = s.error.take() {
+                    return Poll::Ready(Err(e));
+                }
+                if s.merge.take_eof() {
+                    return Poll::Ready(Ok(()));
+                }
+                if s.budget == 0 {
+                    s.more = true;
+                    return Poll::Pending;
+                }
+                // Over TLS a read returns one record: read on while the session has more,
+                // so that the frames of several records can be joined.
+                let layered = c.tls.is_some() || c.proxy_tls.is_some() || c.tunnel.is_some();
+                let mut got = false;
+                loop {
+                    let spare = s.merge.spare();
+                    if spare.is_empty() {
+                        break;
                     }
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Poll::Pending,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => return Poll::Ready(Err(e)),
+                    match c.recv(spare) {
+                        Ok(n) => {
+                            if s.scan.feed(&spare[..n]) {
+                                return Poll::Ready(Err(io::Error::other(FLOODED)));
+                            }
+                            s.merge.filled(n);
+                            s.read_some |= n > 0;
+                            s.budget = s.budget.saturating_sub(n);
+                            got = true;
+                            if n == 0 || !layered || s.budget == 0 {
+                                break;
+                            }
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                            if got {
+                                break;
+                            }
+                            return Poll::Pending;
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) if got => {
+                            // What came before the error goes to h2 first.
+                            s.error = Some(e);
+                            break;
+                        }
+                        Err(e) => return Poll::Ready(Err(e)),
+                    }
                 }
             }
         })
     }
+}
+
+/// Send what is left of the rewritten SETTINGS frame; false while the socket takes no more.
+fn send_out(c: &mut Conn, out: &mut Vec<u8>) -> io::Result<bool> {
+    while !out.is_empty() {
+        match c.send(out) {
+            Ok(n) => drop(out.drain(..n)),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    *out = Vec::new();
+    Ok(true)
 }
 
 impl AsyncWrite for Lent {
@@ -126,9 +219,39 @@ impl AsyncWrite for Lent {
             let Some(c) = s.conn.as_mut() else {
                 return Poll::Ready(Err(not_lent()));
             };
+            match send_out(c, &mut s.out) {
+                Ok(true) => {}
+                Ok(false) => {
+                    s.write_blocked = true;
+                    return Poll::Pending;
+                }
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+            if s.preface_left == 0 && s.settings {
+                // h2 announces the frame size it takes joined frames up to; the peer is
+                // told nothing, as by curl, and keeps to 16 KiB ([`merge`]).
+                s.settings = false;
+                if let Some((frame, taken)) = merge::strip_max_frame_size(data) {
+                    s.out = frame;
+                    if let Err(e) = send_out(c, &mut s.out) {
+                        return Poll::Ready(Err(e));
+                    }
+                    return Poll::Ready(Ok(taken));
+                }
+                // Not the frame expected: the peer was told h2's size, and may use it.
+                s.merge.set_wire_max(MAX_FRAME as usize);
+            }
+            // The preface alone, so that the SETTINGS frame starts a write of its own.
+            let data = match s.preface_left {
+                0 => data,
+                n => &data[..data.len().min(n)],
+            };
             loop {
                 match c.send(data) {
-                    Ok(n) => return Poll::Ready(Ok(n)),
+                    Ok(n) => {
+                        s.preface_left = s.preface_left.saturating_sub(n);
+                        return Poll::Ready(Ok(n));
+                    }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                         s.write_blocked = true;
                         return Poll::Pending;
@@ -144,6 +267,14 @@ impl AsyncWrite for Lent {
             let Some(c) = s.conn.as_mut() else {
                 return Poll::Ready(Err(not_lent()));
             };
+            match send_out(c, &mut s.out) {
+                Ok(true) => {}
+                Ok(false) => {
+                    s.write_blocked = true;
+                    return Poll::Pending;
+                }
+                Err(e) => return Poll::Ready(Err(e)),
+            }
             match c.flush() {
                 Ok(()) => Poll::Ready(Ok(())),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -305,6 +436,28 @@ fn ack_now(conn: &Conn) {
     let _ = conn;
 }
 
+/// A stream the connection's merger joins DATA frames on, as far as its body's limit allows
+/// ([`merge::Limit`]): none before [`StreamTrack::set`], none once dropped.
+pub struct StreamTrack {
+    slot: Arc<Mutex<Slot>>,
+    id: u32,
+}
+
+impl StreamTrack {
+    /// The response head came: the limit h2 holds the body to.
+    pub fn set(&self, limit: merge::Limit) {
+        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        s.merge.set_limit(self.id, limit);
+    }
+}
+
+impl Drop for StreamTrack {
+    fn drop(&mut self) {
+        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        s.merge.untrack(self.id);
+    }
+}
+
 /// A stream's handles: the response to wait for, the request body to send, the response
 /// body to read.
 pub struct Stream {
@@ -328,6 +481,7 @@ impl Mux {
             .initial_connection_window_size(CONN_WINDOW)
             .max_header_list_size(MAX_HEADER_LIST)
             .max_concurrent_streams(100)
+            .max_frame_size(MAX_FRAME)
             .enable_push(false);
         let hs = b.handshake::<Lent, Bytes>(Lent(slot.clone()));
         Box::new(Mux {
@@ -377,6 +531,7 @@ impl Mux {
             s.write_blocked = false;
             s.read_some = false;
             s.budget = budget;
+            s.reads = budget > 0;
             s.more = false;
             // What one drive reads is one burst, as one read is for nghttp2 in curl.
             s.scan.reset_burst();
@@ -409,6 +564,22 @@ impl Mux {
             ack_now(&conn);
         }
         conn
+    }
+
+    /// Stream `id` was opened: the merger counts its DATA, and joins them once told the
+    /// stream's limit, until the stream ends or the handle is dropped.
+    pub fn track(&self, id: u32) -> StreamTrack {
+        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        s.merge.track(id);
+        StreamTrack {
+            slot: self.slot.clone(),
+            id,
+        }
+    }
+
+    /// How many streams the merger tracks.
+    pub fn tracked(&self) -> usize {
+        self.slot.lock().map(|s| s.merge.tracked()).unwrap_or(0)
     }
 
     /// The connection's woken streams.
