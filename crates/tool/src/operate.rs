@@ -813,6 +813,10 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             );
             return Code::UnrecoverablePoll as i32;
         }
+        // curl's check_finished: the result of a pass is the error of a transfer that
+        // failed in it, whatever succeeded in the same pass; the last pass's result is the
+        // exit code.
+        let mut failed_in_pass = false;
         while let Some(msg) = multi.info_read() {
             let Some(pos) = running.iter().position(|(id, _)| *id == msg.id) else {
                 continue;
@@ -826,7 +830,14 @@ pub fn run(cfg: Config, errout: ErrOut) -> i32 {
             let (easy, info) = multi.remove(id).expect("finished transfer");
             let op = &cfg.ops[meta.op];
             match finish_job(&g, op, meta, easy, info, msg.result, &stdout, &errout) {
-                Finished::Done(code) => last = code,
+                Finished::Done(code) => {
+                    if code != 0 {
+                        last = code;
+                        failed_in_pass = true;
+                    } else if !failed_in_pass {
+                        last = 0;
+                    }
+                }
                 Finished::Retry(meta, delay) if g.parallel => {
                     let at = Instant::now()
                         + crate::retry::parallel_wait(delay, std::time::SystemTime::now());

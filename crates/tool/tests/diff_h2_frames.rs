@@ -383,8 +383,9 @@ fn two_streams_interleaved_one_overflowing() {
     assert!(files[2] == five[..15000], "stream 5 up to the overflow");
 }
 
+/// -Z: stream 3 fails (content-length overflow) and stream 5 succeeds in the same pass:
+/// the exit code is the failure's, as curl's check_finished keeps it.
 #[test]
-#[ignore = "issue 3: with -Z, a failing and a succeeding transfer that end in the same pass give exit code 0; curl keeps the error (its check_finished sets the result only for a failure)"]
 fn parallel_exit_code_keeps_an_earlier_error() {
     let (c, _) = frames_of(3, &body(2000), 0, &[1500, 500], true);
     diff_three(
