@@ -61,9 +61,12 @@ fn roundtrip_exempt(input: &str, u: &Url, s: &str) -> bool {
     if u.password().is_some_and(|p| p.contains(';')) && u.options().is_some() {
         return true;
     }
+    // The authority starts after "//" and any further slashes (`scheme:///%36` has the
+    // host `%36`, as in libcurl).
     let authority_end = input
         .find("//")
         .map(|p| p + 2)
+        .map(|p| p + input[p..].bytes().take_while(|&b| b == b'/').count())
         .map(|p| p + input[p..].find(['/', '?', '#']).unwrap_or(input.len() - p))
         .unwrap_or(input.len());
     input[..authority_end].contains('%')
