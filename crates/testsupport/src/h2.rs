@@ -380,3 +380,82 @@ fn serve_multi(c: TcpStream, settings: &[u8], respond: Arc<Responder>, count: Ar
         }
     }
 }
+
+/// The `curl: (N) ...` lines of a client's stderr.
+pub fn error_line(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|l| l.starts_with("curl: ("))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The reference curl, then `oxcurl`, each against its own [`H2Server`] playing `script`,
+/// with `-sS --http2-prior-knowledge`, `extra` and the server's URL, in a clean environment
+/// (with `OXCURL_ALLOCCOUNT` set, for builds with the counting allocator). The reference
+/// must not hang; exit codes, stdout bytes and, with `text`, the `curl: (N)` lines must be
+/// equal. Returns oxcurl's output and its heap peak, when it wrote one.
+pub fn diff_script(
+    oxcurl: &std::path::Path,
+    name: &str,
+    script: Vec<H2Action>,
+    extra: &[&str],
+    text: bool,
+) -> (crate::Output, Option<u64>) {
+    let srv = H2Server::start(script);
+    let tmp = crate::TempDir::new(name);
+    let url = format!("{}/", srv.url());
+    let mut args = vec!["-sS", "--http2-prior-knowledge"];
+    args.extend_from_slice(extra);
+    args.push(&url);
+    let report = tmp.join("allocs.txt");
+    let run = |p: &std::path::Path| {
+        crate::Exec::new(p)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", tmp.path())
+            .env("LC_ALL", "C")
+            .env("OXCURL_ALLOCCOUNT", &report)
+            .cwd(tmp.path())
+            .timeout(Duration::from_secs(30))
+            .args(&args)
+            .run()
+    };
+    let r = run(&crate::reference_curl());
+    assert!(!r.timed_out, "{name}: the reference hung");
+    let x = run(oxcurl);
+    let peak = std::fs::read_to_string(&report).ok().and_then(|t| {
+        let mut it = t.split_whitespace();
+        while let Some(k) = it.next() {
+            if k == "peak" {
+                return it.next()?.parse().ok();
+            }
+        }
+        None
+    });
+    let report = format!(
+        "\n--- reference {:?}\n{}\n--- oxcurl {:?}\n{}",
+        r.code,
+        String::from_utf8_lossy(&r.stderr),
+        x.code,
+        String::from_utf8_lossy(&x.stderr)
+    );
+    assert_eq!(r.code, x.code, "{name}: exit code{report}");
+    if text {
+        assert_eq!(
+            error_line(&r.stderr),
+            error_line(&x.stderr),
+            "{name}: error{report}"
+        );
+    }
+    let head = |b: &[u8]| String::from_utf8_lossy(&b[..b.len().min(256)]).into_owned();
+    assert!(
+        r.stdout == x.stdout,
+        "{name}: stdout differs ({} / {} bytes): {:?} / {:?}{report}",
+        r.stdout.len(),
+        x.stdout.len(),
+        head(&r.stdout),
+        head(&x.stdout)
+    );
+    (x, peak)
+}

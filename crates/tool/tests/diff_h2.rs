@@ -447,16 +447,7 @@ fn h2_post_openssl() {
 
 // ---- broken and hostile servers -----------------------------------------------------------
 
-use oxcurl_testsupport::h2::{hpack, hpack_literal, H2Action, H2Server};
-
-/// The `curl: (N) ...` line of stderr.
-fn error_line(stderr: &[u8]) -> String {
-    String::from_utf8_lossy(stderr)
-        .lines()
-        .filter(|l| l.starts_with("curl: ("))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+use oxcurl_testsupport::h2::{self, error_line, hpack, hpack_literal, H2Action, H2Server};
 
 /// Run both against a scripted server; compare exit code, stdout and the error line.
 fn diff_script(name: &str, script: Vec<H2Action>, extra: &[&str]) -> Output {
@@ -483,58 +474,7 @@ fn diff_script_peak(
     extra: &[&str],
     text: bool,
 ) -> (Output, Option<u64>) {
-    let srv = H2Server::start(script);
-    let tmp = TempDir::new(name);
-    let url = format!("{}/", srv.url());
-    let mut args = vec!["-sS", "--http2-prior-knowledge"];
-    args.extend_from_slice(extra);
-    args.push(&url);
-    let report = tmp.join("allocs.txt");
-    let run = |p: &Path| {
-        Exec::new(p)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", tmp.path())
-            .env("LC_ALL", "C")
-            .env("OXCURL_ALLOCCOUNT", &report)
-            .cwd(tmp.path())
-            .timeout(std::time::Duration::from_secs(30))
-            .args(&args)
-            .run()
-    };
-    let r = run(&reference_curl());
-    assert!(!r.timed_out, "{name}: the reference hung");
-    let x = run(Path::new(OXCURL));
-    let peak = std::fs::read_to_string(&report).ok().and_then(|t| {
-        let mut it = t.split_whitespace();
-        while let Some(k) = it.next() {
-            if k == "peak" {
-                return it.next()?.parse().ok();
-            }
-        }
-        None
-    });
-    let report = format!(
-        "\n--- reference {:?}\n{}\n--- oxcurl {:?}\n{}",
-        r.code,
-        String::from_utf8_lossy(&r.stderr),
-        x.code,
-        String::from_utf8_lossy(&x.stderr)
-    );
-    assert_eq!(r.code, x.code, "{name}: exit code{report}");
-    if text {
-        assert_eq!(
-            error_line(&r.stderr),
-            error_line(&x.stderr),
-            "{name}: error{report}"
-        );
-    }
-    assert_eq!(
-        String::from_utf8_lossy(&r.stdout),
-        String::from_utf8_lossy(&x.stdout),
-        "{name}: stdout{report}"
-    );
-    (x, peak)
+    h2::diff_script(Path::new(OXCURL), name, script, extra, text)
 }
 
 fn ok_head(len: &str) -> H2Action {

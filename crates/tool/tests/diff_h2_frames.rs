@@ -8,7 +8,7 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::time::Duration;
 
-use oxcurl_testsupport::h2::{frame, hpack, hpack_literal, H2Action, H2Server};
+use oxcurl_testsupport::h2::{self, error_line, frame, hpack, hpack_literal, H2Action, H2Server};
 use oxcurl_testsupport::{reference_curl, Exec, Output, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -25,41 +25,10 @@ fn run(prog: &Path, url: &str, tmp: &TempDir) -> Output {
         .run()
 }
 
-fn error_line(stderr: &[u8]) -> String {
-    String::from_utf8_lossy(stderr)
-        .lines()
-        .filter(|l| l.starts_with("curl: ("))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// Both clients against `script`; the output, which must be the same.
 fn diff(name: &str, script: Vec<H2Action>) -> Output {
-    let srv = H2Server::start(script);
-    let tmp = TempDir::new(name);
-    let url = format!("{}/", srv.url());
-    let r = run(&reference_curl(), &url, &tmp);
-    let x = run(Path::new(OXCURL), &url, &tmp);
-    assert!(!r.timed_out && !x.timed_out, "{name}: hung");
-    let report = format!(
-        "\n--- reference {:?}\n{}\n--- oxcurl {:?}\n{}",
-        r.code,
-        String::from_utf8_lossy(&r.stderr),
-        x.code,
-        String::from_utf8_lossy(&x.stderr)
-    );
-    assert_eq!(r.code, x.code, "{name}: exit code{report}");
-    assert_eq!(
-        error_line(&r.stderr),
-        error_line(&x.stderr),
-        "{name}: error{report}"
-    );
-    assert!(
-        r.stdout == x.stdout,
-        "{name}: stdout differs: {:?} / {:?}{report}",
-        String::from_utf8_lossy(&r.stdout[..r.stdout.len().min(64)]),
-        String::from_utf8_lossy(&x.stdout[..x.stdout.len().min(64)])
-    );
+    let (x, _) = h2::diff_script(Path::new(OXCURL), name, script, &[], true);
+    assert!(!x.timed_out, "{name}: hung");
     x
 }
 
