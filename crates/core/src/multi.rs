@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use oxcurl_sys::{Event, Events, PollMode, Poller};
+use oxcurl_sys::{Event, Events, Poller};
 
 use crate::conn::{BufPool, Pool};
 use crate::dns::Resolver;
@@ -783,16 +783,14 @@ impl Multi {
                 Some(reg) => {
                     reg.2 = r;
                     reg.3 = wr;
-                    self.poller.modify_with_mode(fd, ev, PollMode::Level)?;
+                    self.poller.modify(fd, ev)?;
                 }
                 None => {
                     slot.regs.push((raw, id, r, wr, false));
-                    match oxcurl_sys::register(&self.poller, fd, ev) {
+                    match self.poller.add(fd, ev) {
                         Ok(()) => {}
                         // A parked-then-reused socket can still be known to epoll.
-                        Err(e) if e.raw_os_error() == Some(17) => {
-                            self.poller.modify_with_mode(fd, ev, PollMode::Level)?
-                        }
+                        Err(e) if e.raw_os_error() == Some(17) => self.poller.modify(fd, ev)?,
                         Err(e) => return Err(e),
                     }
                 }
@@ -824,11 +822,9 @@ impl Multi {
                     continue;
                 }
             };
-            match oxcurl_sys::register(poller, fd, ev) {
+            match poller.add(fd, ev) {
                 Ok(()) => {}
-                Err(e) if e.raw_os_error() == Some(17) => {
-                    poller.modify_with_mode(fd, ev, PollMode::Level)?
-                }
+                Err(e) if e.raw_os_error() == Some(17) => poller.modify(fd, ev)?,
                 Err(e) => return Err(e),
             }
         }
@@ -878,8 +874,7 @@ impl Multi {
 
     fn wait(&mut self, max: Duration, wakeable: bool) -> io::Result<()> {
         if !self.resolver_registered {
-            oxcurl_sys::register(
-                &self.poller,
+            self.poller.add(
                 self.resolver.wake_socket().as_fd(),
                 Event::readable(WAKE_KEY),
             )?;

@@ -67,13 +67,6 @@ impl Event {
     }
 }
 
-/// How a registration reports readiness. Only level-triggered: a descriptor stays reported
-/// while it is ready, so a reader may stop before `EAGAIN`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PollMode {
-    Level,
-}
-
 /// The events one wait reported.
 pub struct Events {
     list: Vec<epoll::Event>,
@@ -146,9 +139,10 @@ impl Poller {
         Ok(Poller { epoll, notifier })
     }
 
-    /// Watch `fd` for `interest`. The kernel forgets a descriptor when it is closed, so a
-    /// socket dropped without [`Poller::delete`] leaves nothing behind.
-    pub fn add_with_mode(&self, fd: impl AsFd, interest: Event, _: PollMode) -> io::Result<()> {
+    /// Watch `fd` for `interest`, level-triggered: a descriptor stays reported while it is
+    /// ready, so a reader may stop before `EAGAIN`. The kernel forgets a descriptor when it
+    /// is closed, so a socket dropped without [`Poller::delete`] leaves nothing behind.
+    pub fn add(&self, fd: impl AsFd, interest: Event) -> io::Result<()> {
         check_key(interest.key)?;
         epoll::add(
             &self.epoll,
@@ -159,7 +153,7 @@ impl Poller {
         Ok(())
     }
 
-    pub fn modify_with_mode(&self, fd: impl AsFd, interest: Event, _: PollMode) -> io::Result<()> {
+    pub fn modify(&self, fd: impl AsFd, interest: Event) -> io::Result<()> {
         check_key(interest.key)?;
         epoll::modify(
             &self.epoll,
@@ -237,8 +231,7 @@ mod tests {
     fn level_triggered_readiness_stays_until_read() {
         let p = Poller::new().unwrap();
         let (mut a, b) = UnixStream::pair().unwrap();
-        p.add_with_mode(b.as_fd(), Event::readable(7), PollMode::Level)
-            .unwrap();
+        p.add(b.as_fd(), Event::readable(7)).unwrap();
         let mut ev = Events::new();
         p.wait(&mut ev, Some(Duration::ZERO)).unwrap();
         assert!(ev.is_empty());
@@ -248,12 +241,10 @@ mod tests {
             let got: Vec<_> = ev.iter().collect();
             assert_eq!(got, vec![Event::readable(7)]);
         }
-        p.modify_with_mode(b.as_fd(), Event::none(7), PollMode::Level)
-            .unwrap();
+        p.modify(b.as_fd(), Event::none(7)).unwrap();
         p.wait(&mut ev, Some(Duration::ZERO)).unwrap();
         assert!(ev.is_empty());
-        p.modify_with_mode(b.as_fd(), Event::all(7), PollMode::Level)
-            .unwrap();
+        p.modify(b.as_fd(), Event::all(7)).unwrap();
         p.wait(&mut ev, Some(Duration::ZERO)).unwrap();
         assert_eq!(ev.iter().collect::<Vec<_>>(), vec![Event::all(7)]);
         p.delete(b.as_fd()).unwrap();
@@ -265,8 +256,7 @@ mod tests {
     fn a_hang_up_is_readable() {
         let p = Poller::new().unwrap();
         let (a, b) = UnixStream::pair().unwrap();
-        p.add_with_mode(b.as_fd(), Event::readable(1), PollMode::Level)
-            .unwrap();
+        p.add(b.as_fd(), Event::readable(1)).unwrap();
         drop(a);
         let mut ev = Events::new();
         p.wait(&mut ev, Some(Duration::from_secs(5))).unwrap();
@@ -307,8 +297,6 @@ mod tests {
     fn the_notifier_key_is_refused() {
         let p = Poller::new().unwrap();
         let (_a, b) = UnixStream::pair().unwrap();
-        assert!(p
-            .add_with_mode(b.as_fd(), Event::readable(usize::MAX), PollMode::Level)
-            .is_err());
+        assert!(p.add(b.as_fd(), Event::readable(usize::MAX)).is_err());
     }
 }
