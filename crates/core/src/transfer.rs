@@ -400,6 +400,9 @@ pub(crate) struct Transfer {
     creds: Option<(String, String)>,
     /// The credentials came from `.netrc` for this host: they may go there on redirects.
     creds_netrc: bool,
+    /// The current URL came from a redirect resolved against a URL that carried `creds`
+    /// (see `follow`): its user and password are not a new source of credentials.
+    creds_injected: bool,
     notes: Vec<String>,
     /// Stop receiving the body and close (an error was decided).
     pub result: Option<Result<()>>,
@@ -524,6 +527,7 @@ impl Transfer {
             auth_retry: false,
             creds: None,
             creds_netrc: false,
+            creds_injected: false,
             notes: Vec::new(),
             result: None,
             retries: 0,
@@ -1649,14 +1653,15 @@ impl Transfer {
     /// curl's `override_login`: the credentials for this URL from `-u`, the URL or `.netrc`.
     fn find_credentials(&mut self, url: &Url) -> Result<()> {
         self.creds_netrc = false;
+        let injected = std::mem::take(&mut self.creds_injected);
         if let Some((u, p)) = &self.opts.userpwd {
             self.creds = Some((u.clone(), p.clone()));
             return Ok(());
         }
-        if url.user().is_some() {
+        if url.user().is_some() && !injected {
             self.url_user = Some(decoded(url, Part::User));
         }
-        if url.password().is_some() {
+        if url.password().is_some() && !injected {
             self.url_password = Some(decoded(url, Part::Password));
         }
         let mut user = self.url_user.clone();
@@ -5059,19 +5064,31 @@ impl Transfer {
             path_as_is: self.opts.path_as_is,
             ..Flags::default()
         };
-        let new = cur.join(&next, flags).map_err(|e| {
-            let code = match e {
-                oxcurl_urlapi::UrlError::UnsupportedScheme => Code::UnsupportedProtocol,
-                _ => Code::UrlMalformat,
-            };
-            Error::new(
-                code,
-                format!(
-                    "The redirect target URL could not be parsed: {}",
-                    e.message()
-                ),
-            )
-        })?;
+        // curl's override_login wrote the credentials in use into the URL handle the Location
+        // is resolved against: a relative redirect keeps them in the URL it shows (the "Issue
+        // another request" line, %{url_effective}). The next request reads them as before.
+        let base = self.url_with_credentials(&cur);
+        let new = base
+            .as_ref()
+            .unwrap_or(&cur)
+            .join(&next, flags)
+            .map_err(|e| {
+                let code = match e {
+                    oxcurl_urlapi::UrlError::UnsupportedScheme => Code::UnsupportedProtocol,
+                    _ => Code::UrlMalformat,
+                };
+                Error::new(
+                    code,
+                    format!(
+                        "The redirect target URL could not be parsed: {}",
+                        e.message()
+                    ),
+                )
+            })?;
+        // A Location with a user of its own (another host, say) is read as before.
+        self.creds_injected = base
+            .as_ref()
+            .is_some_and(|b| b.user() == new.user() && b.password() == new.password());
         // curl's Curl_http_follow: credentials from the URL are kept for another host (they
         // are sent only where allowed) but dropped for another port or scheme.
         if !self.opts.unrestricted_auth {
@@ -5142,6 +5159,23 @@ impl Transfer {
         self.url = Some(Arc::new(new));
         self.state = State::Init;
         Ok(())
+    }
+
+    /// `url` with the user and password of this transfer in it, URL-encoded (curl's
+    /// `override_login` sets them on its URL handle), or None without credentials.
+    fn url_with_credentials(&self, url: &Url) -> Option<Url> {
+        let (user, pass) = self.creds.as_ref()?;
+        let mut with = url.clone();
+        let encode = Flags {
+            url_encode: true,
+            ..Flags::default()
+        };
+        let nonempty = |s: &String| (!s.is_empty()).then(|| s.clone());
+        with.set(Part::User, nonempty(user).as_deref(), encode)
+            .ok()?;
+        with.set(Part::Password, nonempty(pass).as_deref(), encode)
+            .ok()?;
+        Some(with)
     }
 
     /// Request the same URL again to answer an authentication challenge (curl's
