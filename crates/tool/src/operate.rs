@@ -5,6 +5,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -247,6 +248,11 @@ struct Tracer {
     show_data: bool,
 }
 
+/// curl's `traced_data` in `tool_debug_cb`: a `[N bytes data]` marker was written since the
+/// last text or header line. One flag for the whole run, as curl's is a static: with `-Z`,
+/// the transfers' data share it.
+static TRACED_DATA: AtomicBool = AtomicBool::new(false);
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum TraceMode {
     Verbose,
@@ -317,12 +323,22 @@ impl Tracer {
                     rest = &rest[end..];
                 }
             }
-            InfoType::DataOut | InfoType::DataIn if self.show_data => {
-                let c = if kind == InfoType::DataOut { '}' } else { '{' };
-                out.extend_from_slice(format!("{ts}{c} [{} bytes data]\n", data.len()).as_bytes());
+            InfoType::DataOut | InfoType::DataIn | InfoType::SslDataOut | InfoType::SslDataIn => {
+                // One marker for a run of data: the next text or header line allows another.
+                if self.show_data && !TRACED_DATA.swap(true, Ordering::Relaxed) {
+                    let c = if matches!(kind, InfoType::DataOut | InfoType::SslDataOut) {
+                        '}'
+                    } else {
+                        '{'
+                    };
+                    out.extend_from_slice(
+                        format!("{ts}{c} [{} bytes data]\n", data.len()).as_bytes(),
+                    );
+                }
+                return;
             }
-            _ => {}
         }
+        TRACED_DATA.store(false, Ordering::Relaxed);
     }
 
     fn dump(&mut self, kind: InfoType, data: &[u8], out: &mut Vec<u8>) {
