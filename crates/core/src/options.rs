@@ -105,6 +105,11 @@ pub trait Handler: Send {
     fn rewind(&mut self) -> bool {
         false
     }
+    /// Whether verbose output goes to a debug callback of the application's
+    /// (`CURLOPT_DEBUGFUNCTION`): curl writes OpenSSL's handshake trace only then.
+    fn has_debug_callback(&self) -> bool {
+        true
+    }
     /// Verbose and trace output (`CURLOPT_DEBUGFUNCTION`); only called when `verbose` is set.
     fn debug(&mut self, _kind: InfoType, _data: &[u8]) {}
     /// The transfer's id and its connection's (-1 before it has one) for the `debug` calls

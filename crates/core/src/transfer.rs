@@ -403,6 +403,11 @@ pub(crate) struct Transfer {
     /// The current URL came from a redirect resolved against a URL that carried `creds`
     /// (see `follow`): its user and password are not a new source of credentials.
     creds_injected: bool,
+    /// The CA lines of `-v` held back until the first handshake step is traced.
+    ca_notes: Vec<String>,
+    /// With the TLS trace: the length of the request head not shown yet (curl shows it
+    /// after the write that sent it).
+    head_pending: Option<usize>,
     notes: Vec<String>,
     /// Stop receiving the body and close (an error was decided).
     pub result: Option<Result<()>>,
@@ -528,6 +533,8 @@ impl Transfer {
             creds: None,
             creds_netrc: false,
             creds_injected: false,
+            ca_notes: Vec::new(),
+            head_pending: None,
             notes: Vec::new(),
             result: None,
             retries: 0,
@@ -2294,8 +2301,58 @@ impl Transfer {
             self.verbose(&format!("ALPN: curl offers {}", offer.join(",")));
         }
         if opts.verify_peer {
-            self.verbose(&format!(" CAfile: {}", opts.effective_cafile()));
-            self.verbose(&format!(" CApath: {}", opts.effective_capath()));
+            let ca = [
+                format!(" CAfile: {}", opts.effective_cafile()),
+                format!(" CApath: {}", opts.effective_capath()),
+            ];
+            if self.tls_trace_wanted() {
+                // curl's OpenSSL backend loads the CA store while the ClientHello is out:
+                // its lines follow the first handshake step's.
+                self.ca_notes = ca.to_vec();
+            } else {
+                for l in &ca {
+                    self.verbose(l);
+                }
+            }
+        }
+    }
+
+    /// curl's `ossl_trace`: with `-v` and a debug callback, OpenSSL's handshake messages,
+    /// alerts and record headers are written as they pass (`tls::trace_start`).
+    fn tls_trace_wanted(&self) -> bool {
+        self.opts.verbose
+            && crate::tls::backend() == crate::tls::Backend::OpenSsl
+            && self.handler.has_debug_callback()
+    }
+
+    /// [`Self::tls_trace_wanted`] on a connection with TLS.
+    fn tls_trace_on(&self) -> bool {
+        self.tls_trace_wanted()
+            && self
+                .conn
+                .as_ref()
+                .is_some_and(|c| c.tls.is_some() || c.proxy_tls.is_some())
+    }
+
+    /// Write what the trace scope opened before the last TLS call collected. The CA lines
+    /// held back go before the first message received (curl's OpenSSL backend sets up its
+    /// CA store at its first read of the server's reply), or after all when there is none.
+    fn tls_trace_emit(&mut self) {
+        for e in crate::tls::trace_take() {
+            if !e.out && !self.ca_notes.is_empty() {
+                for l in std::mem::take(&mut self.ca_notes) {
+                    self.verbose(&l);
+                }
+            }
+            if let Some(t) = &e.text {
+                self.verbose(t);
+            }
+            let kind = if e.out {
+                InfoType::SslDataOut
+            } else {
+                InfoType::SslDataIn
+            };
+            self.handler.debug(kind, &e.bytes);
         }
     }
 
@@ -2303,9 +2360,20 @@ impl Transfer {
         let State::TlsConnect { proxy, .. } = self.state else {
             unreachable!()
         };
+        let trace = self.tls_trace_on();
+        if trace {
+            crate::tls::trace_start();
+        }
         let conn = self.conn.as_mut().expect("conn");
         let inner = !proxy && (conn.proxy_tls.is_some() || conn.tunnel.is_some());
-        let step = conn.handshake().map_err(|e| {
+        let step = conn.handshake();
+        if trace {
+            self.tls_trace_emit();
+            for l in std::mem::take(&mut self.ca_notes) {
+                self.verbose(&l);
+            }
+        }
+        let step = step.map_err(|e| {
             if inner {
                 crate::tls::inner_handshake_error(e)
             } else {
@@ -3465,7 +3533,10 @@ impl Transfer {
             },
         );
         self.info.request_size += self.req.len() as u64;
-        if self.opts.verbose && !self.on_h2() {
+        if self.tls_trace_on() && !self.on_h2() {
+            // curl shows the request once it went out, after the record's trace.
+            self.head_pending = Some(self.req.len());
+        } else if self.opts.verbose && !self.on_h2() {
             let req = std::mem::take(&mut self.req);
             self.handler.debug(InfoType::HeaderOut, &req);
             self.req = req;
@@ -3518,14 +3589,35 @@ impl Transfer {
         if let Some(e) = self.req_error.take() {
             return Err(e);
         }
+        let trace = self.tls_trace_on() && self.req_sent < self.req.len();
+        if trace {
+            crate::tls::trace_start();
+        }
         let conn = self.conn.as_mut().expect("conn");
+        let mut sent = Ok(());
         while self.req_sent < self.req.len() {
             match conn.send(&self.req[self.req_sent..]) {
                 Ok(n) => self.req_sent += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(send_error(&e)),
+                Err(e) => {
+                    sent = Err(e);
+                    break;
+                }
             }
+        }
+        if trace {
+            self.tls_trace_emit();
+        }
+        if let Some(n) = self.head_pending.take() {
+            let req = std::mem::take(&mut self.req);
+            self.handler
+                .debug(InfoType::HeaderOut, &req[..n.min(req.len())]);
+            self.req = req;
+        }
+        match sent {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+            Err(e) => return Err(send_error(&e)),
         }
         if self.up.await_continue {
             if self.timers.get(TimerId::Expect100).is_none() {
@@ -3956,14 +4048,21 @@ impl Transfer {
             Ok(max) if limited && max < buf.len() => &mut buf[..max],
             _ => buf,
         };
+        let trace = self.tls_trace_on();
         loop {
-            let conn = self.conn.as_mut().expect("conn");
-            match conn.flush() {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(e) => return Err(send_error(&e)),
+            if trace {
+                crate::tls::trace_start();
             }
-            let n = match conn.recv(buf) {
+            let conn = self.conn.as_mut().expect("conn");
+            let got = match conn.flush() {
+                Ok(()) => Ok(conn.recv(buf)),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(conn.recv(buf)),
+                Err(e) => Err(e),
+            };
+            if trace {
+                self.tls_trace_emit();
+            }
+            let n = match got.map_err(|e| send_error(&e))? {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,

@@ -259,6 +259,9 @@ impl Handler for CHandler {
         // SAFETY: without a read callback READDATA is a FILE * (or NULL for stdin).
         self.0.read.is_none() && unsafe { oxcurl_default_rewind(self.0.read_data) } != -1
     }
+    fn has_debug_callback(&self) -> bool {
+        self.0.debug.is_some()
+    }
     fn debug(&mut self, kind: InfoType, data: &[u8]) {
         // curl's informational texts are NUL-terminated after their length (infof formats
         // into a C string), and applications print them with %s: so are ours.

@@ -94,3 +94,114 @@ pub fn resume(ssl: &mut SslRef, peer: &str) -> bool {
     // `SslRef::set_session` requires. OpenSSL takes its own reference to the session.
     unsafe { ssl.set_session(&session).is_ok() }
 }
+
+// ---- handshake message trace -----------------------------------------------------------------
+
+/// One message OpenSSL's message callback reported: sent (`out`) or received, the protocol
+/// version (`TLS1_3_VERSION`...; 0 for a record header before one is chosen), the content
+/// type (22 handshake, 21 alert, 20 change cipher spec; 256 a record header, 257 the inner
+/// content type of a TLS 1.3 record) and the bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsMessage {
+    pub out: bool,
+    pub version: i32,
+    pub content_type: i32,
+    pub bytes: Vec<u8>,
+}
+
+thread_local! {
+    /// The messages of the OpenSSL calls inside a [`trace_start`]..[`trace_take`] scope on
+    /// this thread; None outside one, when the callback keeps nothing.
+    static TRACE: std::cell::RefCell<Option<Vec<TlsMessage>>> = const { std::cell::RefCell::new(None) };
+}
+
+type MsgCallback = unsafe extern "C" fn(
+    write_p: std::ffi::c_int,
+    version: std::ffi::c_int,
+    content_type: std::ffi::c_int,
+    buf: *const std::ffi::c_void,
+    len: usize,
+    ssl: *mut std::ffi::c_void,
+    arg: *mut std::ffi::c_void,
+);
+
+extern "C" {
+    fn SSL_CTX_set_msg_callback(ctx: *mut std::ffi::c_void, cb: Option<MsgCallback>);
+    fn SSL_alert_desc_string_long(value: std::ffi::c_int) -> *const std::ffi::c_char;
+}
+
+/// OpenSSL calls this from inside `SSL_connect`, `SSL_read`, `SSL_write`... on the thread
+/// making the call: the message joins the scope open on that thread, if any.
+///
+/// # Safety
+/// OpenSSL's contract for a message callback: `buf` points to `len` readable bytes for the
+/// duration of the call.
+unsafe extern "C" fn on_message(
+    write_p: std::ffi::c_int,
+    version: std::ffi::c_int,
+    content_type: std::ffi::c_int,
+    buf: *const std::ffi::c_void,
+    len: usize,
+    _ssl: *mut std::ffi::c_void,
+    _arg: *mut std::ffi::c_void,
+) {
+    if write_p != 0 && write_p != 1 {
+        return;
+    }
+    // Nothing here may unwind into OpenSSL: no borrow that can fail, no panic.
+    let _ = TRACE.try_with(|t| {
+        let Ok(mut t) = t.try_borrow_mut() else {
+            return;
+        };
+        let Some(list) = t.as_mut() else {
+            return;
+        };
+        let bytes = if buf.is_null() || len == 0 {
+            Vec::new()
+        } else {
+            // SAFETY: OpenSSL hands `len` valid bytes at `buf` for this call (the contract
+            // above); they are copied before returning.
+            unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), len) }.to_vec()
+        };
+        list.push(TlsMessage {
+            out: write_p == 1,
+            version,
+            content_type,
+            bytes,
+        });
+    });
+}
+
+/// Make the connections of contexts built from `b` report their messages to the scope open
+/// on the calling thread ([`trace_start`]); with none open they cost a call per record.
+pub fn enable_message_trace(b: &mut SslContextBuilder) {
+    // SAFETY: `b.as_ptr()` is the live SSL_CTX being built; the callback is a plain function
+    // that lives as long as the program, with the signature `SSL_CTX_set_msg_callback` takes
+    // (`SSL *` passed as an opaque pointer it never reads).
+    unsafe { SSL_CTX_set_msg_callback(b.as_ptr().cast(), Some(on_message)) }
+}
+
+/// Start keeping the messages of the OpenSSL calls made on this thread.
+pub fn trace_start() {
+    TRACE.with(|t| *t.borrow_mut() = Some(Vec::new()));
+}
+
+/// Stop keeping messages; those kept since [`trace_start`].
+pub fn trace_take() -> Vec<TlsMessage> {
+    TRACE.with(|t| t.borrow_mut().take().unwrap_or_default())
+}
+
+/// OpenSSL's long description of an alert (`SSL_alert_desc_string_long`), for the alert
+/// `level << 8 | description`.
+pub fn alert_description(code: i32) -> String {
+    // SAFETY: the function takes any int and returns a pointer to a static NUL-terminated
+    // string ("unknown" for codes it does not know), never NULL.
+    let p = unsafe { SSL_alert_desc_string_long(code) };
+    if p.is_null() {
+        return "unknown".to_string();
+    }
+    // SAFETY: `p` is a static C string from OpenSSL (above).
+    unsafe { std::ffi::CStr::from_ptr(p) }
+        .to_string_lossy()
+        .into_owned()
+}

@@ -108,11 +108,18 @@ fn run(argv: Vec<String>) -> i32 {
         None => {}
     }
     // The --stderr file the parser opened, with its warnings already in it.
-    let errout: operate::ErrOut = match args::msg_dest() {
-        args::MsgDest::File(file) => Arc::new(Mutex::new(Box::new(file))),
-        args::MsgDest::Stdout => Arc::new(Mutex::new(Box::new(std::io::stdout()))),
-        args::MsgDest::Stderr => Arc::new(Mutex::new(Box::new(std::io::stderr()))),
+    let errout: Option<operate::ErrOut> = match args::msg_dest() {
+        args::MsgDest::File(file) => Some(Arc::new(Mutex::new(Box::new(file)))),
+        args::MsgDest::Stdout => None,
+        args::MsgDest::Stderr => Some(Arc::new(Mutex::new(Box::new(std::io::stderr())))),
     };
     oxcurl_sys::alloc::set_phase(oxcurl_sys::alloc::Phase::Transfer);
-    operate::run(cfg, errout)
+    let stdout = operate::stdout_buffer();
+    // `--stderr -`: the messages share the body's buffered stdout.
+    let errout = errout.unwrap_or_else(|| {
+        Arc::new(Mutex::new(Box::new(operate::StdoutThrough(Arc::clone(
+            &stdout,
+        )))))
+    });
+    operate::run(cfg, errout, stdout)
 }

@@ -41,6 +41,36 @@ fn trace_file(path: &str) -> Option<ErrOut> {
     Some(f)
 }
 
+/// The tool's stdout, buffered: the bodies written there and, with `--stderr -` or
+/// `--trace -`, the messages and the trace too (through [`StdoutThrough`]), in the order
+/// they come, as curl writes them all to the one `FILE *`.
+pub type StdoutBuffer = Arc<Mutex<io::BufWriter<io::Stdout>>>;
+
+pub fn stdout_buffer() -> StdoutBuffer {
+    Arc::new(Mutex::new(io::BufWriter::with_capacity(
+        64 * 1024,
+        io::stdout(),
+    )))
+}
+
+/// A writer to the [`StdoutBuffer`], for the messages and the trace sent to stdout.
+pub struct StdoutThrough(pub StdoutBuffer);
+
+impl Write for StdoutThrough {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.0.lock() {
+            Ok(mut o) => o.write(buf),
+            Err(_) => Err(io::Error::other("stdout lock poisoned")),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self.0.lock() {
+            Ok(mut o) => o.flush(),
+            Err(_) => Err(io::Error::other("stdout lock poisoned")),
+        }
+    }
+}
+
 fn errout_write(e: &ErrOut, data: &[u8]) {
     if let Ok(mut w) = e.lock() {
         let _ = w.write_all(data);
@@ -631,11 +661,7 @@ struct Job {
 }
 
 /// Run everything; returns the exit code.
-pub fn run(cfg: Config, errout: ErrOut) -> i32 {
-    let stdout = Arc::new(Mutex::new(io::BufWriter::with_capacity(
-        64 * 1024,
-        io::stdout(),
-    )));
+pub fn run(cfg: Config, errout: ErrOut, stdout: StdoutBuffer) -> i32 {
     let g = cfg.global.clone();
     if cfg.ops.iter().all(|op| op.urls.is_empty()) {
         errout_write(&errout, b"curl: (2) no URL specified\n");
@@ -1926,7 +1952,7 @@ fn configure(
     });
     let tracer = if let Some((file, ascii)) = &g.trace {
         let dest: ErrOut = if file == "-" {
-            Arc::new(Mutex::new(Box::new(io::stdout())))
+            Arc::new(Mutex::new(Box::new(StdoutThrough(Arc::clone(stdout)))))
         } else if file == "%" {
             Arc::clone(errout)
         } else {

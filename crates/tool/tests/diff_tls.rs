@@ -829,3 +829,92 @@ macro_rules! suite {
 
 suite!(rustls, "rustls");
 suite!(openssl, "openssl");
+
+// ---- OpenSSL's handshake trace ----------------------------------------------------------------
+
+/// `-v` output with digits masked (sizes, dates, signature lengths) and without curl's racy
+/// "Request completely sent off" line.
+fn trace_norm(d: &[u8]) -> Vec<u8> {
+    oxcurl_testsupport::diff::mask_digits(d)
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|l| !l.ends_with(b"Request completely sent off\n"))
+        .flatten()
+        .copied()
+        .collect()
+}
+
+/// With OpenSSL, `-v` shows every handshake message as curl's `ossl_trace` writes it
+/// ("TLSv1.3 (OUT), TLS handshake, Client hello (1):"), a data marker for the record bytes,
+/// the CA lines after the ClientHello (curl sets up its CA store at its first read), the
+/// request head after the record that carried it, and the session tickets and the
+/// close_notify alert read with the response.
+#[test]
+fn openssl_verbose_shows_handshake_messages() {
+    let r = Case::new("openssl_verbose_shows_handshake_messages")
+        .env("CURL_SSL_BACKEND", "openssl")
+        .tls(TlsServerOptions::default())
+        .args(&["-sv", "--cacert", "{ca}", "{url}/t"])
+        .reply(Reply::ok("traced\n").close())
+        .compare_stderr(true)
+        .normalise_with(trace_norm)
+        .run(OXCURL);
+    let err = String::from_utf8_lossy(&r.oxcurl.stderr);
+    assert!(
+        err.contains(
+            "* TLSvN.N (OUT), TLS handshake, Client hello (N):\n} [N bytes data]\n*  CAfile:"
+        ),
+        "{err}"
+    );
+}
+
+/// The trace with `--trace-ascii`: every record header (5 bytes) and TLS 1.3 inner content
+/// type (1 byte) goes to the trace as SSL data too. Their bytes are random: only the lines
+/// that introduce them are compared.
+#[test]
+fn openssl_trace_ascii_shows_ssl_data() {
+    let drop_dump = |d: &[u8]| {
+        let mut out = Vec::new();
+        let mut in_ssl = false;
+        for l in d.split_inclusive(|&b| b == b'\n') {
+            let dump = l.len() > 5 && l[4] == b':' && l[..4].iter().all(u8::is_ascii_hexdigit);
+            if !dump {
+                in_ssl = l.windows(8).any(|w| w == b"SSL data");
+            }
+            if dump && in_ssl {
+                continue;
+            }
+            // The hex length, which digit masking leaves: a signature's varies.
+            match l.windows(4).position(|w| w == b" (0x") {
+                Some(i) => {
+                    out.extend_from_slice(&l[..i]);
+                    out.push(b'\n');
+                }
+                None => out.extend_from_slice(l),
+            }
+        }
+        trace_norm(&out)
+    };
+    Case::new("openssl_trace_ascii_shows_ssl_data")
+        .env("CURL_SSL_BACKEND", "openssl")
+        .tls(TlsServerOptions::default())
+        .args(&["-s", "--trace-ascii", "-", "--cacert", "{ca}", "{url}/t"])
+        .reply(Reply::ok("traced\n").close())
+        .normalise_with(drop_dump)
+        .run(OXCURL);
+}
+
+/// rustls reports nothing of the sort, as curl built with rustls does not.
+#[test]
+fn rustls_verbose_has_no_handshake_messages() {
+    let server = ScriptedServer::start_tls(&TlsServerOptions::default());
+    server.set_replies(vec![Reply::ok("r\n")]);
+    let out = Exec::new(OXCURL)
+        .args(["-sv", "--cacert", pki().ca().to_str().unwrap()])
+        .arg(format!("{}/r", server.url()))
+        .env("CURL_SSL_BACKEND", "rustls")
+        .run();
+    assert_eq!(out.code, Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("* SSL connection using TLSv1.3"), "{err}");
+    assert!(!err.contains("TLS handshake"), "{err}");
+}

@@ -97,6 +97,41 @@ pub fn version_string() -> String {
     format!("{} ({})", cur.version_name(), other.version_name())
 }
 
+/// What a TLS library reported during a [`trace_start`] scope, for curl's `-v` trace: a
+/// text line (or none) and the bytes, sent or received.
+#[derive(Debug)]
+pub struct TraceEvent {
+    pub text: Option<String>,
+    pub out: bool,
+    pub bytes: Vec<u8>,
+}
+
+/// Open a trace scope on this thread: the OpenSSL calls made until [`trace_take`] report their
+/// handshake messages, alerts and record headers, as curl's `ossl_trace` shows them with `-v`
+/// (curl installs it when a debug callback is set). rustls reports nothing, as in curl.
+pub fn trace_start() {
+    #[cfg(feature = "openssl")]
+    if backend() == Backend::OpenSsl {
+        oxcurl_sys::tls::trace_start();
+    }
+}
+
+/// Close the scope [`trace_start`] opened; what was reported in it, in order.
+pub fn trace_take() -> Vec<TraceEvent> {
+    #[cfg(feature = "openssl")]
+    if backend() == Backend::OpenSsl {
+        return oxcurl_sys::tls::trace_take()
+            .into_iter()
+            .map(|m| TraceEvent {
+                text: openssl_backend::trace_text(&m),
+                out: m.out,
+                bytes: m.bytes,
+            })
+            .collect();
+    }
+    Vec::new()
+}
+
 /// A built client configuration of the backend in use.
 #[derive(Clone)]
 pub enum Config {

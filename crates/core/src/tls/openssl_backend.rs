@@ -76,10 +76,19 @@ pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslCont
         b.set_security_level(0);
     }
     b.set_mode(SslMode::ENABLE_PARTIAL_WRITE | SslMode::ACCEPT_MOVING_WRITE_BUFFER);
-    b.set_options(SslOptions::NO_COMPRESSION);
+    // curl's options: OpenSSL's bug workarounds but the one that drops the CBC empty-fragment
+    // defence (curl keeps it without --ssl-allow-beast, which oxcurl accepts and ignores), no TLS
+    // 1.2 session tickets, no compression. The workarounds pad a ClientHello of 256 to 511
+    // bytes to 512, so the server sees curl's hello.
+    b.set_options(
+        (SslOptions::ALL | SslOptions::NO_TICKET | SslOptions::NO_COMPRESSION)
+            - SslOptions::DONT_INSERT_EMPTY_FRAGMENTS,
+    );
     if opts.session_cache {
         oxcurl_sys::tls::enable_client_sessions(&mut b);
     }
+    // Reports only inside a trace scope (`-v` with a debug callback, see `tls::trace_take`).
+    oxcurl_sys::tls::enable_message_trace(&mut b);
     if let Some(c) = &opts.ciphers {
         b.set_cipher_list(c)
             .map_err(|_| cipher_error("cipher list", c))?;
@@ -695,5 +704,79 @@ impl Session {
             "SSL connection using {} / {cipher} / {group} / {key}",
             ssl.version_str()
         )
+    }
+}
+
+/// curl's `ossl_trace` text for a message: `TLSv1.3 (OUT), TLS handshake, Client hello (1):`;
+/// None for record headers, TLS 1.3 inner content types and messages before a version is
+/// known, which only go out as SSL data.
+pub fn trace_text(m: &oxcurl_sys::tls::TlsMessage) -> Option<String> {
+    const HEADER: i32 = 256;
+    const INNER_CONTENT_TYPE: i32 = 257;
+    if m.version == 0 || m.content_type == HEADER || m.content_type == INNER_CONTENT_TYPE {
+        return None;
+    }
+    let ver = match m.version {
+        0x0300 => "SSLv3".to_string(),
+        0x0301 => "TLSv1.0".to_string(),
+        0x0302 => "TLSv1.1".to_string(),
+        0x0303 => "TLSv1.2".to_string(),
+        0x0304 => "TLSv1.3".to_string(),
+        v => format!("({v:x})"),
+    };
+    let major = m.version >> 8;
+    let rt = if major == 3 && m.content_type != 0 {
+        match m.content_type {
+            20 => "TLS change cipher",
+            21 => "TLS alert",
+            22 => "TLS handshake",
+            23 => "TLS app data",
+            _ => "TLS Unknown",
+        }
+    } else {
+        ""
+    };
+    // curl reads the first bytes as a (signed) char.
+    let byte = |i: usize| m.bytes.get(i).map_or(0, |&b| i32::from(b as i8));
+    let (msg, kind) = match m.content_type {
+        20 => ("Change cipher spec".to_string(), byte(0)),
+        21 => {
+            let code = (byte(0) << 8) + byte(1);
+            (oxcurl_sys::tls::alert_description(code), code)
+        }
+        _ => {
+            let t = byte(0);
+            (message_name(major, t).to_string(), t)
+        }
+    };
+    let dir = if m.out { "OUT" } else { "IN" };
+    Some(format!("{ver} ({dir}), {rt}, {msg} ({kind}):"))
+}
+
+/// curl's `ssl_msg_type` for SSL 3 and later (OpenSSL 3 has no SSL 2).
+fn message_name(major: i32, t: i32) -> &'static str {
+    if major != 3 {
+        return "Unknown";
+    }
+    match t {
+        0 => "Hello request",
+        1 => "Client hello",
+        2 => "Server hello",
+        4 => "Newsession Ticket",
+        5 => "End of early data",
+        8 => "Encrypted Extensions",
+        11 => "Certificate",
+        12 => "Server key exchange",
+        13 => "Request CERT",
+        14 => "Server finished",
+        15 => "CERT verify",
+        16 => "Client key exchange",
+        20 => "Finished",
+        22 => "Certificate Status",
+        23 => "Supplemental data",
+        24 => "Key update",
+        67 => "Next protocol",
+        254 => "Message hash",
+        _ => "Unknown",
     }
 }
