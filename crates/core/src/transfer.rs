@@ -454,6 +454,8 @@ pub(crate) struct Transfer {
     /// The multiplexed connection the HTTP/2 stream is on, and the stream's id.
     h2conn: Option<SharedConn>,
     h2_sid: u32,
+    /// The request asked to switch to HTTP/2 (`Upgrade: h2c`), and a 101 to that came.
+    h2_upgrade: (bool, bool),
     /// Id of the connection this transfer sets up, known to the pool as pending.
     pending_conn: Option<i64>,
     /// The host a `--connect-to` rule or alt-svc sends a direct connection to instead of
@@ -553,6 +555,7 @@ impl Transfer {
             h2_refused: (false, 0),
             h2conn: None,
             h2_sid: 1,
+            h2_upgrade: (false, false),
             pending_conn: None,
             conn_to_host: None,
             waker: std::task::Waker::noop().clone(),
@@ -3345,9 +3348,22 @@ impl Transfer {
             },
             f => f,
         };
+        // curl asks for h2c on a connection without TLS when HTTP/2 is wanted (`--http2`)
+        // and the connection speaks HTTP/1 (`Curl_http2_request_upgrade`).
+        self.h2_upgrade = (
+            self.opts.http_version == HttpVersionPref::V2
+                && !self.on_h2()
+                && self
+                    .conn
+                    .as_ref()
+                    .is_some_and(|c| c.tls.is_none() && c.proxy_tls.is_none()),
+            false,
+        );
         // Expect goes by the size of the body, whatever the framing: 100-continue follows
-        // the source's own length, also under --crlf.
+        // the source's own length, also under --crlf. Not with an Upgrade (curl's
+        // `addexpect`), not even a custom one.
         let expect_100 = !http10
+            && !self.h2_upgrade.0
             && !self.disable_expect
             && !self.probing()
             && match framing {
@@ -3391,7 +3407,9 @@ impl Transfer {
         // curl's `addexpect`: a custom Expect header decides instead, and waits when it
         // names 100-continue.
         let expect_announced = match request::custom_header(&self.opts.headers, "Expect") {
-            Some(h) => framing != BodyFraming::None && expect_names_100_continue(h),
+            Some(h) => {
+                framing != BodyFraming::None && expect_names_100_continue(h) && !self.h2_upgrade.0
+            }
             None => expect_100,
         };
         self.req.clear();
@@ -3462,6 +3480,7 @@ impl Transfer {
                 content_range: content_range.as_deref(),
                 alt_used: self.alt_used.as_deref(),
                 authneg,
+                h2_upgrade: self.h2_upgrade.0,
             },
         );
         self.info.request_size += self.req.len() as u64;
