@@ -680,6 +680,15 @@ fn h2c_upgrade_request_again_on_reuse() {
         .run(OXCURL);
 }
 
+/// Through an HTTP proxy (absolute form, no TLS) the request asks for the upgrade too.
+#[test]
+fn h2c_upgrade_request_through_http_proxy() {
+    oxcurl_testsupport::Case::new("h2c_upgrade_request_through_http_proxy")
+        .args(&["-s", "--http2", "-x", "{url}", "http://example.invalid/"])
+        .reply(oxcurl_testsupport::Reply::ok("plain\n"))
+        .run(OXCURL);
+}
+
 /// A body over curl's Expect threshold goes without `Expect: 100-continue` when the request
 /// asks for an upgrade, even with a custom Expect header (curl's `addexpect`).
 #[test]

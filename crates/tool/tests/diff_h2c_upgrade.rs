@@ -26,6 +26,8 @@ impl Site {
             oxcurl_testsupport::http::generated_body(300_000),
         )
         .unwrap();
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/index.html"), "in sub\n").unwrap();
         let nginx = Nginx::try_start(root.path())?;
         let nghttpx = Nghttpx::try_start_h2c(nginx.port())?;
         Some(Site {
@@ -211,6 +213,24 @@ fn h2c_upgrade_then_streams_on_the_same_connection() {
             "-o",
             "/dev/null",
             "{u}/index.html?again",
+        ],
+        true,
+        false,
+    );
+}
+
+/// A redirect followed on the upgraded connection: the next request is stream 3.
+#[test]
+fn h2c_upgrade_redirect_follow_reuses() {
+    diff(
+        "h2c_upgrade_redirect_follow_reuses",
+        &[
+            "-sv",
+            "-L",
+            "--http2",
+            "-w",
+            "%{num_connects} %{num_redirects} %{http_version}\n",
+            "{u}/sub",
         ],
         true,
         false,
