@@ -459,6 +459,12 @@ pub(crate) struct Transfer {
     /// The multiplexed connection the HTTP/2 stream is on, and the stream's id.
     h2conn: Option<SharedConn>,
     h2_sid: u32,
+    /// The request asked to switch to HTTP/2 (`Upgrade: h2c`) and no final answer came
+    /// yet, and a 101 to that came. Asking, the connection counts as being set up for the
+    /// transfers that could multiplex on it (curl's `asks_multiplex`).
+    h2_upgrade: (bool, bool),
+    /// A final answer refused the upgrade: waiting transfers look again.
+    h2_denied: bool,
     /// Id of the connection this transfer sets up, known to the pool as pending.
     pending_conn: Option<i64>,
     /// The host a `--connect-to` rule or alt-svc sends a direct connection to instead of
@@ -560,6 +566,8 @@ impl Transfer {
             h2_refused: (false, 0),
             h2conn: None,
             h2_sid: 1,
+            h2_upgrade: (false, false),
+            h2_denied: false,
             pending_conn: None,
             conn_to_host: None,
             waker: std::task::Waker::noop().clone(),
@@ -980,12 +988,12 @@ impl Transfer {
                 | State::SocksResolving { .. }
                 | State::Socks
         );
-        if connecting {
+        if connecting || (self.h2_upgrade.0 && !self.is_done()) {
             return;
         }
         if let Some(id) = self.pending_conn.take() {
             cx.pool.unpend(id);
-            if self.is_done() || self.on_h2() {
+            if self.is_done() || self.on_h2() || std::mem::take(&mut self.h2_denied) {
                 cx.pool.notify();
             }
         }
@@ -3413,9 +3421,22 @@ impl Transfer {
             },
             f => f,
         };
+        // curl asks for h2c on a connection without TLS when HTTP/2 is wanted (`--http2`)
+        // and the connection speaks HTTP/1 (`Curl_http2_request_upgrade`).
+        self.h2_upgrade = (
+            self.opts.http_version == HttpVersionPref::V2
+                && !self.on_h2()
+                && self
+                    .conn
+                    .as_ref()
+                    .is_some_and(|c| c.tls.is_none() && c.proxy_tls.is_none()),
+            false,
+        );
         // Expect goes by the size of the body, whatever the framing: 100-continue follows
-        // the source's own length, also under --crlf.
+        // the source's own length, also under --crlf. Not with an Upgrade (curl's
+        // `addexpect`), not even a custom one.
         let expect_100 = !http10
+            && !self.h2_upgrade.0
             && !self.disable_expect
             && !self.probing()
             && match framing {
@@ -3459,7 +3480,9 @@ impl Transfer {
         // curl's `addexpect`: a custom Expect header decides instead, and waits when it
         // names 100-continue.
         let expect_announced = match request::custom_header(&self.opts.headers, "Expect") {
-            Some(h) => framing != BodyFraming::None && expect_names_100_continue(h),
+            Some(h) => {
+                framing != BodyFraming::None && expect_names_100_continue(h) && !self.h2_upgrade.0
+            }
             None => expect_100,
         };
         self.req.clear();
@@ -3530,6 +3553,7 @@ impl Transfer {
                 content_range: content_range.as_deref(),
                 alt_used: self.alt_used.as_deref(),
                 authneg,
+                h2_upgrade: self.h2_upgrade.0,
             },
         );
         self.info.request_size += self.req.len() as u64;
@@ -4254,6 +4278,10 @@ impl Transfer {
                     };
                     if let Some(line) = line {
                         self.on_header_line(line)?;
+                        if self.h2_upgrade.1 {
+                            self.h2_switch(cx, data);
+                            return Ok(());
+                        }
                         if !self.pending_cookies.is_empty() {
                             self.store_cookies(cx);
                         }
@@ -4677,7 +4705,9 @@ impl Transfer {
                 "Unsupported response code in HTTP response",
             ));
         }
-        if (100..200).contains(&code) {
+        // A 101 to no Upgrade of ours ends the head as a final response would (curl: "We
+        // silently accept this as the final response").
+        if (100..200).contains(&code) && (code != 101 || self.h2_upgrade.0) {
             // Informational: another head follows.
             let no = self.resp.request_no;
             let waiting = self.up.await_continue;
@@ -4688,7 +4718,14 @@ impl Transfer {
                 self.timers.clear(TimerId::Expect100);
                 self.state = State::Send;
             }
+            // The h2c upgrade asked for: HTTP/2 follows ([`Transfer::h2_switch`]).
+            if code == 101 && self.h2_upgrade.0 {
+                self.h2_upgrade.1 = true;
+            }
             return Ok(());
+        }
+        if std::mem::take(&mut self.h2_upgrade.0) {
+            self.h2_denied = true;
         }
         let mut keep_sending = false;
         if self.up.await_continue || !self.up.body_done {

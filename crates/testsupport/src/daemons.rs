@@ -240,6 +240,30 @@ impl Nghttpx {
         Some(Nghttpx { d })
     }
 
+    /// Starts nghttpx as a cleartext reverse proxy in front of the HTTP/1.1 server on
+    /// `127.0.0.1:backend`: HTTP/1.1, HTTP/2 with prior knowledge, and HTTP/1.1 switched to
+    /// HTTP/2 by `Upgrade: h2c` (curl's suite uses it so for its `http/2` server). `None`
+    /// when it is not installed and `OXCURL_SKIP_PROXIES=1`.
+    pub fn try_start_h2c(backend: u16) -> Option<Nghttpx> {
+        let bin = find(NGHTTPX_BIN, "nghttp2-proxy")?;
+        let d = launch("nghttpx-h2c", |port, dir| {
+            let mut c = Command::new(&bin);
+            c.arg(format!("--frontend=127.0.0.1,{port};no-tls"))
+                .arg(format!("--backend=127.0.0.1,{backend}"))
+                .arg("--workers=1")
+                .arg("--conf=/dev/null")
+                .arg("--log-level=INFO")
+                .arg(format!("--errorlog-file={}", dir.join("log").display()))
+                .arg(format!(
+                    "--accesslog-file={}",
+                    dir.join("access.log").display()
+                ))
+                .arg("--accesslog-format=$remote_port $alpn \"$request\" $status");
+            c
+        });
+        Some(Nghttpx { d })
+    }
+
     /// The listening port.
     pub fn port(&self) -> u16 {
         self.d.port

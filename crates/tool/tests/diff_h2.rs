@@ -660,10 +660,70 @@ fn h2_script_interleaved_header_order() {
 }
 
 #[test]
-#[ignore = "issue 4: --http2 on http:// does not send the h2c Upgrade request yet"]
 fn h2c_upgrade_request() {
     oxcurl_testsupport::Case::new("h2c_upgrade_request")
         .args(&["-s", "--http2", "{url}/"])
+        .reply(oxcurl_testsupport::Reply::ok("plain\n"))
+        .run(OXCURL);
+}
+
+/// A server that ignores the upgrade keeps the connection HTTP/1.1: the next request on it
+/// asks again.
+#[test]
+fn h2c_upgrade_request_again_on_reuse() {
+    oxcurl_testsupport::Case::new("h2c_upgrade_request_again_on_reuse")
+        .args(&["-s", "--http2", "{url}/a", "{url}/b"])
+        .replies(vec![
+            oxcurl_testsupport::Reply::ok("one\n"),
+            oxcurl_testsupport::Reply::ok("two\n"),
+        ])
+        .run(OXCURL);
+}
+
+/// Through an HTTP proxy (absolute form, no TLS) the request asks for the upgrade too.
+#[test]
+fn h2c_upgrade_request_through_http_proxy() {
+    oxcurl_testsupport::Case::new("h2c_upgrade_request_through_http_proxy")
+        .args(&["-s", "--http2", "-x", "{url}", "http://example.invalid/"])
+        .reply(oxcurl_testsupport::Reply::ok("plain\n"))
+        .run(OXCURL);
+}
+
+/// A body over curl's Expect threshold goes without `Expect: 100-continue` when the request
+/// asks for an upgrade, even with a custom Expect header (curl's `addexpect`).
+#[test]
+fn h2c_upgrade_post_without_expect() {
+    let body = vec![b'x'; 1024 * 1024 + 10];
+    oxcurl_testsupport::Case::new("h2c_upgrade_post_without_expect")
+        .args(&["-s", "--http2", "--data-binary", "@big", "{url}/"])
+        .file("big", &body)
+        .reply(oxcurl_testsupport::Reply::ok("plain\n"))
+        .run(OXCURL);
+    oxcurl_testsupport::Case::new("h2c_upgrade_post_custom_expect")
+        .args(&[
+            "-s",
+            "--http2",
+            "-H",
+            "Expect: 100-continue",
+            "-d",
+            "abc",
+            "{url}/",
+        ])
+        .reply(oxcurl_testsupport::Reply::ok("plain\n"))
+        .run(OXCURL);
+}
+
+/// Over TLS there is no upgrade (ALPN decides), nor with `--http1.1` or
+/// `--http2-prior-knowledge` on a server that does not speak HTTP/2.
+#[test]
+fn h2c_upgrade_not_asked_over_tls() {
+    oxcurl_testsupport::Case::new("h2c_upgrade_not_asked_over_tls")
+        .tls(oxcurl_testsupport::TlsServerOptions::default())
+        .args(&["-s", "--cacert", "{ca}", "--http2", "{url}/"])
+        .reply(oxcurl_testsupport::Reply::ok("plain\n"))
+        .run(OXCURL);
+    oxcurl_testsupport::Case::new("h2c_upgrade_not_asked_http11")
+        .args(&["-s", "--http1.1", "{url}/"])
         .reply(oxcurl_testsupport::Reply::ok("plain\n"))
         .run(OXCURL);
 }

@@ -229,6 +229,49 @@ impl Transfer {
         alpn_h2
     }
 
+    /// A 101 answered the request's `Upgrade: h2c` (curl's `Curl_http2_upgrade`): the
+    /// connection speaks HTTP/2 from here, `rest` (what followed the 101 in its read) first,
+    /// and the response comes on stream 1, which the request is.
+    pub(super) fn h2_switch(&mut self, cx: &mut Cx<'_>, rest: &[u8]) {
+        self.h2_upgrade = (false, false);
+        self.verbose("Received 101, Switching to HTTP/2");
+        if !rest.is_empty() {
+            self.verbose(&format!(
+                "Copied HTTP/2 data in stream buffer to connection buffer after upgrade: len={}",
+                rest.len()
+            ));
+        }
+        let Some(mut c) = self.conn.take() else {
+            return;
+        };
+        let head_request = self.method == "HEAD";
+        c.h2 = Some(Mux::upgrade(rest, head_request));
+        match cx.pool.share(c) {
+            Ok(s) => self.h2conn = Some(s),
+            Err(e) => {
+                self.result = Some(Err(Error::new(
+                    Code::CouldntConnect,
+                    format!("socket: {}", crate::connect::os_error_text(&e)),
+                )));
+                return;
+            }
+        }
+        // The whole request went as HTTP/1.1.
+        self.up.body_done = true;
+        self.h2 = Some(Box::new(H2Stream {
+            head: None,
+            sender: None,
+            stream: None,
+            body_sent: true,
+            wake: None,
+            deferred: None,
+            head_request,
+            track: None,
+        }));
+        self.h2_sid = 1;
+        self.state = State::H2;
+    }
+
     /// The request head is built: open a stream for it instead of writing it.
     pub(super) fn h2_start(&mut self) -> Result<()> {
         let chunked = self.up.chunked;
@@ -394,6 +437,18 @@ impl Transfer {
             Some((_, w)) => w.clone(),
             None => self.waker.clone(),
         };
+        if st.head.is_none() && st.stream.is_none() {
+            // Upgraded: stream 1 once h2 has opened it.
+            let Some(stream) = self.with_mux(|m| m.take_upgraded()) else {
+                if let Some(e) = self.with_mux(|m| m.error().map(mux::clone_error)) {
+                    return Err(self.h2_error(&e, true));
+                }
+                return Ok(false);
+            };
+            st.track = Some(self.with_mux(|m| m.track(stream.id)));
+            st.stream = Some(stream);
+            progress = true;
+        }
         if st.head.is_some() {
             if st.sender.is_none() {
                 match self.with_mux(|m| m.error().map(mux::clone_error).ok_or(m.sender())) {
@@ -804,10 +859,14 @@ impl Transfer {
                     ),
                 };
             }
-            return Error::new(
-                Code::RecvError,
-                format!("Recv failure: {}", crate::connect::os_error_text(io)),
-            );
+            // h2 keeps an I/O error's kind, not the system's text: a reset is ECONNRESET.
+            let text = match io.kind() {
+                std::io::ErrorKind::ConnectionReset if io.raw_os_error().is_none() => {
+                    "Connection reset by peer".to_string()
+                }
+                _ => crate::connect::os_error_text(io),
+            };
+            return Error::new(Code::RecvError, format!("Recv failure: {text}"));
         }
         Error::code(Code::Http2)
     }

@@ -64,7 +64,18 @@ pub struct RequestParts<'a> {
     /// Negotiating authentication with a bodiless probe (curl's `authneg`): curl's own
     /// `Content-Length: 0` replaces a custom one.
     pub authneg: bool,
+    /// Ask to switch to HTTP/2 (`--http2` on a connection without TLS): curl's
+    /// `Curl_http2_request_upgrade` headers.
+    pub h2_upgrade: bool,
 }
+
+/// The SETTINGS payload curl sends in `HTTP2-Settings:` (`populate_binsettings`):
+/// SETTINGS_MAX_CONCURRENT_STREAMS 100, SETTINGS_INITIAL_WINDOW_SIZE 64 KiB and
+/// SETTINGS_ENABLE_PUSH 0, each a 16-bit id and a 32-bit value.
+pub const H2_UPGRADE_SETTINGS: [u8; 18] = [0, 3, 0, 0, 0, 100, 0, 4, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0];
+
+/// [`H2_UPGRADE_SETTINGS`] in base64url without padding, as the header carries it.
+pub const H2_UPGRADE_SETTINGS_B64: &str = "AAMAAABkAAQAAQAAAAIAAAAA";
 
 /// Does the custom header list set (or remove) header `name`?
 pub fn custom_has(headers: &[String], name: &str) -> bool {
@@ -198,6 +209,16 @@ pub fn build(out: &mut Vec<u8>, opts: &Options, p: &RequestParts<'_>) {
         if !custom_has(h, "Alt-Used") {
             push(out, &["Alt-Used: ", a, "\r\n"]);
         }
+    }
+    if p.h2_upgrade {
+        push(
+            out,
+            &[
+                "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: ",
+                H2_UPGRADE_SETTINGS_B64,
+                "\r\n",
+            ],
+        );
     }
     // The caller leaves out the user's cookie string when a custom Cookie header is given;
     // the jar's cookies are sent anyway, as curl does.
@@ -393,9 +414,17 @@ mod tests {
                 content_range: None,
                 alt_used: None,
                 authneg: false,
+                h2_upgrade: false,
             },
         );
         String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn h2_upgrade_settings_encoded() {
+        // 18 bytes: base64 without padding, and no '+' or '/' to turn into base64url.
+        let b64 = crate::transfer::base64(&H2_UPGRADE_SETTINGS);
+        assert_eq!(b64, H2_UPGRADE_SETTINGS_B64);
     }
 
     #[test]

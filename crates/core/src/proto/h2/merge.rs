@@ -52,12 +52,12 @@ const MAX_FRAME_SIZE: u16 = 5;
 /// The length h2 is shown for a frame over [`WIRE_MAX`]: over any limit it may have.
 const TOO_LONG: [u8; 3] = [0xff; 3];
 
-fn frame_len(h: &[u8]) -> usize {
+pub(crate) fn frame_len(h: &[u8]) -> usize {
     (usize::from(h[0]) << 16) | (usize::from(h[1]) << 8) | usize::from(h[2])
 }
 
 /// The stream a frame header names (without the reserved bit, which h2 ignores).
-fn stream_of(h: &[u8]) -> u32 {
+pub(crate) fn stream_of(h: &[u8]) -> u32 {
     u32::from_be_bytes([h[5], h[6], h[7], h[8]]) & 0x7fff_ffff
 }
 

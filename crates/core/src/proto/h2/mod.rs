@@ -83,7 +83,43 @@ struct Slot {
     out: Vec<u8>,
     /// A read error that came after bytes still staged.
     error: Option<io::Error>,
+    /// Where a connection upgraded from HTTP/1 stands ([`Upgrade`]).
+    upgrade: Upgrade,
+    /// Bytes h2 reads before the peer's: the SETTINGS frame an upgrade starts h2 with.
+    inject: Vec<u8>,
+    /// What the peer sent after its 101 in the same read as it, read before the socket.
+    pre: Vec<u8>,
+    /// While an upgrade filters what h2 writes: bytes left of the frame being written.
+    frame_left: usize,
 }
+
+/// The switch from HTTP/1.1 to HTTP/2 after a 101 (curl's `Curl_http2_upgrade`), which h2
+/// does not know: the request that asked for it is stream 1, half-closed on our side, and
+/// the server answers on it. h2 is made to open stream 1 itself, as a request with
+/// END_STREAM whose HEADERS frame is not sent.
+///
+/// That frame's header block must leave the server's HPACK decoder as it is: h2's encoder
+/// is given no dynamic table first, by a SETTINGS frame with SETTINGS_HEADER_TABLE_SIZE 0
+/// that h2 reads before the peer's bytes (its ACK is not sent either). Then the block
+/// inserts nothing, and the table size update it starts with goes unsent, which leaves the
+/// server's table at its size, empty, and h2's encoder at size 0 (it inserts nothing after:
+/// every later block is understood whatever the server's table holds). The server's own
+/// SETTINGS come after, as usual; a SETTINGS_HEADER_TABLE_SIZE in them gives the encoder a
+/// table again, announced in the next block, with both tables empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Upgrade {
+    /// Not an upgrade, or it is done.
+    None,
+    /// h2 reads the SETTINGS frame; its ACK is not sent.
+    Settings,
+    /// The SETTINGS are applied: stream 1 may be opened.
+    Open,
+    /// Stream 1 is open; its HEADERS frame is not sent.
+    Headers,
+}
+
+/// SETTINGS with SETTINGS_HEADER_TABLE_SIZE 0 ([`Upgrade`]).
+const NO_TABLE: [u8; 15] = [0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0];
 
 impl Default for Slot {
     fn default() -> Slot {
@@ -100,6 +136,10 @@ impl Default for Slot {
             settings: true,
             out: Vec::new(),
             error: None,
+            upgrade: Upgrade::None,
+            inject: Vec::new(),
+            pre: Vec::new(),
+            frame_left: 0,
         }
     }
 }
@@ -138,6 +178,17 @@ impl AsyncRead for Lent {
                 s.more = true;
                 return Poll::Pending;
             }
+            if !s.inject.is_empty() {
+                let n = s.inject.len().min(buf.remaining());
+                buf.put_slice(&s.inject[..n]);
+                s.inject.drain(..n);
+                return Poll::Ready(Ok(()));
+            }
+            if s.upgrade != Upgrade::None {
+                // Nothing of the peer's before stream 1 is open.
+                s.more = true;
+                return Poll::Pending;
+            }
             loop {
                 // What is staged goes first, read or not within the budget.
                 if s.merge.read(buf.remaining(), |b| buf.put_slice(b)) > 0 {
@@ -158,11 +209,22 @@ impl AsyncRead for Lent {
                 let layered = c.tls.is_some() || c.proxy_tls.is_some() || c.tunnel.is_some();
                 let mut got = false;
                 loop {
+                    // What came with the 101 goes first, as if read now.
+                    let pre = !s.pre.is_empty();
                     let spare = s.merge.spare();
                     if spare.is_empty() {
                         break;
                     }
-                    match c.recv(spare) {
+                    let r = if pre {
+                        let n = spare.len().min(s.pre.len());
+                        spare[..n].copy_from_slice(&s.pre[..n]);
+                        s.pre.drain(..n);
+                        Ok(n)
+                    } else {
+                        c.recv(spare)
+                    };
+                    let spare = s.merge.spare();
+                    match r {
                         Ok(n) => {
                             if s.scan.feed(&spare[..n]) {
                                 return Poll::Ready(Err(io::Error::other(FLOODED)));
@@ -171,7 +233,7 @@ impl AsyncRead for Lent {
                             s.read_some |= n > 0;
                             s.budget = s.budget.saturating_sub(n);
                             got = true;
-                            if n == 0 || !layered || s.budget == 0 {
+                            if n == 0 || !(layered || pre) || s.budget == 0 {
                                 break;
                             }
                         }
@@ -242,13 +304,44 @@ impl AsyncWrite for Lent {
                 s.merge.set_wire_max(MAX_FRAME as usize);
             }
             // The preface alone, so that the SETTINGS frame starts a write of its own.
-            let data = match s.preface_left {
+            let mut data = match s.preface_left {
                 0 => data,
                 n => &data[..data.len().min(n)],
             };
+            if s.preface_left == 0 && matches!(s.upgrade, Upgrade::Settings | Upgrade::Headers) {
+                // Frame by frame, leaving out the two an upgrade does not send.
+                if s.frame_left == 0 {
+                    if data.len() < 9 {
+                        // h2 writes whole frame headers; otherwise nothing is left out.
+                        s.upgrade = Upgrade::None;
+                    } else {
+                        let len = 9 + merge::frame_len(data);
+                        let (kind, flags, stream) = (data[3], data[4], merge::stream_of(data));
+                        let skip = match s.upgrade {
+                            Upgrade::Settings => kind == 4 && flags & 1 != 0,
+                            _ => kind == 1 && stream == 1,
+                        };
+                        if skip && len <= data.len() {
+                            s.upgrade = match s.upgrade {
+                                Upgrade::Settings => Upgrade::Open,
+                                // One frame: the block is a few bytes.
+                                _ => Upgrade::None,
+                            };
+                            return Poll::Ready(Ok(len));
+                        }
+                        s.frame_left = len;
+                    }
+                }
+                if s.frame_left > 0 {
+                    data = &data[..data.len().min(s.frame_left)];
+                }
+            }
             loop {
                 match c.send(data) {
                     Ok(n) => {
+                        if s.preface_left == 0 {
+                            s.frame_left = s.frame_left.saturating_sub(n);
+                        }
                         s.preface_left = s.preface_left.saturating_sub(n);
                         return Poll::Ready(Ok(n));
                     }
@@ -314,6 +407,9 @@ pub struct Mux {
     slot: Arc<Mutex<Slot>>,
     phase: Phase,
     waiting: Arc<Waiting>,
+    /// After an upgrade: the request was a HEAD (its response has no body), and stream 1
+    /// once h2 opened it, until the transfer takes it.
+    upgraded: Option<(bool, Option<Stream>)>,
 }
 
 /// The connection's streams that h2 woke (it queued a frame or an event for them) and whose
@@ -475,7 +571,26 @@ impl Mux {
     /// Start HTTP/2 on a connected (and for https, ALPN-negotiated) connection: the preface
     /// and SETTINGS go out on the first [`Mux::drive`].
     pub fn new() -> Box<Mux> {
-        let slot = Arc::new(Mutex::new(Slot::default()));
+        Mux::with_slot(Slot::default())
+    }
+
+    /// HTTP/2 on a connection that just switched to it with a 101 (see [`Upgrade`]):
+    /// `after` is what came after the 101 in the same read, `head` says the request was a
+    /// HEAD. The preface and SETTINGS go out on the first [`Mux::drive`], which opens stream
+    /// 1 for [`Mux::take_upgraded`].
+    pub fn upgrade(after: &[u8], head: bool) -> Box<Mux> {
+        let mut m = Mux::with_slot(Slot {
+            upgrade: Upgrade::Settings,
+            inject: NO_TABLE.to_vec(),
+            pre: after.to_vec(),
+            ..Slot::default()
+        });
+        m.upgraded = Some((head, None));
+        m
+    }
+
+    fn with_slot(slot: Slot) -> Box<Mux> {
+        let slot = Arc::new(Mutex::new(slot));
         let mut b = h2::client::Builder::new();
         b.initial_window_size(STREAM_WINDOW)
             .initial_connection_window_size(CONN_WINDOW)
@@ -488,7 +603,59 @@ impl Mux {
             slot,
             phase: Phase::Handshake(Box::pin(hs)),
             waiting: Arc::default(),
+            upgraded: None,
         })
+    }
+
+    /// Stream 1 of an upgraded connection, once open: the stream of the request that asked.
+    pub fn take_upgraded(&mut self) -> Option<Stream> {
+        self.upgraded.as_mut()?.1.take()
+    }
+
+    fn upgrade_state(&self) -> Upgrade {
+        self.slot
+            .lock()
+            .map(|s| s.upgrade)
+            .unwrap_or_else(|p| p.into_inner().upgrade)
+    }
+
+    /// Open stream 1 of an upgrade as the request that asked (see [`Upgrade`]).
+    fn open_upgraded(&mut self) {
+        let Phase::Open { send, .. } = &mut self.phase else {
+            return;
+        };
+        let Some((head, None)) = self.upgraded else {
+            return;
+        };
+        let method = if head {
+            http::Method::HEAD
+        } else {
+            http::Method::GET
+        };
+        // A relative target: h2 sends `:scheme: http` and no `:authority`, all fields it
+        // finds in the static table.
+        let req = http::Request::builder().method(method).uri("/").body(());
+        let mut send = send.clone();
+        let opened = match req {
+            Ok(req) => match send.poll_ready(&mut noop()) {
+                Poll::Ready(Ok(())) => open(&mut send, req, true).ok(),
+                _ => None,
+            },
+            Err(_) => None,
+        };
+        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        match opened {
+            Some(st) if st.id == 1 => {
+                s.upgrade = Upgrade::Headers;
+                self.upgraded = Some((head, Some(st)));
+            }
+            _ => {
+                // Cannot happen with a new connection; the transfer sees no stream and
+                // the connection ends.
+                s.upgrade = Upgrade::None;
+                self.phase = Phase::Closed(Arc::new(h2::Error::from(h2::Reason::INTERNAL_ERROR)));
+            }
+        }
     }
 
     /// Lend `conn` to h2 and let it read and write as far as the socket allows; the
@@ -538,6 +705,10 @@ impl Mux {
         }
         let mut cx = noop();
         loop {
+            let before = match self.upgraded {
+                Some(_) => self.upgrade_state(),
+                None => Upgrade::None,
+            };
             match &mut self.phase {
                 Phase::Handshake(hs) => match hs.as_mut().poll(&mut cx) {
                     Poll::Ready(Ok((send, conn))) => self.phase = Phase::Open { send, conn },
@@ -553,7 +724,16 @@ impl Mux {
                         Poll::Ready(Err(e)) => self.phase = Phase::Closed(Arc::new(e)),
                         Poll::Pending => {}
                     }
-                    break;
+                    if before == Upgrade::None || !self.is_open() {
+                        break;
+                    }
+                    // An upgrade moved on: open stream 1 once the SETTINGS are applied, and
+                    // poll again (h2 writes its HEADERS, then reads what the peer sent).
+                    match self.upgrade_state() {
+                        Upgrade::Open => self.open_upgraded(),
+                        now if now == before => break,
+                        _ => {}
+                    }
                 }
                 Phase::Closed(_) => break,
             }
