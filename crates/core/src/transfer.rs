@@ -2327,7 +2327,7 @@ impl Transfer {
 
     /// curl's `ossl_trace`: with `-v` and a debug callback, OpenSSL's handshake messages,
     /// alerts and record headers are written as they pass (`tls::trace_start`).
-    fn tls_trace_wanted(&self) -> bool {
+    pub(super) fn tls_trace_wanted(&self) -> bool {
         self.opts.verbose
             && crate::tls::backend() == crate::tls::Backend::OpenSsl
             && self.handler.has_debug_callback()
@@ -2345,7 +2345,7 @@ impl Transfer {
     /// Write what the trace scope opened before the last TLS call collected. The CA lines
     /// held back go before the first message received (curl's OpenSSL backend sets up its
     /// CA store at its first read of the server's reply), or after all when there is none.
-    fn tls_trace_emit(&mut self) {
+    pub(super) fn tls_trace_emit(&mut self) {
         for e in crate::tls::trace_take() {
             if !e.out && !self.ca_notes.is_empty() {
                 for l in std::mem::take(&mut self.ca_notes) {

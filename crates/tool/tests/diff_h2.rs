@@ -1136,3 +1136,34 @@ fn h2_hostile_data_between_our_window_and_curls() {
         ],
     );
 }
+
+/// With OpenSSL, the TLS trace of an HTTP/2 connection, in curl's words and order: the
+/// handshake and what the connection reads after it (nginx here speaks TLS 1.2, where curl
+/// asks for no session tickets).
+#[test]
+fn h2_openssl_tls_trace() {
+    let Some(site) = Site::start() else {
+        return;
+    };
+    let tmp = TempDir::new("h2_openssl_tls_trace");
+    let args = ["-sv", "--cacert", "{ca}", "{h2}/", "{h2}/sub/"];
+    let env = [("CURL_SSL_BACKEND", "openssl")];
+    let r = site.run(&reference_curl(), &args, &env, tmp.path());
+    let x = site.run(Path::new(OXCURL), &args, &env, tmp.path());
+    let tls = |o: &Output| {
+        String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .filter(|l| l.starts_with("* TLSv"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(r.code, x.code);
+    assert!(tls(&r).contains("Client hello"), "{}", tls(&r));
+    assert_eq!(
+        tls(&r),
+        tls(&x),
+        "\n--- reference\n{}\n--- oxcurl\n{}",
+        String::from_utf8_lossy(&r.stderr),
+        String::from_utf8_lossy(&x.stderr)
+    );
+}

@@ -315,10 +315,24 @@ impl Transfer {
     /// Let h2 read and write on the shared connection, a little at a time; whether input
     /// may still be waiting.
     fn h2_io(&mut self) -> bool {
-        match &self.h2conn {
+        // The TLS trace of what this transfer reads and writes for the connection (the
+        // session tickets of TLS 1.3 come here), as curl's goes to the transfer driving it.
+        let trace = self.tls_trace_wanted()
+            && self.h2conn.as_ref().is_some_and(|s| {
+                let c = s.lock();
+                c.tls.is_some() || c.proxy_tls.is_some()
+            });
+        if trace {
+            crate::tls::trace_start();
+        }
+        let more = match &self.h2conn {
             Some(s) => s.lock().drive_some(),
             None => false,
+        };
+        if trace {
+            self.tls_trace_emit();
         }
+        more
     }
 
     /// The transfer runs: its stream stops counting as woken (see [`mux::Waiting`]).
