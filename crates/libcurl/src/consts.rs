@@ -43,6 +43,7 @@ pub const CURL_POLL_REMOVE: c_int = 4;
 pub const CURL_SOCKET_TIMEOUT: c_int = -1;
 /// poll(2)'s `POLLIN`/`POLLOUT` as `CURL_WAIT_POLLIN`/`CURL_WAIT_POLLOUT`.
 pub const CURL_WAIT_POLLIN: i16 = 0x1;
+pub const CURL_WAIT_POLLPRI: i16 = 0x2;
 pub const CURL_WAIT_POLLOUT: i16 = 0x4;
 
 /// `CURLMSG_DONE`.
