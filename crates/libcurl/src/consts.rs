@@ -149,6 +149,9 @@ pub mod opt {
     pub const TCP_KEEPALIVE: c_int = 213;
     pub const XFERINFOFUNCTION: c_int = 20219;
     pub const XOAUTH2_BEARER: c_int = 10220;
+    pub const LOGIN_OPTIONS: c_int = 10224;
+    pub const SASL_IR: c_int = 218;
+    pub const SASL_AUTHZID: c_int = 10289;
     pub const UNIX_SOCKET_PATH: c_int = 10231;
     pub const PATH_AS_IS: c_int = 234;
     pub const DEFAULT_PROTOCOL: c_int = 10238;
