@@ -275,6 +275,8 @@ impl Multi {
         if let Some(a) = auth {
             t.resume_auth(*a);
         }
+        // curl gives the handle its id in the pool under the pool's lock.
+        t.touch_pool();
         t.info.xfer_id = self.next_xfer_id;
         self.next_xfer_id += 1;
         if t.opts.verbose {
@@ -380,6 +382,10 @@ impl Multi {
             self.wake_pending();
         }
         self.free.push(id.slot);
+        // curl looks for a kept connection of the handle under the pool's lock.
+        if t.info.last_socket.is_some() {
+            t.touch_pool();
+        }
         let info = std::mem::take(&mut t.info);
         let connection = t.take_detached();
         let auth = t.auth_carry();
