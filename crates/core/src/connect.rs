@@ -185,6 +185,10 @@ struct Attempt {
     sock: Option<Socket>,
     addr: SocketAddr,
     id: u64,
+    /// connect(2) answered EINPROGRESS and the attempt was not looked at since: as curl's
+    /// socket filter, the first check waits for the next round (the socket's writability),
+    /// even on a loopback that has connected already.
+    in_progress: bool,
 }
 
 /// A socket that goes to the application's close hook when dropped.
@@ -323,7 +327,10 @@ impl HappyEyeballs {
             }
             loop {
                 let fam = &mut self.families[i];
-                if let Some(at) = &fam.current {
+                if let Some(at) = &mut fam.current {
+                    if std::mem::take(&mut at.in_progress) {
+                        break;
+                    }
                     let sock = at.sock.as_ref().expect("socket until connected");
                     match check_connected(sock) {
                         Ok(true) => {
@@ -364,11 +371,12 @@ impl HappyEyeballs {
                 fam.next += 1;
                 notes.push(format!("  Trying {}...", fmt_addr(&addr)));
                 match start_connect(addr, opts, notes) {
-                    Ok((sock, addr)) => {
+                    Ok((sock, addr, in_progress)) => {
                         fam.current = Some(Attempt {
                             sock: Some(sock),
                             addr,
                             id: next_sock_id(),
+                            in_progress,
                         })
                     }
                     Err(e)
@@ -458,7 +466,7 @@ fn start_connect(
     addr: SocketAddr,
     opts: &Options,
     notes: &mut Vec<String>,
-) -> io::Result<(Socket, SocketAddr)> {
+) -> io::Result<(Socket, SocketAddr, bool)> {
     let mut target = SockTarget::Ip(addr);
     let hooked = open_socket(&mut target, opts)?;
     let addr = match target {
@@ -480,14 +488,17 @@ fn start_connect(
     };
     let sock = guard.sock.as_ref().expect("socket");
     let connected = setup_socket(sock, addr, opts, notes)?;
+    let mut in_progress = false;
     if !connected {
         match sock.connect(&SockAddr::from(addr)) {
             Ok(()) => {}
-            Err(e) if e.raw_os_error() == Some(115) || e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) if e.raw_os_error() == Some(115) || e.kind() == io::ErrorKind::WouldBlock => {
+                in_progress = true
+            }
             Err(e) => return Err(e),
         }
     }
-    Ok((guard.keep(), addr))
+    Ok((guard.keep(), addr, in_progress))
 }
 
 /// curl's socket options, then the application's hook, then the local binding; whether
@@ -720,6 +731,27 @@ mod tests {
     }
 
     #[test]
+    fn an_in_progress_connect_is_looked_at_in_the_next_round() {
+        let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addrs = [l.local_addr().expect("addr")];
+        let opts = Options::default();
+        let now = Instant::now();
+        let mut he = HappyEyeballs::new(&addrs, now, &opts);
+        let mut notes = Vec::new();
+        // A loopback connect is done almost at once, but as in curl the round that started
+        // it waits for the socket's writability.
+        assert!(matches!(
+            he.poll(now, &opts, &mut notes),
+            ConnectPoll::Pending
+        ));
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(matches!(
+            he.poll(now, &opts, &mut notes),
+            ConnectPoll::Connected(..)
+        ));
+    }
+
+    #[test]
     fn second_family_starts_as_soon_as_the_first_runs_out() {
         let port = closed_port();
         let addrs = [
@@ -768,7 +800,7 @@ mod tests {
             ip_tos: Some(0x20),
             ..Options::default()
         };
-        let (sock, _) =
+        let (sock, _, _) =
             start_connect(l.local_addr().expect("addr"), &opts, &mut Vec::new()).expect("connect");
         assert_eq!(sock.keepalive_retries().expect("TCP_KEEPCNT"), 4);
         assert_eq!(
@@ -776,7 +808,7 @@ mod tests {
             Duration::from_secs(60)
         );
         assert_eq!(sock.tos().expect("IP_TOS"), 0x20);
-        let (plain, _) = start_connect(
+        let (plain, _, _) = start_connect(
             l.local_addr().expect("addr"),
             &Options::default(),
             &mut Vec::new(),
@@ -794,7 +826,7 @@ mod tests {
             ip_tos: Some(0xb8),
             ..Options::default()
         };
-        let (sock, _) =
+        let (sock, _, _) =
             start_connect(l.local_addr().expect("addr"), &opts, &mut Vec::new()).expect("connect");
         assert_eq!(sock.tclass_v6().expect("IPV6_TCLASS"), 0xb8);
     }
@@ -809,7 +841,7 @@ mod tests {
             tcp_keepcnt: 5,
             ..Options::default()
         };
-        let (sock, _) =
+        let (sock, _, _) =
             start_connect(l.local_addr().expect("addr"), &opts, &mut Vec::new()).expect("connect");
         assert!(sock.keepalive().expect("SO_KEEPALIVE"));
         assert_eq!(sock.keepalive_retries().expect("TCP_KEEPCNT"), 5);

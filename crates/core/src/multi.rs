@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use oxcurl_sys::{Event, Events, Poller};
+pub use oxcurl_sys::{Foreign, PollFlags};
 
 use crate::conn::{BufPool, Pool};
 use crate::dns::Resolver;
@@ -274,6 +275,8 @@ impl Multi {
         if let Some(a) = auth {
             t.resume_auth(*a);
         }
+        // curl gives the handle its id in the pool under the pool's lock.
+        t.touch_pool();
         t.info.xfer_id = self.next_xfer_id;
         self.next_xfer_id += 1;
         if t.opts.verbose {
@@ -379,6 +382,10 @@ impl Multi {
             self.wake_pending();
         }
         self.free.push(id.slot);
+        // curl looks for a kept connection of the handle under the pool's lock.
+        if t.info.last_socket.is_some() {
+            t.touch_pool();
+        }
         let info = std::mem::take(&mut t.info);
         let connection = t.take_detached();
         let auth = t.auth_carry();
@@ -856,23 +863,47 @@ impl Multi {
     /// `poll` that a [`MultiWaker`] ends early (`curl_multi_poll`); a wakeup that came
     /// while nobody waited ends the next call at once. Returns whether it was woken.
     pub fn poll_wakeable(&mut self, max: Duration) -> io::Result<bool> {
+        self.poll_wakeable_with(max, &mut [])
+            .map(|(woken, _)| woken)
+    }
+
+    /// `poll_wakeable` that also ends when one of the application's descriptors `extra`
+    /// is ready (`curl_multi_poll`); also returns how many descriptors were ready, the
+    /// transfers' and `extra`'s (not the wakeup).
+    pub fn poll_wakeable_with(
+        &mut self,
+        max: Duration,
+        extra: &mut [Foreign<'_>],
+    ) -> io::Result<(bool, usize)> {
         if self.waker.inner.pending.swap(false, Ordering::SeqCst) {
             // The wakeup's notification is still in the poller: take it now (with whatever
             // else is ready), or the next poll would end at once.
-            self.wait(Duration::ZERO, true)?;
+            let n = self.wait(Duration::ZERO, true, extra)?;
             self.waker.inner.pending.store(false, Ordering::SeqCst);
-            return Ok(true);
+            return Ok((true, n));
         }
-        self.wait(max, true)?;
-        Ok(self.waker.inner.pending.swap(false, Ordering::SeqCst))
+        let n = self.wait(max, true, extra)?;
+        Ok((self.waker.inner.pending.swap(false, Ordering::SeqCst), n))
     }
 
     /// Wait for socket activity or the next timer, at most `max` (`curl_multi_wait`).
     pub fn poll(&mut self, max: Duration) -> io::Result<()> {
-        self.wait(max, false)
+        self.wait(max, false, &mut []).map(drop)
     }
 
-    fn wait(&mut self, max: Duration, wakeable: bool) -> io::Result<()> {
+    /// `poll` that also ends when one of the application's descriptors `extra` is ready
+    /// (`curl_multi_wait`); returns how many descriptors were ready, the transfers' and
+    /// `extra`'s.
+    pub fn poll_with(&mut self, max: Duration, extra: &mut [Foreign<'_>]) -> io::Result<usize> {
+        self.wait(max, false, extra)
+    }
+
+    fn wait(
+        &mut self,
+        max: Duration,
+        wakeable: bool,
+        extra: &mut [Foreign<'_>],
+    ) -> io::Result<usize> {
         if !self.resolver_registered {
             self.poller.add(
                 self.resolver.wake_socket().as_fd(),
@@ -892,11 +923,13 @@ impl Multi {
             wait + Duration::from_micros(500)
         };
         let until = Instant::now() + wait;
+        let mut foreign;
         loop {
-            self.poller.wait(&mut self.events, Some(wait))?;
+            foreign = self.poller.wait_with(&mut self.events, Some(wait), extra)?;
             // A wakeup is for `poll_wakeable` only (curl_multi_wait ignores it): keep
             // waiting for the rest of the time.
             if wakeable
+                || foreign > 0
                 || !self.events.is_empty()
                 || !self.waker.inner.pending.load(Ordering::SeqCst)
             {
@@ -931,7 +964,7 @@ impl Multi {
                 }
             }
         }
-        Ok(())
+        Ok(self.events.len() + foreign)
     }
 
     /// The sockets transfers wait on and in which directions (`curl_multi_fdset`): fd,

@@ -220,6 +220,11 @@ pub struct Options {
     pub bearer: Option<String>,
     /// `CURLOPT_AWS_SIGV4`: `provider1[:provider2[:region[:service]]]`.
     pub aws_sigv4: Option<String>,
+    /// `CURLOPT_SASL_AUTHZID`, `CURLOPT_SASL_IR` and `CURLOPT_LOGIN_OPTIONS`: kept as curl
+    /// keeps them whatever protocols it has; only its mail protocols (not built in) read them.
+    pub sasl_authzid: Option<String>,
+    pub sasl_ir: bool,
+    pub login_options: Option<String>,
     /// `CURLOPT_PROXYAUTH`: the `crate::auth` scheme bits allowed for the HTTP proxy.
     pub proxyauth: u32,
     /// `CURLOPT_HTTPAUTH`: the `crate::auth` scheme bits the user allows.
@@ -406,6 +411,9 @@ impl Default for Options {
             userpwd: None,
             bearer: None,
             aws_sigv4: None,
+            sasl_authzid: None,
+            sasl_ir: false,
+            login_options: None,
             httpauth: crate::auth::BASIC,
             proxyauth: crate::auth::BASIC,
             netrc: NetrcMode::Ignored,

@@ -174,12 +174,15 @@ pub(crate) struct Lease<'s> {
     hsts: Option<MutexGuard<'s, Hsts>>,
 }
 
-/// The kinds of data a lease swaps, in the order they are taken.
-const LENT: [ShareData; 5] = [
+/// The kinds a lease announces to the application's lock callback. The connection pool is
+/// announced by the transfer where curl takes its lock instead (`Attached::touch`): when a
+/// transfer is added, before the pool is searched and when it is searched, when a new
+/// connection joins it, when a transfer is done with its connection, and when a handle
+/// whose connection was kept is removed.
+const ANNOUNCED: [ShareData; 4] = [
     ShareData::Cookie,
     ShareData::Dns,
     ShareData::SslSession,
-    ShareData::Connect,
     ShareData::Hsts,
 ];
 
@@ -191,11 +194,23 @@ impl Attached {
         let Some(l) = locker else {
             return;
         };
-        for d in LENT {
+        for d in ANNOUNCED {
             if self.share.shares(d) {
                 l.lock(d, access, self.user);
                 l.unlock(d, self.user);
             }
+        }
+    }
+
+    /// Tell the application's lock callback about one access to `data`, if it is shared:
+    /// lock, then unlock (the data itself is behind the share's own mutex).
+    pub(crate) fn touch(&self, data: ShareData) {
+        if !self.share.shares(data) {
+            return;
+        }
+        if let Some(l) = self.share.locker() {
+            l.lock(data, LockAccess::Single, self.user);
+            l.unlock(data, self.user);
         }
     }
 

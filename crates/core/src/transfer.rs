@@ -1460,6 +1460,12 @@ impl Transfer {
         // FRESH_CONNECT is for the first request only: curl acknowledges it when no
         // redirect or authentication retry was followed yet.
         let fresh = self.opts.fresh_connect && self.info.redirect_count == 0;
+        // curl locks a shared pool to prune it, then to search it (not for a fresh or a
+        // CONNECT_ONLY connection).
+        self.touch_pool();
+        if !fresh && !self.opts.connect_only {
+            self.touch_pool();
+        }
         if !fresh && !self.opts.connect_only && !std::mem::take(&mut self.fresh_once) {
             match self.find_shared(cx, &key) {
                 Lookup::Shared(s) => {
@@ -1551,6 +1557,8 @@ impl Transfer {
             self.proxy_auth.picked = 0;
             self.proxy_auth.done = false;
         }
+        // A new connection joins curl's pool at once.
+        self.touch_pool();
         let id = *cx.next_conn_id;
         *cx.next_conn_id += 1;
         cx.pool.pend(&key, id);
@@ -1891,15 +1899,9 @@ impl Transfer {
     }
 
     fn do_connecting(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
-        let State::Connecting {
-            ref mut he,
-            ref host,
-            port,
-        } = self.state
-        else {
+        let State::Connecting { ref mut he, .. } = self.state else {
             unreachable!()
         };
-        let host = host.clone();
         let he_port = he.port();
         let r = he.poll(cx.now, &self.opts, &mut self.notes);
         let next = he.next_deadline();
@@ -1908,6 +1910,14 @@ impl Transfer {
             Some(t) => self.timers.set(TimerId::HappyEyeballs, t),
             None => self.timers.clear(TimerId::HappyEyeballs),
         }
+        if matches!(r, ConnectPoll::Pending) {
+            return Ok(false);
+        }
+        // The host is copied only once the attempt is over (a wait costs no allocation).
+        let State::Connecting { ref host, port, .. } = self.state else {
+            unreachable!()
+        };
+        let host = host.clone();
         match r {
             ConnectPoll::Pending => Ok(false),
             ConnectPoll::Connected(s, addr) => {
@@ -5124,7 +5134,19 @@ impl Transfer {
         Ok(false)
     }
 
+    /// Announce an access to a shared connection pool to the application's lock callback,
+    /// where curl takes its lock.
+    pub(crate) fn touch_pool(&self) {
+        if let Some(a) = &self.opts.share {
+            a.touch(crate::share::ShareData::Connect);
+        }
+    }
+
     fn release_conn(&mut self, cx: &mut Cx<'_>, reusable: bool) {
+        // curl decides about the connection under the pool's lock.
+        if self.h2conn.is_some() || self.conn.is_some() {
+            self.touch_pool();
+        }
         if let Some(s) = self.h2conn.take() {
             self.h2 = None;
             let mut c = s.lock();

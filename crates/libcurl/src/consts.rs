@@ -43,6 +43,7 @@ pub const CURL_POLL_REMOVE: c_int = 4;
 pub const CURL_SOCKET_TIMEOUT: c_int = -1;
 /// poll(2)'s `POLLIN`/`POLLOUT` as `CURL_WAIT_POLLIN`/`CURL_WAIT_POLLOUT`.
 pub const CURL_WAIT_POLLIN: i16 = 0x1;
+pub const CURL_WAIT_POLLPRI: i16 = 0x2;
 pub const CURL_WAIT_POLLOUT: i16 = 0x4;
 
 /// `CURLMSG_DONE`.
@@ -148,6 +149,9 @@ pub mod opt {
     pub const TCP_KEEPALIVE: c_int = 213;
     pub const XFERINFOFUNCTION: c_int = 20219;
     pub const XOAUTH2_BEARER: c_int = 10220;
+    pub const LOGIN_OPTIONS: c_int = 10224;
+    pub const SASL_IR: c_int = 218;
+    pub const SASL_AUTHZID: c_int = 10289;
     pub const UNIX_SOCKET_PATH: c_int = 10231;
     pub const PATH_AS_IS: c_int = 234;
     pub const DEFAULT_PROTOCOL: c_int = 10238;

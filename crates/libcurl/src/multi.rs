@@ -10,10 +10,12 @@
 
 use crate::consts::*;
 use crate::easy::EasyHandle;
+use oxcurl_core::multi::{Foreign, PollFlags};
 use oxcurl_core::{Easy, Multi, MultiWaker, SocketWhat, TransferId};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::ffi::{c_int, c_long, c_uint, c_void};
+use std::os::fd::BorrowedFd;
 use std::time::{Duration, Instant};
 
 /// `curl_socket_callback`.
@@ -655,36 +657,86 @@ fn wait(
     if ms < 0 || (nextra > 0 && extra.is_null()) {
         return CURLM_BAD_FUNCTION_ARGUMENT;
     }
-    if nextra > 0 {
-        // Waiting on application descriptors needs the reactor to take foreign fds.
-        return CURLM_INTERNAL_ERROR;
-    }
+    let extra: &mut [CurlWaitFd] = if nextra == 0 {
+        &mut []
+    } else {
+        // SAFETY: curl_multi_wait(3): `extra` holds `nextra` entries the application owns
+        // and does not touch during the call; checked non-NULL above.
+        unsafe { std::slice::from_raw_parts_mut(extra, nextra as usize) }
+    };
+    let mut foreign: Vec<Foreign<'_>> = extra
+        .iter()
+        .map(|w| Foreign {
+            // SAFETY: the application's descriptor, open for the length of the call as
+            // curl_multi_wait(3) has it (a closed one is only reported by poll(2) as
+            // invalid); a negative one is left out as poll(2) leaves it out.
+            fd: (w.fd >= 0).then(|| unsafe { BorrowedFd::borrow_raw(w.fd) }),
+            events: wait_flags(w.events),
+            revents: PollFlags::empty(),
+        })
+        .collect();
     let Some(mut multi) = m.state.borrow_mut().multi.take() else {
         return CURLM_INTERNAL_ERROR;
     };
     let max = Duration::from_millis(ms as u64);
     // curl_multi_wait(3): with no descriptor to wait on it returns at once (curl_multi_poll
     // waits, on its wakeup socket at least).
-    let max = if !wakeable && !multi.has_wait_fds() {
+    let max = if !wakeable && foreign.is_empty() && !multi.has_wait_fds() {
         Duration::ZERO
     } else {
         max
     };
     let r = if wakeable {
-        multi.poll_wakeable(max).map(drop)
+        multi.poll_wakeable_with(max, &mut foreign).map(|(_, n)| n)
     } else {
-        multi.poll(max)
+        multi.poll_with(max, &mut foreign)
     };
     m.state.borrow_mut().multi = Some(multi);
-    if r.is_err() {
+    let Ok(n) = r else {
         return CURLM_INTERNAL_ERROR;
+    };
+    // curl copies the revents back only when something was ready.
+    if n > 0 {
+        for (w, f) in extra.iter_mut().zip(&foreign) {
+            w.revents = curl_wait_bits(f.revents);
+        }
     }
     if !numfds.is_null() {
-        // SAFETY: a non-NULL `numfds` points to a writable int. The engine does not report
-        // how many descriptors fired; 0 is what curl reports after a timeout.
-        unsafe { *numfds = 0 };
+        // SAFETY: a non-NULL `numfds` points to a writable int.
+        unsafe { *numfds = c_int::try_from(n).unwrap_or(c_int::MAX) };
     }
     CURLM_OK
+}
+
+/// poll(2)'s flags for `CURL_WAIT_POLLIN`, `CURL_WAIT_POLLPRI` and `CURL_WAIT_POLLOUT`.
+fn wait_flags(events: i16) -> PollFlags {
+    let mut f = PollFlags::empty();
+    if events & CURL_WAIT_POLLIN != 0 {
+        f |= PollFlags::IN;
+    }
+    if events & CURL_WAIT_POLLPRI != 0 {
+        f |= PollFlags::PRI;
+    }
+    if events & CURL_WAIT_POLLOUT != 0 {
+        f |= PollFlags::OUT;
+    }
+    f
+}
+
+/// The `CURL_WAIT_POLL*` bits of poll(2)'s revents, as curl maps them (a hang-up or an
+/// error alone maps to none).
+fn curl_wait_bits(f: PollFlags) -> i16 {
+    let mut b = 0;
+    if f.contains(PollFlags::IN) {
+        b |= CURL_WAIT_POLLIN;
+    }
+    if f.contains(PollFlags::OUT) {
+        b |= CURL_WAIT_POLLOUT;
+    }
+    if f.contains(PollFlags::PRI) {
+        b |= CURL_WAIT_POLLPRI;
+    }
+    b
 }
 
 /// `curl_multi_wait`: sleeps until activity on a transfer or its next timer, at most `ms`.

@@ -99,6 +99,25 @@ fn get_handles_and_waitfds_match_reference() {
 }
 
 #[test]
+fn wait_and_poll_with_extra_fds_match_reference() {
+    let s = ScriptedServer::start();
+    s.set_handler(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        Reply::status(200, &[], "slow\n")
+    });
+    let url = s.url();
+    let ours = run_ok("waitextra", Lib::Ours, &[&url]);
+    let expected = "idle rc=0 numfds=0 revents=0x70 waited=1\n\
+         ready rc=0 numfds=2 revents=0x1,0,0x4 fast=1\n\
+         poll_ready rc=0 numfds=1 revents=0x1\n\
+         transfer running=0\n\
+         after rc=0 numfds=1 revents=0x1\n";
+    assert_eq!(ours, expected);
+    let reference = run_ok("waitextra", Lib::Reference, &[&url]);
+    assert_eq!(ours, reference);
+}
+
+#[test]
 fn valgrind_socket_action_wakeup_handles_are_clean() {
     if std::process::Command::new("valgrind")
         .arg("--version")

@@ -8,7 +8,7 @@
 //! Does no other I/O.
 
 pub mod poll;
-pub use poll::{Event, Events, Poller};
+pub use poll::{Event, Events, Foreign, PollFlags, Poller};
 
 pub mod alloc;
 #[cfg(feature = "openssl")]

@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use rustix::buffer::spare_capacity;
 use rustix::event::epoll::{self, EventData, EventFlags};
-use rustix::event::{eventfd, EventfdFlags, Timespec};
+use rustix::event::{eventfd, EventfdFlags, PollFd, Timespec};
+
+pub use rustix::event::PollFlags;
 
 /// The key of the notifier; never reported to callers.
 const NOTIFY_KEY: u64 = u64::MAX;
@@ -119,6 +121,16 @@ impl Events {
     }
 }
 
+/// A descriptor of the caller's, polled once along with the poller's own (the extra
+/// descriptors of `curl_multi_wait`). `fd: None` is never ready, as poll(2) has a negative fd.
+#[derive(Debug)]
+pub struct Foreign<'fd> {
+    pub fd: Option<BorrowedFd<'fd>>,
+    pub events: PollFlags,
+    /// What the wait found; left alone when nothing at all was ready, as curl leaves it.
+    pub revents: PollFlags,
+}
+
 /// An epoll instance and the eventfd that [`Poller::notify`] writes to.
 #[derive(Debug)]
 pub struct Poller {
@@ -175,10 +187,7 @@ impl Poller {
     /// the same way.
     pub fn wait(&self, events: &mut Events, timeout: Option<Duration>) -> io::Result<()> {
         events.list.clear();
-        let ts = timeout.map(|d| Timespec {
-            tv_sec: d.as_secs().min(i64::MAX as u64) as i64,
-            tv_nsec: d.subsec_nanos().into(),
-        });
+        let ts = timeout.map(timespec);
         match epoll::wait(&self.epoll, spare_capacity(&mut events.list), ts.as_ref()) {
             Ok(_) => {}
             Err(rustix::io::Errno::INTR) => return Ok(()),
@@ -191,6 +200,50 @@ impl Poller {
             let _ = rustix::io::read(&self.notifier, &mut buf);
         }
         Ok(())
+    }
+
+    /// `wait` that also ends when one of `extra` is ready: one poll(2) on the epoll
+    /// descriptor and the extra ones, then the epoll's events, if it had any, without waiting.
+    /// Returns how many of `extra` were ready.
+    pub fn wait_with(
+        &self,
+        events: &mut Events,
+        timeout: Option<Duration>,
+        extra: &mut [Foreign<'_>],
+    ) -> io::Result<usize> {
+        if extra.is_empty() {
+            self.wait(events, timeout)?;
+            return Ok(0);
+        }
+        events.list.clear();
+        let mut fds = Vec::with_capacity(extra.len() + 1);
+        fds.push(PollFd::new(&self.epoll, PollFlags::IN));
+        fds.extend(
+            extra
+                .iter()
+                .filter_map(|e| e.fd.map(|fd| PollFd::from_borrowed_fd(fd, e.events))),
+        );
+        let ts = timeout.map(timespec);
+        match rustix::event::poll(&mut fds, ts.as_ref()) {
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => return Ok(0),
+            Err(e) => return Err(e.into()),
+        }
+        let mut ready = 0;
+        if fds.iter().any(|f| !f.revents().is_empty()) {
+            let mut found = fds[1..].iter();
+            for e in extra.iter_mut() {
+                e.revents = match e.fd {
+                    Some(_) => found.next().map_or(PollFlags::empty(), PollFd::revents),
+                    None => PollFlags::empty(),
+                };
+                ready += usize::from(!e.revents.is_empty());
+            }
+        }
+        if !fds[0].revents().is_empty() {
+            self.wait(events, Some(Duration::ZERO))?;
+        }
+        Ok(ready)
     }
 
     /// End a `wait` in progress, or the next one, from any thread.
@@ -206,6 +259,13 @@ impl Poller {
 impl AsFd for Poller {
     fn as_fd(&self) -> BorrowedFd<'_> {
         self.epoll.as_fd()
+    }
+}
+
+fn timespec(d: Duration) -> Timespec {
+    Timespec {
+        tv_sec: d.as_secs().min(i64::MAX as u64) as i64,
+        tv_nsec: d.subsec_nanos().into(),
     }
 }
 
@@ -291,6 +351,46 @@ mod tests {
         let start = Instant::now();
         p.wait(&mut ev, Some(Duration::from_micros(1500))).unwrap();
         assert!(start.elapsed() >= Duration::from_micros(1500));
+    }
+
+    #[test]
+    fn wait_with_reports_foreign_descriptors_and_the_pollers_own() {
+        let p = Poller::new().unwrap();
+        let (mut a, b) = UnixStream::pair().unwrap();
+        let (mut c, d) = UnixStream::pair().unwrap();
+        p.add(b.as_fd(), Event::readable(3)).unwrap();
+        let mut ev = Events::new();
+        let mut extra = [
+            Foreign {
+                fd: Some(d.as_fd()),
+                events: PollFlags::IN,
+                revents: PollFlags::ERR,
+            },
+            Foreign {
+                fd: None,
+                events: PollFlags::IN,
+                revents: PollFlags::empty(),
+            },
+        ];
+        // Nothing ready: the revents are left as they were.
+        let n = p
+            .wait_with(&mut ev, Some(Duration::ZERO), &mut extra)
+            .unwrap();
+        assert_eq!((n, ev.is_empty()), (0, true));
+        assert_eq!(extra[0].revents, PollFlags::ERR);
+        c.write_all(b"x").unwrap();
+        let n = p
+            .wait_with(&mut ev, Some(Duration::from_secs(5)), &mut extra)
+            .unwrap();
+        assert_eq!((n, ev.is_empty()), (1, true));
+        assert_eq!(extra[0].revents, PollFlags::IN);
+        assert_eq!(extra[1].revents, PollFlags::empty());
+        a.write_all(b"y").unwrap();
+        let n = p
+            .wait_with(&mut ev, Some(Duration::from_secs(5)), &mut extra)
+            .unwrap();
+        assert_eq!(n, 1);
+        assert_eq!(ev.iter().collect::<Vec<_>>(), vec![Event::readable(3)]);
     }
 
     #[test]
