@@ -1,7 +1,7 @@
 //! Differential tests for multipart forms (`-F`, `--form-string`, `--form-escape`): the
 //! bodies oxcurl and curl 8.14.1 send, their framing and the errors, with the random
-//! boundaries masked. Chunked bodies are compared after removing the chunk framing, since
-//! where chunks end depends on read sizes.
+//! boundaries masked. Most chunked bodies are compared after removing the chunk framing;
+//! the `chunked_form_*` tests keep it, as oxcurl's mime reader ends chunks where curl's does.
 
 use oxcurl_testsupport::diff::mask_boundaries;
 use oxcurl_testsupport::{Case, Reply};
@@ -573,4 +573,74 @@ fn t277_t669_custom_content_type() {
         }
         form_case(name, &args).file("a.txt", "file\n").run(OXCURL);
     }
+}
+
+/// A chunked form with its chunk framing kept: curl's mime reader ends a read (and so a
+/// chunk) where a second read of a file part would be needed within it, and encoders
+/// stream what they have.
+fn chunked_form_case(name: &str, args: &[&str]) -> Case {
+    Case::new(name)
+        .args(args)
+        .reply(Reply::ok("ok\n"))
+        .normalise_requests_with(mask_boundaries)
+}
+
+#[test]
+fn chunked_form_chunks_end_where_curl_ends_them() {
+    chunked_form_case(
+        "chunked_form_chunks_end_where_curl_ends_them",
+        &[
+            "-s",
+            "-H",
+            "Transfer-Encoding: chunked",
+            "-F",
+            "a=@{tmp}/one.txt",
+            "-F",
+            "b=@{tmp}/two.txt",
+            "-F",
+            "c=value",
+            "-F",
+            "big=@{tmp}/big.bin",
+            "-F",
+            "d=@{tmp}/two.txt;encoder=base64",
+            "-F",
+            "e=<{tmp}/one.txt",
+            "-F",
+            "f=@{tmp}/two.txt;encoder=7bit",
+            "{url}/",
+        ],
+    )
+    .file("one.txt", "first file\n")
+    .file("two.txt", "second file, a little longer\n".repeat(9))
+    .file(
+        "big.bin",
+        (0..150_000u32).map(|i| (i % 251) as u8).collect::<Vec<u8>>(),
+    )
+    .run(OXCURL);
+}
+
+#[test]
+fn chunked_form_quoted_printable_streams() {
+    // Quoted-printable has no size in advance: the body goes chunked on its own.
+    chunked_form_case(
+        "chunked_form_quoted_printable_streams",
+        &[
+            "-s",
+            "-F",
+            "q=@{tmp}/text.txt;encoder=quoted-printable",
+            "-F",
+            "r=@{tmp}/short.txt;encoder=quoted-printable",
+            "-F",
+            "s=café = ok ;encoder=quoted-printable",
+            "{url}/",
+        ],
+    )
+    .file(
+        "text.txt",
+        "caf\u{e9} au lait = tr\u{e8}s bon \t\r\nline two with trailing blank \r\n"
+            .repeat(40)
+            + &"x".repeat(300),
+    )
+    .file("short.txt", "a=b\r\n")
+    .run(OXCURL);
 }
