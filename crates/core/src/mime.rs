@@ -181,6 +181,16 @@ pub fn content_type_for(filename: &str) -> Option<&'static str> {
         .map(|(_, t)| *t)
 }
 
+/// curl's `match_header`: the value of header line `line` when it is `name:`, blanks after
+/// the colon skipped.
+fn match_header<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let rest = line
+        .get(..name.len())
+        .filter(|k| k.eq_ignore_ascii_case(name))
+        .map(|_| &line[name.len()..])?;
+    rest.strip_prefix(':').map(|v| v.trim_start_matches(' '))
+}
+
 fn escape(s: &str, backslash: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -459,8 +469,14 @@ impl Mime {
 
     fn headers(&self, part: &MimePart, esc: bool, form: bool) -> Vec<u8> {
         let mut h = String::new();
-        let ctype: Option<String> = match (&part.content_type, &part.data) {
-            (Some(t), _) => Some(t.clone()),
+        let user = |n: &str| part.headers.iter().find_map(|l| match_header(l, n));
+        // A Content-Type among the part's headers is its type, written where curl's goes.
+        let custom = part
+            .content_type
+            .as_deref()
+            .or_else(|| user("Content-Type"));
+        let ctype: Option<String> = match (custom, &part.data) {
+            (Some(t), _) => Some(t.to_string()),
             (None, PartData::Multipart(m)) => Some(format!("multipart/{}", m.subtype)),
             (None, PartData::File(p)) => {
                 let f = part.filename.clone().unwrap_or_default();
@@ -481,13 +497,7 @@ impl Mime {
                 .and_then(content_type_for)
                 .map(str::to_string),
         };
-        let has = |n: &str| {
-            part.headers.iter().any(|l| {
-                l.split_once(':')
-                    .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case(n))
-            })
-        };
-        if !has("Content-Disposition") {
+        if user("Content-Disposition").is_none() {
             let disposition = if form {
                 Some("form-data")
             } else if part.filename.is_some() || part.name.is_some() {
@@ -513,24 +523,26 @@ impl Mime {
             }
         }
         if let Some(t) = &ctype {
-            if !has("Content-Type") {
-                h.push_str("Content-Type: ");
-                h.push_str(t);
-                if let PartData::Multipart(m) = &part.data {
-                    h.push_str("; boundary=");
-                    h.push_str(&m.boundary);
-                }
-                h.push_str("\r\n");
+            h.push_str("Content-Type: ");
+            h.push_str(t);
+            if let PartData::Multipart(m) = &part.data {
+                h.push_str("; boundary=");
+                h.push_str(&m.boundary);
             }
+            h.push_str("\r\n");
         }
         if let Some(e) = part.encoder {
-            if !has("Content-Transfer-Encoding") {
+            if user("Content-Transfer-Encoding").is_none() {
                 h.push_str("Content-Transfer-Encoding: ");
                 h.push_str(e.name());
                 h.push_str("\r\n");
             }
         }
-        for l in &part.headers {
+        for l in part
+            .headers
+            .iter()
+            .filter(|l| match_header(l, "Content-Type").is_none())
+        {
             h.push_str(l);
             h.push_str("\r\n");
         }

@@ -301,6 +301,9 @@ struct Upload {
     body_done: bool,
     /// `info.size_upload` when this request started.
     upload_base: u64,
+    /// Body bytes came from the source in this request (a probe's last chunk does not),
+    /// so sending the body again needs a rewind.
+    source_read: bool,
     /// Bytes of the source still to skip before the body starts (a resumed upload).
     skip: u64,
     /// The announced length of a body from the read callback: curl reads no more than
@@ -3171,6 +3174,9 @@ impl Transfer {
     }
 
     fn start_request(&mut self, cx: &mut Cx<'_>) {
+        // curl updates the progress after every step with a connection, so the callback
+        // sees the counters of the request before (the upload counter then starts again).
+        self.progress(cx.now);
         // curl's state_do: the application may stop the request before it goes.
         if !self
             .handler
@@ -3364,16 +3370,8 @@ impl Transfer {
         // naming chunked, it chunks a body of known size too; otherwise a body of unknown
         // size goes unframed.
         let framing = match (self.custom_chunked(), framing) {
-            (Some(true), BodyFraming::Length { form, .. }) if !self.probing() => {
-                BodyFraming::Chunked { form }
-            }
-            // A probe of a body of unknown size under a custom chunked Transfer-Encoding:
-            // curl sends the empty chunked body ("0\r\n\r\n"), not a length.
-            (Some(true), BodyFraming::Length { form, .. })
-                if matches!(self.body, Body::Upload(None) | Body::PostRead(None)) =>
-            {
-                BodyFraming::Chunked { form }
-            }
+            // A probe too: curl sends the empty chunked body ("0\r\n\r\n"), not a length.
+            (Some(true), BodyFraming::Length { form, .. }) => BodyFraming::Chunked { form },
             (Some(false), BodyFraming::Chunked { form }) => BodyFraming::Unframed { form },
             (_, f) => f,
         };
@@ -3470,8 +3468,13 @@ impl Transfer {
             self.handler.debug(InfoType::HeaderOut, &req);
             self.req = req;
         }
+        // curl counts the bytes of each request's body from zero (`Curl_init_do`).
+        self.info.size_upload = 0;
         if self.probing() && matches!(framing, BodyFraming::Chunked { .. }) {
+            // The probe's body: the last chunk alone, counted as body bytes sent.
             self.req.extend_from_slice(b"0\r\n\r\n");
+            self.info.request_size += 5;
+            self.info.size_upload += 5;
         }
         self.req_sent = 0;
         self.up = Upload {
@@ -3479,7 +3482,7 @@ impl Transfer {
             await_continue: expect_announced,
             expect_announced,
             body_done: framing == BodyFraming::None || self.probing(),
-            upload_base: self.info.size_upload,
+            upload_base: 0,
             skip,
             limit: match (&self.body, framing) {
                 (Body::Upload(_) | Body::PostRead(_), BodyFraming::Length { len, .. }) => Some(len),
@@ -3634,6 +3637,7 @@ impl Transfer {
                         }
                         self.up.fields_sent += n;
                         self.info.size_upload += n as u64;
+                        self.info.request_size += n as u64;
                         Ok(true)
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
@@ -3665,6 +3669,7 @@ impl Transfer {
                 match conn.send(&self.up.buf[self.up.pos..end]) {
                     Ok(n) => {
                         self.up.pos += n;
+                        self.info.request_size += n as u64;
                         Ok(true)
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
@@ -3868,11 +3873,11 @@ impl Transfer {
 
     /// The `n` body bytes at `buf[start..]` are read: count, trace and frame them.
     fn frame_upload(&mut self, start: usize, n: usize) -> Result<()> {
+        self.up.source_read |= n > 0;
         if self.opts.verbose && n > 0 {
             let d = self.up.buf[start..start + n].to_vec();
             self.handler.debug(InfoType::DataOut, &d);
         }
-        self.info.size_upload += n as u64;
         if self.up.chunked {
             let mut hb = [0u8; 20];
             let h = crate::proto::h1::chunked::chunk_header(n, &mut hb);
@@ -3891,12 +3896,15 @@ impl Transfer {
             }
             self.up.pos = hs;
             self.up.len = end;
+            // curl counts what its chunked encoder hands on: the framing too.
+            self.info.size_upload += (end - hs) as u64;
         } else {
             if n == 0 {
                 self.up.eof = true;
             }
             self.up.pos = 0;
             self.up.len = n;
+            self.info.size_upload += n as u64;
         }
         Ok(())
     }
@@ -5196,7 +5204,7 @@ impl Transfer {
             url.to_url_string()
         ));
         if matches!(self.body, Body::Upload(_) | Body::PostRead(_))
-            && self.info.size_upload > 0
+            && self.up.source_read
             && !self.handler.rewind()
         {
             return Err(Error::new(

@@ -614,7 +614,9 @@ fn chunked_form_chunks_end_where_curl_ends_them() {
     .file("two.txt", "second file, a little longer\n".repeat(9))
     .file(
         "big.bin",
-        (0..150_000u32).map(|i| (i % 251) as u8).collect::<Vec<u8>>(),
+        (0..150_000u32)
+            .map(|i| (i % 251) as u8)
+            .collect::<Vec<u8>>(),
     )
     .run(OXCURL);
 }
@@ -637,8 +639,7 @@ fn chunked_form_quoted_printable_streams() {
     )
     .file(
         "text.txt",
-        "caf\u{e9} au lait = tr\u{e8}s bon \t\r\nline two with trailing blank \r\n"
-            .repeat(40)
+        "caf\u{e9} au lait = tr\u{e8}s bon \t\r\nline two with trailing blank \r\n".repeat(40)
             + &"x".repeat(300),
     )
     .file("short.txt", "a=b\r\n")
