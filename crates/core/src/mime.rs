@@ -33,6 +33,37 @@ pub enum PartData {
     Callback(CallbackData),
 }
 
+impl PartData {
+    /// Data held in memory but read the way a data callback of known size is (curl's tool
+    /// sends stdin parts through one): a read that needs it ends a chunked upload's chunk.
+    pub fn callback_bytes(data: Vec<u8>) -> PartData {
+        let size = Some(data.len() as u64);
+        PartData::Callback(CallbackData {
+            source: Arc::new(Mutex::new(Box::new(MemSource { data, pos: 0 }))),
+            size,
+        })
+    }
+}
+
+/// In-memory data as a [`PartSource`].
+struct MemSource {
+    data: Vec<u8>,
+    pos: usize,
+}
+
+impl PartSource for MemSource {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, MimeError> {
+        let n = (self.data.len() - self.pos).min(buf.len());
+        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+    fn rewind(&mut self) -> bool {
+        self.pos = 0;
+        true
+    }
+}
+
 /// Part data the application hands out on demand.
 pub trait PartSource: Send {
     /// Fill `buf`; `Ok(0)` ends the data.

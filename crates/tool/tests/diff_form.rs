@@ -645,3 +645,51 @@ fn chunked_form_quoted_printable_streams() {
     .file("short.txt", "a=b\r\n")
     .run(OXCURL);
 }
+
+#[test]
+fn chunked_form_with_stdin_after_a_file() {
+    chunked_form_case(
+        "chunked_form_with_stdin_after_a_file",
+        &[
+            "-s",
+            "-H",
+            "Transfer-Encoding: chunked",
+            "-F",
+            "a=@{tmp}/one.txt",
+            "-F",
+            "b=@-",
+            "-F",
+            "c=<-",
+            "{url}/",
+        ],
+    )
+    .file("one.txt", "first file\n")
+    .stdin("from stdin\n")
+    .run(OXCURL);
+}
+
+#[test]
+#[ignore = "issue 5: curl's trace shows the chunk framing in its 'Send data' records and sends the last chunk with the data when the size is known; oxcurl traces the data unframed"]
+fn chunked_form_trace_shows_the_chunks() {
+    chunked_form_case(
+        "chunked_form_trace_shows_the_chunks",
+        &[
+            "-s",
+            "--trace-ascii",
+            "{tmp}/trace",
+            "-H",
+            "Transfer-Encoding: chunked",
+            "-F",
+            "a=@{tmp}/one.txt",
+            "-F",
+            "b=value",
+            "{url}/",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{size_upload}\\n",
+        ],
+    )
+    .file("one.txt", "first file\n")
+    .run(OXCURL);
+}
