@@ -998,6 +998,11 @@ impl MimeReader {
         }
     }
 
+    /// The body's size is known and it has all been read: no more to come.
+    pub fn at_end(&self) -> bool {
+        self.eos
+    }
+
     /// Fill `buf`; 0 means the end.
     pub fn read(&mut self, buf: &mut [u8]) -> Result<usize, MimeError> {
         if self.eos {

@@ -304,6 +304,10 @@ struct Upload {
     /// Body bytes came from the source in this request (a probe's last chunk does not),
     /// so sending the body again needs a rewind.
     source_read: bool,
+    /// A chunked body whose source knows its size (a custom chunked Transfer-Encoding):
+    /// how many bytes are still to come. Its reader says it is at the end with the last
+    /// data, so the last chunk goes with it, as curl's chunked encoder adds it.
+    chunked_left: Option<u64>,
     /// Bytes of the source still to skip before the body starts (a resumed upload).
     skip: u64,
     /// The announced length of a body from the read callback: curl reads no more than
@@ -3490,6 +3494,16 @@ impl Transfer {
             },
             crlf,
             head_room: if self.on_h2() { 0 } else { self.req.len() },
+            chunked_left: match (&self.body, framing) {
+                (_, BodyFraming::Chunked { .. }) if crlf => None,
+                // A POST from the read callback under a forced chunked encoding disregards
+                // its size (curl's `set_reader`, issue 13229); a PUT keeps it.
+                (Body::Upload(Some(n)), BodyFraming::Chunked { .. }) => {
+                    Some(n.saturating_sub(skip))
+                }
+                (Body::Fields(f), BodyFraming::Chunked { .. }) => Some(f.len() as u64),
+                _ => None,
+            },
             ..Upload::default()
         };
         if (crlf
@@ -3668,6 +3682,11 @@ impl Transfer {
                 let end = send_end(self.up.pos, self.up.len, self.opts.max_send_speed);
                 match conn.send(&self.up.buf[self.up.pos..end]) {
                     Ok(n) => {
+                        if self.opts.verbose && n > 0 {
+                            // What went, chunk framing included (curl traces its send buffer).
+                            let d = self.up.buf[self.up.pos..self.up.pos + n].to_vec();
+                            self.handler.debug(InfoType::DataOut, &d);
+                        }
                         self.up.pos += n;
                         self.info.request_size += n as u64;
                         Ok(true)
@@ -3804,7 +3823,11 @@ impl Transfer {
                 }
             },
             (_, None) => {
-                let room = match self.up.limit {
+                let room = match self.up.limit.or(self.up.chunked_left) {
+                    Some(limit) if self.up.chunked => {
+                        // A chunked PUT of known size reads no more than what is left.
+                        room.min(usize::try_from(limit).unwrap_or(room))
+                    }
                     Some(limit) => {
                         let sent = self.info.size_upload - self.up.upload_base;
                         room.min(usize::try_from(limit.saturating_sub(sent)).unwrap_or(room))
@@ -3874,23 +3897,38 @@ impl Transfer {
     /// The `n` body bytes at `buf[start..]` are read: count, trace and frame them.
     fn frame_upload(&mut self, start: usize, n: usize) -> Result<()> {
         self.up.source_read |= n > 0;
-        if self.opts.verbose && n > 0 {
+        // HTTP/1 traces the bytes as they are sent.
+        if self.opts.verbose && n > 0 && self.on_h2() {
             let d = self.up.buf[start..start + n].to_vec();
             self.handler.debug(InfoType::DataOut, &d);
         }
         if self.up.chunked {
+            if let Some(left) = &mut self.up.chunked_left {
+                *left = left.saturating_sub(n as u64);
+            }
+            let at_end = n > 0
+                && (self.up.chunked_left == Some(0)
+                    || self.mime.as_ref().is_some_and(|m| m.at_end()));
             let mut hb = [0u8; 20];
             let h = crate::proto::h1::chunked::chunk_header(n, &mut hb);
             let hl = h.len();
             let hs = start - hl;
             self.up.buf[hs..start].copy_from_slice(&hb[..hl]);
             let mut end = start + n;
-            if n == 0 {
-                self.up.eof = true;
-                end = self.last_chunk_trailers(end)?;
+            if n > 0 {
                 self.up.buf[end..end + 2].copy_from_slice(b"\r\n");
                 end += 2;
-            } else {
+            }
+            if n == 0 || at_end {
+                if at_end {
+                    if self.up.buf.len() < end + 5 {
+                        self.up.buf.resize(end + 5, 0);
+                    }
+                    self.up.buf[end..end + 3].copy_from_slice(b"0\r\n");
+                    end += 3;
+                }
+                self.up.eof = true;
+                end = self.last_chunk_trailers(end)?;
                 self.up.buf[end..end + 2].copy_from_slice(b"\r\n");
                 end += 2;
             }

@@ -287,3 +287,28 @@ fn size_upload_of_a_chunked_digest_upload() {
     .reply(Reply::ok("stored\n"))
     .run(OXCURL);
 }
+
+#[test]
+fn chunked_uploads_trace_their_chunks() {
+    // curl traces what it sends, chunk framing included; when the source's size is known
+    // (a file, POST fields) the last chunk goes with the last data.
+    for (name, args) in [
+        (
+            "chunked_file_trace",
+            &["-T", "{tmp}/small", "-H", "Transfer-Encoding: chunked"][..],
+        ),
+        (
+            "chunked_fields_trace",
+            &["-d", "name=value", "-H", "Transfer-Encoding: chunked"][..],
+        ),
+        ("chunked_stdin_trace", &["-T", "-"][..]),
+    ] {
+        let mut all = vec!["-s", "--trace-ascii", "-", "-o", "/dev/null"];
+        all.extend_from_slice(args);
+        all.push("{url}/up");
+        size_upload_case(name, &all)
+            .stdin("from a pipe\n")
+            .reply(Reply::ok("stored\n"))
+            .run(OXCURL);
+    }
+}
