@@ -1198,6 +1198,49 @@ mod tests {
     }
 
     #[test]
+    fn any_read_size_gives_the_same_body_and_its_announced_size() {
+        for len in [0usize, 1, 2, 3, 56, 57, 58, 59, 114, 200] {
+            let data: Vec<u8> = (0..len).map(|i| (i * 7 % 256) as u8).collect();
+            let m = Mime {
+                subtype: "form-data",
+                boundary: "B".into(),
+                parts: vec![
+                    MimePart {
+                        name: Some("b".into()),
+                        encoder: Some(Encoder::Base64),
+                        data: PartData::Bytes(data.clone()),
+                        ..MimePart::default()
+                    },
+                    MimePart {
+                        name: Some("c".into()),
+                        encoder: Some(Encoder::Base64),
+                        data: PartData::callback_bytes(data.clone()),
+                        ..MimePart::default()
+                    },
+                ],
+                backslash_escape: false,
+            };
+            let mut bodies = Vec::new();
+            for step in [1usize, 2, 4, 5, 7, 100, 4096] {
+                let (mut r, size) = m.reader().unwrap();
+                let mut out = Vec::new();
+                let mut buf = vec![0u8; step];
+                loop {
+                    let n = r.read(&mut buf).unwrap();
+                    if n == 0 {
+                        break;
+                    }
+                    assert!(n <= step);
+                    out.extend_from_slice(&buf[..n]);
+                }
+                assert_eq!(size, Some(out.len() as u64), "len {len} step {step}");
+                bodies.push(out);
+            }
+            assert!(bodies.windows(2).all(|w| w[0] == w[1]), "len {len}");
+        }
+    }
+
+    #[test]
     fn types_from_extensions() {
         assert_eq!(content_type_for("a.PNG"), Some("image/png"));
         assert_eq!(content_type_for("a.tar"), None);
