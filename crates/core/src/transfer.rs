@@ -301,6 +301,13 @@ struct Upload {
     body_done: bool,
     /// `info.size_upload` when this request started.
     upload_base: u64,
+    /// Body bytes came from the source in this request (a probe's last chunk does not),
+    /// so sending the body again needs a rewind.
+    source_read: bool,
+    /// A chunked body whose source knows its size (a custom chunked Transfer-Encoding):
+    /// how many bytes are still to come. Its reader says it is at the end with the last
+    /// data, so the last chunk goes with it, as curl's chunked encoder adds it.
+    chunked_left: Option<u64>,
     /// Bytes of the source still to skip before the body starts (a resumed upload).
     skip: u64,
     /// The announced length of a body from the read callback: curl reads no more than
@@ -3257,6 +3264,9 @@ impl Transfer {
     }
 
     fn start_request(&mut self, cx: &mut Cx<'_>) {
+        // curl updates the progress after every step with a connection, so the callback
+        // sees the counters of the request before (the upload counter then starts again).
+        self.progress(cx.now);
         // curl's state_do: the application may stop the request before it goes.
         if !self
             .handler
@@ -3463,16 +3473,8 @@ impl Transfer {
         // naming chunked, it chunks a body of known size too; otherwise a body of unknown
         // size goes unframed.
         let framing = match (self.custom_chunked(), framing) {
-            (Some(true), BodyFraming::Length { form, .. }) if !self.probing() => {
-                BodyFraming::Chunked { form }
-            }
-            // A probe of a body of unknown size under a custom chunked Transfer-Encoding:
-            // curl sends the empty chunked body ("0\r\n\r\n"), not a length.
-            (Some(true), BodyFraming::Length { form, .. })
-                if matches!(self.body, Body::Upload(None) | Body::PostRead(None)) =>
-            {
-                BodyFraming::Chunked { form }
-            }
+            // A probe too: curl sends the empty chunked body ("0\r\n\r\n"), not a length.
+            (Some(true), BodyFraming::Length { form, .. }) => BodyFraming::Chunked { form },
             (Some(false), BodyFraming::Chunked { form }) => BodyFraming::Unframed { form },
             (_, f) => f,
         };
@@ -3575,8 +3577,13 @@ impl Transfer {
             self.handler.debug(InfoType::HeaderOut, &req);
             self.req = req;
         }
+        // curl counts the bytes of each request's body from zero (`Curl_init_do`).
+        self.info.size_upload = 0;
         if self.probing() && matches!(framing, BodyFraming::Chunked { .. }) {
+            // The probe's body: the last chunk alone, counted as body bytes sent.
             self.req.extend_from_slice(b"0\r\n\r\n");
+            self.info.request_size += 5;
+            self.info.size_upload += 5;
         }
         self.req_sent = 0;
         self.up = Upload {
@@ -3584,7 +3591,7 @@ impl Transfer {
             await_continue: expect_announced,
             expect_announced,
             body_done: framing == BodyFraming::None || self.probing(),
-            upload_base: self.info.size_upload,
+            upload_base: 0,
             skip,
             limit: match (&self.body, framing) {
                 (Body::Upload(_) | Body::PostRead(_), BodyFraming::Length { len, .. }) => Some(len),
@@ -3592,6 +3599,16 @@ impl Transfer {
             },
             crlf,
             head_room: if self.on_h2() { 0 } else { self.req.len() },
+            chunked_left: match (&self.body, framing) {
+                (_, BodyFraming::Chunked { .. }) if crlf => None,
+                // A POST from the read callback under a forced chunked encoding disregards
+                // its size (curl's `set_reader`, issue 13229); a PUT keeps it.
+                (Body::Upload(Some(n)), BodyFraming::Chunked { .. }) => {
+                    Some(n.saturating_sub(skip))
+                }
+                (Body::Fields(f), BodyFraming::Chunked { .. }) => Some(f.len() as u64),
+                _ => None,
+            },
             ..Upload::default()
         };
         if (crlf
@@ -3760,6 +3777,7 @@ impl Transfer {
                         }
                         self.up.fields_sent += n;
                         self.info.size_upload += n as u64;
+                        self.info.request_size += n as u64;
                         Ok(true)
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
@@ -3790,7 +3808,13 @@ impl Transfer {
                 let end = send_end(self.up.pos, self.up.len, self.opts.max_send_speed);
                 match conn.send(&self.up.buf[self.up.pos..end]) {
                     Ok(n) => {
+                        if self.opts.verbose && n > 0 {
+                            // What went, chunk framing included (curl traces its send buffer).
+                            let d = self.up.buf[self.up.pos..self.up.pos + n].to_vec();
+                            self.handler.debug(InfoType::DataOut, &d);
+                        }
                         self.up.pos += n;
+                        self.info.request_size += n as u64;
                         Ok(true)
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
@@ -3925,7 +3949,11 @@ impl Transfer {
                 }
             },
             (_, None) => {
-                let room = match self.up.limit {
+                let room = match self.up.limit.or(self.up.chunked_left) {
+                    Some(limit) if self.up.chunked => {
+                        // A chunked PUT of known size reads no more than what is left.
+                        room.min(usize::try_from(limit).unwrap_or(room))
+                    }
                     Some(limit) => {
                         let sent = self.info.size_upload - self.up.upload_base;
                         room.min(usize::try_from(limit.saturating_sub(sent)).unwrap_or(room))
@@ -3994,35 +4022,53 @@ impl Transfer {
 
     /// The `n` body bytes at `buf[start..]` are read: count, trace and frame them.
     fn frame_upload(&mut self, start: usize, n: usize) -> Result<()> {
-        if self.opts.verbose && n > 0 {
+        self.up.source_read |= n > 0;
+        // HTTP/1 traces the bytes as they are sent.
+        if self.opts.verbose && n > 0 && self.on_h2() {
             let d = self.up.buf[start..start + n].to_vec();
             self.handler.debug(InfoType::DataOut, &d);
         }
-        self.info.size_upload += n as u64;
         if self.up.chunked {
+            if let Some(left) = &mut self.up.chunked_left {
+                *left = left.saturating_sub(n as u64);
+            }
+            let at_end = n > 0
+                && (self.up.chunked_left == Some(0)
+                    || self.mime.as_ref().is_some_and(|m| m.at_end()));
             let mut hb = [0u8; 20];
             let h = crate::proto::h1::chunked::chunk_header(n, &mut hb);
             let hl = h.len();
             let hs = start - hl;
             self.up.buf[hs..start].copy_from_slice(&hb[..hl]);
             let mut end = start + n;
-            if n == 0 {
-                self.up.eof = true;
-                end = self.last_chunk_trailers(end)?;
+            if n > 0 {
                 self.up.buf[end..end + 2].copy_from_slice(b"\r\n");
                 end += 2;
-            } else {
+            }
+            if n == 0 || at_end {
+                if at_end {
+                    if self.up.buf.len() < end + 5 {
+                        self.up.buf.resize(end + 5, 0);
+                    }
+                    self.up.buf[end..end + 3].copy_from_slice(b"0\r\n");
+                    end += 3;
+                }
+                self.up.eof = true;
+                end = self.last_chunk_trailers(end)?;
                 self.up.buf[end..end + 2].copy_from_slice(b"\r\n");
                 end += 2;
             }
             self.up.pos = hs;
             self.up.len = end;
+            // curl counts what its chunked encoder hands on: the framing too.
+            self.info.size_upload += (end - hs) as u64;
         } else {
             if n == 0 {
                 self.up.eof = true;
             }
             self.up.pos = 0;
             self.up.len = n;
+            self.info.size_upload += n as u64;
         }
         Ok(())
     }
@@ -5354,7 +5400,7 @@ impl Transfer {
             url.to_url_string()
         ));
         if matches!(self.body, Body::Upload(_) | Body::PostRead(_))
-            && self.info.size_upload > 0
+            && self.up.source_read
             && !self.handler.rewind()
         {
             return Err(Error::new(

@@ -435,8 +435,8 @@ struct BodySpec {
     fields: Option<usize>,
     /// COPYPOSTFIELDS: our copy.
     copied: Option<Vec<u8>>,
-    /// MIMEPOST: the application's mime, read at perform time.
-    mime: Option<usize>,
+    /// MIMEPOST: the application's mime, read at perform time (unless freed since).
+    mime: Option<crate::mime::MimeRef>,
     /// HTTPPOST: the application's curl_formadd form, read at perform time.
     httppost: Option<usize>,
     /// MIME_OPTIONS has CURLMIMEOPT_FORMESCAPE: backslash-escape names.
@@ -619,7 +619,8 @@ impl EasyHandle {
         opts.body = st.body_now();
         // curl's empty form has no Content-Type: "Content-Type:" leaves out the one of an
         // empty POST, unless the application sets its own.
-        if st.body.empty_form
+        let unbound = st.body.mime.is_some_and(|r| r.get().is_none());
+        if (st.body.empty_form || unbound)
             && matches!(&opts.body, Body::Fields(f) if f.is_empty())
             && !opts.headers.iter().any(|h| {
                 h.split([':', ';'])
@@ -736,12 +737,14 @@ impl State {
         if b.upload {
             return Body::Upload(b.infile_size);
         }
-        if let Some(m) = b.mime {
-            // SAFETY: the application keeps a MIMEPOST mime alive until the transfer is done
-            // (CURLOPT_MIMEPOST(3)).
-            if let Some(m) =
-                unsafe { crate::mime::body_of(m as *mut crate::mime::MimeHandle, b.mime_escape) }
-            {
+        if let Some(r) = b.mime {
+            let Some(m) = r.get() else {
+                // Freed since: curl's mimepost part is then empty and posts nothing.
+                return Body::Fields(Vec::new());
+            };
+            // SAFETY: a live mime (the application keeps it alive until the transfer is
+            // done, CURLOPT_MIMEPOST(3)).
+            if let Some(m) = unsafe { crate::mime::body_of(m, b.mime_escape) } {
                 return Body::Mime(m);
             }
         }
@@ -933,11 +936,12 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
             d.body = st.body.clone();
             d.sock_cb = st.sock_cb;
             // curl gives the new handle its own copy of the mime, freed with it.
-            if let Some(m) = st.body.mime {
-                // SAFETY: the application keeps a MIMEPOST mime alive while it is set.
-                let copy = unsafe { crate::mime::dup(m as *mut crate::mime::MimeHandle) };
+            if let Some(m) = st.body.mime.and_then(|r| r.get()) {
+                // SAFETY: a live mime, kept alive by the application while it is set.
+                let copy = unsafe { crate::mime::dup(m) };
                 d.owned_mime = copy as usize;
-                d.body.mime = (!copy.is_null()).then_some(copy as usize);
+                // SAFETY: just made by dup (or NULL).
+                d.body.mime = unsafe { crate::mime::MimeRef::new(copy) };
             }
             d.headers = st.headers;
             d.proxy_headers = st.proxy_headers;
@@ -1653,7 +1657,9 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             MIMEPOST => {
                 st.drop_owned_mime();
                 st.body.httppost = None;
-                st.body.mime = (!v.is_null()).then_some(v as usize);
+                // SAFETY: NULL or a mime from curl_mime_init.
+                st.body.mime =
+                    unsafe { crate::mime::MimeRef::new(v as *mut crate::mime::MimeHandle) };
                 st.body.fields = None;
                 st.body.copied = None;
                 st.body.post = true;

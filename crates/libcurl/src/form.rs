@@ -11,6 +11,13 @@ use crate::mime::{self, MimeHandle, MimeReadFn, PartHandle};
 use crate::slist::CurlSlist;
 use std::ffi::{c_char, c_int, c_long, c_void};
 
+extern "C" {
+    /// `fread` on the given `FILE *`, stdin for NULL (shim.c).
+    fn oxcurl_fread(p: *mut c_char, size: usize, n: usize, file: *mut c_void) -> usize;
+    /// `fseeko` on stdin (shim.c).
+    fn oxcurl_stdin_seek(unused: *mut c_void, offset: i64, whence: c_int) -> c_int;
+}
+
 pub type CURLFORMcode = c_int;
 const CURL_FORMADD_OK: CURLFORMcode = 0;
 const CURL_FORMADD_MEMORY: CURLFORMcode = 1;
@@ -596,7 +603,20 @@ pub(crate) unsafe fn to_mime(
                 p.contentslength
             };
             if p.flags & (HTTPPOST_FILENAME | HTTPPOST_READFILE) != 0 {
-                mime::curl_mime_filedata(part, fi.contents);
+                // SAFETY: a file name is a NUL-terminated string.
+                if unsafe { cstr(fi.contents) } == Some(b"-".as_slice()) {
+                    // As curl: stdin is read with fread as it goes, its size unknown.
+                    mime::curl_mime_data_cb(
+                        part,
+                        -1,
+                        Some(oxcurl_fread),
+                        Some(oxcurl_stdin_seek),
+                        None,
+                        std::ptr::null_mut(),
+                    );
+                } else {
+                    mime::curl_mime_filedata(part, fi.contents);
+                }
                 if p.flags & HTTPPOST_READFILE != 0 {
                     mime::curl_mime_filename(part, std::ptr::null());
                 }

@@ -12,6 +12,7 @@ use oxcurl_core::mime::{
 };
 use std::ffi::{c_char, c_int, c_void};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub type MimeReadFn = unsafe extern "C" fn(*mut c_char, usize, usize, *mut c_void) -> usize;
@@ -34,13 +35,16 @@ pub struct MimeHandle {
     parent: *mut PartHandle,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Callback {
     read: MimeReadFn,
     seek: Option<MimeSeekFn>,
     free: Option<MimeFreeFn>,
     arg: *mut c_void,
     size: Option<u64>,
+    /// The part has been read since it was set or last rewound, in this perform or an
+    /// earlier one: sending it again seeks back first (curl's part state).
+    started: Arc<AtomicBool>,
 }
 
 enum Data {
@@ -63,6 +67,45 @@ pub struct PartHandle {
     data: Data,
     headers: *mut CurlSlist,
     owns_headers: bool,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The mimes not freed yet: addresses, with ids that tell them apart from a later mime at
+/// the same address. A few at a time; the list goes when the last one is freed.
+static LIVE: Mutex<Vec<(usize, u64)>> = Mutex::new(Vec::new());
+
+fn live_id(m: usize) -> Option<u64> {
+    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    live.iter().find(|(p, _)| *p == m).map(|(_, id)| *id)
+}
+
+/// A `CURLOPT_MIMEPOST` mime as an easy handle keeps it. Freeing the mime unbinds it from
+/// the handle, as in curl (the handle then posts an empty body): the handle asks whether
+/// this mime is still alive instead of reading freed memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MimeRef {
+    ptr: usize,
+    id: u64,
+}
+
+impl MimeRef {
+    /// The mime `m` points to; None for NULL or what is not a mime.
+    ///
+    /// # Safety
+    /// `m` is NULL or a pointer the application got from `curl_mime_init` (freed or not).
+    pub(crate) unsafe fn new(m: *mut MimeHandle) -> Option<MimeRef> {
+        let id = live_id(m as usize)?;
+        Some(MimeRef {
+            ptr: m as usize,
+            id,
+        })
+    }
+
+    /// The mime, unless it has been freed since.
+    pub(crate) fn get(self) -> Option<*mut MimeHandle> {
+        (live_id(self.ptr) == Some(self.id)).then_some(self.ptr as *mut MimeHandle)
+    }
 }
 
 /// A `curl_mime *` argument, if it is one.
@@ -131,10 +174,7 @@ impl PartHandle {
             Data::Bytes(b) => PartData::Bytes(b.clone()),
             Data::File(p) => PartData::File(p.clone()),
             Data::Callback(cb) => PartData::Callback(CallbackData {
-                source: Arc::new(Mutex::new(Box::new(CSource {
-                    cb: *cb,
-                    started: false,
-                }))),
+                source: Arc::new(Mutex::new(Box::new(CSource { cb: cb.clone() }))),
                 size: cb.size,
             }),
             // SAFETY: an attached mime lives as long as its part.
@@ -175,7 +215,6 @@ impl MimeHandle {
 /// The application's read/seek callbacks as an engine data source.
 struct CSource {
     cb: Callback,
-    started: bool,
 }
 
 // SAFETY: libcurl's contract: a handle, and the mime it sends, is used by one thread at a
@@ -184,7 +223,7 @@ unsafe impl Send for CSource {}
 
 impl PartSource for CSource {
     fn read(&mut self, buf: &mut [u8]) -> Result<usize, MimeError> {
-        self.started = true;
+        self.cb.started.store(true, Ordering::Relaxed);
         // SAFETY: the read callback given to curl_mime_data_cb; buf is writable for its length.
         let n =
             unsafe { (self.cb.read)(buf.as_mut_ptr() as *mut c_char, 1, buf.len(), self.cb.arg) };
@@ -197,13 +236,13 @@ impl PartSource for CSource {
         }
     }
     fn rewind(&mut self) -> bool {
-        if !self.started {
+        if !self.cb.started.load(Ordering::Relaxed) {
             return true;
         }
         let Some(seek) = self.cb.seek else {
             return false;
         };
-        self.started = false;
+        self.cb.started.store(false, Ordering::Relaxed);
         // SAFETY: the seek callback given to curl_mime_data_cb.
         unsafe { seek(self.cb.arg, 0, SEEK_SET) == CURL_SEEKFUNC_OK }
     }
@@ -235,6 +274,13 @@ unsafe fn free_mime(m: *mut MimeHandle) {
         }
     }
     mime.magic = 0;
+    {
+        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+        live.retain(|(p, _)| *p != m as usize);
+        if live.is_empty() {
+            *live = Vec::new();
+        }
+    }
     // SAFETY: from Box::into_raw in curl_mime_init; no other owner.
     unsafe { drop(Box::from_raw(m)) };
 }
@@ -243,12 +289,17 @@ unsafe fn free_mime(m: *mut MimeHandle) {
 #[no_mangle]
 pub extern "C" fn curl_mime_init(_easy: *mut c_void) -> *mut MimeHandle {
     guard!(std::ptr::null_mut(), {
-        Box::into_raw(Box::new(MimeHandle {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let m = Box::into_raw(Box::new(MimeHandle {
             magic: MIME_MAGIC,
             boundary: random_boundary(),
             parts: Vec::new(),
             parent: std::ptr::null_mut(),
-        }))
+        }));
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((m as usize, id));
+        m
     })
 }
 
@@ -407,6 +458,7 @@ pub extern "C" fn curl_mime_data_cb(
                 free,
                 arg,
                 size: u64::try_from(size).ok(),
+                started: Arc::default(),
             });
         }
         CURLE_OK
@@ -496,7 +548,11 @@ pub(crate) unsafe fn dup(m: *mut MimeHandle) -> *mut MimeHandle {
             Data::None => Data::None,
             Data::Bytes(b) => Data::Bytes(b.clone()),
             Data::File(f) => Data::File(f.clone()),
-            Data::Callback(cb) => Data::Callback(*cb),
+            // A new part: not read yet.
+            Data::Callback(cb) => Data::Callback(Callback {
+                started: Arc::default(),
+                ..cb.clone()
+            }),
             Data::Subparts(sub) => {
                 // SAFETY: an attached mime lives as long as its part.
                 let sub = unsafe { dup(*sub) };

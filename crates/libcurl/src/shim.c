@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 typedef int CURLcode;
 typedef int CURLMcode;
@@ -156,6 +157,13 @@ int curl_formadd(void *first, void *last, ...)
 size_t oxcurl_fread(char *p, size_t size, size_t n, void *file)
 {
   return fread(p, size, n, file ? (FILE *)file : stdin);
+}
+
+/* curl's fseeko_wrapper: how a "-" (stdin) form file part is rewound. */
+int oxcurl_stdin_seek(void *unused, int64_t offset, int whence)
+{
+  (void)unused;
+  return fseeko(stdin, (off_t)offset, whence);
 }
 
 /* curl's defaults when no write/read callback is set: fwrite/fread on the FILE * given as

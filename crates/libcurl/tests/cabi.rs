@@ -629,6 +629,53 @@ fn mime_callback_data_is_rewound_for_a_307_and_copied_by_duphandle() {
 }
 
 #[test]
+fn mime_chunks_and_upload_counts_match_reference() {
+    let s = server();
+    let url = s.url().trim_end_matches('/').to_string();
+    let dir = std::env::temp_dir();
+    let file = dir.join(format!("cabi-mimechunks-{}.txt", std::process::id()));
+    let stdin = dir.join(format!("cabi-mimechunks-in-{}.txt", std::process::id()));
+    let (file, stdin) = (
+        file.to_str().expect("utf-8"),
+        stdin.to_str().expect("utf-8"),
+    );
+    let ours = run_ok("mimechunks", Lib::Ours, &[&url, file, stdin]);
+    let ours_reqs = s.requests().len();
+    let reference = run_ok("mimechunks", Lib::Reference, &[&url, file, stdin]);
+    let _ = std::fs::remove_file(file);
+    let _ = std::fs::remove_file(stdin);
+    for (a, b) in ours.lines().zip(reference.lines()) {
+        assert_eq!(a, b, "ours vs reference");
+    }
+    assert_eq!(ours, reference);
+    assert!(ours.contains("unsized: rc=0 code=200"), "{ours}");
+    assert!(ours.contains("freed: rc=0 code=200"), "{ours}");
+    let reqs = s.requests();
+    assert_eq!(ours_reqs, 8, "one request per perform");
+    assert_eq!(reqs.len(), 2 * ours_reqs);
+    for i in 0..ours_reqs {
+        let (a, b) = (
+            mask_boundaries(&reqs[i].raw()),
+            mask_boundaries(&reqs[i + ours_reqs].raw()),
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&a),
+            String::from_utf8_lossy(&b),
+            "request {i}: ours vs reference"
+        );
+    }
+    let raw = |i: usize| String::from_utf8_lossy(&reqs[i].raw()).into_owned();
+    // Chunks of one byte from the bytewise callback part.
+    assert!(raw(0).contains("\r\n1\r\nn\r\n1\r\ne\r\n"), "{}", raw(0));
+    assert!(raw(1).contains("Transfer-Encoding: chunked"), "{}", raw(1));
+    assert!(raw(2).contains("Content-Length: "), "{}", raw(2));
+    assert!(raw(3).contains(" Some data from stdin"), "{}", raw(3));
+    assert!(raw(5).contains("Content-Length: 0\r\n"), "{}", raw(5));
+    assert!(!raw(5).contains("Content-Type"), "{}", raw(5));
+    assert!(raw(6).contains("copied"), "{}", raw(6));
+}
+
+#[test]
 fn mime_callback_abort_matches_reference() {
     let s = redirecting_server();
     let base = s.url().trim_end_matches('/').to_string();
@@ -656,7 +703,9 @@ fn valgrind_mime_and_headers_are_clean() {
     let form_file = std::env::temp_dir().join(format!("cabi-form-vg-{}.txt", std::process::id()));
     std::fs::write(&form_file, "file contents\n").expect("write");
     let form_file = form_file.to_str().expect("utf-8").to_string();
-    let runs: [(&str, Vec<String>); 3] = [
+    let chunks_in = std::env::temp_dir().join(format!("cabi-chunks-vg-{}.txt", std::process::id()));
+    let chunks_in = chunks_in.to_str().expect("utf-8").to_string();
+    let runs: [(&str, Vec<String>); 4] = [
         (
             "mime",
             vec![
@@ -666,7 +715,12 @@ fn valgrind_mime_and_headers_are_clean() {
             ],
         ),
         ("headers", hurls),
-        ("formadd", vec![url, form_file.clone()]),
+        ("formadd", vec![url.clone(), form_file.clone()]),
+        // A freed MIMEPOST mime: the handle must not read it.
+        (
+            "mimechunks",
+            vec![base, form_file.clone(), chunks_in.clone()],
+        ),
     ];
     for (prog, args) in runs {
         let exe = compile(prog, Lib::Ours);
@@ -681,6 +735,7 @@ fn valgrind_mime_and_headers_are_clean() {
         assert_eq!(out.code, Some(0), "valgrind {prog}: {}", out.stderr_str());
     }
     let _ = std::fs::remove_file(&form_file);
+    let _ = std::fs::remove_file(&chunks_in);
 }
 
 fn header_server() -> ScriptedServer {

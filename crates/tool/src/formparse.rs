@@ -384,7 +384,8 @@ pub fn parse(arg: &str, literal: bool, warnings: &mut Vec<String>) -> FormResult
             let mut sub = MimePart::default();
             apply(&mut sub, p, &mut bad);
             if path == "-" {
-                sub.data = PartData::Bytes(read_stdin());
+                // curl's tool reads stdin parts through a read callback.
+                sub.data = PartData::callback_bytes(read_stdin());
                 sub.filename.get_or_insert_with(|| "-".into());
             } else {
                 sub.filename.get_or_insert_with(|| basename(&path));
@@ -424,7 +425,7 @@ pub fn parse(arg: &str, literal: bool, warnings: &mut Vec<String>) -> FormResult
             warnings,
         );
         part.data = if p.data == "-" {
-            PartData::Bytes(read_stdin())
+            PartData::callback_bytes(read_stdin())
         } else {
             PartData::File(PathBuf::from(&p.data))
         };

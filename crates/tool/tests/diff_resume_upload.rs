@@ -3,6 +3,7 @@
 //! the source and shortens `Content-Length`; with `-C -` it does not know the remote size
 //! and says so by sending the whole file with a range covering all of it.
 
+use oxcurl_testsupport::diff::mask_boundaries;
 use oxcurl_testsupport::{Case, Reply};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -163,4 +164,151 @@ fn download_resume_still_sends_range() {
             "def",
         ))
         .run(OXCURL);
+}
+
+/// `%{size_upload}` counts the body bytes sent, chunk framing included (curl counts what
+/// its chunked encoder hands to the connection), and each request starts again from zero.
+fn size_upload_case(name: &str, args: &[&str]) -> Case {
+    Case::new(name)
+        .args(args)
+        .compare_stderr(true)
+        .file("up", "0123456789".repeat(7000))
+        .file("small", "small body\n")
+}
+
+#[test]
+fn size_upload_of_a_chunked_file_upload_counts_the_framing() {
+    size_upload_case(
+        "size_upload_of_a_chunked_file_upload_counts_the_framing",
+        &[
+            "-sS",
+            "-T",
+            "{tmp}/up",
+            "-H",
+            "Transfer-Encoding: chunked",
+            "-w",
+            "%{size_upload} %{size_request}\\n",
+            "{url}/up",
+        ],
+    )
+    .reply(Reply::ok("stored\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn size_upload_of_stdin_counts_the_framing() {
+    size_upload_case(
+        "size_upload_of_stdin_counts_the_framing",
+        &[
+            "-sS",
+            "-T",
+            "-",
+            "-w",
+            "%{size_upload} %{size_request}\\n",
+            "{url}/up",
+        ],
+    )
+    .stdin("from a pipe\n".repeat(3000))
+    .reply(Reply::ok("stored\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn size_upload_of_a_chunked_form() {
+    size_upload_case(
+        "size_upload_of_a_chunked_form",
+        &[
+            "-sS",
+            "-F",
+            "f=@{tmp}/small;encoder=quoted-printable",
+            "-w",
+            "%{size_upload} %{size_request}\\n",
+            "{url}/up",
+        ],
+    )
+    .normalise_requests_with(mask_boundaries)
+    .reply(Reply::ok("stored\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn size_upload_is_the_last_request_s_after_a_redirect() {
+    size_upload_case(
+        "size_upload_is_the_last_request_s_after_a_redirect",
+        &[
+            "-sS",
+            "-L",
+            "-T",
+            "{tmp}/small",
+            "-w",
+            "%{size_upload} %{size_request}\\n",
+            "{url}/up",
+        ],
+    )
+    .reply(Reply::raw(
+        "HTTP/1.1 307 Again\r\nLocation: /again\r\nContent-Length: 0\r\n\r\n",
+    ))
+    .reply(Reply::ok("stored\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn size_upload_of_a_chunked_digest_upload() {
+    // The first request is a probe: its body is only the last chunk.
+    size_upload_case(
+        "size_upload_of_a_chunked_digest_upload",
+        &[
+            "-sS",
+            "--digest",
+            "-u",
+            "foo:bar",
+            "-T",
+            "{tmp}/small",
+            "-H",
+            "Transfer-Encoding: chunked",
+            "-w",
+            "%{size_upload}\\n",
+            "{url}/up",
+        ],
+    )
+    .normalise_requests_with(|d| {
+        let s = String::from_utf8_lossy(d);
+        s.lines()
+            .filter(|l| !l.starts_with("Authorization:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into_bytes()
+    })
+    .reply(Reply::status(
+        401,
+        &[("WWW-Authenticate", "Digest realm=\"r\", nonce=\"abc\"")],
+        "",
+    ))
+    .reply(Reply::ok("stored\n"))
+    .run(OXCURL);
+}
+
+#[test]
+fn chunked_uploads_trace_their_chunks() {
+    // curl traces what it sends, chunk framing included; when the source's size is known
+    // (a file, POST fields) the last chunk goes with the last data.
+    for (name, args) in [
+        (
+            "chunked_file_trace",
+            &["-T", "{tmp}/small", "-H", "Transfer-Encoding: chunked"][..],
+        ),
+        (
+            "chunked_fields_trace",
+            &["-d", "name=value", "-H", "Transfer-Encoding: chunked"][..],
+        ),
+        ("chunked_stdin_trace", &["-T", "-"][..]),
+    ] {
+        let mut all = vec!["-s", "--trace-ascii", "-", "-o", "/dev/null"];
+        all.extend_from_slice(args);
+        all.push("{url}/up");
+        size_upload_case(name, &all)
+            .stdin("from a pipe\n")
+            .reply(Reply::ok("stored\n"))
+            .run(OXCURL);
+    }
 }
