@@ -26,9 +26,12 @@ fuzz_target!(|data: &[u8]| {
     let mut again = AltSvc::default();
     again.load_text(first.as_bytes());
     let second = again.to_file_text().expect("a saved cache saves again");
-    // curl takes one trailing dot off a source host per load: a name with several loses one
-    // more at every load and save, in curl as here.
-    if again.entries().iter().any(|e| e.src_host.ends_with('.')) {
+    // curl takes one trailing dot off a source host per load, and the first and last byte
+    // off a host that starts with '[' (its IPv6 brackets): a name with several dots, or one
+    // that still starts with '[', loses more at every load and save, in curl as here.
+    if again.entries().iter().any(|e| {
+        e.src_host.ends_with('.') || e.src_host.starts_with('[') || e.dst_host.starts_with('[')
+    }) {
         return;
     }
     let mut third = AltSvc::default();
