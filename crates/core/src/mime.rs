@@ -160,6 +160,9 @@ pub enum MimeError {
     Read,
     /// A part's read callback asked to abort (curl: `CURLE_ABORTED_BY_CALLBACK`).
     Aborted,
+    /// A part's read callback paused the upload (`CURL_READFUNC_PAUSE`): nothing was read,
+    /// the next read once sending is let go asks the callback again.
+    Pause,
 }
 
 /// curl's boundary: 24 dashes and 22 random alphanumerics.
@@ -753,7 +756,9 @@ impl Content {
             }
         };
         match got {
-            Got::Stop => {}
+            // A pause is no failure: the next read asks the source again (curl's
+            // `mime_unpause` resets the part's `lastreadstatus`).
+            Got::Stop | Got::Fail(MimeError::Pause) => {}
             Got::Data(0) => self.last = Last::End,
             Got::Fail(e) => self.last = Last::Failed(e),
             Got::Data(n) => {
@@ -1194,6 +1199,73 @@ mod tests {
             assert_eq!(got, size.map(|_| want.len() as u64));
             // A second reader (a redirect) rewinds the source and sends it again.
             assert_eq!(read_all(&m).0.len(), want.len());
+        }
+    }
+
+    /// Gives "A", pauses once, then gives "B" (curl's libtest 670's read callback).
+    struct PauseOnce(u8);
+
+    impl PartSource for PauseOnce {
+        fn read(&mut self, buf: &mut [u8]) -> Result<usize, MimeError> {
+            self.0 += 1;
+            match self.0 {
+                1 => buf[0] = b'A',
+                2 => return Err(MimeError::Pause),
+                3 => buf[0] = b'B',
+                _ => return Ok(0),
+            }
+            Ok(1)
+        }
+        fn rewind(&mut self) -> bool {
+            self.0 = 0;
+            true
+        }
+    }
+
+    /// A paused callback ends the read with what came before, the next read says paused,
+    /// and the read after that asks the callback again: the body is whole, as if never paused.
+    #[test]
+    fn a_paused_callback_part_resumes_where_it_stopped() {
+        for (enc, data) in [(None, "AB"), (Some(Encoder::Base64), "QUI=")] {
+            for size in [Some(2), None] {
+                let m = Mime {
+                    subtype: "form-data",
+                    boundary: "B".into(),
+                    parts: vec![MimePart {
+                        name: Some("field".into()),
+                        encoder: enc,
+                        data: PartData::Callback(CallbackData {
+                            source: Arc::new(Mutex::new(Box::new(PauseOnce(0)))),
+                            size,
+                        }),
+                        ..MimePart::default()
+                    }],
+                    backslash_escape: false,
+                };
+                let (mut r, total) = m.reader().unwrap();
+                let mut body = Vec::new();
+                let mut buf = [0u8; 1024];
+                let mut pauses = 0;
+                loop {
+                    match r.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => body.extend_from_slice(&buf[..n]),
+                        Err(MimeError::Pause) if pauses == 0 => pauses += 1,
+                        Err(e) => panic!("{e:?} after {pauses} pause(s)"),
+                    }
+                }
+                assert_eq!(pauses, 1, "{enc:?} {size:?}");
+                let head = match enc {
+                    Some(_) => "Content-Transfer-Encoding: base64\r\n",
+                    None => "",
+                };
+                let want = format!(
+                    "--B\r\nContent-Disposition: form-data; name=\"field\"\r\n{head}\r\n\
+                     {data}\r\n--B--\r\n"
+                );
+                assert_eq!(String::from_utf8(body).unwrap(), want, "{enc:?} {size:?}");
+                assert_eq!(total, size.map(|_| want.len() as u64));
+            }
         }
     }
 

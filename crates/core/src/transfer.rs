@@ -3941,6 +3941,7 @@ impl Transfer {
             (_, Some(m)) => match m.read(&mut self.up.buf[start..start + room]) {
                 Ok(n) => ReadResult::Data(n),
                 Err(crate::mime::MimeError::Aborted) => ReadResult::Abort,
+                Err(crate::mime::MimeError::Pause) => ReadResult::Pause,
                 Err(_) => {
                     return Err(Error::new(
                         Code::ReadError,
@@ -3991,6 +3992,7 @@ impl Transfer {
             (_, Some(m)) => match m.read(buf) {
                 Ok(n) => ReadResult::Data(n),
                 Err(crate::mime::MimeError::Aborted) => ReadResult::Abort,
+                Err(crate::mime::MimeError::Pause) => ReadResult::Pause,
                 Err(_) => {
                     return Err(Error::new(
                         Code::ReadError,

@@ -229,7 +229,9 @@ impl PartSource for CSource {
             unsafe { (self.cb.read)(buf.as_mut_ptr() as *mut c_char, 1, buf.len(), self.cb.arg) };
         if n == CURL_READFUNC_ABORT {
             Err(MimeError::Aborted)
-        } else if n == CURL_READFUNC_PAUSE || n > buf.len() {
+        } else if n == CURL_READFUNC_PAUSE {
+            Err(MimeError::Pause)
+        } else if n > buf.len() {
             Err(MimeError::Read)
         } else {
             Ok(n)
