@@ -2392,6 +2392,16 @@ impl Transfer {
         let conn = self.conn.as_mut().expect("conn");
         let inner = !proxy && (conn.proxy_tls.is_some() || conn.tunnel.is_some());
         let step = conn.handshake();
+        // CURLINFO_(PROXY_)SSL_VERIFYRESULT: what the session checking the certificate came
+        // to, also when the handshake failed over it.
+        let session = if proxy { &conn.proxy_tls } else { &conn.tls };
+        if let Some(code) = session.as_ref().map(|t| t.verify_result()) {
+            if proxy {
+                self.info.proxy_ssl_verify_result = code;
+            } else {
+                self.info.ssl_verify_result = code;
+            }
+        }
         if trace {
             self.tls_trace_emit();
             for l in std::mem::take(&mut self.ca_notes) {
@@ -2514,8 +2524,15 @@ impl Transfer {
                 }
             }
             lines.push(format!(" issuer: {}", leaf.issuer()));
-            if verify_peer {
+            // curl's OpenSSL backend: with -k the chain's result is told and let pass.
+            let code = tls.verify_result();
+            if verify_peer || code == 0 {
                 lines.push(" SSL certificate verify ok.".into());
+            } else {
+                lines.push(format!(
+                    " SSL certificate verify result: {} ({code}), continuing anyway.",
+                    crate::tls::verify_error_text(code)
+                ));
             }
         }
         for (i, c) in certs.iter().enumerate() {

@@ -320,7 +320,6 @@ fn proxy_option_values_are_checked_as_curl_does() {
 }
 
 #[test]
-#[ignore = "issue 5: CURLINFO_PROXY_SSL_VERIFYRESULT stays 0; curl reports OpenSSL's verify code (20)"]
 fn proxy_ssl_verify_result_matches_reference() {
     let s = origin();
     let proxy = HttpsProxy::start(&oxcurl_testsupport::tls::TlsServerOptions::default());

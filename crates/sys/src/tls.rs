@@ -128,6 +128,24 @@ type MsgCallback = unsafe extern "C" fn(
 extern "C" {
     fn SSL_CTX_set_msg_callback(ctx: *mut std::ffi::c_void, cb: Option<MsgCallback>);
     fn SSL_alert_desc_string_long(value: std::ffi::c_int) -> *const std::ffi::c_char;
+    fn X509_verify_cert_error_string(n: std::ffi::c_long) -> *const std::ffi::c_char;
+}
+
+/// OpenSSL's text for a verify code (`X509_verify_cert_error_string`): any code, known or
+/// not ("unknown certificate verification error").
+pub fn verify_error_text(code: i64) -> String {
+    // A code that does not fit (a 32-bit long) reads as one OpenSSL does not know.
+    let n = std::ffi::c_long::try_from(code).unwrap_or(std::ffi::c_long::MAX);
+    // SAFETY: the function takes any long and returns a pointer to a static NUL-terminated
+    // string (a fixed table entry, or a static buffer with a generic message), never NULL.
+    let p = unsafe { X509_verify_cert_error_string(n) };
+    if p.is_null() {
+        return "unknown certificate verification error".to_string();
+    }
+    // SAFETY: `p` is a NUL-terminated C string from OpenSSL (above).
+    unsafe { std::ffi::CStr::from_ptr(p) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// OpenSSL calls this from inside `SSL_connect`, `SSL_read`, `SSL_write`... on the thread

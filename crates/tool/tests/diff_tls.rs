@@ -185,6 +185,57 @@ macro_rules! suite {
                 .reply(Reply::ok("hello over tls\n"))
         }
 
+        // ---- the verify result ---------------------------------------------------------------
+
+        /// `%{ssl_verify_result}` is OpenSSL's verify code for the server's chain, as curl
+        /// reports it: 0 when it verified, the code when it did not (exit 60), and with -k,
+        /// where curl loads no CA, the code of a chain without a trusted root.
+        #[test]
+        fn verify_result_for_each_certificate() {
+            for cert in [
+                ServerCert::Good,
+                ServerCert::Chain,
+                ServerCert::Expired,
+                ServerCert::NotYetValid,
+                ServerCert::WrongName,
+                ServerCert::SelfSigned,
+            ] {
+                let w = "%{ssl_verify_result} %{exitcode}\n";
+                for (how, opts) in [("k", &["-sk"][..]), ("ca", &["-s", "--cacert", "{ca}"][..])] {
+                    Case::new(&format!("verify_result_{cert:?}_{how}"))
+                        .env("CURL_SSL_BACKEND", BACKEND)
+                        .tls(tls(cert))
+                        .args(opts)
+                        .args(&["-w", w, "-o", "/dev/null", "{url}/v"])
+                        .reply(Reply::ok("v\n"))
+                        .run(OXCURL);
+                }
+            }
+        }
+
+        /// `-kv`: curl notes the chain's result and that it goes on anyway.
+        #[test]
+        fn insecure_verbose_notes_the_verify_result() {
+            for cert in [ServerCert::Good, ServerCert::SelfSigned, ServerCert::Chain] {
+                let r = Case::new(&format!("insecure_verbose_verify_note_{cert:?}"))
+                    .env("CURL_SSL_BACKEND", BACKEND)
+                    .tls(tls(cert))
+                    .args(&["-skv", "-o", "/dev/null", "{url}/v"])
+                    .reply(Reply::ok("v\n"))
+                    .run(OXCURL);
+                let note = |e: &[u8]| {
+                    String::from_utf8_lossy(e)
+                        .lines()
+                        .filter(|l| l.contains("SSL certificate verify"))
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                };
+                let want = note(&r.reference.stderr);
+                assert_eq!(want.len(), 1, "{want:?}");
+                assert_eq!(note(&r.oxcurl.stderr), want);
+            }
+        }
+
         // ---- verification succeeds ------------------------------------------------------------
 
         #[test]

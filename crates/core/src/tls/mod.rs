@@ -440,6 +440,39 @@ impl Session {
             Session::OpenSsl(s) => s.connection_summary(),
         }
     }
+
+    /// OpenSSL's verify code (`X509_V_ERR_*`) for the peer's chain, as curl reports it in
+    /// `CURLINFO_SSL_VERIFYRESULT`: 0 when it verified, OpenSSL's code when it did not
+    /// (with `-k` too: no CA is loaded then), 1 before a certificate was checked.
+    pub fn verify_result(&self) -> i64 {
+        match self {
+            Session::Rustls(s) => s.verify_result(),
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(s) => s.verify_result(),
+        }
+    }
+}
+
+/// OpenSSL's text for a verify code (`X509_verify_cert_error_string`).
+pub fn verify_error_text(code: i64) -> String {
+    #[cfg(feature = "openssl")]
+    {
+        openssl_backend::verify_error_text(code)
+    }
+    #[cfg(not(feature = "openssl"))]
+    {
+        match code {
+            0 => "ok",
+            1 => "unspecified certificate verification error",
+            9 => "certificate is not yet valid",
+            10 => "certificate has expired",
+            18 => "self-signed certificate",
+            19 => "self-signed certificate in certificate chain",
+            20 => "unable to get local issuer certificate",
+            _ => "unknown certificate verification error",
+        }
+        .to_string()
+    }
 }
 
 /// What a session reads and writes its records through: the socket, or (TLS inside TLS,

@@ -318,6 +318,9 @@ pub struct Session {
     verify_peer: bool,
     verify_host: bool,
     verify_status: bool,
+    /// `SSL_get_verify_result` as curl keeps it: 1 (curl's start value) until the
+    /// handshake is through and the name checked.
+    verify_code: i64,
 }
 
 impl std::fmt::Debug for Session {
@@ -366,7 +369,13 @@ impl Session {
             verify_peer: opts.verify_peer,
             verify_host: opts.verify_host,
             verify_status: opts.verify_status,
+            verify_code: 1,
         })
+    }
+
+    /// OpenSSL's verify code for the server's chain (curl's `CURLINFO_SSL_VERIFYRESULT`).
+    pub fn verify_result(&self) -> i64 {
+        self.verify_code
     }
 
     /// The BIO of the session, whatever the handshake state.
@@ -477,6 +486,9 @@ impl Session {
             }
             Err(HandshakeError::Failure(m)) => {
                 let verify = m.ssl().verify_result();
+                if verify != X509VerifyResult::OK {
+                    self.verify_code = i64::from(verify.as_raw());
+                }
                 if self.verify_peer && verify != X509VerifyResult::OK {
                     return Err(Error::new(
                         Code::PeerFailedVerification,
@@ -506,6 +518,8 @@ impl Session {
         let State::Done(s) = &self.state else {
             return Ok(());
         };
+        // curl checks the name first; the verify result is taken after it.
+        let code = i64::from(s.ssl().verify_result().as_raw());
         if self.verify_host {
             let leaf = s.ssl().peer_certificate().and_then(|c| c.to_der().ok());
             if let Some(der) = leaf {
@@ -519,6 +533,7 @@ impl Session {
                 }
             }
         }
+        self.verify_code = code;
         if self.verify_status && s.ssl().ocsp_status().is_none() {
             return Err(Error::new(
                 Code::SslInvalidcertstatus,
@@ -779,4 +794,9 @@ fn message_name(major: i32, t: i32) -> &'static str {
         254 => "Message hash",
         _ => "Unknown",
     }
+}
+
+/// OpenSSL's text for a verify code (`X509_verify_cert_error_string`).
+pub fn verify_error_text(code: i64) -> String {
+    oxcurl_sys::tls::verify_error_text(code)
 }

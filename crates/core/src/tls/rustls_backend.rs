@@ -110,6 +110,27 @@ impl std::fmt::Display for StatusProblem {
 
 impl std::error::Error for StatusProblem {}
 
+thread_local! {
+    /// The OpenSSL verify code (`X509_V_ERR_*`) the last certificate check on this thread
+    /// came to; the session that ran the handshake takes it (see [`Session::handshake`]).
+    static VERIFY_CODE: std::cell::Cell<Option<i64>> = const { std::cell::Cell::new(None) };
+}
+
+/// OpenSSL's codes for a chain it cannot complete: a self-issued leaf (18), a self-issued
+/// certificate in the chain (19), else no local issuer (20).
+fn untrusted_code(end_entity: &CertificateDer<'_>, intermediates: &[CertificateDer<'_>]) -> i64 {
+    if Cert::parse(end_entity).is_some_and(|c| c.is_self_issued()) {
+        18
+    } else if intermediates
+        .iter()
+        .any(|c| Cert::parse(c).is_some_and(|c| c.is_self_issued()))
+    {
+        19
+    } else {
+        20
+    }
+}
+
 /// curl's verification: the chain against the trusted roots (`verify_peer`), the name
 /// (`verify_host`), both off with `-k`. Handshake signatures are always checked.
 #[derive(Debug)]
@@ -143,9 +164,38 @@ impl ServerCertVerifier for Verifier {
             )));
         }
         let Some(inner) = &self.inner else {
+            // With -k curl loads no CA: OpenSSL's verify result is that of a chain with
+            // no trusted root, which curl reports (and -v notes) all the same.
+            VERIFY_CODE.set(Some(untrusted_code(end_entity, intermediates)));
             return Ok(ServerCertVerified::assertion());
         };
-        match inner.verify_server_cert(end_entity, intermediates, server_name, ocsp, now) {
+        let r = inner.verify_server_cert(end_entity, intermediates, server_name, ocsp, now);
+        VERIFY_CODE.set(Some(match &r {
+            Ok(_) => 0,
+            Err(rustls::Error::InvalidCertificate(e)) => match e {
+                // curl checks the name before it takes the verify result, which stays
+                // at its start value, 1; without the name check the chain is fine.
+                CertificateError::NotValidForName
+                | CertificateError::NotValidForNameContext { .. } => {
+                    if self.verify_host {
+                        1
+                    } else {
+                        0
+                    }
+                }
+                CertificateError::Expired | CertificateError::ExpiredContext { .. } => 10,
+                CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => 9,
+                CertificateError::UnknownIssuer
+                | CertificateError::BadSignature
+                | CertificateError::UnsupportedSignatureAlgorithmContext { .. }
+                | CertificateError::UnsupportedSignatureAlgorithmForPublicKeyContext { .. } => {
+                    untrusted_code(end_entity, intermediates)
+                }
+                _ => 1,
+            },
+            Err(_) => 1,
+        }));
+        match r {
             Ok(v) => Ok(v),
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
@@ -476,6 +526,9 @@ pub struct Session {
     host: String,
     /// What the handshake settled, kept when rustls' connection is taken apart.
     info: Info,
+    /// OpenSSL's verify code for the server's chain, as curl reports it (1, curl's start
+    /// value, until a certificate was checked).
+    verify_code: i64,
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -692,7 +745,13 @@ impl Session {
             })),
             host: host.to_string(),
             info: Info::default(),
+            verify_code: 1,
         })
+    }
+
+    /// OpenSSL's verify code for the server's chain (curl's `CURLINFO_SSL_VERIFYRESULT`).
+    pub fn verify_result(&self) -> i64 {
+        self.verify_code
     }
 
     /// Advance the handshake as far as the socket allows.
@@ -700,7 +759,12 @@ impl Session {
         let State::Handshake(hs) = &mut self.state else {
             return Ok(Handshake::Done);
         };
-        match hs.step(io) {
+        VERIFY_CODE.set(None);
+        let step = hs.step(io);
+        if let Some(code) = VERIFY_CODE.take() {
+            self.verify_code = code;
+        }
+        match step {
             HsStop::Want(w) => Ok(w),
             HsStop::Convert => self.convert(),
             HsStop::Tls(e) => {
