@@ -111,7 +111,10 @@ pub struct TlsMessage {
 
 thread_local! {
     /// The messages of the OpenSSL calls inside a [`trace_start`]..[`trace_take`] scope on
-    /// this thread; None outside one, when the callback keeps nothing.
+    /// this thread; None outside one, when the callback keeps nothing. The scope opens and
+    /// closes within one engine call (a handshake step, a read), so nothing stays here
+    /// between calls and a handle may move to another thread between them. (OpenSSL calls
+    /// the callback on the thread making the `SSL_*` call, inside it.)
     static TRACE: std::cell::RefCell<Option<Vec<TlsMessage>>> = const { std::cell::RefCell::new(None) };
 }
 

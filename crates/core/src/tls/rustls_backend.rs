@@ -113,6 +113,9 @@ impl std::error::Error for StatusProblem {}
 thread_local! {
     /// The OpenSSL verify code (`X509_V_ERR_*`) the last certificate check on this thread
     /// came to; the session that ran the handshake takes it (see [`Session::handshake`]).
+    /// The verifier is shared by the connections of a configuration and rustls calls it on
+    /// the thread driving the handshake, inside the step: the step clears this before and
+    /// takes it after, so nothing stays here between calls.
     static VERIFY_CODE: std::cell::Cell<Option<i64>> = const { std::cell::Cell::new(None) };
 }
 
