@@ -325,7 +325,11 @@ impl Session {
         #[cfg(not(feature = "openssl"))]
         let _ = (sock, opts, over_tls);
         Ok(match config {
-            Config::Rustls(c) => Session::Rustls(rustls_backend::Session::new(c.clone(), host)?),
+            Config::Rustls(c) => Session::Rustls(rustls_backend::Session::new(
+                c.clone(),
+                host,
+                opts.verify_peer,
+            )?),
             #[cfg(feature = "openssl")]
             Config::OpenSsl(c) => Session::OpenSsl(openssl_backend::Session::new(
                 c, host, sock, opts, over_tls,

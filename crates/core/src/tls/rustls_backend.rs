@@ -110,13 +110,24 @@ impl std::fmt::Display for StatusProblem {
 
 impl std::error::Error for StatusProblem {}
 
-thread_local! {
-    /// The OpenSSL verify code (`X509_V_ERR_*`) the last certificate check on this thread
-    /// came to; the session that ran the handshake takes it (see [`Session::handshake`]).
-    /// The verifier is shared by the connections of a configuration and rustls calls it on
-    /// the thread driving the handshake, inside the step: the step clears this before and
-    /// takes it after, so nothing stays here between calls.
-    static VERIFY_CODE: std::cell::Cell<Option<i64>> = const { std::cell::Cell::new(None) };
+/// The OpenSSL verify code of a handshake that failed with `e`: what the verifier found
+/// wrong with the chain, as [`Verifier`] words it; 1 (curl's start value) for a name that
+/// does not match (curl checks it before it takes the result) and anything else.
+fn verify_code_of(e: &rustls::Error) -> i64 {
+    let rustls::Error::InvalidCertificate(e) = e else {
+        return 1;
+    };
+    match e {
+        CertificateError::Expired | CertificateError::ExpiredContext { .. } => 10,
+        CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => 9,
+        CertificateError::UnknownIssuer => 20,
+        CertificateError::Other(o) => match o.0.downcast_ref::<CertProblem>() {
+            Some(p) if p.0 == "self-signed certificate" => 18,
+            Some(p) if p.0 == "self-signed certificate in certificate chain" => 19,
+            _ => 1,
+        },
+        _ => 1,
+    }
 }
 
 /// OpenSSL's codes for a chain it cannot complete: a self-issued leaf (18), a self-issued
@@ -167,38 +178,9 @@ impl ServerCertVerifier for Verifier {
             )));
         }
         let Some(inner) = &self.inner else {
-            // With -k curl loads no CA: OpenSSL's verify result is that of a chain with
-            // no trusted root, which curl reports (and -v notes) all the same.
-            VERIFY_CODE.set(Some(untrusted_code(end_entity, intermediates)));
             return Ok(ServerCertVerified::assertion());
         };
-        let r = inner.verify_server_cert(end_entity, intermediates, server_name, ocsp, now);
-        VERIFY_CODE.set(Some(match &r {
-            Ok(_) => 0,
-            Err(rustls::Error::InvalidCertificate(e)) => match e {
-                // curl checks the name before it takes the verify result, which stays
-                // at its start value, 1; without the name check the chain is fine.
-                CertificateError::NotValidForName
-                | CertificateError::NotValidForNameContext { .. } => {
-                    if self.verify_host {
-                        1
-                    } else {
-                        0
-                    }
-                }
-                CertificateError::Expired | CertificateError::ExpiredContext { .. } => 10,
-                CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => 9,
-                CertificateError::UnknownIssuer
-                | CertificateError::BadSignature
-                | CertificateError::UnsupportedSignatureAlgorithmContext { .. }
-                | CertificateError::UnsupportedSignatureAlgorithmForPublicKeyContext { .. } => {
-                    untrusted_code(end_entity, intermediates)
-                }
-                _ => 1,
-            },
-            Err(_) => 1,
-        }));
-        match r {
+        match inner.verify_server_cert(end_entity, intermediates, server_name, ocsp, now) {
             Ok(v) => Ok(v),
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
@@ -532,6 +514,8 @@ pub struct Session {
     /// OpenSSL's verify code for the server's chain, as curl reports it (1, curl's start
     /// value, until a certificate was checked).
     verify_code: i64,
+    /// The chain is verified (not `-k`).
+    verify_peer: bool,
 }
 
 #[allow(clippy::large_enum_variant)]
@@ -729,7 +713,7 @@ fn not_ready() -> io::Error {
 
 impl Session {
     /// Start a session to `host` (a name or an IP literal, no brackets); no SNI for IPs.
-    pub fn new(config: Arc<ClientConfig>, host: &str) -> Result<Session, Error> {
+    pub fn new(config: Arc<ClientConfig>, host: &str, verify_peer: bool) -> Result<Session, Error> {
         let name = ServerName::try_from(host.to_string()).map_err(|_| {
             connect_error(format!("TLS connect error: invalid server name '{host}'"))
         })?;
@@ -749,6 +733,7 @@ impl Session {
             host: host.to_string(),
             info: Info::default(),
             verify_code: 1,
+            verify_peer,
         })
     }
 
@@ -762,15 +747,20 @@ impl Session {
         let State::Handshake(hs) = &mut self.state else {
             return Ok(Handshake::Done);
         };
-        VERIFY_CODE.set(None);
-        let step = hs.step(io);
-        if let Some(code) = VERIFY_CODE.take() {
-            self.verify_code = code;
-        }
-        match step {
+        match hs.step(io) {
             HsStop::Want(w) => Ok(w),
-            HsStop::Convert => self.convert(),
+            HsStop::Convert => {
+                let r = self.convert();
+                // With -k curl loads no CA: OpenSSL's result is that of a chain without a
+                // trusted root; a verified chain is 0 (the name is curl's own check).
+                self.verify_code = match &self.info.certs {
+                    Some(c) if !self.verify_peer && !c.is_empty() => untrusted_code(&c[0], &c[1..]),
+                    _ => 0,
+                };
+                r
+            }
             HsStop::Tls(e) => {
+                self.verify_code = verify_code_of(&e);
                 hs.send_alert(io);
                 Err(self.map_error(&e, true))
             }
