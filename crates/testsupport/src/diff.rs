@@ -491,17 +491,8 @@ impl Case {
             .iter()
             .map(|a| self.subst(a, server, &tmp, &home))
             .collect();
-        let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
-        let mut exec = Exec::new(program)
+        let mut exec = isolated_exec(program, &home, &tmp)
             .args(&args)
-            .env_clear()
-            .env("PATH", path)
-            .env("HOME", &home)
-            .env("CURL_HOME", &home)
-            .env("XDG_CONFIG_HOME", &home)
-            .env("LC_ALL", "C")
-            .env("TZ", "UTC")
-            .cwd(&tmp)
             .timeout(self.timeout);
         for (k, v) in &self.env {
             exec = exec.env(k, self.subst(v, server, &tmp, &home));
@@ -646,6 +637,39 @@ fn sanitize(name: &str) -> String {
 
 /// Escapes bytes the way curl's test logs show them: printable ASCII as is, `\r`, `\n`,
 /// `\t`, `\\` and `\xNN` otherwise; a real line break follows each `\n`.
+/// `program` as every differential run starts it: an environment of only `PATH` (the
+/// caller's, else `/usr/bin:/bin`), `HOME`, `CURL_HOME` and `XDG_CONFIG_HOME` (all `home`),
+/// `LC_ALL=C` and `TZ=UTC`, in the directory `cwd`.
+pub fn isolated_exec(program: impl AsRef<Path>, home: &Path, cwd: &Path) -> Exec {
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into());
+    Exec::new(program)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", home)
+        .env("CURL_HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC")
+        .cwd(cwd)
+}
+
+/// Exit code, stdout and stderr of both runs, for the message of a failed comparison.
+pub fn runs_report(reference: &Output, oxcurl: &Output) -> String {
+    let show = |w: &Output| {
+        format!(
+            "code {:?}\nstdout:\n{}\nstderr:\n{}",
+            w.code,
+            String::from_utf8_lossy(&w.stdout),
+            String::from_utf8_lossy(&w.stderr)
+        )
+    };
+    format!(
+        "\n--- reference\n{}\n--- oxcurl\n{}",
+        show(reference),
+        show(oxcurl)
+    )
+}
+
 pub fn escape(data: &[u8]) -> String {
     let mut s = String::with_capacity(data.len() + 16);
     for &b in data {

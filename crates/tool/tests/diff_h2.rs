@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use oxcurl_testsupport::diff::{isolated_exec, runs_report};
 use oxcurl_testsupport::{pki, reference_curl, Exec, Nginx, Output, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -40,14 +41,7 @@ impl Site {
     }
 
     fn run(&self, prog: &Path, args: &[&str], env: &[(&str, &str)], tmp: &Path) -> Output {
-        let mut e = Exec::new(prog)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", tmp)
-            .env("CURL_HOME", tmp)
-            .env("LC_ALL", "C")
-            .env("TZ", "UTC")
-            .cwd(tmp);
+        let mut e = isolated_exec(prog, tmp, tmp);
         for (k, v) in env {
             e = e.env(k, v);
         }
@@ -116,15 +110,7 @@ fn diff(name: &str, args: &[&str], o: Opts<'_>) {
     }
     let r = site.run(&reference_curl(), args, o.env, tmp.path());
     let x = site.run(Path::new(OXCURL), args, o.env, tmp.path());
-    let show = |w: &Output| {
-        format!(
-            "code {:?}\nstdout:\n{}\nstderr:\n{}",
-            w.code,
-            String::from_utf8_lossy(&w.stdout),
-            String::from_utf8_lossy(&w.stderr)
-        )
-    };
-    let report = format!("\n--- reference\n{}\n--- oxcurl\n{}", show(&r), show(&x));
+    let report = runs_report(&r, &x);
     assert_eq!(r.code, x.code, "{name}: exit code{report}");
     let out = |b: &[u8]| {
         let text = String::from_utf8_lossy(&mask_stdout(b)).into_owned();

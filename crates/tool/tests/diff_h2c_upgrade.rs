@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use oxcurl_testsupport::daemons::Nghttpx;
-use oxcurl_testsupport::{reference_curl, Exec, Nginx, Output, Reply, TempDir};
+use oxcurl_testsupport::diff::{isolated_exec, runs_report};
+use oxcurl_testsupport::{reference_curl, Nginx, Output, Reply, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 
@@ -41,14 +42,7 @@ impl Site {
     fn run(&self, prog: &Path, args: &[&str], tmp: &Path) -> Output {
         let base = format!("http://127.0.0.1:{}", self.nghttpx.port());
         let args = std::iter::once("-v").chain(args.iter().copied());
-        Exec::new(prog)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", tmp)
-            .env("CURL_HOME", tmp)
-            .env("LC_ALL", "C")
-            .env("TZ", "UTC")
-            .cwd(tmp)
+        isolated_exec(prog, tmp, tmp)
             .args(args.map(|a| a.replace("{u}", &base)))
             .run()
     }
@@ -107,15 +101,7 @@ fn diff(name: &str, args: &[&str], stderr: bool, sorted: bool) {
     let tmp = TempDir::new(name);
     let r = site.run(&reference_curl(), args, tmp.path());
     let x = site.run(Path::new(OXCURL), args, tmp.path());
-    let show = |w: &Output| {
-        format!(
-            "code {:?}\nstdout:\n{}\nstderr:\n{}",
-            w.code,
-            String::from_utf8_lossy(&w.stdout),
-            String::from_utf8_lossy(&w.stderr)
-        )
-    };
-    let report = format!("\n--- reference\n{}\n--- oxcurl\n{}", show(&r), show(&x));
+    let report = runs_report(&r, &x);
     assert!(
         r.stderr
             .windows(b"Received 101".len())
