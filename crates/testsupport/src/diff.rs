@@ -637,6 +637,22 @@ fn sanitize(name: &str) -> String {
 
 /// Escapes bytes the way curl's test logs show them: printable ASCII as is, `\r`, `\n`,
 /// `\t`, `\\` and `\xNN` otherwise; a real line break follows each `\n`.
+/// `-v` output without a `{ [N bytes data]` or `} [N bytes data]` marker that repeats the
+/// line before it (after digit masking, any two such markers do). curl writes one marker per
+/// run of data; where a racy line it prints now and then ("Request completely sent off")
+/// was taken out, the run it split shows two.
+pub fn drop_repeated_data_markers(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    let mut last: &[u8] = b"";
+    for l in data.split_inclusive(|&b| b == b'\n') {
+        if !(l == last && (l.starts_with(b"{ [") || l.starts_with(b"} ["))) {
+            out.extend_from_slice(l);
+        }
+        last = l;
+    }
+    out
+}
+
 /// `program` as every differential run starts it: an environment of only `PATH` (the
 /// caller's, else `/usr/bin:/bin`), `HOME`, `CURL_HOME` and `XDG_CONFIG_HOME` (all `home`),
 /// `LC_ALL=C` and `TZ=UTC`, in the directory `cwd`.

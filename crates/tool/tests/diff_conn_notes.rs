@@ -525,22 +525,11 @@ fn one_data_marker_per_run_of_reads() {
     // curl's "Request completely sent off" may come after the first data of a reused
     // connection's reply, which allows a second marker; `case` drops that racy line, and here
     // a marker right after an equal one goes too.
-    let dedup = |d: &[u8]| {
-        let mut out: Vec<u8> = Vec::new();
-        let mut last: &[u8] = b"";
-        for l in d.split_inclusive(|&b| b == b'\n') {
-            if !(l == last && l.starts_with(b"{ [")) {
-                out.extend_from_slice(l);
-            }
-            last = l;
-        }
-        out
-    };
     case("one_data_marker_per_run_of_reads")
         .args(&["-sS", "-v", "{url}/1", "{url}/2"])
         .args(&["-o", "/dev/null", "-o", "/dev/null"])
         .replies(vec![Reply::ok(&body), Reply::ok(&body)])
-        .normalise_with(dedup)
+        .normalise_with(oxcurl_testsupport::diff::drop_repeated_data_markers)
         .run(OXCURL);
     // The comparison cannot tell one marker from several in a row: count oxcurl's.
     let server = oxcurl_testsupport::ScriptedServer::start();

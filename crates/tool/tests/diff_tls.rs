@@ -887,19 +887,13 @@ suite!(openssl, "openssl");
 /// "Request completely sent off" line; as that line may split a run of data, a data marker
 /// right after an equal one goes too.
 fn trace_norm(d: &[u8]) -> Vec<u8> {
-    let masked = oxcurl_testsupport::diff::mask_digits(d);
-    let mut out = Vec::new();
-    let mut last: &[u8] = b"";
-    for l in masked.split_inclusive(|&b| b == b'\n') {
-        if l.ends_with(b"Request completely sent off\n") {
-            continue;
-        }
-        if !(l == last && (l.starts_with(b"{ [") || l.starts_with(b"} ["))) {
-            out.extend_from_slice(l);
-        }
-        last = l;
-    }
-    out
+    let kept: Vec<u8> = oxcurl_testsupport::diff::mask_digits(d)
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|l| !l.ends_with(b"Request completely sent off\n"))
+        .flatten()
+        .copied()
+        .collect();
+    oxcurl_testsupport::diff::drop_repeated_data_markers(&kept)
 }
 
 /// With OpenSSL, `-v` shows every handshake message as curl's `ossl_trace` writes it
