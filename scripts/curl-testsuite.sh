@@ -3,6 +3,9 @@
 #
 #   scripts/curl-testsuite.sh              the tests in tests/curl-suite/expected-pass.txt (CI)
 #   scripts/curl-testsuite.sh --full       every test of the suite
+#   scripts/curl-testsuite.sh --openssl    with the OpenSSL backend (CURL_SSL_BACKEND=openssl):
+#                                          the tests in expected-pass-openssl.txt (CI), or
+#                                          those given; results in target/curl-suite-openssl
 #   scripts/curl-testsuite.sh 54 56 1-100  the given tests (numbers, a-b ranges, or runtests
 #                                          keywords such as HTTP or '!flaky')
 #
@@ -30,15 +33,25 @@ timeout_s=${OXCURL_SUITE_TIMEOUT:-60}
 jobs=${OXCURL_SUITE_JOBS:-2}
 
 full=0
+openssl=0
 selection=()
 for arg in "$@"; do
   case $arg in
     --full) full=1 ;;
+    --openssl) openssl=1 ;;
     -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     [0-9]*-[0-9]*) selection+=("${arg%-*}" to "${arg#*-}") ;;
     *) selection+=("$arg") ;;
   esac
 done
+
+# The HTTPS and HTTP/2 tests again with the other TLS backend: runtests sees `OpenSSL/...` first
+# in `curl -V` and turns on its OpenSSL and SSLpinning features, as for curl built with OpenSSL.
+if ((openssl)); then
+  export CURL_SSL_BACKEND=openssl
+  expected=$repo/tests/curl-suite/expected-pass-openssl.txt
+  out=${out}-openssl
+fi
 
 # What building the servers and running the suite needs. stunnel makes the HTTPS tests run and
 # nghttpx the HTTP/2 ones; without them runtests skips those tests.
@@ -90,6 +103,13 @@ if [[ ! -x $src/tests/server/sws || ! -f $src/.oxcurl-servers-built ]]; then
   )
   touch "$src/.oxcurl-servers-built"
 fi
+# runtests.pl turns on its "h2c" feature (the tests of HTTP/2 over cleartext and the Upgrade:
+# h2c switch) only when `curl -V` names nghttp2, curl's HTTP/2 library. oxcurl's HTTP/2 is its
+# own (the h2 crate) and speaks h2c too: the version line naming oxcurl turns the feature on as
+# well. Idempotent, on the prepared tree.
+sed -i 's|if ($libcurl =~ /nghttp2/i) {|if ($libcurl =~ /nghttp2\|oxcurl\\//i) {|' "$src/tests/runtests.pl"
+grep -q 'nghttp2|oxcurl' "$src/tests/runtests.pl" \
+  || { echo "curl-testsuite: could not teach runtests.pl that oxcurl speaks h2c" >&2; exit 1; }
 # The test certificates stunnel serves the HTTPS tests with (generated with openssl).
 if [[ ! -f $src/tests/certs/test-localhost.pem ]]; then
   make -s -C "$src/tests/certs" >"$src/make-certs.out" 2>&1 || { tail -n 30 "$src/make-certs.out" >&2; exit 1; }
@@ -235,7 +255,7 @@ done
 fails=$( (grep ' fail$' "$out/results.txt" || true) | cut -d' ' -f1 | tr '\n' ' ')
 [[ -z $fails ]] || echo "curl-testsuite: failed: $fails"
 if ((${#newly[@]})); then
-  echo "curl-testsuite: passing, not in tests/curl-suite/expected-pass.txt yet:" \
+  echo "curl-testsuite: passing, not in ${expected#$repo/} yet:" \
     "$(printf '%s\n' "${newly[@]}" | sort -n | tr '\n' ' ')"
 fi
 if ((${#regressions[@]})); then

@@ -52,9 +52,10 @@ pub const OXCURL_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// What `curl_version()` returns: `libcurl/8.14.1 rustls/0.23 (OpenSSL/3.0.19) oxcurl/0.1.0`,
 /// the TLS backend in use first. `-V` and `%{json}`'s `curl_version` print the same text.
-/// `curl -V`'s Features line for what this build has, in curl's order.
-pub fn features_line() -> String {
-    let mut f = vec!["AsynchDNS"];
+/// The features this build has, as `curl -V` names them, in curl's order (sorted without
+/// case).
+pub fn features() -> Vec<&'static str> {
+    let mut f = vec!["alt-svc", "AsynchDNS"];
     if cfg!(feature = "brotli") {
         f.push("brotli");
     }
@@ -66,11 +67,16 @@ pub fn features_line() -> String {
     if cfg!(feature = "psl") {
         f.push("PSL");
     }
-    f.extend(["SSL", "UnixSockets"]);
+    f.extend(["SSL", "threadsafe", "UnixSockets"]);
     if cfg!(feature = "zstd") {
         f.push("zstd");
     }
-    f.join(" ")
+    f
+}
+
+/// `curl -V`'s Features line for what this build has.
+pub fn features_line() -> String {
+    features().join(" ")
 }
 
 pub fn version_line() -> String {

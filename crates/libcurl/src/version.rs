@@ -40,21 +40,34 @@ pub struct VersionInfo {
 pub const CURLVERSION_NOW: c_int = 11;
 const VERSION_NUM: c_uint = 0x08_0e_01;
 
-/// (feature name, `CURL_VERSION_*` bit), as curl lists them: sorted without case.
-const FEATURES: &[(&std::ffi::CStr, c_int)] = &[
+/// The `CURL_VERSION_*` bit of each feature name the engine may list
+/// (`oxcurl_core::features`, in curl's order: sorted without case).
+const FEATURE_BITS: &[(&std::ffi::CStr, c_int)] = &[
+    (c"alt-svc", 1 << 24),
     (c"AsynchDNS", 1 << 7),
     (c"brotli", 1 << 23),
     (c"HSTS", 1 << 28),
     (c"HTTP2", 1 << 16),
+    (c"HTTPS-proxy", 1 << 21),
     (c"IPv6", 1 << 0),
     (c"Largefile", 1 << 9),
     (c"libz", 1 << 3),
     (c"MultiSSL", 1 << 22),
+    (c"NTLM", 1 << 4),
+    (c"PSL", 1 << 20),
     (c"SSL", 1 << 2),
     (c"threadsafe", 1 << 30),
     (c"UnixSockets", 1 << 19),
     (c"zstd", 1 << 26),
 ];
+
+/// The features of this build: the engine's list with their bits.
+fn built_features() -> impl Iterator<Item = &'static (&'static std::ffi::CStr, c_int)> {
+    let built = oxcurl_core::features();
+    FEATURE_BITS
+        .iter()
+        .filter(move |f| built.iter().any(|b| f.0.to_bytes() == b.as_bytes()))
+}
 const PROTOCOLS: &[&std::ffi::CStr] = &[c"http", c"https"];
 
 struct Data {
@@ -94,14 +107,14 @@ fn build() -> Data {
     .collect();
     let mut protocols: Vec<*const c_char> = PROTOCOLS.iter().map(|p| p.as_ptr()).collect();
     protocols.push(null());
-    let mut features: Vec<*const c_char> = FEATURES.iter().map(|f| f.0.as_ptr()).collect();
+    let mut features: Vec<*const c_char> = built_features().map(|f| f.0.as_ptr()).collect();
     features.push(null());
     let info = VersionInfo {
         age: CURLVERSION_NOW,
         version: strings[0].as_ptr(),
         version_num: VERSION_NUM,
         host: strings[1].as_ptr(),
-        features: FEATURES.iter().fold(0, |a, f| a | f.1),
+        features: built_features().fold(0, |a, f| a | f.1),
         ssl_version: strings[2].as_ptr(),
         ssl_version_num: 0,
         libz_version: strings[3].as_ptr(),

@@ -366,6 +366,38 @@ fn version_first_line_shape() {
     );
 }
 
+/// The Features line names what oxcurl has with curl's words, in curl's order: each feature
+/// both list comes in the reference's order, and the ones oxcurl has beyond what a scripted
+/// test checks elsewhere (alt-svc, threadsafe) are named, as runtests reads them from here.
+#[test]
+fn version_features_in_curls_order() {
+    let features = |exe: &std::path::Path| -> Vec<String> {
+        let out = Exec::new(exe).arg("-V").run();
+        let s = out.stdout_str();
+        s.lines()
+            .find_map(|l| l.strip_prefix("Features: "))
+            .unwrap_or_else(|| panic!("no Features line: {s}"))
+            .split(' ')
+            .map(str::to_string)
+            .collect()
+    };
+    let ours = features(std::path::Path::new(OXCURL));
+    let theirs = features(&oxcurl_testsupport::reference_curl());
+    for f in [
+        "alt-svc",
+        "AsynchDNS",
+        "HTTP2",
+        "HTTPS-proxy",
+        "threadsafe",
+        "UnixSockets",
+    ] {
+        assert!(ours.iter().any(|o| o == f), "{f} missing: {ours:?}");
+    }
+    let shared: Vec<&String> = ours.iter().filter(|f| theirs.contains(f)).collect();
+    let in_their_order: Vec<&String> = theirs.iter().filter(|f| ours.contains(f)).collect();
+    assert_eq!(shared, in_their_order, "ours {ours:?}, curl's {theirs:?}");
+}
+
 #[test]
 fn version_long_option() {
     let out = Exec::new(OXCURL).arg("--version").run();
