@@ -27,6 +27,7 @@ pub mod rawio;
 pub mod share;
 pub mod slist;
 mod sockets;
+pub mod ssls;
 pub mod strings;
 pub mod url;
 pub mod version;

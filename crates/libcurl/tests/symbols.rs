@@ -13,9 +13,6 @@ const NOT_YET: &[&str] = &[
     // HTTP/2 push
     "curl_pushheader_byname",
     "curl_pushheader_bynum",
-    // SSL session export
-    "curl_easy_ssls_export",
-    "curl_easy_ssls_import",
 ];
 
 /// Function names declared with `CURL_EXTERN` in one header.

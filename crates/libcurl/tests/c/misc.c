@@ -1,4 +1,5 @@
-/* Plain functions whose output both libraries must agree on: escaping, dates, slists. */
+/* Plain functions whose output both libraries must agree on: escaping, dates, slists, the
+   TLS session export of a build without it. */
 #include <curl/curl.h>
 #include <stdio.h>
 
@@ -29,5 +30,15 @@ int main(void)
   for(p = l; p; p = p->next)
     printf("slist=[%s]\n", p->data);
   curl_slist_free_all(l);
+  {
+    CURL *h = curl_easy_init();
+    static const unsigned char blob[4] = { 1, 2, 3, 4 };
+    printf("ssls_export=%d null=%d\n", (int)curl_easy_ssls_export(h, NULL, NULL),
+           (int)curl_easy_ssls_export(NULL, NULL, NULL));
+    printf("ssls_import=%d null=%d\n",
+           (int)curl_easy_ssls_import(h, "key", blob, sizeof(blob), blob, sizeof(blob)),
+           (int)curl_easy_ssls_import(NULL, NULL, NULL, 0, NULL, 0));
+    curl_easy_cleanup(h);
+  }
   return 0;
 }
