@@ -232,13 +232,12 @@ pub fn add_trace(ssl: &mut SslRef) {
     }
 }
 
-/// Keep the messages of `ssl` from now on (those kept since the last [`trace_take`] stay).
+/// Keep the messages of `ssl` from now on (anything kept before is dropped).
 pub fn trace_on(ssl: &SslRef) {
     let Some(slot) = trace_index().and_then(|i| ssl.ex_data(i)) else {
         return;
     };
-    let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
-    slot.get_or_insert_with(Vec::new);
+    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
 }
 
 /// Turn the trace of `ssl` off; the messages kept since [`trace_on`], in order.
@@ -263,4 +262,105 @@ pub fn alert_description(code: i32) -> String {
     unsafe { std::ffi::CStr::from_ptr(p) }
         .to_string_lossy()
         .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openssl::asn1::Asn1Time;
+    use openssl::ec::{EcGroup, EcKey};
+    use openssl::hash::MessageDigest;
+    use openssl::nid::Nid;
+    use openssl::pkey::PKey;
+    use openssl::ssl::{SslAcceptor, SslMethod, SslStream, SslVerifyMode};
+    use openssl::x509::{X509NameBuilder, X509};
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixStream;
+
+    /// A TLS 1.3 server on one end of a socket pair, with a fresh self-signed certificate:
+    /// it answers each `ping\n` with `pong\n` until the end of the stream.
+    fn server(sock: UnixStream) -> std::thread::JoinHandle<()> {
+        let key = EcKey::generate(&EcGroup::from_curve_name(Nid::X9_62_PRIME256V1).unwrap())
+            .and_then(PKey::from_ec_key)
+            .unwrap();
+        let mut name = X509NameBuilder::new().unwrap();
+        name.append_entry_by_nid(Nid::COMMONNAME, "localhost")
+            .unwrap();
+        let name = name.build();
+        let mut cert = X509::builder().unwrap();
+        cert.set_version(2).unwrap();
+        cert.set_subject_name(&name).unwrap();
+        cert.set_issuer_name(&name).unwrap();
+        cert.set_pubkey(&key).unwrap();
+        cert.set_not_before(&Asn1Time::days_from_now(0).unwrap())
+            .unwrap();
+        cert.set_not_after(&Asn1Time::days_from_now(1).unwrap())
+            .unwrap();
+        cert.sign(&key, MessageDigest::sha256()).unwrap();
+        let mut b = SslAcceptor::mozilla_modern_v5(SslMethod::tls_server()).unwrap();
+        b.set_private_key(&key).unwrap();
+        b.set_certificate(&cert.build()).unwrap();
+        let acceptor = b.build();
+        std::thread::spawn(move || {
+            let Ok(mut s) = acceptor.accept(sock) else {
+                return;
+            };
+            let mut buf = [0u8; 5];
+            while s.read_exact(&mut buf).is_ok() {
+                if s.write_all(b"pong\n").is_err() {
+                    return;
+                }
+            }
+        })
+    }
+
+    fn ping(s: &mut SslStream<UnixStream>) {
+        s.write_all(b"ping\n").unwrap();
+        let mut buf = [0u8; 5];
+        s.read_exact(&mut buf).unwrap();
+        assert_eq!(&buf, b"pong\n");
+    }
+
+    #[test]
+    fn trace_is_the_connections_whichever_thread_drives_it() {
+        let (client, other) = UnixStream::pair().unwrap();
+        let srv = server(other);
+        let mut b = SslContextBuilder::new(SslMethod::tls_client()).unwrap();
+        b.set_verify(SslVerifyMode::NONE);
+        enable_message_trace(&mut b);
+        let ctx = b.build();
+        let mut ssl = Ssl::new(&ctx).unwrap();
+        add_trace(&mut ssl);
+
+        // Off: the handshake and a first exchange keep nothing.
+        let mut s = ssl.connect(client).unwrap();
+        ping(&mut s);
+        assert_eq!(trace_take(s.ssl()), Vec::new());
+
+        // On here, the calls on another thread, taken there: all of them are in it.
+        trace_on(s.ssl());
+        let (mut s, got) = std::thread::spawn(move || {
+            ping(&mut s);
+            let got = trace_take(s.ssl());
+            (s, got)
+        })
+        .join()
+        .unwrap();
+        const HEADER: i32 = 256;
+        assert!(
+            got.iter().any(|m| m.out && m.content_type == HEADER),
+            "{got:?}"
+        );
+        assert!(
+            got.iter().any(|m| !m.out && m.content_type == HEADER),
+            "{got:?}"
+        );
+        assert!(got.windows(2).all(|w| w[0].seq < w[1].seq), "{got:?}");
+
+        // Taking turned it off: what comes after is not kept.
+        ping(&mut s);
+        assert_eq!(trace_take(s.ssl()), Vec::new());
+        drop(s);
+        srv.join().unwrap();
+    }
 }

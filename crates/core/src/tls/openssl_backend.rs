@@ -391,6 +391,7 @@ impl Session {
 
     /// Keep the messages OpenSSL reports for this connection from now on.
     pub fn trace_on(&mut self) {
+        self.lost_trace.clear();
         if let Some(ssl) = self.ssl() {
             oxcurl_sys::tls::trace_on(ssl);
         }
