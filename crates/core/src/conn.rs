@@ -299,6 +299,28 @@ impl Conn {
             (None, mut io) => io.is_alive(),
         }
     }
+    /// Turn on the TLS trace ([`tls::Session::trace_on`]) of every session the connection's
+    /// bytes pass: the origin's, the HTTPS proxy's, the proxy connection's under a tunnel.
+    pub fn trace_on(&mut self) {
+        for t in self.tls.iter_mut().chain(self.proxy_tls.iter_mut()) {
+            t.trace_on();
+        }
+        if let Some(t) = &mut self.tunnel {
+            t.conn_mut().trace_on();
+        }
+    }
+    /// Turn them off; what they reported since [`Conn::trace_on`], in the order it came.
+    pub fn trace_take(&mut self) -> Vec<tls::TraceEvent> {
+        let mut all = Vec::new();
+        for t in self.tls.iter_mut().chain(self.proxy_tls.iter_mut()) {
+            all.extend(t.trace_take());
+        }
+        if let Some(t) = &mut self.tunnel {
+            all.extend(t.conn_mut().trace_take());
+        }
+        all.sort_by_key(|e| e.seq);
+        all
+    }
     /// Orderly close: TLS close_notify (inner first), best effort.
     pub fn close(&mut self) {
         if let (Some(t), mut io) = self.layers() {

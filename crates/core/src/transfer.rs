@@ -2343,7 +2343,7 @@ impl Transfer {
     }
 
     /// curl's `ossl_trace`: with `-v` and a debug callback, OpenSSL's handshake messages,
-    /// alerts and record headers are written as they pass (`tls::trace_start`).
+    /// alerts and record headers are written as they pass (`Conn::trace_on`).
     pub(super) fn tls_trace_wanted(&self) -> bool {
         self.opts.verbose
             && crate::tls::backend() == crate::tls::Backend::OpenSsl
@@ -2359,11 +2359,29 @@ impl Transfer {
                 .is_some_and(|c| c.tls.is_some() || c.proxy_tls.is_some())
     }
 
-    /// Write what the trace scope opened before the last TLS call collected. The CA lines
-    /// held back go before the first message received (curl's OpenSSL backend sets up its
-    /// CA store at its first read of the server's reply), or after all when there is none.
-    pub(super) fn tls_trace_emit(&mut self) {
-        for e in crate::tls::trace_take() {
+    /// Turn on the TLS trace of the transfer's connection for the calls to come.
+    fn tls_trace_start(&mut self) {
+        if let Some(c) = self.conn.as_mut() {
+            c.trace_on();
+        }
+    }
+
+    /// Turn the trace of the transfer's connection off and write what it kept.
+    fn tls_trace_end(&mut self) {
+        let events = self
+            .conn
+            .as_mut()
+            .map(|c| c.trace_take())
+            .unwrap_or_default();
+        self.tls_trace_emit(events);
+    }
+
+    /// Write what a connection's TLS trace kept ([`crate::conn::Conn::trace_take`]). The
+    /// CA lines held back go before the first message received (curl's OpenSSL backend sets
+    /// up its CA store at its first read of the server's reply), or after all when there is
+    /// none.
+    pub(super) fn tls_trace_emit(&mut self, events: Vec<crate::tls::TraceEvent>) {
+        for e in events {
             if !e.out && !self.ca_notes.is_empty() {
                 for l in std::mem::take(&mut self.ca_notes) {
                     self.verbose(&l);
@@ -2387,7 +2405,7 @@ impl Transfer {
         };
         let trace = self.tls_trace_on();
         if trace {
-            crate::tls::trace_start();
+            self.tls_trace_start();
         }
         let conn = self.conn.as_mut().expect("conn");
         let inner = !proxy && (conn.proxy_tls.is_some() || conn.tunnel.is_some());
@@ -2403,7 +2421,7 @@ impl Transfer {
             }
         }
         if trace {
-            self.tls_trace_emit();
+            self.tls_trace_end();
             for l in std::mem::take(&mut self.ca_notes) {
                 self.verbose(&l);
             }
@@ -3659,7 +3677,7 @@ impl Transfer {
         }
         let trace = self.tls_trace_on() && self.req_sent < self.req.len();
         if trace {
-            crate::tls::trace_start();
+            self.tls_trace_start();
         }
         let conn = self.conn.as_mut().expect("conn");
         let mut sent = Ok(());
@@ -3674,7 +3692,7 @@ impl Transfer {
             }
         }
         if trace {
-            self.tls_trace_emit();
+            self.tls_trace_end();
         }
         if let Some(n) = self.head_pending.take() {
             let req = std::mem::take(&mut self.req);
@@ -4150,7 +4168,7 @@ impl Transfer {
         let trace = self.tls_trace_on();
         loop {
             if trace {
-                crate::tls::trace_start();
+                self.tls_trace_start();
             }
             let conn = self.conn.as_mut().expect("conn");
             let got = match conn.flush() {
@@ -4159,7 +4177,7 @@ impl Transfer {
                 Err(e) => Err(e),
             };
             if trace {
-                self.tls_trace_emit();
+                self.tls_trace_end();
             }
             let n = match got.map_err(|e| send_error(&e))? {
                 Ok(n) => n,

@@ -6,10 +6,17 @@
 //! the store of the context the `Ssl` was made from. That is the contract the `openssl` crate
 //! states for `SslRef::set_session` (the session must belong to the same `SslContext`), held by
 //! construction, so the functions here are safe.
+//!
+//! And the handshake message trace (curl's `ossl_trace`): OpenSSL reports each message a
+//! connection sends or receives to a callback, which keeps it in that connection's own
+//! trace (ex_data of its `SSL`) while the trace is on. Nothing is per thread: a connection
+//! may be driven from one thread, then another.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use foreign_types::ForeignTypeRef;
 use openssl::ex_data::Index;
 use openssl::ssl::{
     Ssl, SslContext, SslContextBuilder, SslRef, SslSession, SslSessionCacheMode, SslVersion,
@@ -100,23 +107,29 @@ pub fn resume(ssl: &mut SslRef, peer: &str) -> bool {
 /// One message OpenSSL's message callback reported: sent (`out`) or received, the protocol
 /// version (`TLS1_3_VERSION`...; 0 for a record header before one is chosen), the content
 /// type (22 handshake, 21 alert, 20 change cipher spec; 256 a record header, 257 the inner
-/// content type of a TLS 1.3 record) and the bytes.
+/// content type of a TLS 1.3 record) and the bytes. `seq` orders the messages of several
+/// connections (TLS inside TLS reports on both): a later message has a higher one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TlsMessage {
+    pub seq: u64,
     pub out: bool,
     pub version: i32,
     pub content_type: i32,
     pub bytes: Vec<u8>,
 }
 
-thread_local! {
-    /// The messages of the OpenSSL calls inside a [`trace_start`]..[`trace_take`] scope on
-    /// this thread; None outside one, when the callback keeps nothing. The scope opens and
-    /// closes within one engine call (a handshake step, a read), so nothing stays here
-    /// between calls and a handle may move to another thread between them. (OpenSSL calls
-    /// the callback on the thread making the `SSL_*` call, inside it.)
-    static TRACE: std::cell::RefCell<Option<Vec<TlsMessage>>> = const { std::cell::RefCell::new(None) };
+/// The messages of one connection while its trace is on ([`trace_on`]); None while off,
+/// when the callback keeps nothing. It lives in the connection's `SSL` (ex_data), so it
+/// goes wherever the connection goes, from thread to thread, and ends with it.
+type TraceSlot = Mutex<Option<Vec<TlsMessage>>>;
+
+fn trace_index() -> Option<Index<Ssl, TraceSlot>> {
+    static I: OnceLock<Option<Index<Ssl, TraceSlot>>> = OnceLock::new();
+    *I.get_or_init(|| Ssl::new_ex_index().ok())
 }
+
+/// The order of messages across connections ([`TlsMessage::seq`]).
+static SEQ: AtomicU64 = AtomicU64::new(0);
 
 type MsgCallback = unsafe extern "C" fn(
     write_p: std::ffi::c_int,
@@ -151,65 +164,89 @@ pub fn verify_error_text(code: i64) -> String {
         .into_owned()
 }
 
-/// OpenSSL calls this from inside `SSL_connect`, `SSL_read`, `SSL_write`... on the thread
-/// making the call: the message joins the scope open on that thread, if any.
+/// OpenSSL calls this from inside `SSL_connect`, `SSL_read`, `SSL_write`... on the
+/// connection `ssl`: the message joins that connection's trace, if it is on.
 ///
 /// # Safety
-/// OpenSSL's contract for a message callback: `buf` points to `len` readable bytes for the
-/// duration of the call.
+/// OpenSSL's contract for a message callback: `ssl` is the live `SSL` making the call and
+/// `buf` points to `len` readable bytes, both for the duration of the call.
 unsafe extern "C" fn on_message(
     write_p: std::ffi::c_int,
     version: std::ffi::c_int,
     content_type: std::ffi::c_int,
     buf: *const std::ffi::c_void,
     len: usize,
-    _ssl: *mut std::ffi::c_void,
+    ssl: *mut std::ffi::c_void,
     _arg: *mut std::ffi::c_void,
 ) {
-    if write_p != 0 && write_p != 1 {
+    if (write_p != 0 && write_p != 1) || ssl.is_null() {
         return;
     }
-    // Nothing here may unwind into OpenSSL: no borrow that can fail, no panic.
-    let _ = TRACE.try_with(|t| {
-        let Ok(mut t) = t.try_borrow_mut() else {
-            return;
-        };
-        let Some(list) = t.as_mut() else {
-            return;
-        };
-        let bytes = if buf.is_null() || len == 0 {
-            Vec::new()
-        } else {
-            // SAFETY: OpenSSL hands `len` valid bytes at `buf` for this call (the contract
-            // above); they are copied before returning.
-            unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), len) }.to_vec()
-        };
-        list.push(TlsMessage {
-            out: write_p == 1,
-            version,
-            content_type,
-            bytes,
-        });
+    let Some(idx) = trace_index() else {
+        return;
+    };
+    // SAFETY: `ssl` is the `SSL` whose call reports the message (the contract above), alive
+    // and not freed during the call; only shared access is taken (its ex_data, read), which
+    // OpenSSL's own callers of the callback allow.
+    let ssl = unsafe { SslRef::from_ptr(ssl.cast::<<SslRef as ForeignTypeRef>::CType>()) };
+    let Some(slot) = ssl.ex_data(idx) else {
+        return;
+    };
+    // Nothing here may unwind into OpenSSL, nor wait: no lock that can block, no panic.
+    // (The slot is locked elsewhere only briefly, never around an OpenSSL call.)
+    let Ok(mut slot) = slot.try_lock() else {
+        return;
+    };
+    let Some(list) = slot.as_mut() else {
+        return;
+    };
+    let bytes = if buf.is_null() || len == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: OpenSSL hands `len` valid bytes at `buf` for this call (the contract
+        // above); they are copied before returning.
+        unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), len) }.to_vec()
+    };
+    list.push(TlsMessage {
+        seq: SEQ.fetch_add(1, Ordering::Relaxed),
+        out: write_p == 1,
+        version,
+        content_type,
+        bytes,
     });
 }
 
-/// Make the connections of contexts built from `b` report their messages to the scope open
-/// on the calling thread ([`trace_start`]); with none open they cost a call per record.
+/// Make the connections of contexts built from `b` report their messages to their own
+/// trace ([`add_trace`], [`trace_on`]); with it off they cost a call per record.
 pub fn enable_message_trace(b: &mut SslContextBuilder) {
     // SAFETY: `b.as_ptr()` is the live SSL_CTX being built; the callback is a plain function
     // that lives as long as the program, with the signature `SSL_CTX_set_msg_callback` takes
-    // (`SSL *` passed as an opaque pointer it never reads).
+    // (`SSL *` passed as an opaque pointer).
     unsafe { SSL_CTX_set_msg_callback(b.as_ptr().cast(), Some(on_message)) }
 }
 
-/// Start keeping the messages of the OpenSSL calls made on this thread.
-pub fn trace_start() {
-    TRACE.with(|t| *t.borrow_mut() = Some(Vec::new()));
+/// Give the connection `ssl` a trace, off: until [`trace_on`], its messages are dropped.
+pub fn add_trace(ssl: &mut SslRef) {
+    if let Some(idx) = trace_index() {
+        ssl.set_ex_data(idx, Mutex::new(None));
+    }
 }
 
-/// Stop keeping messages; those kept since [`trace_start`].
-pub fn trace_take() -> Vec<TlsMessage> {
-    TRACE.with(|t| t.borrow_mut().take().unwrap_or_default())
+/// Keep the messages of `ssl` from now on (anything kept before is dropped).
+pub fn trace_on(ssl: &SslRef) {
+    let Some(slot) = trace_index().and_then(|i| ssl.ex_data(i)) else {
+        return;
+    };
+    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(Vec::new());
+}
+
+/// Turn the trace of `ssl` off; the messages kept since [`trace_on`], in order.
+pub fn trace_take(ssl: &SslRef) -> Vec<TlsMessage> {
+    let Some(slot) = trace_index().and_then(|i| ssl.ex_data(i)) else {
+        return Vec::new();
+    };
+    let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+    slot.take().unwrap_or_default()
 }
 
 /// OpenSSL's long description of an alert (`SSL_alert_desc_string_long`), for the alert
@@ -225,4 +262,105 @@ pub fn alert_description(code: i32) -> String {
     unsafe { std::ffi::CStr::from_ptr(p) }
         .to_string_lossy()
         .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openssl::asn1::Asn1Time;
+    use openssl::ec::{EcGroup, EcKey};
+    use openssl::hash::MessageDigest;
+    use openssl::nid::Nid;
+    use openssl::pkey::PKey;
+    use openssl::ssl::{SslAcceptor, SslMethod, SslStream, SslVerifyMode};
+    use openssl::x509::{X509NameBuilder, X509};
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixStream;
+
+    /// A TLS 1.3 server on one end of a socket pair, with a fresh self-signed certificate:
+    /// it answers each `ping\n` with `pong\n` until the end of the stream.
+    fn server(sock: UnixStream) -> std::thread::JoinHandle<()> {
+        let key = EcKey::generate(&EcGroup::from_curve_name(Nid::X9_62_PRIME256V1).unwrap())
+            .and_then(PKey::from_ec_key)
+            .unwrap();
+        let mut name = X509NameBuilder::new().unwrap();
+        name.append_entry_by_nid(Nid::COMMONNAME, "localhost")
+            .unwrap();
+        let name = name.build();
+        let mut cert = X509::builder().unwrap();
+        cert.set_version(2).unwrap();
+        cert.set_subject_name(&name).unwrap();
+        cert.set_issuer_name(&name).unwrap();
+        cert.set_pubkey(&key).unwrap();
+        cert.set_not_before(&Asn1Time::days_from_now(0).unwrap())
+            .unwrap();
+        cert.set_not_after(&Asn1Time::days_from_now(1).unwrap())
+            .unwrap();
+        cert.sign(&key, MessageDigest::sha256()).unwrap();
+        let mut b = SslAcceptor::mozilla_modern_v5(SslMethod::tls_server()).unwrap();
+        b.set_private_key(&key).unwrap();
+        b.set_certificate(&cert.build()).unwrap();
+        let acceptor = b.build();
+        std::thread::spawn(move || {
+            let Ok(mut s) = acceptor.accept(sock) else {
+                return;
+            };
+            let mut buf = [0u8; 5];
+            while s.read_exact(&mut buf).is_ok() {
+                if s.write_all(b"pong\n").is_err() {
+                    return;
+                }
+            }
+        })
+    }
+
+    fn ping(s: &mut SslStream<UnixStream>) {
+        s.write_all(b"ping\n").unwrap();
+        let mut buf = [0u8; 5];
+        s.read_exact(&mut buf).unwrap();
+        assert_eq!(&buf, b"pong\n");
+    }
+
+    #[test]
+    fn trace_is_the_connections_whichever_thread_drives_it() {
+        let (client, other) = UnixStream::pair().unwrap();
+        let srv = server(other);
+        let mut b = SslContextBuilder::new(SslMethod::tls_client()).unwrap();
+        b.set_verify(SslVerifyMode::NONE);
+        enable_message_trace(&mut b);
+        let ctx = b.build();
+        let mut ssl = Ssl::new(&ctx).unwrap();
+        add_trace(&mut ssl);
+
+        // Off: the handshake and a first exchange keep nothing.
+        let mut s = ssl.connect(client).unwrap();
+        ping(&mut s);
+        assert_eq!(trace_take(s.ssl()), Vec::new());
+
+        // On here, the calls on another thread, taken there: all of them are in it.
+        trace_on(s.ssl());
+        let (mut s, got) = std::thread::spawn(move || {
+            ping(&mut s);
+            let got = trace_take(s.ssl());
+            (s, got)
+        })
+        .join()
+        .unwrap();
+        const HEADER: i32 = 256;
+        assert!(
+            got.iter().any(|m| m.out && m.content_type == HEADER),
+            "{got:?}"
+        );
+        assert!(
+            got.iter().any(|m| !m.out && m.content_type == HEADER),
+            "{got:?}"
+        );
+        assert!(got.windows(2).all(|w| w[0].seq < w[1].seq), "{got:?}");
+
+        // Taking turned it off: what comes after is not kept.
+        ping(&mut s);
+        assert_eq!(trace_take(s.ssl()), Vec::new());
+        drop(s);
+        srv.join().unwrap();
+    }
 }

@@ -97,39 +97,15 @@ pub fn version_string() -> String {
     format!("{} ({})", cur.version_name(), other.version_name())
 }
 
-/// What a TLS library reported during a [`trace_start`] scope, for curl's `-v` trace: a
-/// text line (or none) and the bytes, sent or received.
+/// What a TLS library reported while a session's trace was on ([`Session::trace_on`]), for
+/// curl's `-v` trace: a text line (or none) and the bytes, sent or received. `seq` orders
+/// the events of several sessions (TLS inside TLS): a later one has a higher number.
 #[derive(Debug)]
 pub struct TraceEvent {
+    pub seq: u64,
     pub text: Option<String>,
     pub out: bool,
     pub bytes: Vec<u8>,
-}
-
-/// Open a trace scope on this thread: the OpenSSL calls made until [`trace_take`] report their
-/// handshake messages, alerts and record headers, as curl's `ossl_trace` shows them with `-v`
-/// (curl installs it when a debug callback is set). rustls reports nothing, as in curl.
-pub fn trace_start() {
-    #[cfg(feature = "openssl")]
-    if backend() == Backend::OpenSsl {
-        oxcurl_sys::tls::trace_start();
-    }
-}
-
-/// Close the scope [`trace_start`] opened; what was reported in it, in order.
-pub fn trace_take() -> Vec<TraceEvent> {
-    #[cfg(feature = "openssl")]
-    if backend() == Backend::OpenSsl {
-        return oxcurl_sys::tls::trace_take()
-            .into_iter()
-            .map(|m| TraceEvent {
-                text: openssl_backend::trace_text(&m),
-                out: m.out,
-                bytes: m.bytes,
-            })
-            .collect();
-    }
-    Vec::new()
 }
 
 /// A built client configuration of the backend in use.
@@ -442,6 +418,37 @@ impl Session {
             Session::Rustls(s) => s.connection_summary(),
             #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.connection_summary(),
+        }
+    }
+
+    /// Keep what the TLS library reports for this session from now on: with OpenSSL, the
+    /// handshake messages, alerts and record headers of its calls, as curl's `ossl_trace`
+    /// shows them with `-v` (curl installs it when a debug callback is set). rustls reports
+    /// nothing, as in curl. The trace lives in the session, so the calls may come from any
+    /// thread; while it is off, nothing is kept.
+    pub fn trace_on(&mut self) {
+        match self {
+            Session::Rustls(_) => {}
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(s) => s.trace_on(),
+        }
+    }
+
+    /// Turn the trace off; what was reported since [`Self::trace_on`], in order.
+    pub fn trace_take(&mut self) -> Vec<TraceEvent> {
+        match self {
+            Session::Rustls(_) => Vec::new(),
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(s) => s
+                .trace_take()
+                .into_iter()
+                .map(|m| TraceEvent {
+                    seq: m.seq,
+                    text: openssl_backend::trace_text(&m),
+                    out: m.out,
+                    bytes: m.bytes,
+                })
+                .collect(),
         }
     }
 

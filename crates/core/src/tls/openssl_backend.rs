@@ -10,11 +10,13 @@ use openssl::error::ErrorStack;
 use openssl::pkcs12::Pkcs12;
 use openssl::ssl::{
     ErrorCode, HandshakeError, MidHandshakeSslStream, Ssl, SslContext, SslContextBuilder,
-    SslFiletype, SslMethod, SslMode, SslOptions, SslStream, SslVerifyMode, SslVersion, StatusType,
+    SslFiletype, SslMethod, SslMode, SslOptions, SslRef, SslStream, SslVerifyMode, SslVersion,
+    StatusType,
 };
 use openssl::x509::store::X509Lookup;
 use openssl::x509::verify::X509VerifyFlags;
 use openssl::x509::X509VerifyResult;
+use oxcurl_sys::tls::TlsMessage;
 
 use super::x509::Cert;
 use super::{connect_error, Handshake, Io, TlsOptions, TlsVersion};
@@ -87,7 +89,7 @@ pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslCont
     if opts.session_cache {
         oxcurl_sys::tls::enable_client_sessions(&mut b);
     }
-    // Reports only inside a trace scope (`-v` with a debug callback, see `tls::trace_take`).
+    // Each connection keeps its messages only while its trace is on (`Session::trace_on`).
     oxcurl_sys::tls::enable_message_trace(&mut b);
     if let Some(c) = &opts.ciphers {
         b.set_cipher_list(c)
@@ -321,6 +323,8 @@ pub struct Session {
     /// `SSL_get_verify_result` as curl keeps it: 1 (curl's start value) until the
     /// handshake is through and the name checked.
     verify_code: i64,
+    /// The trace a failed handshake took from its `SSL` before dropping it.
+    lost_trace: Vec<TlsMessage>,
 }
 
 impl std::fmt::Debug for Session {
@@ -362,6 +366,7 @@ impl Session {
         if opts.session_cache {
             oxcurl_sys::tls::resume(&mut ssl, host);
         }
+        oxcurl_sys::tls::add_trace(&mut ssl);
         Ok(Session {
             state: State::Start(ssl),
             dup: Some(dup),
@@ -370,7 +375,35 @@ impl Session {
             verify_host: opts.verify_host,
             verify_status: opts.verify_status,
             verify_code: 1,
+            lost_trace: Vec::new(),
         })
+    }
+
+    /// The connection's `SSL`, whatever the handshake state; none after a failed one.
+    fn ssl(&self) -> Option<&SslRef> {
+        match &self.state {
+            State::Start(ssl) => Some(ssl),
+            State::Mid(m) => Some(m.ssl()),
+            State::Done(s) => Some(s.ssl()),
+            State::Failed => None,
+        }
+    }
+
+    /// Keep the messages OpenSSL reports for this connection from now on.
+    pub fn trace_on(&mut self) {
+        self.lost_trace.clear();
+        if let Some(ssl) = self.ssl() {
+            oxcurl_sys::tls::trace_on(ssl);
+        }
+    }
+
+    /// Stop keeping messages; those kept since [`Self::trace_on`], in order.
+    pub fn trace_take(&mut self) -> Vec<TlsMessage> {
+        let mut list = std::mem::take(&mut self.lost_trace);
+        if let Some(ssl) = self.ssl() {
+            list.extend(oxcurl_sys::tls::trace_take(ssl));
+        }
+        list
     }
 
     /// OpenSSL's verify code for the server's chain (curl's `CURLINFO_SSL_VERIFYRESULT`).
@@ -485,6 +518,8 @@ impl Session {
                 Ok(want)
             }
             Err(HandshakeError::Failure(m)) => {
+                // The alert that ended it, say, is still to be shown; the `SSL` goes now.
+                self.lost_trace = oxcurl_sys::tls::trace_take(m.ssl());
                 let verify = m.ssl().verify_result();
                 if verify != X509VerifyResult::OK {
                     self.verify_code = i64::from(verify.as_raw());
@@ -725,7 +760,7 @@ impl Session {
 /// curl's `ossl_trace` text for a message: `TLSv1.3 (OUT), TLS handshake, Client hello (1):`;
 /// None for record headers, TLS 1.3 inner content types and messages before a version is
 /// known, which only go out as SSL data.
-pub fn trace_text(m: &oxcurl_sys::tls::TlsMessage) -> Option<String> {
+pub fn trace_text(m: &TlsMessage) -> Option<String> {
     const HEADER: i32 = 256;
     const INNER_CONTENT_TYPE: i32 = 257;
     if m.version == 0 || m.content_type == HEADER || m.content_type == INNER_CONTENT_TYPE {

@@ -322,15 +322,21 @@ impl Transfer {
                 let c = s.lock();
                 c.tls.is_some() || c.proxy_tls.is_some()
             });
-        if trace {
-            crate::tls::trace_start();
-        }
-        let more = match &self.h2conn {
-            Some(s) => s.lock().drive_some(),
-            None => false,
+        // On and off under one lock: another transfer driving the connection in between
+        // adds nothing to this one's trace.
+        let (more, events) = match &self.h2conn {
+            Some(s) => {
+                let mut c = s.lock();
+                if trace {
+                    c.trace_on();
+                }
+                let more = c.drive_some();
+                (more, if trace { c.trace_take() } else { Vec::new() })
+            }
+            None => (false, Vec::new()),
         };
         if trace {
-            self.tls_trace_emit();
+            self.tls_trace_emit(events);
         }
         more
     }

@@ -83,6 +83,11 @@ impl Tunnel {
         self.proxy.as_ref().expect("proxy connection")
     }
 
+    /// The connection to the proxy.
+    pub(crate) fn conn_mut(&mut self) -> &mut Conn {
+        self.proxy.as_mut().expect("proxy connection")
+    }
+
     /// The proxy connection's socket.
     pub fn sock(&mut self) -> &mut Stream {
         &mut self.proxy.as_mut().expect("proxy connection").stream
