@@ -12,6 +12,7 @@
 //! into HTTP/2 fields with [`req::from_h1`] and feeds responses back as HTTP/1-style header
 //! lines, as curl does).
 
+pub mod hpack;
 pub mod merge;
 pub mod req;
 pub mod scan;
