@@ -17,6 +17,7 @@ use super::{Cx, Framing, Interest, Lookup, Phase, State, Transfer};
 use crate::error::{Code, Error, Result};
 use crate::options::{Body, HttpVersionPref, InfoType};
 use crate::proto::h2::merge::Limit;
+use crate::proto::h2::scan::Kind;
 use crate::proto::h2::{self as mux, req, Mux};
 
 /// curl's default for `CURLMOPT_MAX_CONCURRENT_STREAMS`: streams one transfer's multi puts
@@ -523,11 +524,24 @@ impl Transfer {
                     }
                     let mut head = Vec::with_capacity(256);
                     let _ = write!(head, "HTTP/2 {} \r\n", parts.status.as_u16());
-                    for (name, value) in parts.headers.iter() {
-                        head.extend_from_slice(name.as_str().as_bytes());
+                    // In wire order where the connection's own decoding of the head agrees
+                    // with h2's map, which groups the values of a name.
+                    let id = s.id;
+                    let wire = self
+                        .with_mux(|m| m.take_head(id, Kind::Final))
+                        .filter(|h| h.agrees(&parts.headers));
+                    let mut line = |name: &[u8], value: &[u8]| {
+                        head.extend_from_slice(name);
                         head.extend_from_slice(b": ");
-                        head.extend_from_slice(value.as_bytes());
+                        head.extend_from_slice(value);
                         head.extend_from_slice(b"\r\n");
+                    };
+                    match &wire {
+                        Some(h) => h.fields().for_each(|(n, v)| line(n, v)),
+                        None => parts
+                            .headers
+                            .iter()
+                            .for_each(|(n, v)| line(n.as_str().as_bytes(), v.as_bytes())),
                     }
                     if self.info.time_starttransfer.is_zero() {
                         self.info.time_starttransfer = cx.now.duration_since(self.started);

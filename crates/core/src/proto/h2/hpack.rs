@@ -255,7 +255,7 @@ struct Entry {
 }
 
 /// The decoding context of one connection.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Decoder {
     /// The largest size the peer may set (what we announce).
     limit: usize,
@@ -309,19 +309,25 @@ impl Decoder {
         self.max
     }
 
-    /// Decode one complete header block, calling `field` with each name and value in order.
-    /// After an error the table is in no known state: the connection's later blocks cannot
-    /// be decoded either.
+    /// Decode one complete header block, calling `field` with each name and value in order
+    /// while it returns true (after that the table is still kept, fields are not looked
+    /// up). After an error the table is in no known state: the connection's later blocks
+    /// cannot be decoded either.
     pub fn decode(
         &mut self,
         mut block: &[u8],
-        mut field: impl FnMut(&[u8], &[u8]),
+        mut field: impl FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<(), Error> {
+        let mut emit = true;
         while let Some(&b) = block.first() {
             let used = if b & 0x80 != 0 {
                 let (i, n) = integer(block, 7)?;
-                self.load(i, true)?;
-                field(&self.name, &self.value);
+                if emit {
+                    self.load(i, true)?;
+                    emit = field(&self.name, &self.value);
+                } else if i == 0 || i > STATIC.len() + self.entries.len() {
+                    return Err(Error::Index);
+                }
                 n
             } else if b & 0xe0 == 0x20 {
                 let (size, n) = integer(block, 5)?;
@@ -343,12 +349,16 @@ impl Decoder {
                 if i == 0 {
                     self.name.clear();
                     n += string(&block[n..], &mut self.name)?;
-                } else {
+                } else if emit || index {
                     self.load(i, false)?;
+                } else if i > STATIC.len() + self.entries.len() {
+                    return Err(Error::Index);
                 }
                 self.value.clear();
                 n += string(&block[n..], &mut self.value)?;
-                field(&self.name, &self.value);
+                if emit {
+                    emit = field(&self.name, &self.value);
+                }
                 if index {
                     self.insert();
                 }
@@ -442,7 +452,8 @@ mod tests {
             out.push((
                 String::from_utf8(n.to_vec()).unwrap(),
                 String::from_utf8(v.to_vec()).unwrap(),
-            ))
+            ));
+            true
         })
         .unwrap();
         out
@@ -706,14 +717,14 @@ mod tests {
         assert_eq!(d.table_len(), 2);
         // Size 57 keeps only the newest entry (cache-control: no-cache, 53 bytes).
         let mut b = vec![0x3f, 57 - 31];
-        d.decode(&b, |_, _| {}).unwrap();
+        d.decode(&b, |_, _| true).unwrap();
         assert_eq!(table(&mut d), fields(&[("cache-control", "no-cache")]));
         // 0 empties it; back to 4096 keeps it empty.
-        d.decode(&[0x20, 0x3f, 0xe1, 0x1f], |_, _| {}).unwrap();
+        d.decode(&[0x20, 0x3f, 0xe1, 0x1f], |_, _| true).unwrap();
         assert_eq!((d.table_len(), d.table_size(), d.max_size()), (0, 0, 4096));
         // Over what we announced.
         b = vec![0x3f, 0xe2, 0x1f];
-        assert_eq!(d.decode(&b, |_, _| {}), Err(Error::TableSize));
+        assert_eq!(d.decode(&b, |_, _| true), Err(Error::TableSize));
     }
 
     #[test]
@@ -727,26 +738,49 @@ mod tests {
         d.decode(&b, |n, v| {
             assert_eq!((n, v.len()), (&b"n"[..], 32));
             seen += 1;
+            true
         })
         .unwrap();
         assert_eq!((seen, d.table_len(), d.table_size()), (1, 0, 0));
     }
 
     #[test]
+    fn fields_are_not_looked_up_once_refused_but_the_table_is_kept() {
+        let mut d = Decoder::default();
+        decode(&mut d, C3[0]);
+        decode(&mut d, C3[1]);
+        let mut seen = Vec::new();
+        let block = hex(C3[2]);
+        d.decode(&block, |n, _| {
+            seen.push(n.to_vec());
+            false
+        })
+        .unwrap();
+        assert_eq!(seen, vec![b":method".to_vec()]);
+        assert_eq!(
+            table(&mut d)[0],
+            ("custom-key".into(), "custom-value".into())
+        );
+        assert_eq!(d.table_len(), 3);
+        // Indexes are still checked.
+        assert_eq!(d.decode(&[0x82, 0xc1], |_, _| false), Err(Error::Index));
+    }
+
+    #[test]
     fn bad_blocks_are_errors() {
         let mut d = Decoder::default();
-        assert_eq!(d.decode(&[0x80], |_, _| {}), Err(Error::Index));
-        assert_eq!(d.decode(&[0xbe], |_, _| {}), Err(Error::Index));
+        assert_eq!(d.decode(&[0x80], |_, _| true), Err(Error::Index));
+        assert_eq!(d.decode(&[0xbe], |_, _| true), Err(Error::Index));
         assert_eq!(
-            d.decode(&[0x40, 0x05, b'a'], |_, _| {}),
+            d.decode(&[0x40, 0x05, b'a'], |_, _| true),
             Err(Error::Truncated)
         );
         assert_eq!(
-            d.decode(&[0x00, 0x01, b'a'], |_, _| {}),
+            d.decode(&[0x00, 0x01, b'a'], |_, _| true),
             Err(Error::Truncated)
         );
         assert_eq!(
-            d.decode(&[0x00, 0x81, 0x1d, 0x00], |_, _| {}),
+            d.decode(&[0x00, 0x81, 0x1d, 0x00], |_, _| true),
             Err(Error::Huffman)
         );
     }
