@@ -610,6 +610,11 @@ impl Transfer {
                     }
                 }
                 Poll::Ready(None) => {
+                    let id = s.id;
+                    let mut tcx = std::task::Context::from_waker(&waker);
+                    if let Poll::Ready(Ok(Some(map))) = body.poll_trailers(&mut tcx) {
+                        self.h2_trailers(id, &map)?;
+                    }
                     self.h2_end_of_stream(cx)?;
                     return Ok(true);
                 }
@@ -728,6 +733,36 @@ impl Transfer {
                 _ => self.up.pos += n,
             }
         }
+    }
+
+    /// The trailers that ended stream `id`, as header lines (curl's
+    /// `http2_handle_stream_close`), in wire order where the connection's decoding agrees.
+    fn h2_trailers(&mut self, id: u32, map: &http::HeaderMap) -> Result<()> {
+        let wire = self
+            .with_mux(|m| m.take_head(id, Kind::Trailers))
+            .filter(|h| h.agrees(map));
+        let mut line = Vec::new();
+        let mut each = |this: &mut Self, name: &[u8], value: &[u8]| {
+            line.clear();
+            line.extend_from_slice(name);
+            line.extend_from_slice(b": ");
+            line.extend_from_slice(value);
+            line.extend_from_slice(b"\r\n");
+            this.count_header()?;
+            this.deliver_header(&line)
+        };
+        match &wire {
+            Some(h) => h.fields().try_for_each(|(n, v)| each(self, n, v))?,
+            None => map
+                .iter()
+                .try_for_each(|(n, v)| each(self, n.as_str().as_bytes(), v.as_bytes()))?,
+        }
+        // The stream's end comes after them as a body write of its own, which curl's trace
+        // shows.
+        if self.opts.verbose {
+            self.handler.debug(InfoType::DataIn, &[]);
+        }
+        Ok(())
     }
 
     /// `--fail` on an HTTP/2 response: the error, the end of the head, the connection kept.
