@@ -2326,14 +2326,22 @@ impl Transfer {
             self.verbose(&format!("ALPN: curl offers {}", offer.join(",")));
         }
         if opts.verify_peer {
-            let ca = [
-                format!(" CAfile: {}", opts.effective_cafile()),
-                format!(" CApath: {}", opts.effective_capath()),
-            ];
+            // A CA blob replaces the file (curl's populate_x509_store).
+            let ca = match opts.ca_blob {
+                Some(_) => vec![
+                    "successfully imported CA certificate blob".to_string(),
+                    " CAfile: none".to_string(),
+                    format!(" CApath: {}", opts.effective_capath()),
+                ],
+                None => vec![
+                    format!(" CAfile: {}", opts.effective_cafile()),
+                    format!(" CApath: {}", opts.effective_capath()),
+                ],
+            };
             if self.tls_trace_wanted() {
                 // curl's OpenSSL backend loads the CA store while the ClientHello is out:
                 // its lines follow the first handshake step's.
-                self.ca_notes = ca.to_vec();
+                self.ca_notes = ca;
             } else {
                 for l in &ca {
                     self.verbose(l);
