@@ -135,6 +135,19 @@ fn no_url_error_text_matches_reference() {
 }
 
 #[test]
+fn multi_timer_calls_as_handles_leave_match_reference() {
+    let ours = run_ok("multitimer", Lib::Ours, &[]);
+    let reference = run_ok("multitimer", Lib::Reference, &[]);
+    assert!(ours.contains("remove: timer 0\n"), "{ours}");
+    assert!(ours.contains("remove2: timer -1\n"), "{ours}");
+    assert!(
+        ours.contains("remove again: refusing timer -1\nrc=11\n"),
+        "{ours}"
+    );
+    assert_eq!(ours, reference);
+}
+
+#[test]
 fn escape_getdate_slist_match_reference() {
     let ours = run_ok("misc", Lib::Ours, &[]);
     let reference = run_ok("misc", Lib::Reference, &[]);
