@@ -1340,11 +1340,15 @@ impl Transfer {
         if let Body::Mime(m) = &self.body {
             // A fresh reader per request: redirects and auth retries send it again.
             let custom = request::custom_mime_type(&self.opts.headers);
-            let (r, size) = m.reader_as(custom).map_err(|_| {
-                Error::new(
+            let (r, size) = m.reader_as(custom).map_err(|e| match e {
+                // curl's cr_mime_rewind, for a body sent before.
+                crate::mime::MimeError::Rewind => {
+                    Error::new(Code::SendFailRewind, "Cannot rewind mime/post data")
+                }
+                _ => Error::new(
                     Code::ReadError,
                     "Failed to open/read local data from file/application",
-                )
+                ),
             })?;
             self.mime = Some(r);
             self.mime_size = size;
