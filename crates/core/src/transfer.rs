@@ -3598,6 +3598,18 @@ impl Transfer {
             },
         );
         self.info.request_size += self.req.len() as u64;
+        if self.on_h2() {
+            // curl counts the HTTP/1-style head it hands its HTTP/2 filter, whose request
+            // line names "HTTP/2", and then the body bytes as they go; fields are counted
+            // whole here, the other bodies as they are read.
+            let line = self.req.split(|&b| b == b'\n').next().unwrap_or_default();
+            if line.ends_with(b" HTTP/1.1\r") {
+                self.info.request_size -= 2;
+            }
+            if let Body::Fields(f) = &self.body {
+                self.info.request_size += f.len() as u64;
+            }
+        }
         if self.tls_trace_on() && !self.on_h2() {
             // curl shows the request once it went out, after the record's trace.
             self.head_pending = Some(self.req.len());
@@ -4100,6 +4112,10 @@ impl Transfer {
             self.up.pos = 0;
             self.up.len = n;
             self.info.size_upload += n as u64;
+            if self.on_h2() {
+                // HTTP/1 counts the bytes as it sends them; see `request_size` at the head.
+                self.info.request_size += n as u64;
+            }
         }
         Ok(())
     }
