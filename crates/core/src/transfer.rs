@@ -1340,11 +1340,15 @@ impl Transfer {
         if let Body::Mime(m) = &self.body {
             // A fresh reader per request: redirects and auth retries send it again.
             let custom = request::custom_mime_type(&self.opts.headers);
-            let (r, size) = m.reader_as(custom).map_err(|_| {
-                Error::new(
+            let (r, size) = m.reader_as(custom).map_err(|e| match e {
+                // curl's cr_mime_rewind, for a body sent before.
+                crate::mime::MimeError::Rewind => {
+                    Error::new(Code::SendFailRewind, "Cannot rewind mime/post data")
+                }
+                _ => Error::new(
                     Code::ReadError,
                     "Failed to open/read local data from file/application",
-                )
+                ),
             })?;
             self.mime = Some(r);
             self.mime_size = size;
@@ -2326,14 +2330,22 @@ impl Transfer {
             self.verbose(&format!("ALPN: curl offers {}", offer.join(",")));
         }
         if opts.verify_peer {
-            let ca = [
-                format!(" CAfile: {}", opts.effective_cafile()),
-                format!(" CApath: {}", opts.effective_capath()),
-            ];
+            // A CA blob replaces the file (curl's populate_x509_store).
+            let ca = match opts.ca_blob {
+                Some(_) => vec![
+                    "successfully imported CA certificate blob".to_string(),
+                    " CAfile: none".to_string(),
+                    format!(" CApath: {}", opts.effective_capath()),
+                ],
+                None => vec![
+                    format!(" CAfile: {}", opts.effective_cafile()),
+                    format!(" CApath: {}", opts.effective_capath()),
+                ],
+            };
             if self.tls_trace_wanted() {
                 // curl's OpenSSL backend loads the CA store while the ClientHello is out:
                 // its lines follow the first handshake step's.
-                self.ca_notes = ca.to_vec();
+                self.ca_notes = ca;
             } else {
                 for l in &ca {
                     self.verbose(l);
@@ -3604,6 +3616,18 @@ impl Transfer {
             },
         );
         self.info.request_size += self.req.len() as u64;
+        if self.on_h2() {
+            // curl counts the HTTP/1-style head it hands its HTTP/2 filter, whose request
+            // line names "HTTP/2", and then the body bytes as they go; fields are counted
+            // whole here, the other bodies as they are read.
+            let line = self.req.split(|&b| b == b'\n').next().unwrap_or_default();
+            if line.ends_with(b" HTTP/1.1\r") {
+                self.info.request_size -= 2;
+            }
+            if let Body::Fields(f) = &self.body {
+                self.info.request_size += f.len() as u64;
+            }
+        }
         if self.tls_trace_on() && !self.on_h2() {
             // curl shows the request once it went out, after the record's trace.
             self.head_pending = Some(self.req.len());
@@ -4106,6 +4130,10 @@ impl Transfer {
             self.up.pos = 0;
             self.up.len = n;
             self.info.size_upload += n as u64;
+            if self.on_h2() {
+                // HTTP/1 counts the bytes as it sends them; see `request_size` at the head.
+                self.info.request_size += n as u64;
+            }
         }
         Ok(())
     }

@@ -15,7 +15,7 @@ use openssl::ssl::{
 };
 use openssl::x509::store::X509Lookup;
 use openssl::x509::verify::X509VerifyFlags;
-use openssl::x509::X509VerifyResult;
+use openssl::x509::{X509VerifyResult, X509};
 use oxcurl_sys::tls::TlsMessage;
 
 use super::x509::Cert;
@@ -108,14 +108,30 @@ pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslCont
         })?;
     }
     if opts.verify_peer {
-        let cafile = opts.effective_cafile();
-        b.load_verify_locations(Some(Path::new(cafile)), None)
-            .map_err(|_| {
-                Error::new(
+        // curl's populate_x509_store: the blob replaces the CA file; the directory still
+        // counts, its failure no longer fatal.
+        if let Some(blob) = &opts.ca_blob {
+            let certs = X509::stack_from_pem(blob).unwrap_or_default();
+            if certs.is_empty() {
+                return Err(Error::new(
                     Code::SslCacertBadfile,
-                    format!("error setting certificate file: {cafile}"),
-                )
-            })?;
+                    "error importing CA certificate blob",
+                ));
+            }
+            for c in certs {
+                // A certificate already in the store is not an error, as for OpenSSL's loaders.
+                let _ = b.cert_store_mut().add_cert(c);
+            }
+        } else {
+            let cafile = opts.effective_cafile();
+            b.load_verify_locations(Some(Path::new(cafile)), None)
+                .map_err(|_| {
+                    Error::new(
+                        Code::SslCacertBadfile,
+                        format!("error setting certificate file: {cafile}"),
+                    )
+                })?;
+        }
         let capath = opts.effective_capath();
         if Path::new(capath).is_dir() {
             let _ = b.load_verify_locations(None, Some(Path::new(capath)));
@@ -152,6 +168,10 @@ pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslCont
             wire.extend_from_slice(p);
         }
         let _ = b.set_alpn_protos(&wire);
+    }
+    if let Some(hook) = &opts.ctx_hook {
+        hook.call(b.as_ptr() as usize)
+            .map_err(|c| Error::new(c, "error signaled by ssl ctx callback"))?;
     }
     if let Some(path) = std::env::var_os("SSLKEYLOGFILE") {
         b.set_keylog_callback(move |_, line| {
