@@ -776,20 +776,32 @@ pub fn run_split(
 /// the DATA bytes before the frame that overflows the length or ends the stream short of
 /// it, and whether such a frame came. With `curl`, what curl (nghttp2) writes instead: the
 /// bytes of a frame that ends the stream short are taken before it is refused (for a
-/// frame without padding: those are the frames the merger splits). Frames after the first
-/// incomplete one, or after a PADDED one h2 refuses as malformed, are not looked at.
+/// frame without padding: those are the frames the merger splits). A stream ends with a
+/// PRIORITY frame making it depend on itself (h2 resets it), and for curl with a
+/// WINDOW_UPDATE overflowing its send window (the peer's initial window and the increments
+/// so far). Frames after the first incomplete one, or after a PADDED one h2 refuses as
+/// malformed, are not looked at.
 fn taken(fs: &[Frame], limits: &[(u32, Limit)], curl: bool) -> Vec<(u32, Vec<u8>, bool)> {
     let mut out: Vec<(u32, Vec<u8>, bool)> = Vec::new();
-    let mut state: Vec<(u32, u64, bool)> = Vec::new();
+    // Stream, length, ended, send window beyond the peer's initial one.
+    let mut state: Vec<(u32, u64, bool, i64)> = Vec::new();
     for (id, limit) in limits {
         if let Limit::Length(l) = limit {
             out.push((*id, Vec::new(), false));
-            state.push((*id, *l, false));
+            state.push((*id, *l, false, 0));
         }
     }
+    let mut peer = DEFAULT_WINDOW;
     for f in fs {
         if f.4.len() != f.3 {
             break;
+        }
+        if f.0 == SETTINGS && f.1 & ACK == 0 && f.2 == 0 && f.3.is_multiple_of(6) {
+            for e in f.4.chunks(6) {
+                if u16::from_be_bytes([e[0], e[1]]) == INITIAL_WINDOW_SIZE {
+                    peer = i64::from(u32::from_be_bytes([e[2], e[3], e[4], e[5]]));
+                }
+            }
         }
         let Some(i) = state.iter().position(|s| s.0 == f.2 & 0x7fff_ffff) else {
             continue;
@@ -826,6 +838,16 @@ fn taken(fs: &[Frame], limits: &[(u32, Limit)], curl: bool) -> Vec<(u32, Vec<u8>
             }
             HEADERS => state[i].2 |= end,
             RST_STREAM => state[i].2 = true,
+            PRIORITY => state[i].2 |= f.4.len() == 5 && f.4[..4] == f.2.to_be_bytes(),
+            WINDOW_UPDATE if curl && f.3 == 4 => {
+                let inc = u32::from_be_bytes([f.4[0], f.4[1], f.4[2], f.4[3]]) & 0x7fff_ffff;
+                let inc = i64::from(inc);
+                if inc > 0 && peer + state[i].3 + inc > MAX_WINDOW {
+                    state[i].2 = true;
+                } else {
+                    state[i].3 += inc;
+                }
+            }
             _ => {}
         }
     }
@@ -1607,5 +1629,14 @@ mod tests {
         let wire = cat(&[initial_window(0x7fff_fff0), window_update(5, 15)]);
         assert_eq!(feed(&mut m, &wire), wire);
         assert_eq!(feed(&mut m, &window_update(5, 1)), priority_on_itself(5));
+    }
+
+    #[test]
+    fn nothing_is_taken_of_a_stream_after_its_window_overflowed() {
+        // Found by the fuzz target: the stream is reset, so the short frame after the
+        // overflow is not split (and neither h2 nor curl takes its bytes).
+        let wire = cat(&[window_update(1, 0x7fff_ffff), data(1, true, b"abcd")]);
+        let want = cat(&[priority_on_itself(1), data(1, true, b"abcd")]);
+        assert_eq!(merged_tracking(&wire, 80, 80, &lengths(&[(1, 64)])), want);
     }
 }
