@@ -3,7 +3,9 @@
 //! streams' limits, the output is a valid re-framing of the input: the same DATA bytes per
 //! stream, END_STREAM after the same bytes, every other frame byte for byte and in order,
 //! joined frames within the cap and only on streams with a known limit, h2 taking the same
-//! bytes of a stream with a content-length and refusing the same frame, a frame over the
+//! bytes of a stream with a content-length that curl takes and refusing the same frame
+//! (a frame with END_STREAM that ends the body short split in two), a WINDOW_UPDATE shown
+//! as PRIORITY only where it overflows a tracked stream's send window, a frame over the
 //! peer's limit shown to h2 as too long. The first bytes pick the sizes, the streams'
 //! limits and when they are told, then raw bytes or frames built from [type, flags,
 //! stream, length] and that many bytes; the SETTINGS rewrite is fed the same bytes.
@@ -14,7 +16,8 @@ use oxcurl_core::proto::h2::merge::{
     check_reframing, run_split, strip_max_frame_size, Limit, Tracking,
 };
 
-/// Frames built from `data`, mostly DATA on streams 1 and 3.
+/// Frames built from `data`, mostly DATA on streams 1 and 3, some WINDOW_UPDATE and
+/// SETTINGS.
 fn built(mut data: &[u8]) -> Vec<u8> {
     let mut wire = Vec::new();
     while let [kind, flags, stream, len, rest @ ..] = data {
@@ -23,6 +26,8 @@ fn built(mut data: &[u8]) -> Vec<u8> {
         let kind = match kind % 8 {
             0..=4 => 0,
             5 => 1,
+            6 if kind & 0x40 != 0 => 8,
+            6 if kind & 0x20 != 0 => 4,
             6 => 6,
             _ => *kind >> 3,
         };

@@ -466,6 +466,9 @@ pub(crate) struct Transfer {
     /// The multiplexed connection the HTTP/2 stream is on, and the stream's id.
     h2conn: Option<SharedConn>,
     h2_sid: u32,
+    /// The response came on the HTTP/2 stream, which has not ended: the transfer completes
+    /// at the stream's end, not when the body's length is met (see `h2_awaits_end`).
+    h2_open: bool,
     /// The request asked to switch to HTTP/2 (`Upgrade: h2c`) and no final answer came
     /// yet, and a 101 to that came. Asking, the connection counts as being set up for the
     /// transfers that could multiplex on it (curl's `asks_multiplex`).
@@ -573,6 +576,7 @@ impl Transfer {
             h2_refused: (false, 0),
             h2conn: None,
             h2_sid: 1,
+            h2_open: false,
             h2_upgrade: (false, false),
             h2_denied: false,
             pending_conn: None,
@@ -4426,7 +4430,7 @@ impl Transfer {
                 }
             }
         }
-        if self.resp.phase == Phase::Complete {
+        if self.resp.phase == Phase::Complete && !self.h2_awaits_end() {
             self.complete(cx)?;
         }
         Ok(())

@@ -1122,8 +1122,8 @@ fn h2_hostile_window_update_overflows_connection() {
 }
 
 #[test]
-#[ignore = "issue 4: h2 resets a stream whose send window overflows and still delivers its response; curl fails with 92 ([HTTP2] [1] received invalid frame: ... Flow control error)"]
 fn h2_hostile_window_update_overflows_stream() {
+    // h2 takes it without a look once the request is sent; nghttp2 fails the stream.
     hostile(
         "h2_hostile_window_update_overflows_stream",
         vec![
@@ -1132,6 +1132,110 @@ fn h2_hostile_window_update_overflows_stream() {
             data(b"hello", true),
         ],
     );
+}
+
+#[test]
+fn h2_hostile_window_update_overflows_stream_mid_body() {
+    // What came before is written; the rest of the stream is not.
+    let (x, _) = diff_hostile(
+        "h2_hostile_window_update_overflows_stream_mid_body",
+        vec![
+            ok_head("5"),
+            data(b"hel", false),
+            H2Action::Sleep(std::time::Duration::from_millis(200)),
+            H2Action::Raw(window_update(1, 0x7fff_ffff)),
+            data(b"lo", true),
+        ],
+        &[],
+        true,
+    );
+    assert_eq!(x.code, Some(92));
+    assert_eq!(x.stdout, b"hel");
+}
+
+#[test]
+fn h2_hostile_window_update_overflows_stream_in_the_responses_read() {
+    let wire = [
+        frame(1, 4, 1, &hpack(200, &[("content-length", "5")])),
+        frame(0, 0, 1, b"hel"),
+        window_update(1, 0x7fff_ffff),
+        frame(0, 1, 1, b"lo"),
+    ]
+    .concat();
+    let (x, _) = diff_hostile(
+        "h2_hostile_window_update_overflows_stream_in_the_responses_read",
+        vec![H2Action::Raw(wire)],
+        &[],
+        true,
+    );
+    assert_eq!(x.stdout, b"hel");
+}
+
+#[test]
+fn h2_hostile_window_update_up_to_the_largest_window() {
+    // 65535 and the increment make 2^31 - 1: taken.
+    let (x, _) = diff_hostile(
+        "h2_hostile_window_update_up_to_the_largest_window",
+        vec![
+            H2Action::Raw(window_update(1, 0x7fff_ffff - 65_535)),
+            ok_head("5"),
+            data(b"hello", true),
+        ],
+        &[],
+        true,
+    );
+    assert_eq!(x.code, Some(0));
+}
+
+#[test]
+fn h2_hostile_window_update_overflows_stream_after_the_body_went() {
+    // The request body's 10 bytes took from the window: 2^31 - 1 with one increment,
+    // one over with the other.
+    for (extra, code) in [(10, 0), (11, 92)] {
+        let (x, _) = diff_hostile(
+            "h2_hostile_window_update_overflows_stream_after_the_body_went",
+            vec![
+                H2Action::Sleep(std::time::Duration::from_millis(200)),
+                H2Action::Raw(window_update(1, 0x7fff_ffff - 65_535 + extra)),
+                ok_head("5"),
+                data(b"hello", true),
+            ],
+            &["-d", "0123456789"],
+            true,
+        );
+        assert_eq!(x.code, Some(code), "increment {extra} over");
+    }
+}
+
+#[test]
+fn h2_hostile_window_update_overflows_stream_verbose() {
+    // -v: curl's two lines for it (the callback's, then the stream's close), no body.
+    let (x, _) = diff_hostile(
+        "h2_hostile_window_update_overflows_stream_verbose",
+        vec![
+            H2Action::Raw(window_update(1, 0x7fff_ffff)),
+            ok_head("5"),
+            data(b"hello", true),
+        ],
+        &["-v"],
+        true,
+    );
+    let err = String::from_utf8_lossy(&x.stderr);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("invalid frame") || l.contains("not closed cleanly"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "* [HTTP2] [1] received invalid frame: FRAME[WINDOW_UPDATE, incr=2147483647], \
+             error -524: Flow control error",
+            "* HTTP/2 stream 1 was not closed cleanly: unknown (err 4294966772)",
+            "curl: (92) [HTTP2] [1] received invalid frame: FRAME[WINDOW_UPDATE, \
+             incr=2147483647], error -524: Flow control error",
+        ]
+    );
+    assert!(!err.contains("< HTTP/2 200"), "{err}");
 }
 
 #[test]

@@ -97,6 +97,14 @@ impl Transfer {
         self.h2conn.is_some()
     }
 
+    /// The response is complete as its head frames it, but its stream has not ended: curl
+    /// completes an HTTP/2 transfer at the stream's end (END_STREAM, or the reset of a
+    /// stream that sent DATA beyond its content-length, which fails it), unless no body was
+    /// asked for (`-I`). A last DATA frame with END_STREAM ends the stream at once.
+    pub(super) fn h2_awaits_end(&self) -> bool {
+        self.h2_open && self.on_h2()
+    }
+
     /// May this transfer share a connection with others (curl's `xfer_may_multiplex`)?
     /// HTTP with HTTP/2 allowed.
     fn may_multiplex(&self) -> bool {
@@ -188,6 +196,7 @@ impl Transfer {
     /// connection that failed is forgotten.
     pub(super) fn h2_release(&mut self, cx: &mut Cx<'_>) {
         self.h2 = None;
+        self.h2_open = false;
         if let Some(s) = self.h2conn.take() {
             let open = s.lock().h2.as_ref().is_some_and(|m| m.is_open());
             if !open {
@@ -259,6 +268,7 @@ impl Transfer {
         }
         // The whole request went as HTTP/1.1.
         self.up.body_done = true;
+        self.h2_open = false;
         self.h2 = Some(Box::new(H2Stream {
             head: None,
             sender: None,
@@ -284,6 +294,7 @@ impl Transfer {
         .map_err(|e| Error::new(Code::SendError, e))?;
         self.up.chunked = false;
         self.up.await_continue = false;
+        self.h2_open = false;
         self.h2 = Some(Box::new(H2Stream {
             head: Some(head),
             sender: None,
@@ -525,6 +536,15 @@ impl Transfer {
                     }
                     let (parts, body) = resp.into_parts();
                     s.body_in = Some(body);
+                    // The stream's end completes the transfer, as in curl; but h2 holds a
+                    // 204 or 304 to its content-length, which nghttp2 does not, and would
+                    // refuse the END_STREAM after it: such a response ends with its head.
+                    let held = matches!(parts.status.as_u16(), 204 | 304)
+                        && parts
+                            .headers
+                            .get(http::header::CONTENT_LENGTH)
+                            .is_some_and(|v| v.as_bytes() != b"0");
+                    self.h2_open = !self.opts.nobody && !held;
                     if let Some(t) = &st.track {
                         t.set(Limit::of_response(st.head_request, &parts.headers));
                     }
@@ -586,7 +606,7 @@ impl Transfer {
             if !self.flush_held()? {
                 return Ok(progress);
             }
-            if self.resp.phase == Phase::Complete {
+            if self.resp.phase == Phase::Complete && !self.h2_open {
                 self.complete(cx)?;
                 return Ok(true);
             }
@@ -621,6 +641,7 @@ impl Transfer {
                     if let Poll::Ready(Ok(Some(map))) = body.poll_trailers(&mut tcx) {
                         self.h2_trailers(id, &map)?;
                     }
+                    self.h2_open = false;
                     self.h2_end_of_stream(cx)?;
                     return Ok(true);
                 }
@@ -840,9 +861,39 @@ impl Transfer {
         Ok(true)
     }
 
+    /// A WINDOW_UPDATE overflowed the stream's send window (the merger had h2 reset the
+    /// stream for it): curl's invalid-frame callback fails the stream with its text, and
+    /// when the stream closes curl notes the callback's error as the stream's (nghttp2's
+    /// -524, printed unsigned).
+    fn h2_window_overflow(&mut self, id: u32, inc: u32) -> Error {
+        let e = Error::new(
+            Code::Http2Stream,
+            format!(
+                "[HTTP2] [{id}] received invalid frame: FRAME[WINDOW_UPDATE, incr={inc}], \
+                 error -524: Flow control error"
+            ),
+        );
+        if self.opts.verbose {
+            self.verbose(e.message());
+            self.verbose(&format!(
+                "HTTP/2 stream {id} was not closed cleanly: unknown (err {})",
+                -524i32 as u32
+            ));
+            self.resp.error_shown = true;
+        }
+        e
+    }
+
     /// curl's code and message for an h2 error; `conn` for errors of the whole connection.
     fn h2_error(&mut self, e: &h2::Error, conn: bool) -> Error {
         let id = self.h2_stream_id();
+        let overflow = self
+            .h2conn
+            .as_ref()
+            .and_then(|s| s.lock().h2.as_ref().and_then(|m| m.overflow(id)));
+        if let Some(inc) = overflow {
+            return self.h2_window_overflow(id, inc);
+        }
         let unanswered = self.resp.phase == Phase::Head && self.resp.raw_bytes == 0;
         if unanswered
             && ((e.is_reset() && e.reason() == Some(h2::Reason::REFUSED_STREAM))
@@ -918,6 +969,8 @@ impl Transfer {
                 // h2's word for the connection's end while the stream was open.
                 return match (self.resp.phase, self.resp.framing) {
                     (Phase::Body, _) => Error::code(Code::PartialFile),
+                    // The body's length came, the stream's end did not.
+                    (Phase::Complete, _) if self.h2_open => Error::code(Code::PartialFile),
                     (Phase::Head, _) => Error::code(Code::Http2),
                     _ => Error::new(
                         Code::Http2Stream,

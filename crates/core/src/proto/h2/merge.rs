@@ -44,9 +44,19 @@ const HEAD: usize = 9;
 const DATA: u8 = 0;
 const END_STREAM: u8 = 1;
 const HEADERS: u8 = 1;
+const PRIORITY: u8 = 2;
 const PADDED: u8 = 8;
 const RST_STREAM: u8 = 3;
 const SETTINGS: u8 = 4;
+const ACK: u8 = 1;
+const WINDOW_UPDATE: u8 = 8;
+/// SETTINGS_INITIAL_WINDOW_SIZE, and its value until the peer says otherwise.
+const INITIAL_WINDOW_SIZE: u16 = 4;
+const DEFAULT_WINDOW: i64 = 65_535;
+/// The largest flow-control window (2^31 - 1).
+const MAX_WINDOW: i64 = 0x7fff_ffff;
+/// The longest frame the merger makes up: a PRIORITY frame (5 bytes of payload).
+const SYNTH: usize = HEAD + 5;
 /// SETTINGS_MAX_FRAME_SIZE.
 const MAX_FRAME_SIZE: u16 = 5;
 /// The length h2 is shown for a frame over [`WIRE_MAX`]: over any limit it may have.
@@ -98,6 +108,25 @@ struct Tracked {
     limit: Limit,
     /// DATA payload bytes handed to h2 for the stream since it was tracked.
     passed: u64,
+    /// The stream's send window beyond the peer's initial window: the WINDOW_UPDATE
+    /// increments handed to h2 less the DATA bytes h2 wrote ([`Merger::wrote`]).
+    window: i64,
+}
+
+/// How the frame at the front of the buffer goes to h2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Act {
+    /// As it comes, even before it is complete.
+    Pass,
+    /// A DATA frame that may start a run ([`Merger::may_start`]).
+    Run,
+    /// A DATA frame with END_STREAM that may end the body short of its length: its bytes
+    /// first, then an empty frame with END_STREAM ([`Merger::splits`]).
+    Split,
+    /// A WINDOW_UPDATE on a tracked stream, checked against the stream's send window.
+    Window,
+    /// The peer's SETTINGS, read for its initial window.
+    Settings,
 }
 
 /// Received bytes on their way to h2, with runs of DATA frames joined.
@@ -115,9 +144,14 @@ pub struct Merger {
     wire_max: usize,
     /// The input ended: what is left goes through as it is.
     eof: bool,
-    /// The joined header of the run being handed out, from `head_at` on.
-    head: [u8; HEAD],
+    /// The joined header of the run being handed out (or a frame made up whole), from
+    /// `head_at` to `head_end`.
+    head: [u8; SYNTH],
     head_at: usize,
+    head_end: usize,
+    /// The empty DATA frame with END_STREAM that follows a split frame, from `tail_at` on.
+    tail: [u8; HEAD],
+    tail_at: usize,
     /// Bytes of a frame passed on unchanged still to hand out.
     raw: usize,
     /// Payload bytes of the run's current frame still to hand out.
@@ -129,6 +163,16 @@ pub struct Merger {
     /// The streams runs may be joined on, once their limit is known: the open streams
     /// whose transfers took them up (a handful; searched in order).
     streams: Vec<Tracked>,
+    /// The peer's SETTINGS_INITIAL_WINDOW_SIZE: every stream's send window starts there.
+    peer_window: i64,
+    /// Streams a WINDOW_UPDATE overflowed, with its increment, until their transfers let
+    /// them go.
+    overflowed: Vec<(u32, u32)>,
+    /// The frame header being read out of what h2 writes, and the payload bytes still to
+    /// skip there.
+    out_head: [u8; HEAD],
+    out_have: usize,
+    out_skip: usize,
 }
 
 impl Merger {
@@ -148,13 +192,21 @@ impl Merger {
             max,
             wire_max,
             eof: false,
-            head: [0; HEAD],
-            head_at: HEAD,
+            head: [0; SYNTH],
+            head_at: 0,
+            head_end: 0,
+            tail: [0; HEAD],
+            tail_at: HEAD,
             raw: 0,
             frame: 0,
             run_end: 0,
             joined: 0,
             streams: Vec::new(),
+            peer_window: DEFAULT_WINDOW,
+            overflowed: Vec::new(),
+            out_head: [0; HEAD],
+            out_have: 0,
+            out_skip: 0,
         }
     }
 
@@ -166,6 +218,7 @@ impl Merger {
             id,
             limit: Limit::Unknown,
             passed: 0,
+            window: 0,
         });
     }
 
@@ -181,6 +234,48 @@ impl Merger {
     pub fn untrack(&mut self, id: u32) {
         if let Some(i) = self.streams.iter().position(|t| t.id == id) {
             self.streams.swap_remove(i);
+        }
+        self.overflowed.retain(|o| o.0 != id);
+    }
+
+    /// Did a WINDOW_UPDATE overflow stream `id`'s send window? Its increment.
+    ///
+    /// nghttp2 refuses such a frame (curl's invalid-frame callback fails the stream), where
+    /// h2 takes it without a look once the request is sent. So the merger checks the
+    /// tracked streams' windows itself and hands h2, in the frame's place, a PRIORITY frame
+    /// making the stream depend on itself: h2 resets the stream as nghttp2 does (a stream
+    /// error, the frames after it on the stream ignored, what came before kept for the
+    /// transfer), and the transfer reports it as curl does.
+    pub fn overflow(&self, id: u32) -> Option<u32> {
+        self.overflowed.iter().find(|o| o.0 == id).map(|o| o.1)
+    }
+
+    /// h2 wrote `data` (its frames as it made them, in order, from the first SETTINGS on):
+    /// the DATA sent on a tracked stream takes from its send window.
+    pub fn wrote(&mut self, mut data: &[u8]) {
+        while !data.is_empty() {
+            if self.out_skip > 0 {
+                let n = self.out_skip.min(data.len());
+                self.out_skip -= n;
+                data = &data[n..];
+                continue;
+            }
+            let n = (HEAD - self.out_have).min(data.len());
+            self.out_head[self.out_have..self.out_have + n].copy_from_slice(&data[..n]);
+            self.out_have += n;
+            data = &data[n..];
+            if self.out_have < HEAD {
+                break;
+            }
+            self.out_have = 0;
+            let h = self.out_head;
+            self.out_skip = frame_len(&h);
+            if h[3] == DATA {
+                let id = stream_of(&h);
+                if let Some(t) = self.streams.iter_mut().find(|t| t.id == id) {
+                    t.window -= self.out_skip as i64;
+                }
+            }
         }
     }
 
@@ -300,9 +395,52 @@ impl Merger {
                 .is_some_and(|t| Self::takes(t, 0, frame_len(h), h[4] & END_STREAM != 0))
     }
 
+    /// Is `h` a DATA frame with END_STREAM and bytes (no padding, no other flag) that may
+    /// end its tracked stream's body short of the length: the limit is not known yet, or
+    /// the frame stays within it without meeting it? h2 refuses such a frame before it
+    /// queues its bytes, where nghttp2 hands them to curl, which writes them before the
+    /// stream is reset. Split in two (the bytes, then an empty frame with END_STREAM), the
+    /// bytes are queued for the transfer and the empty frame is refused; flow control
+    /// counts the same bytes.
+    fn splits(&self, h: &[u8]) -> bool {
+        let len = frame_len(h);
+        h[3] == DATA
+            && h[4] == END_STREAM
+            && len > 0
+            && len <= self.wire_max
+            && self.find(stream_of(h)).is_some_and(|t| match t.limit {
+                Limit::Unknown => true,
+                Limit::Open => false,
+                Limit::Length(l) => t.passed + (len as u64) < l,
+            })
+    }
+
+    /// How the frame `h` at the front goes to h2.
+    fn action(&self, h: &[u8]) -> Act {
+        let len = frame_len(h);
+        if len > self.wire_max {
+            Act::Pass
+        } else if self.may_start(h) {
+            Act::Run
+        } else if self.splits(h) {
+            Act::Split
+        } else if h[3] == WINDOW_UPDATE && len == 4 && self.find(stream_of(h)).is_some() {
+            Act::Window
+        } else if h[3] == SETTINGS && h[4] & ACK == 0 && stream_of(h) == 0 && len.is_multiple_of(6)
+        {
+            Act::Settings
+        } else {
+            Act::Pass
+        }
+    }
+
     /// Would [`Merger::read`] hand out anything without more input?
     pub fn has_output(&self) -> bool {
-        if self.head_at < HEAD || self.frame > 0 || self.pos < self.run_end {
+        if self.head_at < self.head_end
+            || self.frame > 0
+            || self.pos < self.run_end
+            || self.tail_at < HEAD
+        {
             return true;
         }
         let avail = self.end - self.pos;
@@ -313,7 +451,7 @@ impl Merger {
             return avail > 0 && self.eof;
         }
         let h = &self.buf[self.pos..self.pos + HEAD];
-        !self.may_start(h) || avail >= HEAD + frame_len(h) || self.eof
+        self.action(h) == Act::Pass || avail >= HEAD + frame_len(h) || self.eof
     }
 
     /// Hand out up to `room` bytes to `put`, in one or more pieces; how many. 0 (with room)
@@ -322,8 +460,8 @@ impl Merger {
         let mut given = 0;
         while given < room {
             let left = room - given;
-            if self.head_at < HEAD {
-                let n = (HEAD - self.head_at).min(left);
+            if self.head_at < self.head_end {
+                let n = (self.head_end - self.head_at).min(left);
                 put(&self.head[self.head_at..self.head_at + n]);
                 self.head_at += n;
                 given += n;
@@ -349,12 +487,51 @@ impl Merger {
                 self.settle();
                 continue;
             }
+            if self.tail_at < HEAD {
+                let n = (HEAD - self.tail_at).min(left);
+                put(&self.tail[self.tail_at..self.tail_at + n]);
+                self.tail_at += n;
+                given += n;
+                continue;
+            }
             if !self.start_frame() {
                 break;
             }
         }
         self.settle();
         given
+    }
+
+    /// The WINDOW_UPDATE `h`, whole at the front, on a tracked stream: within the stream's
+    /// send window it passes as it came; one that overflows it (nghttp2's check: the
+    /// window and the increment over 2^31 - 1, whatever the stream's state) goes to h2 as
+    /// a PRIORITY frame making the stream depend on itself, which h2 resets the stream for
+    /// ([`Merger::overflow`]). An increment of 0 passes, for h2 to refuse.
+    fn window_update(&mut self, h: &[u8; HEAD]) {
+        let id = stream_of(h);
+        let p = &self.buf[self.pos + HEAD..self.pos + HEAD + 4];
+        let inc = u32::from_be_bytes([p[0], p[1], p[2], p[3]]) & 0x7fff_ffff;
+        let peer = self.peer_window;
+        let i = self
+            .streams
+            .iter()
+            .position(|t| t.id == id)
+            .expect("tracked");
+        let t = &mut self.streams[i];
+        if inc == 0 || peer + t.window + i64::from(inc) <= MAX_WINDOW {
+            t.window += i64::from(inc);
+            self.raw = HEAD + 4;
+            return;
+        }
+        self.streams.swap_remove(i);
+        self.overflowed.push((id, inc));
+        let s = id.to_be_bytes();
+        self.head = [
+            0, 0, 5, PRIORITY, 0, s[0], s[1], s[2], s[3], s[0], s[1], s[2], s[3], 0,
+        ];
+        self.head_at = 0;
+        self.head_end = SYNTH;
+        self.pos += HEAD + 4;
     }
 
     /// Within a run, step over the headers left out (and the empty frames they head) up to
@@ -382,25 +559,63 @@ impl Merger {
             .expect("frame header");
         let len = frame_len(&h);
         if len > self.wire_max {
-            self.head = h;
+            self.head[..HEAD].copy_from_slice(&h);
             self.head[..3].copy_from_slice(&TOO_LONG);
             self.head_at = 0;
+            self.head_end = HEAD;
             self.pos += HEAD;
             self.raw = len;
             return true;
         }
-        if !self.may_start(&h) {
+        let act = self.action(&h);
+        if act != Act::Pass && avail < HEAD + len {
+            if !self.eof {
+                return false;
+            }
+            // The input ended inside the frame: it goes as it is.
             self.passed(&h, self.payload(&h));
             self.raw = HEAD + len;
             return true;
         }
-        if avail < HEAD + len {
-            if self.eof {
+        match act {
+            Act::Run => {}
+            Act::Pass => {
+                self.passed(&h, self.payload(&h));
                 self.raw = HEAD + len;
-                self.passed(&h, Some(len));
                 return true;
             }
-            return false;
+            Act::Settings => {
+                let p = &self.buf[self.pos + HEAD..self.pos + HEAD + len];
+                for e in p.chunks(6) {
+                    if u16::from_be_bytes([e[0], e[1]]) == INITIAL_WINDOW_SIZE {
+                        self.peer_window = i64::from(u32::from_be_bytes([e[2], e[3], e[4], e[5]]));
+                    }
+                }
+                self.raw = HEAD + len;
+                return true;
+            }
+            Act::Window => {
+                self.window_update(&h);
+                return true;
+            }
+            Act::Split => {
+                let id = stream_of(&h);
+                let mut bytes = h;
+                bytes[4] = 0;
+                self.tail = [0, 0, 0, DATA, END_STREAM, h[5], h[6], h[7], h[8]];
+                self.passed(&bytes, Some(len));
+                let tail = self.tail;
+                self.passed(&tail, Some(0));
+                debug_assert!(self.find(id).is_none(), "the empty frame is refused");
+                self.head[..HEAD].copy_from_slice(&bytes);
+                self.head_at = 0;
+                self.head_end = HEAD;
+                self.tail_at = 0;
+                self.frame = len;
+                self.pos += HEAD;
+                self.run_end = self.pos + len;
+                return true;
+            }
         }
         let t = *self.find(stream_of(&h)).expect("a run's stream is tracked");
         let mut total = len;
@@ -431,7 +646,7 @@ impl Merger {
             return true;
         }
         self.joined += count - 1;
-        self.head = [
+        self.head[..HEAD].copy_from_slice(&[
             (total >> 16) as u8,
             (total >> 8) as u8,
             total as u8,
@@ -441,8 +656,9 @@ impl Merger {
             h[6],
             h[7],
             h[8],
-        ];
+        ]);
         self.head_at = 0;
+        self.head_end = HEAD;
         self.frame = len;
         self.pos += HEAD;
         self.run_end = next;
@@ -558,20 +774,34 @@ pub fn run_split(
 
 /// What h2 takes of each stream of `limits` that has a [`Limit::Length`], frame by frame:
 /// the DATA bytes before the frame that overflows the length or ends the stream short of
-/// it, and whether such a frame came. Frames after the first incomplete one, or after a
-/// PADDED one h2 refuses as malformed, are not looked at.
-fn taken(fs: &[Frame], limits: &[(u32, Limit)]) -> Vec<(u32, Vec<u8>, bool)> {
+/// it, and whether such a frame came. With `curl`, what curl (nghttp2) writes instead: the
+/// bytes of a frame that ends the stream short are taken before it is refused (for a
+/// frame without padding: those are the frames the merger splits). A stream ends with a
+/// PRIORITY frame making it depend on itself (h2 resets it), and for curl with a
+/// WINDOW_UPDATE overflowing its send window (the peer's initial window and the increments
+/// so far). Frames after the first incomplete one, or after a PADDED one h2 refuses as
+/// malformed, are not looked at.
+fn taken(fs: &[Frame], limits: &[(u32, Limit)], curl: bool) -> Vec<(u32, Vec<u8>, bool)> {
     let mut out: Vec<(u32, Vec<u8>, bool)> = Vec::new();
-    let mut state: Vec<(u32, u64, bool)> = Vec::new();
+    // Stream, length, ended, send window beyond the peer's initial one.
+    let mut state: Vec<(u32, u64, bool, i64)> = Vec::new();
     for (id, limit) in limits {
         if let Limit::Length(l) = limit {
             out.push((*id, Vec::new(), false));
-            state.push((*id, *l, false));
+            state.push((*id, *l, false, 0));
         }
     }
+    let mut peer = DEFAULT_WINDOW;
     for f in fs {
         if f.4.len() != f.3 {
             break;
+        }
+        if f.0 == SETTINGS && f.1 & ACK == 0 && f.2 == 0 && f.3.is_multiple_of(6) {
+            for e in f.4.chunks(6) {
+                if u16::from_be_bytes([e[0], e[1]]) == INITIAL_WINDOW_SIZE {
+                    peer = i64::from(u32::from_be_bytes([e[2], e[3], e[4], e[5]]));
+                }
+            }
         }
         let Some(i) = state.iter().position(|s| s.0 == f.2 & 0x7fff_ffff) else {
             continue;
@@ -594,7 +824,11 @@ fn taken(fs: &[Frame], limits: &[(u32, Limit)]) -> Vec<(u32, Vec<u8>, bool)> {
                 };
                 let had = out[i].1.len() as u64;
                 let after = had + payload.len() as u64;
-                if after > state[i].1 || (end && after != state[i].1) {
+                if curl && f.1 == END_STREAM && after < state[i].1 {
+                    out[i].1.extend_from_slice(payload);
+                    out[i].2 = true;
+                    state[i].2 = true;
+                } else if after > state[i].1 || (end && after != state[i].1) {
                     out[i].2 = true;
                     state[i].2 = true;
                 } else {
@@ -604,6 +838,16 @@ fn taken(fs: &[Frame], limits: &[(u32, Limit)]) -> Vec<(u32, Vec<u8>, bool)> {
             }
             HEADERS => state[i].2 |= end,
             RST_STREAM => state[i].2 = true,
+            PRIORITY => state[i].2 |= f.4.len() == 5 && f.4[..4] == f.2.to_be_bytes(),
+            WINDOW_UPDATE if curl && f.3 == 4 => {
+                let inc = u32::from_be_bytes([f.4[0], f.4[1], f.4[2], f.4[3]]) & 0x7fff_ffff;
+                let inc = i64::from(inc);
+                if inc > 0 && peer + state[i].3 + inc > MAX_WINDOW {
+                    state[i].2 = true;
+                } else {
+                    state[i].3 += inc;
+                }
+            }
             _ => {}
         }
     }
@@ -613,10 +857,14 @@ fn taken(fs: &[Frame], limits: &[(u32, Limit)]) -> Vec<(u32, Vec<u8>, bool)> {
 /// Is `out` a valid re-framing of `wire` by a merger that tracks the streams of
 /// `tracking`? The same frames in the same order once consecutive DATA frames without
 /// padding are flattened into one (the same DATA bytes per stream, END_STREAM after the
-/// same bytes, every other frame and every padded one unchanged); every frame that is not
-/// one of the input's a DATA frame within `max` on a tracked stream with a limit; for a
-/// stream with a length, h2 takes the same bytes and refuses a frame as it would the
-/// input's; the first frame over `wire_max` shown with a length over any limit, and nothing
+/// same bytes, every other frame and every padded one unchanged), but for a WINDOW_UPDATE
+/// on a tracked stream that overflows its send window (the peer's initial window and the
+/// increments so far: nothing is sent in these tests), shown as a PRIORITY frame making
+/// the stream depend on itself; every frame that is not one of the input's a DATA frame
+/// within `max` on a tracked stream, joined on one with a limit, or a frame with
+/// END_STREAM split into its bytes and an empty frame with END_STREAM; for a stream with a
+/// length, h2 takes the bytes curl would take of the input and refuses a frame where it
+/// does; the first frame over `wire_max` shown with a length over any limit, and nothing
 /// compared after it. Panics with the first difference. For tests and the fuzz target.
 pub fn check_reframing(wire: &[u8], out: &[u8], wire_max: usize, max: usize, tracking: &Tracking) {
     let plain = |f: &Frame| f.0 == DATA && f.1 & !END_STREAM == 0 && f.2 != u32::MAX;
@@ -649,26 +897,72 @@ pub fn check_reframing(wire: &[u8], out: &[u8], wire_max: usize, max: usize, tra
         a.truncate(i);
         b.truncate(j);
     }
-    assert_eq!(
-        flat(&a),
-        flat(&b),
-        "the same frames, DATA bytes and END_STREAM"
-    );
+    let (fa, fb) = (flat(&a), flat(&b));
+    assert_eq!(fa.len(), fb.len(), "the same frames: {fa:?} / {fb:?}");
+    let tracked = |id: u32| tracking.limits.iter().find(|t| t.0 == id).map(|t| t.1);
+    let mut peer = DEFAULT_WINDOW;
+    let mut windows: Vec<(u32, i64)> = Vec::new();
+    for (x, y) in fa.iter().zip(&fb) {
+        if x.0 == SETTINGS && x.1 & ACK == 0 && x.2 == 0 && x.3.len().is_multiple_of(6) {
+            for e in x.3.chunks(6) {
+                if u16::from_be_bytes([e[0], e[1]]) == INITIAL_WINDOW_SIZE {
+                    peer = i64::from(u32::from_be_bytes([e[2], e[3], e[4], e[5]]));
+                }
+            }
+        }
+        if x.0 == WINDOW_UPDATE && x.3.len() == 4 {
+            let inc = i64::from(u32::from_be_bytes([x.3[0], x.3[1], x.3[2], x.3[3]]) & 0x7fff_ffff);
+            let id = x.2 & 0x7fff_ffff;
+            let w = match windows.iter_mut().find(|w| w.0 == id) {
+                Some(w) => w,
+                None => {
+                    windows.push((id, 0));
+                    windows.last_mut().expect("pushed")
+                }
+            };
+            if y.0 == PRIORITY {
+                let s = id.to_be_bytes();
+                let mut dep = s.to_vec();
+                dep.push(0);
+                assert_eq!(
+                    (y.1, y.2, &y.3),
+                    (0, id, &dep),
+                    "the PRIORITY shown for {x:?}"
+                );
+                assert!(
+                    tracked(id).is_some(),
+                    "a WINDOW_UPDATE on an untracked stream"
+                );
+                assert!(
+                    inc > 0 && peer + w.1 + inc > MAX_WINDOW,
+                    "no overflow: {x:?}"
+                );
+                continue;
+            }
+            w.1 += inc;
+        }
+        assert_eq!(x, y, "the same frames, DATA bytes and END_STREAM");
+    }
     for f in b.iter().filter(|f| !a.contains(f)) {
+        if f.0 == PRIORITY {
+            continue;
+        }
         assert!(plain(f), "a frame that is not the input's: {f:?}");
         assert!(f.2 & 0x7fff_ffff != 0, "DATA joined on stream 0");
         assert!(f.4.len() <= max, "a joined frame of {} bytes", f.4.len());
-        let limit = tracking.limits.iter().find(|t| t.0 == f.2).map(|t| t.1);
+        let limit = tracked(f.2);
+        let split = (f.1 == 0 && a.contains(&(f.0, END_STREAM, f.2, f.3, f.4.clone())))
+            || (f.1 == END_STREAM && f.3 == 0);
         assert!(
-            matches!(limit, Some(Limit::Open | Limit::Length(_))),
+            matches!(limit, Some(Limit::Open | Limit::Length(_))) || (split && limit.is_some()),
             "joined on stream {} with limit {limit:?}",
             f.2
         );
     }
     assert_eq!(
-        taken(&a, &tracking.limits),
-        taken(&b, &tracking.limits),
-        "h2 takes the same bytes of a stream with a length"
+        taken(&a, &tracking.limits, true),
+        taken(&b, &tracking.limits, false),
+        "h2 takes the bytes of a stream with a length that curl takes"
     );
 }
 
@@ -1048,9 +1342,14 @@ mod tests {
             merged_tracking(&wire, 1000, 1000, &t),
             data(1, true, b"aaaabbbbcc")
         );
-        // One byte more allowed: the END_STREAM frame ends the body short, and h2 refuses
-        // it alone.
-        let want = cat(&[data(1, false, b"aaaabbbb"), data(1, true, b"cc")]);
+        // One byte more allowed: the END_STREAM frame ends the body short. Its bytes go
+        // first, for h2 to queue them as nghttp2 hands them to curl; h2 refuses the empty
+        // frame with END_STREAM after them.
+        let want = cat(&[
+            data(1, false, b"aaaabbbb"),
+            data(1, false, b"cc"),
+            data(1, true, b""),
+        ]);
         assert_eq!(
             merged_tracking(&wire, 1000, 1000, &lengths(&[(1, 11)])),
             want
@@ -1187,5 +1486,157 @@ mod tests {
             merged_tracking(&wire, 1000, 1000, &lengths(&[(1, 0)])),
             want
         );
+    }
+
+    #[test]
+    fn an_end_stream_frame_is_split_while_the_limit_is_not_known() {
+        // The head not taken yet: the frame may end the body short of a content-length,
+        // which h2 would refuse before queueing its bytes.
+        let wire = cat(&[data(1, false, b"ab"), data(1, true, b"cd")]);
+        let unknown = Tracking {
+            limits: vec![(1, Limit::Unknown)],
+            known_at: 0,
+        };
+        let want = cat(&[
+            data(1, false, b"ab"),
+            data(1, false, b"cd"),
+            data(1, true, b""),
+        ]);
+        assert_eq!(merged_tracking(&wire, 1000, 1000, &unknown), want);
+        // Not on a stream nobody tracks, nor without a length, nor when it meets it, nor an
+        // empty one, nor one that overflows (refused whole by both).
+        assert_eq!(
+            merged_tracking(&wire, 1000, 1000, &Tracking::default()),
+            wire
+        );
+        let joined = data(1, true, b"abcd");
+        assert_eq!(merged(&wire, 1000), joined);
+        assert_eq!(
+            merged_tracking(&wire, 1000, 1000, &lengths(&[(1, 4)])),
+            joined
+        );
+        let empty = cat(&[data(1, false, b"ab"), data(1, true, b"")]);
+        assert_eq!(
+            merged_tracking(&empty, 1000, 1000, &lengths(&[(1, 4)])),
+            empty
+        );
+        let over = cat(&[data(1, false, b"ab"), data(1, true, b"cd")]);
+        let want = cat(&[data(1, false, b"ab"), data(1, true, b"cd")]);
+        assert_eq!(
+            merged_tracking(&over, 1000, 1000, &lengths(&[(1, 3)])),
+            want
+        );
+        // A padded one passes as it came (h2 refuses it whole).
+        let padded = cat(&[data(1, false, b"ab"), frame(DATA, 9, 1, b"\x01cd\0")]);
+        assert_eq!(
+            merged_tracking(&padded, 1000, 1000, &lengths(&[(1, 9)])),
+            padded
+        );
+    }
+
+    fn window_update(stream: u32, inc: u32) -> Vec<u8> {
+        frame(WINDOW_UPDATE, 0, stream, &inc.to_be_bytes())
+    }
+
+    fn priority_on_itself(stream: u32) -> Vec<u8> {
+        let mut p = stream.to_be_bytes().to_vec();
+        p.push(0);
+        frame(PRIORITY, 0, stream, &p)
+    }
+
+    fn initial_window(n: u32) -> Vec<u8> {
+        let mut p = INITIAL_WINDOW_SIZE.to_be_bytes().to_vec();
+        p.extend(n.to_be_bytes());
+        frame(SETTINGS, 0, 0, &p)
+    }
+
+    #[test]
+    fn a_window_update_overflowing_a_tracked_stream_is_shown_as_priority_on_itself() {
+        let max = 0x7fff_ffff;
+        let t = Tracking {
+            limits: vec![(1, Limit::Unknown), (3, Limit::Open)],
+            known_at: 0,
+        };
+        // 65535 + (2^31 - 1 - 65535) is the largest window; one more overflows.
+        let wire = cat(&[
+            window_update(1, max - 65_535),
+            window_update(3, max - 65_534),
+            window_update(5, max),
+            data(1, true, b"x"),
+        ]);
+        let want = cat(&[
+            window_update(1, max - 65_535),
+            priority_on_itself(3),
+            window_update(5, max),
+            data(1, false, b"x"),
+            data(1, true, b""),
+        ]);
+        assert_eq!(merged_tracking(&wire, 1000, 1000, &t), want);
+        let mut m = Merger::new(1000, 1000);
+        m.track(1);
+        m.track(3);
+        m.spare()[..wire.len()].copy_from_slice(&wire);
+        m.filled(wire.len());
+        while m.read(usize::MAX, |_| {}) > 0 {}
+        assert_eq!((m.overflow(1), m.overflow(3)), (None, Some(max - 65_534)));
+        assert_eq!(m.tracked(), 0, "stream 1 ended, stream 3 was reset");
+        m.untrack(3);
+        assert_eq!(m.overflow(3), None, "forgotten with the stream");
+        // Increments add up; one of 0 is left for h2 to refuse.
+        let wire = cat(&[
+            window_update(1, max / 2),
+            window_update(1, 0),
+            window_update(1, max / 2),
+        ]);
+        let want = cat(&[
+            window_update(1, max / 2),
+            window_update(1, 0),
+            priority_on_itself(1),
+        ]);
+        assert_eq!(merged_tracking(&wire, 1000, 1000, &t), want);
+    }
+
+    #[test]
+    fn the_send_window_starts_at_the_peers_initial_window_and_pays_for_what_h2_sent() {
+        let mut m = Merger::new(1000, 1000);
+        m.track(1);
+        let feed = |m: &mut Merger, wire: &[u8]| {
+            let mut out = Vec::new();
+            m.spare()[..wire.len()].copy_from_slice(wire);
+            m.filled(wire.len());
+            while m.read(usize::MAX, |b| out.extend_from_slice(b)) > 0 {}
+            out
+        };
+        // The peer's window is 0: the whole range is open to increments.
+        let wire = cat(&[initial_window(0), window_update(1, 0x7fff_0000)]);
+        assert_eq!(feed(&mut m, &wire), wire);
+        // h2 sent 0x10000 bytes on stream 1 (in pieces, as it writes them), and on 3.
+        let mut sent = cat(&[
+            data(1, false, &[0; 0x8000]),
+            data(3, false, &[0; 100]),
+            data(1, false, &[0; 0x8000]),
+        ]);
+        sent.extend(frame(RST_STREAM, 0, 3, &[0, 0, 0, 8]));
+        for piece in sent.chunks(7) {
+            m.wrote(piece);
+        }
+        let wire = window_update(1, 0x1_ffff);
+        assert_eq!(feed(&mut m, &wire), wire, "2^31 - 1 exactly");
+        assert_eq!(feed(&mut m, &window_update(1, 1)), priority_on_itself(1));
+        assert_eq!(m.overflow(1), Some(1));
+        // The peer's initial window counts for every stream, tracked before or after.
+        m.track(5);
+        let wire = cat(&[initial_window(0x7fff_fff0), window_update(5, 15)]);
+        assert_eq!(feed(&mut m, &wire), wire);
+        assert_eq!(feed(&mut m, &window_update(5, 1)), priority_on_itself(5));
+    }
+
+    #[test]
+    fn nothing_is_taken_of_a_stream_after_its_window_overflowed() {
+        // Found by the fuzz target: the stream is reset, so the short frame after the
+        // overflow is not split (and neither h2 nor curl takes its bytes).
+        let wire = cat(&[window_update(1, 0x7fff_ffff), data(1, true, b"abcd")]);
+        let want = cat(&[priority_on_itself(1), data(1, true, b"abcd")]);
+        assert_eq!(merged_tracking(&wire, 80, 80, &lengths(&[(1, 64)])), want);
     }
 }

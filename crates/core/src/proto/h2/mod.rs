@@ -295,6 +295,7 @@ impl AsyncWrite for Lent {
                 // told nothing, as by curl, and keeps to 16 KiB ([`merge`]).
                 s.settings = false;
                 if let Some((frame, taken)) = merge::strip_max_frame_size(data) {
+                    s.merge.wrote(&data[..taken]);
                     s.out = frame;
                     if let Err(e) = send_out(c, &mut s.out) {
                         return Poll::Ready(Err(e));
@@ -323,6 +324,7 @@ impl AsyncWrite for Lent {
                             _ => kind == 1 && stream == 1,
                         };
                         if skip && len <= data.len() {
+                            s.merge.wrote(&data[..len]);
                             s.upgrade = match s.upgrade {
                                 Upgrade::Settings => Upgrade::Open,
                                 // One frame: the block is a few bytes.
@@ -342,6 +344,8 @@ impl AsyncWrite for Lent {
                     Ok(n) => {
                         if s.preface_left == 0 {
                             s.frame_left = s.frame_left.saturating_sub(n);
+                            // The DATA h2 sends takes from the streams' send windows.
+                            s.merge.wrote(&data[..n]);
                         }
                         s.preface_left = s.preface_left.saturating_sub(n);
                         return Poll::Ready(Ok(n));
@@ -782,6 +786,12 @@ impl Mux {
     pub fn take_head(&self, id: u32, kind: scan::Kind) -> Option<scan::Head> {
         let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
         s.scan.order.take(id, kind)
+    }
+
+    /// The increment of the WINDOW_UPDATE that overflowed stream `id`'s send window, if
+    /// one did ([`merge::Merger::overflow`]).
+    pub fn overflow(&self, id: u32) -> Option<u32> {
+        self.slot.lock().ok().and_then(|s| s.merge.overflow(id))
     }
 
     /// The first PUSH_PROMISE the peer sent: stream, length, END_HEADERS.
