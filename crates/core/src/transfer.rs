@@ -5507,7 +5507,7 @@ impl Transfer {
         if r.is_err() {
             self.conn = None;
         }
-        self.h2_release(cx);
+        let intact = self.h2_release(cx);
         if let Some(id) = self.pending_conn.take() {
             cx.pool.unpend(id);
         }
@@ -5541,6 +5541,9 @@ impl Transfer {
                     self.verbose(&note);
                 }
             }
+        }
+        if let Some(note) = intact {
+            self.verbose(&note);
         }
         self.result = Some(r);
         if !self.opts.no_progress && !refused_at_init && !progress_refused {

@@ -1421,3 +1421,50 @@ fn h2_openssl_tls_trace() {
         String::from_utf8_lossy(&x.stderr)
     );
 }
+
+/// A stream error leaves the multiplexed connection for the next transfer, and `-v` says so
+/// as curl does ("left intact" before the error line): a reset stream, and a stream whose
+/// send window overflowed. The whole of `-v` is compared, digits masked.
+#[test]
+fn h2_stream_error_verbose_leaves_the_connection() {
+    use oxcurl_testsupport::diff::{mask_digits, show_diff};
+    let scripts = || {
+        [
+            (
+                "rst",
+                vec![
+                    ok_head("5"),
+                    H2Action::Raw(frame(3, 0, 1, &2u32.to_be_bytes())),
+                ],
+            ),
+            (
+                "window",
+                vec![
+                    H2Action::Raw(window_update(1, 0x7fff_ffff)),
+                    ok_head("5"),
+                    data(b"hello", true),
+                ],
+            ),
+        ]
+    };
+    for ((name, a), (_, b)) in scripts().into_iter().zip(scripts()) {
+        let run = |exe: &Path, script: Vec<H2Action>| {
+            let srv = H2Server::start(script);
+            let tmp = TempDir::new(name);
+            isolated_exec(exe, tmp.path(), tmp.path())
+                .args(["-sS", "-v", "--http2-prior-knowledge"])
+                .arg(format!("{}/", srv.url()))
+                .run()
+        };
+        let r = run(&reference_curl(), a);
+        let x = run(Path::new(OXCURL), b);
+        assert_eq!(r.code, Some(92), "{name}{}", runs_report(&r, &x));
+        assert_eq!(x.code, r.code, "{name}{}", runs_report(&r, &x));
+        let (re, xe) = (mask_digits(&r.stderr), mask_digits(&x.stderr));
+        assert!(re == xe, "{name}: {}", show_diff("stderr", &re, &xe));
+        assert!(
+            String::from_utf8_lossy(&x.stderr).contains("left intact\ncurl: (92)"),
+            "{name}"
+        );
+    }
+}

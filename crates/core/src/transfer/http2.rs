@@ -194,15 +194,33 @@ impl Transfer {
 
     /// Leave the shared connection: the stream ends (h2 resets it if still open) and a
     /// connection that failed is forgotten.
-    pub(super) fn h2_release(&mut self, cx: &mut Cx<'_>) {
+    ///
+    /// Returns curl's "left intact" note when this was the connection's last transfer; the
+    /// caller writes it after the transfer's error, where curl's `multi_done` writes it.
+    #[must_use]
+    pub(super) fn h2_release(&mut self, cx: &mut Cx<'_>) -> Option<String> {
         self.h2 = None;
         self.h2_open = false;
         if let Some(s) = self.h2conn.take() {
-            let open = s.lock().h2.as_ref().is_some_and(|m| m.is_open());
+            let mut c = s.lock();
+            let open = c.h2.as_ref().is_some_and(|m| m.is_open());
             if !open {
+                drop(c);
                 cx.pool.unshare(&s);
+            } else if s.users() == 1 {
+                // A transfer that failed on a multiplexed connection leaves it for the next
+                // (curl's multi_done keeps it when only the stream went wrong), and the
+                // last user says so, as after a transfer that went well.
+                c.idle_since = cx.now;
+                let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
+                let host = host.trim_start_matches('[').trim_end_matches(']');
+                let msg = format!("Connection #{} to host {host} left intact", c.id);
+                drop(c);
+                cx.pool.trim_shared();
+                return Some(msg);
             }
         }
+        None
     }
 
     /// Decide HTTP/2 for a new connection: ALPN picked h2, or prior knowledge on http. An
