@@ -410,8 +410,6 @@ pub(crate) struct Transfer {
     /// The current URL came from a redirect resolved against a URL that carried `creds`
     /// (see `follow`): its user and password are not a new source of credentials.
     creds_injected: bool,
-    /// The CA lines of `-v` held back until the first handshake step is traced.
-    ca_notes: Vec<String>,
     /// With the TLS trace: the length of the request head not shown yet (curl shows it
     /// after the write that sent it).
     head_pending: Option<usize>,
@@ -546,7 +544,6 @@ impl Transfer {
             creds: None,
             creds_netrc: false,
             creds_injected: false,
-            ca_notes: Vec::new(),
             head_pending: None,
             notes: Vec::new(),
             result: None,
@@ -2325,20 +2322,11 @@ impl Transfer {
                 .collect();
             self.verbose(&format!("ALPN: curl offers {}", offer.join(",")));
         }
-        if opts.verify_peer {
-            let ca = [
-                format!(" CAfile: {}", opts.effective_cafile()),
-                format!(" CApath: {}", opts.effective_capath()),
-            ];
-            if self.tls_trace_wanted() {
-                // curl's OpenSSL backend loads the CA store while the ClientHello is out:
-                // its lines follow the first handshake step's.
-                self.ca_notes = ca.to_vec();
-            } else {
-                for l in &ca {
-                    self.verbose(l);
-                }
-            }
+        // The OpenSSL backend writes these itself, once the ClientHello is out, as curl's
+        // does ([`crate::tls::Session::take_notes`]).
+        if opts.verify_peer && crate::tls::backend() == crate::tls::Backend::Rustls {
+            self.verbose(&format!(" CAfile: {}", opts.effective_cafile()));
+            self.verbose(&format!(" CApath: {}", opts.effective_capath()));
         }
     }
 
@@ -2376,19 +2364,15 @@ impl Transfer {
         self.tls_trace_emit(events);
     }
 
-    /// Write what a connection's TLS trace kept ([`crate::conn::Conn::trace_take`]). The
-    /// CA lines held back go before the first message received (curl's OpenSSL backend sets
-    /// up its CA store at its first read of the server's reply), or after all when there is
-    /// none.
+    /// Write what a connection's TLS trace kept ([`crate::conn::Conn::trace_take`]): the
+    /// messages and the backend's notes, in the order they came.
     pub(super) fn tls_trace_emit(&mut self, events: Vec<crate::tls::TraceEvent>) {
         for e in events {
-            if !e.out && !self.ca_notes.is_empty() {
-                for l in std::mem::take(&mut self.ca_notes) {
-                    self.verbose(&l);
-                }
-            }
             if let Some(t) = &e.text {
                 self.verbose(t);
+            }
+            if e.bytes.is_empty() {
+                continue;
             }
             let kind = if e.out {
                 InfoType::SslDataOut
@@ -2422,8 +2406,16 @@ impl Transfer {
         }
         if trace {
             self.tls_trace_end();
-            for l in std::mem::take(&mut self.ca_notes) {
-                self.verbose(&l);
+        } else {
+            let conn = self.conn.as_mut().expect("conn");
+            let session = if proxy {
+                &mut conn.proxy_tls
+            } else {
+                &mut conn.tls
+            };
+            let notes = session.as_mut().map(|t| t.take_notes()).unwrap_or_default();
+            for n in notes {
+                self.verbose(&n);
             }
         }
         let step = step.map_err(|e| {
