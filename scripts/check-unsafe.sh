@@ -11,6 +11,8 @@
 #    enclosing block (the first code line indented less than the comment);
 #  - the methods of an `unsafe impl` (their contract is the trait's, stated on the impl);
 #  - function pointer types (`unsafe extern "C" fn(...)`), which are not unsafe code.
+#  3. no `thread_local!` in the library crates (CABI.md: an application may move a handle to
+#     another thread between calls, so no state may hide in a thread); tests may use them.
 # Exits 1 listing each violation as FILE:LINE: reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -95,6 +97,11 @@ FNR == 1 {
 }
 END { exit bad }
 ' "${files[@]}" || fail=1
+
+while IFS=: read -r f n _; do
+  echo "$f:$n: thread_local! in library code (state must live in the handles)"
+  fail=1
+done < <(grep -rn --include='*.rs' 'thread_local!' crates/*/src | grep -v '^crates/testsupport/' || true)
 
 if ((fail)); then
   echo "check-unsafe: the unsafe-code policy is violated (see scripts/check-unsafe.sh)" >&2

@@ -104,7 +104,7 @@ impl CallbackData {
         if s.rewind() {
             Ok(())
         } else {
-            Err(MimeError::Read)
+            Err(MimeError::Rewind)
         }
     }
 }
@@ -163,6 +163,9 @@ pub enum MimeError {
     /// A part's read callback paused the upload (`CURL_READFUNC_PAUSE`): nothing was read,
     /// the next read once sending is let go asks the callback again.
     Pause,
+    /// A part's data, read before, cannot be read again from its start (no seek callback,
+    /// or it failed): curl's `CURLE_SEND_FAIL_REWIND` when the body must go again.
+    Rewind,
 }
 
 /// curl's boundary: 24 dashes and 22 random alphanumerics.

@@ -382,6 +382,9 @@ impl Multi {
             self.wake_pending();
         }
         self.free.push(id.slot);
+        // The earliest runnable transfer may be the one leaving: as curl's expire times, the
+        // deadline is now that of the others, if any is runnable (a later one), else none.
+        self.ready_since = self.slots.iter().any(|s| s.ready).then(Instant::now);
         // curl looks for a kept connection of the handle under the pool's lock.
         if t.info.last_socket.is_some() {
             t.touch_pool();

@@ -1337,11 +1337,15 @@ impl Transfer {
         if let Body::Mime(m) = &self.body {
             // A fresh reader per request: redirects and auth retries send it again.
             let custom = request::custom_mime_type(&self.opts.headers);
-            let (r, size) = m.reader_as(custom).map_err(|_| {
-                Error::new(
+            let (r, size) = m.reader_as(custom).map_err(|e| match e {
+                // curl's cr_mime_rewind, for a body sent before.
+                crate::mime::MimeError::Rewind => {
+                    Error::new(Code::SendFailRewind, "Cannot rewind mime/post data")
+                }
+                _ => Error::new(
                     Code::ReadError,
                     "Failed to open/read local data from file/application",
-                )
+                ),
             })?;
             self.mime = Some(r);
             self.mime_size = size;
@@ -2248,7 +2252,7 @@ impl Transfer {
         let host = self.url_host();
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
-        let session = crate::tls::Session::new(
+        let mut session = crate::tls::Session::new(
             &config,
             &sni,
             &conn.stream,
@@ -2256,7 +2260,7 @@ impl Transfer {
             conn.proxy_tls.is_some() || conn.tunnel.is_some(),
         )?;
         let opts = self.opts.tls.clone();
-        self.tls_notes(alpn, &opts);
+        self.tls_notes(alpn, &opts, &mut session);
         self.conn.as_mut().expect("conn").tls = Some(Box::new(session));
         self.state = State::TlsConnect {
             want_write: true,
@@ -2298,10 +2302,10 @@ impl Transfer {
             .unwrap_or_default();
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
-        let session =
+        let mut session =
             crate::tls::Session::new(&config, &sni, &conn.stream, &self.opts.proxy_tls, false)?;
         let opts = self.opts.proxy_tls.clone();
-        self.tls_notes(alpn, &opts);
+        self.tls_notes(alpn, &opts, &mut session);
         self.conn.as_mut().expect("conn").proxy_tls = Some(Box::new(session));
         self.state = State::TlsConnect {
             want_write: true,
@@ -2310,10 +2314,21 @@ impl Transfer {
         Ok(())
     }
 
-    /// curl's `-v` lines before a handshake: the ALPN offer and the CA locations.
-    fn tls_notes(&mut self, alpn: &[&[u8]], opts: &crate::tls::TlsOptions) {
+    /// curl's `-v` lines before a handshake: what the backend wrote setting the session up
+    /// (with an `SSL_CTX` hook, the CA store it filled first), the ALPN offer and, with
+    /// rustls, the CA locations.
+    fn tls_notes(
+        &mut self,
+        alpn: &[&[u8]],
+        opts: &crate::tls::TlsOptions,
+        session: &mut crate::tls::Session,
+    ) {
+        let early = session.take_notes();
         if !self.opts.verbose {
             return;
+        }
+        for n in &early {
+            self.verbose(n);
         }
         if !alpn.is_empty() {
             let offer: Vec<&str> = alpn
@@ -2325,8 +2340,21 @@ impl Transfer {
         // The OpenSSL backend writes these itself, once the ClientHello is out, as curl's
         // does ([`crate::tls::Session::take_notes`]).
         if opts.verify_peer && crate::tls::backend() == crate::tls::Backend::Rustls {
-            self.verbose(&format!(" CAfile: {}", opts.effective_cafile()));
-            self.verbose(&format!(" CApath: {}", opts.effective_capath()));
+            // A CA blob replaces the file (curl's populate_x509_store).
+            let ca = match opts.ca_blob {
+                Some(_) => vec![
+                    "successfully imported CA certificate blob".to_string(),
+                    " CAfile: none".to_string(),
+                    format!(" CApath: {}", opts.effective_capath()),
+                ],
+                None => vec![
+                    format!(" CAfile: {}", opts.effective_cafile()),
+                    format!(" CApath: {}", opts.effective_capath()),
+                ],
+            };
+            for l in &ca {
+                self.verbose(l);
+            }
         }
     }
 
@@ -3596,6 +3624,18 @@ impl Transfer {
             },
         );
         self.info.request_size += self.req.len() as u64;
+        if self.on_h2() {
+            // curl counts the HTTP/1-style head it hands its HTTP/2 filter, whose request
+            // line names "HTTP/2", and then the body bytes as they go; fields are counted
+            // whole here, the other bodies as they are read.
+            let line = self.req.split(|&b| b == b'\n').next().unwrap_or_default();
+            if line.ends_with(b" HTTP/1.1\r") {
+                self.info.request_size -= 2;
+            }
+            if let Body::Fields(f) = &self.body {
+                self.info.request_size += f.len() as u64;
+            }
+        }
         if self.tls_trace_on() && !self.on_h2() {
             // curl shows the request once it went out, after the record's trace.
             self.head_pending = Some(self.req.len());
@@ -4098,6 +4138,10 @@ impl Transfer {
             self.up.pos = 0;
             self.up.len = n;
             self.info.size_upload += n as u64;
+            if self.on_h2() {
+                // HTTP/1 counts the bytes as it sends them; see `request_size` at the head.
+                self.info.request_size += n as u64;
+            }
         }
         Ok(())
     }

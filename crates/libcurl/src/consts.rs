@@ -252,6 +252,12 @@ pub mod opt {
     pub const MAXLIFETIME_CONN: c_int = 314;
     pub const MAXAGE_CONN: c_int = 288;
     pub const HTTP200ALIASES: c_int = 10104;
+    pub const SSL_CTX_FUNCTION: c_int = 20108;
+    pub const SSL_CTX_DATA: c_int = 10109;
+    pub const CAINFO_BLOB: c_int = 40309;
+    pub const PROXY_CAINFO_BLOB: c_int = 40310;
+    pub const FNMATCH_FUNCTION: c_int = 20200;
+    pub const FNMATCH_DATA: c_int = 10202;
 }
 
 pub mod info {

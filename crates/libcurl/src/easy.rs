@@ -24,6 +24,10 @@ pub type PrereqFn =
     unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, c_int, c_int) -> c_int;
 pub type ResolverStartFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void) -> c_int;
 pub type TrailerFn = unsafe extern "C" fn(*mut *mut CurlSlist, *mut c_void) -> c_int;
+/// `CURLOPT_SSL_CTX_FUNCTION`: the handle, OpenSSL's `SSL_CTX *`, SSL_CTX_DATA.
+pub type SslCtxFn = unsafe extern "C" fn(*mut EasyHandle, *mut c_void, *mut c_void) -> CURLcode;
+/// `CURLOPT_FNMATCH_FUNCTION` (FTP wildcards, which this build lacks: kept, never called).
+pub type FnmatchFn = unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char) -> c_int;
 pub type HstsReadFn = unsafe extern "C" fn(*mut EasyHandle, *mut HstsEntryC, *mut c_void) -> c_int;
 pub type HstsWriteFn =
     unsafe extern "C" fn(*mut EasyHandle, *mut HstsEntryC, *mut CurlIndex, *mut c_void) -> c_int;
@@ -89,6 +93,10 @@ pub(crate) struct Callbacks {
     hsts_read_data: *mut c_void,
     hsts_write: Option<HstsWriteFn>,
     hsts_write_data: *mut c_void,
+    ssl_ctx: Option<SslCtxFn>,
+    ssl_ctx_data: *mut c_void,
+    fnmatch: Option<FnmatchFn>,
+    fnmatch_data: *mut c_void,
     no_progress: bool,
     handle: *mut EasyHandle,
 }
@@ -125,9 +133,48 @@ impl Callbacks {
             hsts_read_data: std::ptr::null_mut(),
             hsts_write: None,
             hsts_write_data: std::ptr::null_mut(),
+            ssl_ctx: None,
+            ssl_ctx_data: std::ptr::null_mut(),
+            fnmatch: None,
+            fnmatch_data: std::ptr::null_mut(),
             no_progress: true,
             handle,
         }
+    }
+}
+
+impl Callbacks {
+    /// SSL_CTX_FUNCTION as the engine's hook, called with the handle and SSL_CTX_DATA.
+    fn ctx_hook(&self) -> Option<oxcurl_core::tls::CtxHook> {
+        let f = self.ssl_ctx?;
+        let call = CtxCall(f, self.handle, self.ssl_ctx_data);
+        Some(oxcurl_core::tls::CtxHook::new(
+            (f as usize, self.ssl_ctx_data as usize),
+            move |ctx| call.call(ctx),
+        ))
+    }
+}
+
+/// An SSL_CTX_FUNCTION with its handle and data.
+#[derive(Clone, Copy)]
+struct CtxCall(SslCtxFn, *mut EasyHandle, *mut c_void);
+
+// SAFETY: libcurl's contract: a handle and its callbacks are used by one thread at a time;
+// the engine calls the hook on the thread driving the transfer.
+unsafe impl Send for CtxCall {}
+// SAFETY: as above; never called from two threads at once.
+unsafe impl Sync for CtxCall {}
+
+impl CtxCall {
+    fn call(&self, ctx: usize) -> Result<(), oxcurl_core::error::Code> {
+        // SAFETY: an SSL_CTX_FUNCTION-shaped pointer (curl.h), given the live handle whose
+        // transfer makes the context, OpenSSL's SSL_CTX being set up and SSL_CTX_DATA.
+        let rc = unsafe { (self.0)(self.1, ctx as *mut c_void, self.2) };
+        if rc == CURLE_OK {
+            return Ok(());
+        }
+        Err(oxcurl_core::error::Code::from_u32(rc as u32)
+            .unwrap_or(oxcurl_core::error::Code::FailedInit))
     }
 }
 
@@ -641,7 +688,11 @@ impl EasyHandle {
             // SAFETY: ERRORBUFFER points to at least CURL_ERROR_SIZE writable bytes.
             unsafe { *st.errorbuffer = 0 };
         }
-        self.errorbuf_used.set(false);
+        // curl's Curl_pretransfer forgets the last error text only once it has a URL: without
+        // one, "No URL set" is kept out of a buffer already holding an error since.
+        if st.opts.url.is_some() {
+            self.errorbuf_used.set(false);
+        }
         st.strings.clear();
         st.certinfo = None;
         if let Ok(mut store) = self.headers.lock() {
@@ -649,6 +700,7 @@ impl EasyHandle {
         }
         opts.pause = Some(self.pause.clone());
         opts.socket_hooks = st.sock_cb.hooks();
+        opts.tls.ctx_hook = st.cb.ctx_hook();
         (opts, Box::new(CHandler(st.cb, self.headers.clone(), false)))
     }
 
@@ -681,7 +733,7 @@ impl EasyHandle {
             Ok(()) => CURLE_OK,
             Err(e) => {
                 // A callback's refusal named itself already: curl keeps the first error text.
-                if !st.errorbuffer.is_null() && !self.errorbuf_used.get() {
+                if !st.errorbuffer.is_null() && !self.errorbuf_used.replace(true) {
                     let msg = e.message().as_bytes();
                     let n = msg.len().min(CURL_ERROR_SIZE - 1);
                     // SAFETY: ERRORBUFFER holds CURL_ERROR_SIZE bytes; we write n+1 < that.
@@ -711,6 +763,17 @@ impl EasyHandle {
     pub(crate) fn keep_auth(&self, auth: Option<Box<oxcurl_core::auth::AuthCarry>>) {
         let mut st = self.state.borrow_mut();
         st.easy.get_or_insert_with(Easy::default).set_auth(auth);
+    }
+
+    /// Empties the ERRORBUFFER, if one is set, as a transfer starting does.
+    fn clear_errorbuffer(&self) {
+        let Ok(st) = self.state.try_borrow() else {
+            return;
+        };
+        if !st.errorbuffer.is_null() {
+            // SAFETY: ERRORBUFFER points to at least CURL_ERROR_SIZE writable bytes.
+            unsafe { *st.errorbuffer = 0 };
+        }
     }
 
     /// Writes `msg` to the ERRORBUFFER, if one is set, as curl's `failf`: only the first
@@ -974,7 +1037,10 @@ pub extern "C" fn curl_easy_perform(h: *mut EasyHandle) -> CURLcode {
             return CURLE_FAILED_INIT;
         }
         if e.state.borrow().opts.url.is_none() && e.state.borrow().curlu.is_null() {
-            return 3; // CURLE_URL_MALFORMAT, as curl without CURLOPT_URL
+            // curl's Curl_pretransfer, before anything else of the transfer.
+            e.clear_errorbuffer();
+            e.fail_text("No URL set");
+            return 3; // CURLE_URL_MALFORMAT
         }
         e.busy.set(true);
         let (opts, handler) = e.prepare();
@@ -1607,6 +1673,32 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 })
             }
             HSTSWRITEDATA => st.cb.hsts_write_data = v,
+            // curl takes these only when its TLS backend hands out an SSL_CTX: OpenSSL's.
+            SSL_CTX_FUNCTION | SSL_CTX_DATA
+                if oxcurl_core::tls::backend() != oxcurl_core::tls::Backend::OpenSsl =>
+            {
+                return CURLE_NOT_BUILT_IN
+            }
+            SSL_CTX_FUNCTION => {
+                st.cb.ssl_ctx = f()
+                    .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), SslCtxFn>(f) })
+            }
+            SSL_CTX_DATA => st.cb.ssl_ctx_data = v,
+            FNMATCH_FUNCTION => {
+                st.cb.fnmatch = f()
+                    .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), FnmatchFn>(f) })
+            }
+            FNMATCH_DATA => st.cb.fnmatch_data = v,
+            CAINFO_BLOB | PROXY_CAINFO_BLOB => {
+                // SAFETY: NULL or a curl_blob the application owns for the call; its data is
+                // copied here whatever its flags say (CURL_BLOB_COPY's semantics).
+                let blob = unsafe { blob_bytes(v) };
+                if opt == CAINFO_BLOB {
+                    st.opts.tls.ca_blob = blob;
+                } else {
+                    st.opts.proxy_tls.ca_blob = blob;
+                }
+            }
             ERRORBUFFER => st.errorbuffer = v as *mut c_char,
             HTTPHEADER => st.headers = v as *const CurlSlist,
             RESOLVE => st.resolve = v as *const CurlSlist,
@@ -1830,6 +1922,30 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         }
         CURLE_OK
     })
+}
+
+/// `struct curl_blob` (curl.h): data, length, flags.
+#[repr(C)]
+struct CurlBlob {
+    data: *const u8,
+    len: usize,
+    flags: std::ffi::c_uint,
+}
+
+/// A copy of a blob's bytes; None for a NULL blob (which unsets the option, as in curl).
+///
+/// # Safety
+/// `v` is NULL or points to a `struct curl_blob` whose `data` holds `len` readable bytes.
+unsafe fn blob_bytes(v: *mut c_void) -> Option<std::sync::Arc<[u8]>> {
+    // SAFETY: per this function's contract.
+    let b = unsafe { (v as *const CurlBlob).as_ref() }?;
+    if b.data.is_null() || b.len == 0 {
+        return Some(std::sync::Arc::from(&[][..]));
+    }
+    // SAFETY: per this function's contract, `data` holds `len` bytes.
+    Some(std::sync::Arc::from(unsafe {
+        std::slice::from_raw_parts(b.data, b.len)
+    }))
 }
 
 /// `CURLOPT_SHARE`: leave the current share, join `new` if it is a share (anything else,

@@ -871,9 +871,8 @@ pub extern "C" fn oxcurl_multi_setopt_ptr(
             TIMERFUNCTION => {
                 // SAFETY: as for SOCKETFUNCTION, with curl_multi_timer_callback's signature.
                 let cb = unsafe { std::mem::transmute::<*mut c_void, Option<TimerCb>>(v) };
+                // curl keeps what it last told: a new callback hears only of changes.
                 m.timer_cb.set(cb);
-                // A new callback has been told nothing yet.
-                m.told.set(None);
             }
             TIMERDATA => m.timer_data.set(v),
             _ => return CURLM_UNKNOWN_OPTION,

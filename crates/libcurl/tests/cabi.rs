@@ -122,6 +122,28 @@ fn socket_and_framing_option_codes_match_reference() {
     let ours = run_ok("setoptvalues", Lib::Ours, &[]);
     let reference = run_ok("setoptvalues", Lib::Reference, &[]);
     assert!(ours.contains("-1: idle=43"), "{ours}");
+    assert!(ours.contains("fnmatch=0 data=0 unset=0\n"), "{ours}");
+    assert_eq!(ours, reference);
+}
+
+#[test]
+fn no_url_error_text_matches_reference() {
+    let ours = run_ok("nourl", Lib::Ours, &[]);
+    let reference = run_ok("nourl", Lib::Reference, &[]);
+    assert!(ours.starts_with("rc=3 [No URL set]\nrc=3 []\n"), "{ours}");
+    assert_eq!(ours, reference);
+}
+
+#[test]
+fn multi_timer_calls_as_handles_leave_match_reference() {
+    let ours = run_ok("multitimer", Lib::Ours, &[]);
+    let reference = run_ok("multitimer", Lib::Reference, &[]);
+    assert!(ours.contains("remove: timer 0\n"), "{ours}");
+    assert!(ours.contains("remove2: timer -1\n"), "{ours}");
+    assert!(
+        ours.contains("remove again: refusing timer -1\nrc=11\n"),
+        "{ours}"
+    );
     assert_eq!(ours, reference);
 }
 

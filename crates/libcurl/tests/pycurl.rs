@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// Passed tests measured with `scripts/pycurl.sh -- -q --timeout=60 tests` (866 of 1011;
 /// the reference libcurl passes the numbers in CABI.md), less a margin for flaky timing tests.
-const MIN_PASSED: u64 = 850;
+const MIN_PASSED: u64 = 900;
 
 fn count(summary: &str, what: &str) -> u64 {
     summary

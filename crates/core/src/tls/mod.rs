@@ -188,6 +188,62 @@ pub struct TlsOptions {
     pub verify_status: bool,
     /// `CURLOPT_CRLFILE`.
     pub crlfile: Option<String>,
+    /// `CURLOPT_CAINFO_BLOB`: PEM certificates trusted in place of the CA file (the CA
+    /// directory still counts), as curl's OpenSSL and rustls backends take it.
+    pub ca_blob: Option<Arc<[u8]>>,
+    /// `CURLOPT_SSL_CTX_FUNCTION` (OpenSSL only).
+    pub ctx_hook: Option<CtxHook>,
+}
+
+/// `CURLOPT_SSL_CTX_FUNCTION`: `call` gets the address of the OpenSSL `SSL_CTX` made for a
+/// new connection, once its CA store is loaded, as curl calls it; an error code fails the
+/// connect ("error signaled by ssl ctx callback"). Hooks with the same `id` (the application's
+/// function and data) are equal, so connections stay reusable across transfers; a context
+/// built with a hook is never cached, as curl makes one per connection.
+#[derive(Clone)]
+pub struct CtxHook(Arc<HookInner>);
+
+/// One allocation behind the hook, so that it costs a pointer in every transfer's options.
+struct HookInner {
+    id: (usize, usize),
+    call: Box<dyn Fn(usize) -> Result<(), Code> + Send + Sync>,
+}
+
+impl CtxHook {
+    pub fn new(
+        id: (usize, usize),
+        call: impl Fn(usize) -> Result<(), Code> + Send + Sync + 'static,
+    ) -> CtxHook {
+        CtxHook(Arc::new(HookInner {
+            id,
+            call: Box::new(call),
+        }))
+    }
+
+    /// Calls the hook with an `SSL_CTX` address.
+    pub fn call(&self, ctx: usize) -> Result<(), Code> {
+        (self.0.call)(ctx)
+    }
+}
+
+impl PartialEq for CtxHook {
+    fn eq(&self, other: &CtxHook) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+impl Eq for CtxHook {}
+
+impl std::hash::Hash for CtxHook {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.id.hash(h)
+    }
+}
+
+impl std::fmt::Debug for CtxHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CtxHook")
+    }
 }
 
 impl Default for TlsOptions {
@@ -213,6 +269,8 @@ impl Default for TlsOptions {
             alpn: true,
             verify_status: false,
             crlfile: None,
+            ca_blob: None,
+            ctx_hook: None,
         }
     }
 }
@@ -232,8 +290,11 @@ impl TlsOptions {
 /// roots are parsed once and TLS sessions are resumed across transfers.
 #[derive(Default)]
 pub struct TlsCache {
-    configs: Vec<(TlsOptions, Vec<Vec<u8>>, Config)>,
+    configs: Vec<CachedConfig>,
 }
+
+/// A built configuration with the options and ALPN protocols it was built for.
+type CachedConfig = (TlsOptions, Vec<Vec<u8>>, Config);
 
 impl std::fmt::Debug for TlsCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -246,6 +307,9 @@ impl std::fmt::Debug for TlsCache {
 impl TlsCache {
     /// The configuration for these options and ALPN protocols, built on first use.
     pub fn config(&mut self, opts: &TlsOptions, alpn: &[&[u8]]) -> Result<Config, Error> {
+        if opts.ctx_hook.is_some() {
+            return build(opts, alpn, &[]);
+        }
         if let Some((_, _, c)) = self
             .configs
             .iter()
@@ -253,24 +317,7 @@ impl TlsCache {
         {
             return Ok(c.clone());
         }
-        let c = match backend() {
-            Backend::Rustls => Config::Rustls(rustls_backend::build_config(opts, alpn)?),
-            #[cfg(feature = "openssl")]
-            Backend::OpenSsl => {
-                let ctx = openssl_backend::build_context(opts, alpn)?;
-                let trust = self
-                    .configs
-                    .iter()
-                    .find_map(|(_, _, c)| match c {
-                        Config::OpenSsl(_, t) if t.serves(opts) => Some(t.clone()),
-                        _ => None,
-                    })
-                    .unwrap_or_else(|| Arc::new(openssl_backend::TrustStore::new(opts)));
-                Config::OpenSsl(ctx, trust)
-            }
-            #[cfg(not(feature = "openssl"))]
-            Backend::OpenSsl => return Err(connect_error("OpenSSL is not built in")),
-        };
+        let c = build(opts, alpn, &self.configs)?;
         if self.configs.len() >= 8 {
             self.configs.remove(0);
         }
@@ -281,6 +328,33 @@ impl TlsCache {
         ));
         Ok(c)
     }
+}
+
+/// A new configuration of the backend in use; with OpenSSL, sharing the trust store of a
+/// cached configuration with the same CA options.
+fn build(opts: &TlsOptions, alpn: &[&[u8]], cached: &[CachedConfig]) -> Result<Config, Error> {
+    #[cfg(not(feature = "openssl"))]
+    let _ = cached;
+    Ok(match backend() {
+        Backend::Rustls => Config::Rustls(rustls_backend::build_config(opts, alpn)?),
+        #[cfg(feature = "openssl")]
+        Backend::OpenSsl => {
+            let (ctx, filled) = openssl_backend::build_context(opts, alpn)?;
+            let trust = match filled {
+                Some(notes) => Arc::new(openssl_backend::TrustStore::in_context(opts, notes)),
+                None => cached
+                    .iter()
+                    .find_map(|(_, _, c)| match c {
+                        Config::OpenSsl(_, t) if t.serves(opts) => Some(t.clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| Arc::new(openssl_backend::TrustStore::new(opts))),
+            };
+            Config::OpenSsl(ctx, trust)
+        }
+        #[cfg(not(feature = "openssl"))]
+        Backend::OpenSsl => return Err(connect_error("OpenSSL is not built in")),
+    })
 }
 
 /// What a handshake step left to do.

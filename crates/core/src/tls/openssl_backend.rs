@@ -14,9 +14,9 @@ use openssl::ssl::{
     SslFiletype, SslMethod, SslMode, SslOptions, SslRef, SslStream, SslVerifyMode, SslVersion,
     StatusType,
 };
-use openssl::x509::store::{X509Lookup, X509Store, X509StoreBuilder};
+use openssl::x509::store::{X509Lookup, X509Store, X509StoreBuilder, X509StoreBuilderRef};
 use openssl::x509::verify::X509VerifyFlags;
-use openssl::x509::X509VerifyResult;
+use openssl::x509::{X509VerifyResult, X509};
 use oxcurl_sys::tls::TlsMessage;
 
 use super::x509::Cert;
@@ -53,8 +53,14 @@ fn cipher_error(what: &str, list: &str) -> Error {
     Error::new(Code::SslCipher, format!("failed setting {what}: {list}"))
 }
 
-/// Build a context for `opts`, offering `alpn`.
-pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslContext, Error> {
+/// Build a context for `opts`, offering `alpn`. With an `SSL_CTX` hook the context's own
+/// store is filled first, as curl fills it before calling the hook (which may look at it or
+/// add to it): the lines that wrote come back, and connections get no store of their own.
+#[allow(clippy::type_complexity)]
+pub(super) fn build_context(
+    opts: &TlsOptions,
+    alpn: &[&[u8]],
+) -> Result<(SslContext, Option<Vec<String>>), Error> {
     use TlsVersion as V;
     let mut b = SslContextBuilder::new(SslMethod::tls_client())
         .map_err(|e| connect_error(format!("TLS connect error: {}", err_text(&e))))?;
@@ -126,6 +132,16 @@ pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslCont
         }
         let _ = b.set_alpn_protos(&wire);
     }
+    let mut preloaded = None;
+    if let Some(hook) = &opts.ctx_hook {
+        let ca = CaOptions::new(opts);
+        if ca.needed() {
+            let notes = populate(b.cert_store_mut(), &ca).map_err(|(_, e)| e)?;
+            preloaded = Some(notes);
+        }
+        hook.call(b.as_ptr() as usize)
+            .map_err(|c| Error::new(c, "error signaled by ssl ctx callback"))?;
+    }
     if let Some(path) = std::env::var_os("SSLKEYLOGFILE") {
         b.set_keylog_callback(move |_, line| {
             if let Ok(mut f) = std::fs::OpenOptions::new()
@@ -137,7 +153,7 @@ pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslCont
             }
         });
     }
-    Ok(b.build())
+    Ok((b.build(), preloaded))
 }
 
 /// How long a loaded trust store serves new connections before it is loaded again (curl's
@@ -149,9 +165,29 @@ const CA_CACHE_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 struct CaOptions {
     verify_peer: bool,
     cafile: String,
+    /// `CURLOPT_CAINFO_BLOB`, which replaces the file.
+    blob: Option<Arc<[u8]>>,
     capath: String,
     ca_native: bool,
     crlfile: Option<String>,
+}
+
+impl CaOptions {
+    fn new(opts: &TlsOptions) -> CaOptions {
+        CaOptions {
+            verify_peer: opts.verify_peer,
+            cafile: opts.effective_cafile().to_string(),
+            blob: opts.ca_blob.clone(),
+            capath: opts.effective_capath().to_string(),
+            ca_native: opts.ca_native,
+            crlfile: opts.crlfile.clone(),
+        }
+    }
+
+    /// Is there anything to load? Not with `-k` and no CRL file: curl then loads nothing.
+    fn needed(&self) -> bool {
+        self.verify_peer || self.crlfile.is_some()
+    }
 }
 
 /// The CA certificates (and CRLs) connections verify their peer against, loaded when the first
@@ -162,6 +198,9 @@ struct CaOptions {
 pub struct TrustStore {
     ca: CaOptions,
     loaded: Mutex<Option<Loaded>>,
+    /// For a context built with an `SSL_CTX` hook: its own store was filled before the hook
+    /// ran, writing these lines; its connections get nothing more.
+    in_context: Option<Vec<String>>,
 }
 
 struct Loaded {
@@ -173,32 +212,32 @@ struct Loaded {
 
 impl std::fmt::Debug for TrustStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TrustStore").field("ca", &self.ca).finish()
+        f.debug_struct("TrustStore")
+            .field("cafile", &self.ca.cafile)
+            .finish()
     }
 }
 
 impl TrustStore {
     pub(super) fn new(opts: &TlsOptions) -> TrustStore {
         TrustStore {
-            ca: CaOptions {
-                verify_peer: opts.verify_peer,
-                cafile: opts.effective_cafile().to_string(),
-                capath: opts.effective_capath().to_string(),
-                ca_native: opts.ca_native,
-                crlfile: opts.crlfile.clone(),
-            },
+            ca: CaOptions::new(opts),
             loaded: Mutex::new(None),
+            in_context: None,
+        }
+    }
+
+    /// The store of a context [`build_context`] filled itself, with the lines it wrote.
+    pub(super) fn in_context(opts: &TlsOptions, notes: Vec<String>) -> TrustStore {
+        TrustStore {
+            in_context: Some(notes),
+            ..TrustStore::new(opts)
         }
     }
 
     /// Can connections with `opts` use this store?
     pub(super) fn serves(&self, opts: &TlsOptions) -> bool {
-        self.ca == TrustStore::new(opts).ca
-    }
-
-    /// Is there anything to load? Not with `-k` and no CRL file: curl then loads nothing.
-    fn needed(&self) -> bool {
-        self.ca.verify_peer || self.ca.crlfile.is_some()
+        self.in_context.is_none() && self.ca == CaOptions::new(opts)
     }
 
     /// The store and the lines loading it wrote; on failure, the lines written before it
@@ -209,8 +248,10 @@ impl TrustStore {
         if let Some(l) = slot.as_ref().filter(|l| l.at.elapsed() < CA_CACHE_TIMEOUT) {
             return Ok((l.store.clone(), l.notes.clone()));
         }
-        let (store, notes) = load_trust(&self.ca)?;
-        let store = Arc::new(store);
+        let mut b =
+            X509StoreBuilder::new().map_err(|_| (Vec::new(), Error::code(Code::OutOfMemory)))?;
+        let notes = populate(&mut b, &self.ca)?;
+        let store = Arc::new(b.build());
         *slot = Some(Loaded {
             store: store.clone(),
             notes: notes.clone(),
@@ -220,44 +261,53 @@ impl TrustStore {
     }
 }
 
-/// curl's `ossl_populate_x509_store`: the CA file (which must hold a certificate), the CA
-/// directory (looked up lazily by subject hash), the CRL file (PEM) and the verify flags, with
-/// the lines curl's `-v` writes and its errors.
-#[allow(clippy::type_complexity)]
-fn load_trust(ca: &CaOptions) -> Result<(X509Store, Vec<String>), (Vec<String>, Error)> {
+/// curl's `ossl_populate_x509_store`: the CA blob or else the CA file (which must hold a
+/// certificate), the CA directory (looked up lazily by subject hash), the CRL file (PEM) and
+/// the verify flags, with the lines curl's `-v` writes and its errors.
+fn populate(
+    b: &mut X509StoreBuilderRef,
+    ca: &CaOptions,
+) -> Result<Vec<String>, (Vec<String>, Error)> {
     let mut notes = Vec::new();
-    let mut b = match X509StoreBuilder::new() {
-        Ok(b) => b,
-        Err(_) => return Err((notes, Error::code(Code::OutOfMemory))),
-    };
     if ca.verify_peer {
-        let file_ok = b
-            .add_lookup(X509Lookup::file())
-            .and_then(|l| l.load_cert_file(&ca.cafile, SslFiletype::PEM))
-            .is_ok();
-        if !file_ok {
-            return Err((
-                notes,
-                Error::new(
-                    Code::SslCacertBadfile,
-                    format!("error setting certificate file: {}", ca.cafile),
-                ),
-            ));
+        let badfile = |m: String| Error::new(Code::SslCacertBadfile, m);
+        if let Some(blob) = &ca.blob {
+            let certs = X509::stack_from_pem(blob).unwrap_or_default();
+            if certs.is_empty() {
+                let e = badfile("error importing CA certificate blob".into());
+                return Err((notes, e));
+            }
+            for c in certs {
+                // A certificate already in the store is not an error, as for OpenSSL's loaders.
+                let _ = b.add_cert(c);
+            }
+            notes.push("successfully imported CA certificate blob".to_string());
+        } else {
+            let file_ok = b
+                .add_lookup(X509Lookup::file())
+                .and_then(|l| l.load_cert_file(&ca.cafile, SslFiletype::PEM))
+                .is_ok();
+            if !file_ok {
+                let e = badfile(format!("error setting certificate file: {}", ca.cafile));
+                return Err((notes, e));
+            }
         }
         let dir_ok = b
             .add_lookup(X509Lookup::hash_dir())
             .and_then(|l| l.add_dir(&ca.capath, SslFiletype::PEM))
             .is_ok();
-        if !dir_ok {
-            return Err((
-                notes,
-                Error::new(
-                    Code::SslCacertBadfile,
-                    format!("error setting certificate path: {}", ca.capath),
-                ),
-            ));
+        if !dir_ok && ca.blob.is_some() {
+            notes.push("error setting certificate path, continuing anyway".to_string());
+        } else if !dir_ok {
+            let e = badfile(format!("error setting certificate path: {}", ca.capath));
+            return Err((notes, e));
         }
-        notes.push(format!(" CAfile: {}", ca.cafile));
+        let cafile = if ca.blob.is_some() {
+            "none"
+        } else {
+            &ca.cafile
+        };
+        notes.push(format!(" CAfile: {cafile}"));
         notes.push(format!(" CApath: {}", ca.capath));
         if ca.ca_native {
             let _ = b.set_default_paths();
@@ -284,7 +334,7 @@ fn load_trust(ca: &CaOptions) -> Result<(X509Store, Vec<String>), (Vec<String>, 
         }
         let _ = b.set_flags(flags);
     }
-    Ok((b.build(), notes))
+    Ok(notes)
 }
 
 fn load_client_cert(b: &mut SslContextBuilder, opts: &TlsOptions, cert: &str) -> Result<(), Error> {
@@ -492,7 +542,14 @@ impl Session {
                     .map_err(|e| connect_error(format!("TLS connect error: {e}")))?,
             )
         };
-        let trust = Some(trust.clone()).filter(|t| t.needed());
+        let pending = trust.in_context.is_none() && trust.ca.needed();
+        let trust_notes = trust
+            .in_context
+            .iter()
+            .flatten()
+            .map(|n| (oxcurl_sys::tls::next_seq(), n.clone()))
+            .collect();
+        let trust = Some(trust.clone()).filter(|_| pending);
         let dup = Dup {
             io,
             hold_reads: trust.is_some(),
@@ -519,7 +576,8 @@ impl Session {
             verify_code: 1,
             lost_trace: Vec::new(),
             trust,
-            notes: Vec::new(),
+            // Written before the ALPN offer, as curl fills a hooked context's store first.
+            notes: trust_notes,
         })
     }
 
@@ -1096,6 +1154,36 @@ mod tests {
         std::fs::copy(oxcurl_testsupport::pki().ca(), &file).unwrap();
         assert!(t.get().is_ok());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A CA blob replaces the file, in the store and in the lines; one without a certificate
+    /// fails with curl's text.
+    #[test]
+    fn trust_store_from_blob() {
+        let pem = std::fs::read(oxcurl_testsupport::pki().ca()).unwrap();
+        let blob = |b: &[u8]| TlsOptions {
+            ca_blob: Some(Arc::from(b)),
+            ..opts("/no/such/file.pem")
+        };
+        let (_, notes) = TrustStore::new(&blob(&pem)).get().expect("blob loads");
+        assert_eq!(
+            notes,
+            [
+                "successfully imported CA certificate blob".to_string(),
+                " CAfile: none".to_string(),
+                format!(" CApath: {}", crate::tls::DEFAULT_CAPATH),
+            ]
+        );
+        let Err((_, e)) = TrustStore::new(&blob(b"garbage")).get() else {
+            panic!("a blob without a certificate loaded");
+        };
+        assert_eq!(
+            (e.code, e.msg.as_str()),
+            (
+                Code::SslCacertBadfile,
+                "error importing CA certificate blob"
+            )
+        );
     }
 
     /// Options that differ only outside the CA settings share a store; other CA settings do not.

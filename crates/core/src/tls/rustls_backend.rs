@@ -246,6 +246,21 @@ impl ServerCertVerifier for Verifier {
 /// Trusted roots from the CA file and directory, as OpenSSL would find them.
 fn load_roots(opts: &TlsOptions) -> Result<RootCertStore, Error> {
     let mut roots = RootCertStore::empty();
+    if let Some(blob) = &opts.ca_blob {
+        // As curl's backends: the blob replaces the CA file and must hold a certificate (the
+        // error in the OpenSSL backend's words, as the CA file's is).
+        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(blob)
+            .filter_map(|c| c.ok())
+            .collect();
+        if certs.is_empty() {
+            return Err(Error::new(
+                Code::SslCacertBadfile,
+                "error importing CA certificate blob",
+            ));
+        }
+        roots.add_parsable_certificates(certs);
+        return Ok(roots);
+    }
     let cafile = opts.effective_cafile();
     let bad_file = || {
         Error::new(

@@ -17,6 +17,7 @@ use super::{Cx, Framing, Interest, Lookup, Phase, State, Transfer};
 use crate::error::{Code, Error, Result};
 use crate::options::{Body, HttpVersionPref, InfoType};
 use crate::proto::h2::merge::Limit;
+use crate::proto::h2::scan::Kind;
 use crate::proto::h2::{self as mux, req, Mux};
 
 /// curl's default for `CURLMOPT_MAX_CONCURRENT_STREAMS`: streams one transfer's multi puts
@@ -529,11 +530,24 @@ impl Transfer {
                     }
                     let mut head = Vec::with_capacity(256);
                     let _ = write!(head, "HTTP/2 {} \r\n", parts.status.as_u16());
-                    for (name, value) in parts.headers.iter() {
-                        head.extend_from_slice(name.as_str().as_bytes());
+                    // In wire order where the connection's own decoding of the head agrees
+                    // with h2's map, which groups the values of a name.
+                    let id = s.id;
+                    let wire = self
+                        .with_mux(|m| m.take_head(id, Kind::Final))
+                        .filter(|h| h.agrees(&parts.headers));
+                    let mut line = |name: &[u8], value: &[u8]| {
+                        head.extend_from_slice(name);
                         head.extend_from_slice(b": ");
-                        head.extend_from_slice(value.as_bytes());
+                        head.extend_from_slice(value);
                         head.extend_from_slice(b"\r\n");
+                    };
+                    match &wire {
+                        Some(h) => h.fields().for_each(|(n, v)| line(n, v)),
+                        None => parts
+                            .headers
+                            .iter()
+                            .for_each(|(n, v)| line(n.as_str().as_bytes(), v.as_bytes())),
                     }
                     if self.info.time_starttransfer.is_zero() {
                         self.info.time_starttransfer = cx.now.duration_since(self.started);
@@ -602,6 +616,11 @@ impl Transfer {
                     }
                 }
                 Poll::Ready(None) => {
+                    let id = s.id;
+                    let mut tcx = std::task::Context::from_waker(&waker);
+                    if let Poll::Ready(Ok(Some(map))) = body.poll_trailers(&mut tcx) {
+                        self.h2_trailers(id, &map)?;
+                    }
                     self.h2_end_of_stream(cx)?;
                     return Ok(true);
                 }
@@ -720,6 +739,36 @@ impl Transfer {
                 _ => self.up.pos += n,
             }
         }
+    }
+
+    /// The trailers that ended stream `id`, as header lines (curl's
+    /// `http2_handle_stream_close`), in wire order where the connection's decoding agrees.
+    fn h2_trailers(&mut self, id: u32, map: &http::HeaderMap) -> Result<()> {
+        let wire = self
+            .with_mux(|m| m.take_head(id, Kind::Trailers))
+            .filter(|h| h.agrees(map));
+        let mut line = Vec::new();
+        let mut each = |this: &mut Self, name: &[u8], value: &[u8]| {
+            line.clear();
+            line.extend_from_slice(name);
+            line.extend_from_slice(b": ");
+            line.extend_from_slice(value);
+            line.extend_from_slice(b"\r\n");
+            this.count_header()?;
+            this.deliver_header(&line)
+        };
+        match &wire {
+            Some(h) => h.fields().try_for_each(|(n, v)| each(self, n, v))?,
+            None => map
+                .iter()
+                .try_for_each(|(n, v)| each(self, n.as_str().as_bytes(), v.as_bytes()))?,
+        }
+        // The stream's end comes after them as a body write of its own, which curl's trace
+        // shows.
+        if self.opts.verbose {
+            self.handler.debug(InfoType::DataIn, &[]);
+        }
+        Ok(())
     }
 
     /// `--fail` on an HTTP/2 response: the error, the end of the head, the connection kept.

@@ -4,7 +4,9 @@
  * MODE: seek (SEEKFUNCTION rewinds), seek-fail (returns CURL_SEEKFUNC_FAIL), seek-cantseek,
  * ioctl (IOCTLFUNCTION rewinds), ioctl-fail (CURLIOE_FAILRESTART), none (a read callback and
  * nothing to rewind it), file (READDATA is a FILE *, no read callback). "post" sends the body
- * with CURLOPT_POST and a size instead of an upload. Prints the bodies the server echoes,
+ * with CURLOPT_POST and a size instead of an upload. mime-seek, mime-seek-fail and mime-noseek
+ * send a MIMEPOST whose part reads through curl_mime_data_cb with the seek callback, one that
+ * fails, or none. Prints the bodies the server echoes,
  * then the result, the error text and the callback counts. */
 /* CURLOPT_IOCTLFUNCTION is deprecated, and tested here. */
 #define CURL_DISABLE_DEPRECATION
@@ -73,6 +75,25 @@ int main(int argc, char **argv)
   curl_easy_setopt(h, CURLOPT_URL, argv[2]);
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, err);
+  if(!strncmp(mode, "mime", 4)) {
+    curl_mime *mime = curl_mime_init(h);
+    curl_mimepart *part = curl_mime_addpart(mime);
+    curl_mime_name(part, "field");
+    if(!strcmp(mode, "mime-seek-fail"))
+      s.seek_answer = CURL_SEEKFUNC_FAIL;
+    curl_mime_data_cb(part, (curl_off_t)(sizeof(data) - 1), on_read,
+                      strcmp(mode, "mime-noseek") ? on_seek : NULL, NULL, &s);
+    curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
+    rc = curl_easy_perform(h);
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    curl_easy_getinfo(h, CURLINFO_REDIRECT_COUNT, &redirects);
+    printf("\nrc=%d (%s) err=[%s] code=%ld redirects=%ld seeks=%d\n", (int)rc,
+           curl_easy_strerror(rc), err, code, redirects, s.seeks);
+    curl_easy_cleanup(h);
+    curl_mime_free(mime);
+    curl_global_cleanup();
+    return 0;
+  }
   if(argc > 3 && !strcmp(argv[3], "post")) {
     curl_easy_setopt(h, CURLOPT_POST, 1L);
     curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)(sizeof(data) - 1));

@@ -1,6 +1,13 @@
-/* Return codes of the socket and framing options for edge values. */
+/* Return codes of the socket and framing options for edge values; the FTP wildcard
+ * match callback and its data set and unset (taken, unused for HTTP). */
 #include <curl/curl.h>
 #include <stdio.h>
+
+static int match(void *p, const char *pattern, const char *string)
+{
+  (void)p; (void)pattern; (void)string;
+  return CURL_FNMATCHFUNC_MATCH;
+}
 
 int main(void)
 {
@@ -15,6 +22,10 @@ int main(void)
            (int)curl_easy_setopt(c, CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, v[i]),
            (int)curl_easy_setopt(c, CURLOPT_IGNORE_CONTENT_LENGTH, v[i]),
            (int)curl_easy_setopt(c, CURLOPT_DISALLOW_USERNAME_IN_URL, v[i]));
+  printf("fnmatch=%d data=%d unset=%d\n",
+         (int)curl_easy_setopt(c, CURLOPT_FNMATCH_FUNCTION, match),
+         (int)curl_easy_setopt(c, CURLOPT_FNMATCH_DATA, (void *)c),
+         (int)curl_easy_setopt(c, CURLOPT_FNMATCH_FUNCTION, NULL));
   curl_easy_cleanup(c);
   return 0;
 }

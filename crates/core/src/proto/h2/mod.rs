@@ -12,6 +12,7 @@
 //! into HTTP/2 fields with [`req::from_h1`] and feeds responses back as HTTP/1-style header
 //! lines, as curl does).
 
+pub mod hpack;
 pub mod merge;
 pub mod req;
 pub mod scan;
@@ -551,6 +552,7 @@ impl Drop for StreamTrack {
     fn drop(&mut self) {
         let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
         s.merge.untrack(self.id);
+        s.scan.order.forget(self.id);
     }
 }
 
@@ -579,12 +581,15 @@ impl Mux {
     /// HEAD. The preface and SETTINGS go out on the first [`Mux::drive`], which opens stream
     /// 1 for [`Mux::take_upgraded`].
     pub fn upgrade(after: &[u8], head: bool) -> Box<Mux> {
-        let mut m = Mux::with_slot(Slot {
+        let mut slot = Slot {
             upgrade: Upgrade::Settings,
             inject: NO_TABLE.to_vec(),
             pre: after.to_vec(),
             ..Slot::default()
-        });
+        };
+        // The response comes on stream 1 before the transfer takes the stream.
+        slot.scan.order.want(1);
+        let mut m = Mux::with_slot(slot);
         m.upgraded = Some((head, None));
         m
     }
@@ -751,6 +756,7 @@ impl Mux {
     pub fn track(&self, id: u32) -> StreamTrack {
         let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
         s.merge.track(id);
+        s.scan.order.want(id);
         StreamTrack {
             slot: self.slot.clone(),
             id,
@@ -770,6 +776,12 @@ impl Mux {
     /// Did the peer flood the connection with frames asking for answers?
     pub fn flooded(&self) -> bool {
         self.slot.lock().map(|s| s.scan.flooded()).unwrap_or(false)
+    }
+
+    /// Stream `id`'s next head of `kind`, its fields in wire order ([`scan::Order`]).
+    pub fn take_head(&self, id: u32, kind: scan::Kind) -> Option<scan::Head> {
+        let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        s.scan.order.take(id, kind)
     }
 
     /// The first PUSH_PROMISE the peer sent: stream, length, END_HEADERS.
