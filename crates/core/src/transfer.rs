@@ -410,8 +410,6 @@ pub(crate) struct Transfer {
     /// The current URL came from a redirect resolved against a URL that carried `creds`
     /// (see `follow`): its user and password are not a new source of credentials.
     creds_injected: bool,
-    /// The CA lines of `-v` held back until the first handshake step is traced.
-    ca_notes: Vec<String>,
     /// With the TLS trace: the length of the request head not shown yet (curl shows it
     /// after the write that sent it).
     head_pending: Option<usize>,
@@ -549,7 +547,6 @@ impl Transfer {
             creds: None,
             creds_netrc: false,
             creds_injected: false,
-            ca_notes: Vec::new(),
             head_pending: None,
             notes: Vec::new(),
             result: None,
@@ -2259,7 +2256,7 @@ impl Transfer {
         let host = self.url_host();
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
-        let session = crate::tls::Session::new(
+        let mut session = crate::tls::Session::new(
             &config,
             &sni,
             &conn.stream,
@@ -2267,7 +2264,7 @@ impl Transfer {
             conn.proxy_tls.is_some() || conn.tunnel.is_some(),
         )?;
         let opts = self.opts.tls.clone();
-        self.tls_notes(alpn, &opts);
+        self.tls_notes(alpn, &opts, &mut session);
         self.conn.as_mut().expect("conn").tls = Some(Box::new(session));
         self.state = State::TlsConnect {
             want_write: true,
@@ -2309,10 +2306,10 @@ impl Transfer {
             .unwrap_or_default();
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
-        let session =
+        let mut session =
             crate::tls::Session::new(&config, &sni, &conn.stream, &self.opts.proxy_tls, false)?;
         let opts = self.opts.proxy_tls.clone();
-        self.tls_notes(alpn, &opts);
+        self.tls_notes(alpn, &opts, &mut session);
         self.conn.as_mut().expect("conn").proxy_tls = Some(Box::new(session));
         self.state = State::TlsConnect {
             want_write: true,
@@ -2321,10 +2318,21 @@ impl Transfer {
         Ok(())
     }
 
-    /// curl's `-v` lines before a handshake: the ALPN offer and the CA locations.
-    fn tls_notes(&mut self, alpn: &[&[u8]], opts: &crate::tls::TlsOptions) {
+    /// curl's `-v` lines before a handshake: what the backend wrote setting the session up
+    /// (with an `SSL_CTX` hook, the CA store it filled first), the ALPN offer and, with
+    /// rustls, the CA locations.
+    fn tls_notes(
+        &mut self,
+        alpn: &[&[u8]],
+        opts: &crate::tls::TlsOptions,
+        session: &mut crate::tls::Session,
+    ) {
+        let early = session.take_notes();
         if !self.opts.verbose {
             return;
+        }
+        for n in &early {
+            self.verbose(n);
         }
         if !alpn.is_empty() {
             let offer: Vec<&str> = alpn
@@ -2333,7 +2341,9 @@ impl Transfer {
                 .collect();
             self.verbose(&format!("ALPN: curl offers {}", offer.join(",")));
         }
-        if opts.verify_peer {
+        // The OpenSSL backend writes these itself, once the ClientHello is out, as curl's
+        // does ([`crate::tls::Session::take_notes`]).
+        if opts.verify_peer && crate::tls::backend() == crate::tls::Backend::Rustls {
             // A CA blob replaces the file (curl's populate_x509_store).
             let ca = match opts.ca_blob {
                 Some(_) => vec![
@@ -2346,14 +2356,8 @@ impl Transfer {
                     format!(" CApath: {}", opts.effective_capath()),
                 ],
             };
-            if self.tls_trace_wanted() {
-                // curl's OpenSSL backend loads the CA store while the ClientHello is out:
-                // its lines follow the first handshake step's.
-                self.ca_notes = ca;
-            } else {
-                for l in &ca {
-                    self.verbose(l);
-                }
+            for l in &ca {
+                self.verbose(l);
             }
         }
     }
@@ -2392,19 +2396,15 @@ impl Transfer {
         self.tls_trace_emit(events);
     }
 
-    /// Write what a connection's TLS trace kept ([`crate::conn::Conn::trace_take`]). The
-    /// CA lines held back go before the first message received (curl's OpenSSL backend sets
-    /// up its CA store at its first read of the server's reply), or after all when there is
-    /// none.
+    /// Write what a connection's TLS trace kept ([`crate::conn::Conn::trace_take`]): the
+    /// messages and the backend's notes, in the order they came.
     pub(super) fn tls_trace_emit(&mut self, events: Vec<crate::tls::TraceEvent>) {
         for e in events {
-            if !e.out && !self.ca_notes.is_empty() {
-                for l in std::mem::take(&mut self.ca_notes) {
-                    self.verbose(&l);
-                }
-            }
             if let Some(t) = &e.text {
                 self.verbose(t);
+            }
+            if e.bytes.is_empty() {
+                continue;
             }
             let kind = if e.out {
                 InfoType::SslDataOut
@@ -2438,8 +2438,16 @@ impl Transfer {
         }
         if trace {
             self.tls_trace_end();
-            for l in std::mem::take(&mut self.ca_notes) {
-                self.verbose(&l);
+        } else {
+            let conn = self.conn.as_mut().expect("conn");
+            let session = if proxy {
+                &mut conn.proxy_tls
+            } else {
+                &mut conn.tls
+            };
+            let notes = session.as_mut().map(|t| t.take_notes()).unwrap_or_default();
+            for n in notes {
+                self.verbose(&n);
             }
         }
         let step = step.map_err(|e| {

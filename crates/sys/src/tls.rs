@@ -11,6 +11,9 @@
 //! connection sends or receives to a callback, which keeps it in that connection's own
 //! trace (ex_data of its `SSL`) while the trace is on. Nothing is per thread: a connection
 //! may be driven from one thread, then another.
+//!
+//! And the trust store a connection verifies its peer against, set once its ClientHello is
+//! out ([`use_trust_store`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,8 +22,10 @@ use std::sync::{Mutex, OnceLock};
 use foreign_types::ForeignTypeRef;
 use openssl::ex_data::Index;
 use openssl::ssl::{
-    Ssl, SslContext, SslContextBuilder, SslRef, SslSession, SslSessionCacheMode, SslVersion,
+    MidHandshakeSslStream, Ssl, SslContext, SslContextBuilder, SslRef, SslSession,
+    SslSessionCacheMode, SslVersion,
 };
+use openssl::x509::store::X509StoreRef;
 
 /// How many peers' sessions one context keeps (curl's default session cache holds 25).
 const MAX_PEERS: usize = 25;
@@ -145,6 +150,41 @@ extern "C" {
     fn SSL_CTX_set_msg_callback(ctx: *mut std::ffi::c_void, cb: Option<MsgCallback>);
     fn SSL_alert_desc_string_long(value: std::ffi::c_int) -> *const std::ffi::c_char;
     fn X509_verify_cert_error_string(n: std::ffi::c_long) -> *const std::ffi::c_char;
+    fn SSL_ctrl(
+        ssl: *mut std::ffi::c_void,
+        cmd: std::ffi::c_int,
+        larg: std::ffi::c_long,
+        parg: *mut std::ffi::c_void,
+    ) -> std::ffi::c_long;
+}
+
+/// A place in the order of the messages ([`TlsMessage::seq`]) for something else that
+/// happens between them (a note of the backend).
+pub fn next_seq() -> u64 {
+    SEQ.fetch_add(1, Ordering::Relaxed)
+}
+
+/// `SSL_CTRL_SET_VERIFY_CERT_STORE` and `SSL_CTRL_SET_CHAIN_CERT_STORE` (ssl.h).
+const SET_VERIFY_CERT_STORE: std::ffi::c_int = 106;
+const SET_CHAIN_CERT_STORE: std::ffi::c_int = 107;
+
+/// Verify the peer of the connection in `m` against `store`, and complete the connection's
+/// own certificate chain from it (`SSL_set1_verify_cert_store`, `SSL_set1_chain_cert_store`):
+/// what curl's OpenSSL backend gets by filling its context's store, once the ClientHello is
+/// out. The store stays shared: the connection takes a reference of its own (OpenSSL counts
+/// them), so one loaded store serves every connection with the same CA options. False if
+/// OpenSSL refused.
+pub fn use_trust_store<S>(m: &mut MidHandshakeSslStream<S>, store: &X509StoreRef) -> bool {
+    let ssl = m.ssl().as_ptr().cast::<std::ffi::c_void>();
+    let st = store.as_ptr().cast::<std::ffi::c_void>();
+    // SAFETY: `ssl` and `st` are live objects, borrowed for the call; the `&mut` on the
+    // stream means nothing else uses its `SSL` meanwhile. The "set1" form (larg 1) makes
+    // OpenSSL take its own reference to the store, which it drops when the `SSL` is freed or
+    // given another store; ours stays with the caller.
+    unsafe {
+        SSL_ctrl(ssl, SET_VERIFY_CERT_STORE, 1, st) == 1
+            && SSL_ctrl(ssl, SET_CHAIN_CERT_STORE, 1, st) == 1
+    }
 }
 
 /// OpenSSL's text for a verify code (`X509_verify_cert_error_string`): any code, known or
@@ -208,7 +248,7 @@ unsafe extern "C" fn on_message(
         unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), len) }.to_vec()
     };
     list.push(TlsMessage {
-        seq: SEQ.fetch_add(1, Ordering::Relaxed),
+        seq: next_seq(),
         out: write_p == 1,
         version,
         content_type,

@@ -490,7 +490,6 @@ fn cacert_missing_file() {
 /// The same with -v: curl's OpenSSL loads the CA file after sending its ClientHello, so the
 /// ALPN offer and the handshake trace come first, and it reports the failure twice.
 #[test]
-#[ignore = "issue 4: oxcurl's OpenSSL backend loads the CA file when it builds the context, before the ClientHello, and reports the failure once"]
 fn cacert_missing_file_verbose() {
     case("cacert_missing_file_verbose")
         .env("CURL_SSL_BACKEND", "openssl")

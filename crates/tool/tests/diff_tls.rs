@@ -956,6 +956,221 @@ fn openssl_trace_ascii_shows_ssl_data() {
         .run(OXCURL);
 }
 
+// ---- OpenSSL's trust store, set up after the ClientHello ------------------------------------
+
+/// A `-v` case with OpenSSL, stderr compared with digits masked.
+fn ca_case(name: &str, args: &[&str]) -> Case {
+    Case::new(name)
+        .env("CURL_SSL_BACKEND", "openssl")
+        .tls(TlsServerOptions::default())
+        .args(&["-sS", "-v"])
+        .args(args)
+        .arg("{url}/t")
+        .reply(Reply::ok("trusted\n").close())
+        .compare_stderr(true)
+        .normalise_with(trace_norm)
+}
+
+/// `s` with its digits masked, as [`trace_norm`] leaves a path.
+fn masked(s: &str) -> String {
+    String::from_utf8_lossy(&oxcurl_testsupport::diff::mask_digits(s.as_bytes())).into_owned()
+}
+
+/// The lines of a `-v` output from the ClientHello's data marker on, up to "closing".
+fn after_hello(stderr: &[u8]) -> String {
+    let err = String::from_utf8_lossy(stderr);
+    let from = err.find("Client hello").expect("a ClientHello line");
+    let rest = &err[from..];
+    let rest = &rest[rest.find('\n').map_or(0, |i| i + 1)..];
+    rest.lines()
+        .take_while(|l| !l.contains("closing connection"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A CA file that does not exist: curl's OpenSSL backend sends its ClientHello first, then
+/// fails to set up its store, twice (at its first read, and after `SSL_connect`), with 77.
+#[test]
+fn openssl_cacert_missing_fails_after_client_hello() {
+    let r = ca_case(
+        "openssl_cacert_missing_fails_after_client_hello",
+        &["--cacert", "{tmp}/no-such-ca.pem"],
+    )
+    .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 77);
+    let path = masked(&r.oxcurl.args[3]);
+    let line = format!("* error setting certificate file: {path}");
+    assert_eq!(
+        after_hello(&r.oxcurl.stderr),
+        format!("}} [N bytes data]\n{line}\n{line}")
+    );
+}
+
+/// A CA file that holds no certificate (garbage, or nothing) fails the same way.
+#[test]
+fn openssl_cacert_without_certificate() {
+    for (name, contents) in [("garbage", "not a certificate\n"), ("empty", "")] {
+        let r = ca_case(
+            &format!("openssl_cacert_without_certificate_{name}"),
+            &["--cacert", "{tmp}/bad.pem"],
+        )
+        .file("bad.pem", contents)
+        .run(OXCURL);
+        assert_eq!(r.oxcurl.code(), 77, "{name}");
+    }
+}
+
+/// A CA directory that does not exist is no error for OpenSSL (it is looked in lazily): the
+/// transfer verifies with the CA file, and `-v` names the directory.
+#[test]
+fn openssl_capath_missing_directory() {
+    let r = ca_case(
+        "openssl_capath_missing_directory",
+        &["--cacert", "{ca}", "--capath", "{tmp}/no-such-dir"],
+    )
+    .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 0);
+    assert_eq!(r.oxcurl.stdout, b"trusted\n");
+    let err = String::from_utf8_lossy(&r.oxcurl.stderr);
+    assert!(err.contains("*  CApath: "), "{err}");
+}
+
+/// A CRL file that cannot be loaded (missing, not PEM): 82 after the ClientHello, the CA
+/// lines and the error twice; with -k too, where no CA is loaded but the CRL still is.
+#[test]
+fn openssl_crlfile_bad() {
+    for (name, args) in [
+        (
+            "missing",
+            &["--cacert", "{ca}", "--crlfile", "{tmp}/no.crl"][..],
+        ),
+        (
+            "garbage",
+            &["--cacert", "{ca}", "--crlfile", "{tmp}/bad.crl"][..],
+        ),
+        ("insecure", &["-k", "--crlfile", "{tmp}/no.crl"][..]),
+        // The CA file fails first.
+        (
+            "after_cacert",
+            &["--cacert", "{tmp}/no.pem", "--crlfile", "{tmp}/no.crl"][..],
+        ),
+    ] {
+        let r = ca_case(&format!("openssl_crlfile_bad_{name}"), args)
+            .file("bad.crl", "not a CRL\n")
+            .run(OXCURL);
+        let code = if name == "after_cacert" { 77 } else { 82 };
+        assert_eq!(r.oxcurl.code(), code, "{name}");
+    }
+}
+
+/// A CRL file that loads: curl notes it after the CA lines; a revoked server certificate
+/// then fails verification (60).
+#[test]
+fn openssl_crlfile_loaded() {
+    for cert in [ServerCert::Good, ServerCert::Revoked] {
+        let r = ca_case(
+            &format!("openssl_crlfile_loaded_{cert:?}"),
+            &["--cacert", "{ca}", "--crlfile", "{pki}/ca.crl"],
+        )
+        .tls(TlsServerOptions {
+            cert,
+            ..TlsServerOptions::default()
+        })
+        .run(OXCURL);
+        let want = if cert == ServerCert::Good { 0 } else { 60 };
+        assert_eq!(r.oxcurl.code(), want, "{cert:?}");
+        let err = String::from_utf8_lossy(&r.oxcurl.stderr);
+        assert!(
+            err.contains(
+                "*  CApath: /etc/ssl/certs\n* successfully loaded CRL file:\n*   CRLfile: "
+            ),
+            "{err}"
+        );
+    }
+}
+
+/// A verified transfer: the CA lines come between the ClientHello and the ServerHello, on
+/// each new connection (here a second one, to the same server by another name), though the
+/// store is loaded once.
+#[test]
+fn openssl_ca_lines_between_client_and_server_hello() {
+    let r = ca_case(
+        "openssl_ca_lines_between_client_and_server_hello",
+        &["--cacert", "{ca}", "https://localhost:{port}/2"],
+    )
+    .replies(vec![Reply::ok("one\n"), Reply::ok("two\n")])
+    .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 0);
+    let err = String::from_utf8_lossy(&r.oxcurl.stderr);
+    let ca = masked(pki().ca().to_str().unwrap());
+    let order = format!(
+        "Client hello (N):\n}} [N bytes data]\n*  CAfile: {ca}\n*  CApath: /etc/ssl/certs\n\
+         {{ [N bytes data]\n* TLSvN.N (IN), TLS handshake, Server hello (N):"
+    );
+    assert_eq!(err.matches(order.as_str()).count(), 2, "{err}");
+}
+
+/// An intermediate certificate as the only CA: curl's store treats it as a trust anchor
+/// (`X509_V_FLAG_PARTIAL_CHAIN`), so a server sending leaf and intermediate verifies.
+#[test]
+fn openssl_intermediate_as_trust_anchor() {
+    let r = Case::new("openssl_intermediate_as_trust_anchor")
+        .env("CURL_SSL_BACKEND", "openssl")
+        .tls(TlsServerOptions {
+            cert: ServerCert::Chain,
+            ..TlsServerOptions::default()
+        })
+        .setup(|tmp| {
+            let chain = std::fs::read_to_string(pki().path("chain-server.pem")).unwrap();
+            let end = "-----END CERTIFICATE-----\n";
+            let first = chain.find(end).expect("leaf") + end.len();
+            std::fs::write(tmp.join("inter.pem"), &chain[first..]).unwrap();
+        })
+        .args(&["-sS", "--cacert", "{tmp}/inter.pem", "{url}/i"])
+        .reply(Reply::ok("anchored\n"))
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 0);
+    assert_eq!(r.oxcurl.stdout, b"anchored\n");
+}
+
+/// TLS inside TLS: the proxy's CA lines follow the proxy's ClientHello, the origin's the
+/// origin's ClientHello. (oxcurl does not trace the CONNECT exchange yet: the proxy
+/// session's records and tickets read then are left out of the comparison.)
+#[test]
+fn openssl_ca_lines_inside_https_proxy() {
+    let untraced_connect = |d: &[u8]| {
+        let text = String::from_utf8_lossy(d);
+        let mut in_connect = false;
+        let mut kept = String::new();
+        for l in text.split_inclusive('\n') {
+            if l.contains("Establish HTTP proxy tunnel") {
+                in_connect = true;
+            } else if l.contains("CONNECT phase completed") {
+                in_connect = false;
+            }
+            let trace = l.starts_with("} [") || l.starts_with("{ [") || l.starts_with("* TLSv");
+            if !(in_connect && trace) {
+                kept.push_str(l);
+            }
+        }
+        trace_norm(kept.as_bytes())
+    };
+    let proxy = oxcurl_testsupport::HttpsProxy::start(&TlsServerOptions::default());
+    let url = proxy.url();
+    let r = Case::new("openssl_ca_lines_inside_https_proxy")
+        .env("CURL_SSL_BACKEND", "openssl")
+        .tls(TlsServerOptions::default())
+        .args(&["-sS", "-v", "-x", url.as_str(), "--proxy-cacert", "{ca}"])
+        .args(&["--cacert", "{ca}", "https://localhost:{port}/t"])
+        .reply(Reply::ok("inside\n"))
+        .compare_stderr(true)
+        .normalise_with(untraced_connect)
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 0);
+    let err = String::from_utf8_lossy(&r.oxcurl.stderr);
+    assert_eq!(err.matches("*  CAfile: ").count(), 2, "{err}");
+}
+
 /// rustls reports nothing of the sort, as curl built with rustls does not.
 #[test]
 fn rustls_verbose_has_no_handshake_messages() {

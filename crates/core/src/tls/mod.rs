@@ -99,7 +99,9 @@ pub fn version_string() -> String {
 
 /// What a TLS library reported while a session's trace was on ([`Session::trace_on`]), for
 /// curl's `-v` trace: a text line (or none) and the bytes, sent or received. `seq` orders
-/// the events of several sessions (TLS inside TLS): a later one has a higher number.
+/// the events of several sessions (TLS inside TLS): a later one has a higher number. A note
+/// of the backend (a line curl's backend writes with infof during the handshake) has a text
+/// and no bytes.
 #[derive(Debug)]
 pub struct TraceEvent {
     pub seq: u64,
@@ -112,8 +114,10 @@ pub struct TraceEvent {
 #[derive(Clone)]
 pub enum Config {
     Rustls(Arc<rustls::ClientConfig>),
+    /// A context (without the CA certificates) and the trust store its connections get
+    /// once their ClientHello is out, shared by the contexts with the same CA options.
     #[cfg(feature = "openssl")]
-    OpenSsl(openssl::ssl::SslContext),
+    OpenSsl(openssl::ssl::SslContext, Arc<openssl_backend::TrustStore>),
 }
 
 /// Debian's CA bundle and directory, the defaults its curl is built with.
@@ -286,8 +290,11 @@ impl TlsOptions {
 /// roots are parsed once and TLS sessions are resumed across transfers.
 #[derive(Default)]
 pub struct TlsCache {
-    configs: Vec<(TlsOptions, Vec<Vec<u8>>, Config)>,
+    configs: Vec<CachedConfig>,
 }
+
+/// A built configuration with the options and ALPN protocols it was built for.
+type CachedConfig = (TlsOptions, Vec<Vec<u8>>, Config);
 
 impl std::fmt::Debug for TlsCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -301,7 +308,7 @@ impl TlsCache {
     /// The configuration for these options and ALPN protocols, built on first use.
     pub fn config(&mut self, opts: &TlsOptions, alpn: &[&[u8]]) -> Result<Config, Error> {
         if opts.ctx_hook.is_some() {
-            return build(opts, alpn);
+            return build(opts, alpn, &[]);
         }
         if let Some((_, _, c)) = self
             .configs
@@ -310,7 +317,7 @@ impl TlsCache {
         {
             return Ok(c.clone());
         }
-        let c = build(opts, alpn)?;
+        let c = build(opts, alpn, &self.configs)?;
         if self.configs.len() >= 8 {
             self.configs.remove(0);
         }
@@ -323,12 +330,28 @@ impl TlsCache {
     }
 }
 
-/// A new configuration of the backend in use.
-fn build(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<Config, Error> {
+/// A new configuration of the backend in use; with OpenSSL, sharing the trust store of a
+/// cached configuration with the same CA options.
+fn build(opts: &TlsOptions, alpn: &[&[u8]], cached: &[CachedConfig]) -> Result<Config, Error> {
+    #[cfg(not(feature = "openssl"))]
+    let _ = cached;
     Ok(match backend() {
         Backend::Rustls => Config::Rustls(rustls_backend::build_config(opts, alpn)?),
         #[cfg(feature = "openssl")]
-        Backend::OpenSsl => Config::OpenSsl(openssl_backend::build_context(opts, alpn)?),
+        Backend::OpenSsl => {
+            let (ctx, filled) = openssl_backend::build_context(opts, alpn)?;
+            let trust = match filled {
+                Some(notes) => Arc::new(openssl_backend::TrustStore::in_context(opts, notes)),
+                None => cached
+                    .iter()
+                    .find_map(|(_, _, c)| match c {
+                        Config::OpenSsl(_, t) if t.serves(opts) => Some(t.clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| Arc::new(openssl_backend::TrustStore::new(opts))),
+            };
+            Config::OpenSsl(ctx, trust)
+        }
         #[cfg(not(feature = "openssl"))]
         Backend::OpenSsl => return Err(connect_error("OpenSSL is not built in")),
     })
@@ -373,8 +396,8 @@ impl Session {
                 opts.verify_peer,
             )?),
             #[cfg(feature = "openssl")]
-            Config::OpenSsl(c) => Session::OpenSsl(openssl_backend::Session::new(
-                c, host, sock, opts, over_tls,
+            Config::OpenSsl(c, trust) => Session::OpenSsl(openssl_backend::Session::new(
+                c, trust, host, sock, opts, over_tls,
             )?),
         })
     }
@@ -505,16 +528,41 @@ impl Session {
         match self {
             Session::Rustls(_) => Vec::new(),
             #[cfg(feature = "openssl")]
-            Session::OpenSsl(s) => s
-                .trace_take()
-                .into_iter()
-                .map(|m| TraceEvent {
-                    seq: m.seq,
-                    text: openssl_backend::trace_text(&m),
-                    out: m.out,
-                    bytes: m.bytes,
-                })
-                .collect(),
+            Session::OpenSsl(s) => {
+                let mut all: Vec<TraceEvent> = s
+                    .trace_take()
+                    .into_iter()
+                    .map(|m| TraceEvent {
+                        seq: m.seq,
+                        text: openssl_backend::trace_text(&m),
+                        out: m.out,
+                        bytes: m.bytes,
+                    })
+                    .collect();
+                let notes = s.take_notes();
+                if !notes.is_empty() {
+                    all.extend(notes.into_iter().map(|(seq, text)| TraceEvent {
+                        seq,
+                        text: Some(text),
+                        out: false,
+                        bytes: Vec::new(),
+                    }));
+                    all.sort_by_key(|e| e.seq);
+                }
+                all
+            }
+        }
+    }
+
+    /// The `-v` lines the backend wrote during the handshake since last asked (or since
+    /// [`Self::trace_take`], which gives them in their place among the messages): with
+    /// OpenSSL, what setting up the trust store after the ClientHello wrote (the CA
+    /// locations, the CRL file, why it failed), as curl's OpenSSL backend writes them.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        match self {
+            Session::Rustls(_) => Vec::new(),
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(s) => s.take_notes().into_iter().map(|(_, t)| t).collect(),
         }
     }
 

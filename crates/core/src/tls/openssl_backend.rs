@@ -4,7 +4,8 @@
 //! same texts curl's OpenSSL backend uses.
 
 use std::io::{self, Read, Write};
-use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use openssl::error::ErrorStack;
 use openssl::pkcs12::Pkcs12;
@@ -13,7 +14,7 @@ use openssl::ssl::{
     SslFiletype, SslMethod, SslMode, SslOptions, SslRef, SslStream, SslVerifyMode, SslVersion,
     StatusType,
 };
-use openssl::x509::store::X509Lookup;
+use openssl::x509::store::{X509Lookup, X509Store, X509StoreBuilder, X509StoreBuilderRef};
 use openssl::x509::verify::X509VerifyFlags;
 use openssl::x509::{X509VerifyResult, X509};
 use oxcurl_sys::tls::TlsMessage;
@@ -52,8 +53,14 @@ fn cipher_error(what: &str, list: &str) -> Error {
     Error::new(Code::SslCipher, format!("failed setting {what}: {list}"))
 }
 
-/// Build a context for `opts`, offering `alpn`.
-pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslContext, Error> {
+/// Build a context for `opts`, offering `alpn`. With an `SSL_CTX` hook the context's own
+/// store is filled first, as curl fills it before calling the hook (which may look at it or
+/// add to it): the lines that wrote come back, and connections get no store of their own.
+#[allow(clippy::type_complexity)]
+pub(super) fn build_context(
+    opts: &TlsOptions,
+    alpn: &[&[u8]],
+) -> Result<(SslContext, Option<Vec<String>>), Error> {
     use TlsVersion as V;
     let mut b = SslContextBuilder::new(SslMethod::tls_client())
         .map_err(|e| connect_error(format!("TLS connect error: {}", err_text(&e))))?;
@@ -107,57 +114,13 @@ pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslCont
             )
         })?;
     }
-    if opts.verify_peer {
-        // curl's populate_x509_store: the blob replaces the CA file; the directory still
-        // counts, its failure no longer fatal.
-        if let Some(blob) = &opts.ca_blob {
-            let certs = X509::stack_from_pem(blob).unwrap_or_default();
-            if certs.is_empty() {
-                return Err(Error::new(
-                    Code::SslCacertBadfile,
-                    "error importing CA certificate blob",
-                ));
-            }
-            for c in certs {
-                // A certificate already in the store is not an error, as for OpenSSL's loaders.
-                let _ = b.cert_store_mut().add_cert(c);
-            }
-        } else {
-            let cafile = opts.effective_cafile();
-            b.load_verify_locations(Some(Path::new(cafile)), None)
-                .map_err(|_| {
-                    Error::new(
-                        Code::SslCacertBadfile,
-                        format!("error setting certificate file: {cafile}"),
-                    )
-                })?;
-        }
-        let capath = opts.effective_capath();
-        if Path::new(capath).is_dir() {
-            let _ = b.load_verify_locations(None, Some(Path::new(capath)));
-        }
-        if opts.ca_native {
-            let _ = b.set_default_verify_paths();
-        }
-        if let Some(f) = &opts.crlfile {
-            let bad = || Error::new(Code::SslCrlBadfile, format!("error loading CRL file: {f}"));
-            if !Path::new(f).is_file() {
-                return Err(bad());
-            }
-            let lookup = b
-                .cert_store_mut()
-                .add_lookup(X509Lookup::file())
-                .map_err(|_| bad())?;
-            lookup
-                .load_crl_file(f, SslFiletype::PEM)
-                .or_else(|_| lookup.load_crl_file(f, SslFiletype::ASN1))
-                .map_err(|_| bad())?;
-            let _ = b.verify_param_mut().set_flags(X509VerifyFlags::CRL_CHECK);
-        }
-        b.set_verify(SslVerifyMode::PEER);
+    // The trust store comes once the ClientHello is out (`TrustStore`); until then the
+    // context's own store stays empty, as curl's does.
+    b.set_verify(if opts.verify_peer {
+        SslVerifyMode::PEER
     } else {
-        b.set_verify(SslVerifyMode::NONE);
-    }
+        SslVerifyMode::NONE
+    });
     if let Some(cert) = &opts.cert {
         load_client_cert(&mut b, opts, cert)?;
     }
@@ -169,7 +132,13 @@ pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslCont
         }
         let _ = b.set_alpn_protos(&wire);
     }
+    let mut preloaded = None;
     if let Some(hook) = &opts.ctx_hook {
+        let ca = CaOptions::new(opts);
+        if ca.needed() {
+            let notes = populate(b.cert_store_mut(), &ca).map_err(|(_, e)| e)?;
+            preloaded = Some(notes);
+        }
         hook.call(b.as_ptr() as usize)
             .map_err(|c| Error::new(c, "error signaled by ssl ctx callback"))?;
     }
@@ -184,7 +153,188 @@ pub(super) fn build_context(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<SslCont
             }
         });
     }
-    Ok(b.build())
+    Ok((b.build(), preloaded))
+}
+
+/// How long a loaded trust store serves new connections before it is loaded again (curl's
+/// default `CURLOPT_CA_CACHE_TIMEOUT`, 24 hours).
+const CA_CACHE_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The options the trust store is made of; equal ones share a store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct CaOptions {
+    verify_peer: bool,
+    cafile: String,
+    /// `CURLOPT_CAINFO_BLOB`, which replaces the file.
+    blob: Option<Arc<[u8]>>,
+    capath: String,
+    ca_native: bool,
+    crlfile: Option<String>,
+}
+
+impl CaOptions {
+    fn new(opts: &TlsOptions) -> CaOptions {
+        CaOptions {
+            verify_peer: opts.verify_peer,
+            cafile: opts.effective_cafile().to_string(),
+            blob: opts.ca_blob.clone(),
+            capath: opts.effective_capath().to_string(),
+            ca_native: opts.ca_native,
+            crlfile: opts.crlfile.clone(),
+        }
+    }
+
+    /// Is there anything to load? Not with `-k` and no CRL file: curl then loads nothing.
+    fn needed(&self) -> bool {
+        self.verify_peer || self.crlfile.is_some()
+    }
+}
+
+/// The CA certificates (and CRLs) connections verify their peer against, loaded when the first
+/// connection that needs them has sent its ClientHello, as curl's OpenSSL backend does
+/// (`Curl_ssl_setup_x509_store`, called at the first read of the server's reply), and shared by
+/// the connections with the same CA options after that, for [`CA_CACHE_TIMEOUT`] (curl's
+/// per-multi x509 store cache). A load that failed is not kept: the next connection tries again.
+pub struct TrustStore {
+    ca: CaOptions,
+    loaded: Mutex<Option<Loaded>>,
+    /// For a context built with an `SSL_CTX` hook: its own store was filled before the hook
+    /// ran, writing these lines; its connections get nothing more.
+    in_context: Option<Vec<String>>,
+}
+
+struct Loaded {
+    store: Arc<X509Store>,
+    /// The `-v` lines loading wrote, written again for each connection using the store.
+    notes: Vec<String>,
+    at: Instant,
+}
+
+impl std::fmt::Debug for TrustStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TrustStore")
+            .field("cafile", &self.ca.cafile)
+            .finish()
+    }
+}
+
+impl TrustStore {
+    pub(super) fn new(opts: &TlsOptions) -> TrustStore {
+        TrustStore {
+            ca: CaOptions::new(opts),
+            loaded: Mutex::new(None),
+            in_context: None,
+        }
+    }
+
+    /// The store of a context [`build_context`] filled itself, with the lines it wrote.
+    pub(super) fn in_context(opts: &TlsOptions, notes: Vec<String>) -> TrustStore {
+        TrustStore {
+            in_context: Some(notes),
+            ..TrustStore::new(opts)
+        }
+    }
+
+    /// Can connections with `opts` use this store?
+    pub(super) fn serves(&self, opts: &TlsOptions) -> bool {
+        self.in_context.is_none() && self.ca == CaOptions::new(opts)
+    }
+
+    /// The store and the lines loading it wrote; on failure, the lines written before it
+    /// failed and the error.
+    #[allow(clippy::type_complexity)]
+    fn get(&self) -> Result<(Arc<X509Store>, Vec<String>), (Vec<String>, Error)> {
+        let mut slot = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(l) = slot.as_ref().filter(|l| l.at.elapsed() < CA_CACHE_TIMEOUT) {
+            return Ok((l.store.clone(), l.notes.clone()));
+        }
+        let mut b =
+            X509StoreBuilder::new().map_err(|_| (Vec::new(), Error::code(Code::OutOfMemory)))?;
+        let notes = populate(&mut b, &self.ca)?;
+        let store = Arc::new(b.build());
+        *slot = Some(Loaded {
+            store: store.clone(),
+            notes: notes.clone(),
+            at: Instant::now(),
+        });
+        Ok((store, notes))
+    }
+}
+
+/// curl's `ossl_populate_x509_store`: the CA blob or else the CA file (which must hold a
+/// certificate), the CA directory (looked up lazily by subject hash), the CRL file (PEM) and
+/// the verify flags, with the lines curl's `-v` writes and its errors.
+fn populate(
+    b: &mut X509StoreBuilderRef,
+    ca: &CaOptions,
+) -> Result<Vec<String>, (Vec<String>, Error)> {
+    let mut notes = Vec::new();
+    if ca.verify_peer {
+        let badfile = |m: String| Error::new(Code::SslCacertBadfile, m);
+        if let Some(blob) = &ca.blob {
+            let certs = X509::stack_from_pem(blob).unwrap_or_default();
+            if certs.is_empty() {
+                let e = badfile("error importing CA certificate blob".into());
+                return Err((notes, e));
+            }
+            for c in certs {
+                // A certificate already in the store is not an error, as for OpenSSL's loaders.
+                let _ = b.add_cert(c);
+            }
+            notes.push("successfully imported CA certificate blob".to_string());
+        } else {
+            let file_ok = b
+                .add_lookup(X509Lookup::file())
+                .and_then(|l| l.load_cert_file(&ca.cafile, SslFiletype::PEM))
+                .is_ok();
+            if !file_ok {
+                let e = badfile(format!("error setting certificate file: {}", ca.cafile));
+                return Err((notes, e));
+            }
+        }
+        let dir_ok = b
+            .add_lookup(X509Lookup::hash_dir())
+            .and_then(|l| l.add_dir(&ca.capath, SslFiletype::PEM))
+            .is_ok();
+        if !dir_ok && ca.blob.is_some() {
+            notes.push("error setting certificate path, continuing anyway".to_string());
+        } else if !dir_ok {
+            let e = badfile(format!("error setting certificate path: {}", ca.capath));
+            return Err((notes, e));
+        }
+        let cafile = if ca.blob.is_some() {
+            "none"
+        } else {
+            &ca.cafile
+        };
+        notes.push(format!(" CAfile: {cafile}"));
+        notes.push(format!(" CApath: {}", ca.capath));
+        if ca.ca_native {
+            let _ = b.set_default_paths();
+        }
+    }
+    if let Some(f) = &ca.crlfile {
+        let loaded = b
+            .add_lookup(X509Lookup::file())
+            .and_then(|l| l.load_crl_file(f, SslFiletype::PEM));
+        if loaded.is_err() {
+            let e = Error::new(Code::SslCrlBadfile, format!("error loading CRL file: {f}"));
+            return Err((notes, e));
+        }
+        notes.push("successfully loaded CRL file:".to_string());
+        notes.push(format!("  CRLfile: {f}"));
+        let _ = b.set_flags(X509VerifyFlags::CRL_CHECK | X509VerifyFlags::CRL_CHECK_ALL);
+    }
+    if ca.verify_peer {
+        // Issuers from the store before those the server sent; and, without a CRL (OpenSSL
+        // cannot check one on a partial chain), an intermediate in the store is an anchor.
+        let mut flags = X509VerifyFlags::TRUSTED_FIRST;
+        if ca.crlfile.is_none() {
+            flags |= X509VerifyFlags::PARTIAL_CHAIN;
+        }
+        let _ = b.set_flags(flags);
+    }
+    Ok(notes)
 }
 
 fn load_client_cert(b: &mut SslContextBuilder, opts: &TlsOptions, cert: &str) -> Result<(), Error> {
@@ -282,18 +432,28 @@ fn openssl_last() -> String {
 
 /// What OpenSSL's BIO reads and writes: a duplicate descriptor of the connection's socket
 /// (so the connection keeps its own for polling), or, for a session inside an HTTPS
-/// proxy's session, byte queues the session fills from and drains into [`Io`].
+/// proxy's session, byte queues the session fills from and drains into [`Io`]. Reads can be
+/// held back: until the trust store is set, OpenSSL gets none of the server's reply.
 #[derive(Debug)]
-pub enum Dup {
+pub struct Dup {
+    io: DupIo,
+    hold_reads: bool,
+}
+
+#[derive(Debug)]
+enum DupIo {
     Sock(Stream),
     Mem { rx: Vec<u8>, tx: Vec<u8>, eof: bool },
 }
 
 impl Read for Dup {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Dup::Sock(s) => s.read(buf),
-            Dup::Mem { rx, eof, .. } => {
+        if self.hold_reads {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
+        match &mut self.io {
+            DupIo::Sock(s) => s.read(buf),
+            DupIo::Mem { rx, eof, .. } => {
                 if rx.is_empty() {
                     return if *eof {
                         Ok(0)
@@ -312,9 +472,9 @@ impl Read for Dup {
 
 impl Write for Dup {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Dup::Sock(s) => s.write(buf),
-            Dup::Mem { tx, .. } => {
+        match &mut self.io {
+            DupIo::Sock(s) => s.write(buf),
+            DupIo::Mem { tx, .. } => {
                 tx.extend_from_slice(buf);
                 Ok(buf.len())
             }
@@ -345,6 +505,12 @@ pub struct Session {
     verify_code: i64,
     /// The trace a failed handshake took from its `SSL` before dropping it.
     lost_trace: Vec<TlsMessage>,
+    /// The trust store to set once the ClientHello is out; None once set (or with nothing
+    /// to load).
+    trust: Option<Arc<TrustStore>>,
+    /// What setting the trust store wrote for `-v` (curl's infof lines), with their place
+    /// among the trace's messages.
+    notes: Vec<(u64, String)>,
 }
 
 impl std::fmt::Debug for Session {
@@ -358,22 +524,35 @@ impl std::fmt::Debug for Session {
 impl Session {
     pub fn new(
         ctx: &SslContext,
+        trust: &Arc<TrustStore>,
         host: &str,
         sock: &Stream,
         opts: &TlsOptions,
         over_tls: bool,
     ) -> Result<Session, Error> {
-        let dup = if over_tls {
-            Dup::Mem {
+        let io = if over_tls {
+            DupIo::Mem {
                 rx: Vec::new(),
                 tx: Vec::new(),
                 eof: false,
             }
         } else {
-            Dup::Sock(
+            DupIo::Sock(
                 sock.try_clone()
                     .map_err(|e| connect_error(format!("TLS connect error: {e}")))?,
             )
+        };
+        let pending = trust.in_context.is_none() && trust.ca.needed();
+        let trust_notes = trust
+            .in_context
+            .iter()
+            .flatten()
+            .map(|n| (oxcurl_sys::tls::next_seq(), n.clone()))
+            .collect();
+        let trust = Some(trust.clone()).filter(|_| pending);
+        let dup = Dup {
+            io,
+            hold_reads: trust.is_some(),
         };
         let mut ssl = Ssl::new(ctx)
             .map_err(|e| connect_error(format!("TLS connect error: {}", err_text(&e))))?;
@@ -396,6 +575,9 @@ impl Session {
             verify_status: opts.verify_status,
             verify_code: 1,
             lost_trace: Vec::new(),
+            trust,
+            // Written before the ALPN offer, as curl fills a hooked context's store first.
+            notes: trust_notes,
         })
     }
 
@@ -426,6 +608,16 @@ impl Session {
         list
     }
 
+    /// The `-v` lines setting the trust store wrote since last asked, with their place in
+    /// the order of the trace's messages.
+    pub fn take_notes(&mut self) -> Vec<(u64, String)> {
+        std::mem::take(&mut self.notes)
+    }
+
+    fn note(&mut self, text: String) {
+        self.notes.push((oxcurl_sys::tls::next_seq(), text));
+    }
+
     /// OpenSSL's verify code for the server's chain (curl's `CURLINFO_SSL_VERIFYRESULT`).
     pub fn verify_result(&self) -> i64 {
         self.verify_code
@@ -441,9 +633,17 @@ impl Session {
         }
     }
 
+    /// Inside a proxy session: the BIO's byte queues.
+    fn queues(&mut self) -> Option<(&mut Vec<u8>, &mut Vec<u8>, &mut bool)> {
+        match self.bio().map(|d| &mut d.io) {
+            Some(DupIo::Mem { rx, tx, eof }) => Some((rx, tx, eof)),
+            _ => None,
+        }
+    }
+
     /// Inside a proxy session: move what the proxy session has decrypted into the BIO.
     fn pump_in(&mut self, io: &mut Io<'_>) -> io::Result<()> {
-        let Some(Dup::Mem { rx, eof, .. }) = self.bio() else {
+        let Some((rx, _, eof)) = self.queues() else {
             return Ok(());
         };
         let mut buf = [0u8; 16 * 1024];
@@ -462,7 +662,7 @@ impl Session {
     /// Inside a proxy session: hand the records OpenSSL wrote to the proxy session;
     /// WouldBlock while some remain.
     fn pump_out(&mut self, io: &mut Io<'_>) -> io::Result<()> {
-        let Some(Dup::Mem { tx, .. }) = self.bio() else {
+        let Some((_, tx, _)) = self.queues() else {
             return Ok(());
         };
         while !tx.is_empty() {
@@ -486,7 +686,7 @@ impl Session {
             State::Done(s) => Some(s.get_ref()),
             State::Failed => None,
         };
-        matches!(bio, Some(Dup::Mem { tx, .. }) if !tx.is_empty())
+        matches!(bio.map(|d| &d.io), Some(DupIo::Mem { tx, .. }) if !tx.is_empty())
     }
 
     /// Write out what the proxy session has not taken yet.
@@ -502,13 +702,62 @@ impl Session {
             ))
         };
         self.pump_in(io).map_err(io_failed)?;
-        let r = self.handshake_step();
-        let out = self.pump_out(io);
+        let mut r = self.handshake_step();
+        let mut out = self.pump_out(io);
+        if let Some(trust) = self.trust.take() {
+            // curl's OpenSSL backend sets its trust store up once the first handshake step
+            // has sent the ClientHello (its reply held back until then), whatever that step
+            // came to: a failure to load it is the connection's error.
+            self.set_trust(&trust)?;
+            let out_ok = !matches!(&out, Err(e) if e.kind() != io::ErrorKind::WouldBlock);
+            if out_ok && matches!(r, Ok(Handshake::WantRead)) {
+                // The reply may be there already.
+                r = self.handshake_step();
+                out = self.pump_out(io);
+            }
+        }
         match (r, out) {
             (Err(e), _) => Err(e),
             (Ok(_), Err(e)) if e.kind() != io::ErrorKind::WouldBlock => Err(io_failed(e)),
             (Ok(Handshake::WantRead), Err(_)) => Ok(Handshake::WantWrite),
             (Ok(h), _) => Ok(h),
+        }
+    }
+
+    /// Load (or take from the cache) the trust store and give it to the connection; write
+    /// what curl writes meanwhile.
+    fn set_trust(&mut self, trust: &TrustStore) -> Result<(), Error> {
+        match trust.get() {
+            Ok((store, notes)) => {
+                for n in notes {
+                    self.note(n);
+                }
+                if let State::Mid(m) = &mut self.state {
+                    if !oxcurl_sys::tls::use_trust_store(m, &store) {
+                        return Err(connect_error(format!(
+                            "TLS connect error: {}",
+                            openssl_last()
+                        )));
+                    }
+                    m.get_mut().hold_reads = false;
+                }
+                Ok(())
+            }
+            Err((notes, e)) => {
+                // curl tries twice, at its BIO's first read and again once `SSL_connect`
+                // returned, writing each time what it loaded and why it failed; the second
+                // failure is the transfer's error, written as it ends.
+                let twice = [notes.clone(), vec![e.msg.clone()], notes];
+                for n in twice.into_iter().flatten() {
+                    self.note(n);
+                }
+                if let Some(ssl) = self.ssl() {
+                    let kept = oxcurl_sys::tls::trace_take(ssl);
+                    self.lost_trace.extend(kept);
+                }
+                self.state = State::Failed;
+                Err(e)
+            }
         }
     }
 
@@ -854,4 +1103,117 @@ fn message_name(major: i32, t: i32) -> &'static str {
 /// OpenSSL's text for a verify code (`X509_verify_cert_error_string`).
 pub fn verify_error_text(code: i64) -> String {
     oxcurl_sys::tls::verify_error_text(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(cafile: &str) -> TlsOptions {
+        TlsOptions {
+            cafile: Some(cafile.to_string()),
+            ..TlsOptions::default()
+        }
+    }
+
+    /// A store loads once: later connections get the same one, with the same `-v` lines.
+    #[test]
+    fn trust_store_loads_once() {
+        let ca = oxcurl_testsupport::pki().ca();
+        let t = TrustStore::new(&opts(ca.to_str().unwrap()));
+        let (a, notes) = t.get().expect("loads");
+        let (b, again) = t.get().expect("cached");
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(notes, again);
+        assert_eq!(
+            notes,
+            [
+                format!(" CAfile: {}", ca.display()),
+                format!(" CApath: {}", crate::tls::DEFAULT_CAPATH),
+            ]
+        );
+    }
+
+    /// A failed load is not kept: the next connection tries again (and finds the file).
+    #[test]
+    fn failed_trust_store_is_tried_again() {
+        let dir = std::env::temp_dir().join(format!("oxcurl-trust-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("ca.pem");
+        let _ = std::fs::remove_file(&file);
+        let t = TrustStore::new(&opts(file.to_str().unwrap()));
+        let Err((notes, e)) = t.get() else {
+            panic!("loaded a file that is not there");
+        };
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(e.code, Code::SslCacertBadfile);
+        assert_eq!(
+            e.msg,
+            format!("error setting certificate file: {}", file.display())
+        );
+        std::fs::copy(oxcurl_testsupport::pki().ca(), &file).unwrap();
+        assert!(t.get().is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A CA blob replaces the file, in the store and in the lines; one without a certificate
+    /// fails with curl's text.
+    #[test]
+    fn trust_store_from_blob() {
+        let pem = std::fs::read(oxcurl_testsupport::pki().ca()).unwrap();
+        let blob = |b: &[u8]| TlsOptions {
+            ca_blob: Some(Arc::from(b)),
+            ..opts("/no/such/file.pem")
+        };
+        let (_, notes) = TrustStore::new(&blob(&pem)).get().expect("blob loads");
+        assert_eq!(
+            notes,
+            [
+                "successfully imported CA certificate blob".to_string(),
+                " CAfile: none".to_string(),
+                format!(" CApath: {}", crate::tls::DEFAULT_CAPATH),
+            ]
+        );
+        let Err((_, e)) = TrustStore::new(&blob(b"garbage")).get() else {
+            panic!("a blob without a certificate loaded");
+        };
+        assert_eq!(
+            (e.code, e.msg.as_str()),
+            (
+                Code::SslCacertBadfile,
+                "error importing CA certificate blob"
+            )
+        );
+    }
+
+    /// Options that differ only outside the CA settings share a store; other CA settings do not.
+    #[test]
+    fn trust_store_serves_equal_ca_options() {
+        let ca = oxcurl_testsupport::pki().ca();
+        let base = opts(ca.to_str().unwrap());
+        let t = TrustStore::new(&base);
+        let other_alpn_and_version = TlsOptions {
+            alpn: false,
+            min_version: TlsVersion::V1_3,
+            ..base.clone()
+        };
+        assert!(t.serves(&other_alpn_and_version));
+        for o in [
+            TlsOptions {
+                crlfile: Some("x.crl".into()),
+                ..base.clone()
+            },
+            TlsOptions {
+                capath: Some("/nowhere".into()),
+                ..base.clone()
+            },
+            TlsOptions {
+                verify_peer: false,
+                ..base.clone()
+            },
+            opts("/elsewhere.pem"),
+        ] {
+            assert!(!t.serves(&o), "{o:?}");
+        }
+    }
 }
