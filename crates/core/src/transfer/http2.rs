@@ -16,6 +16,7 @@ use super::{Cx, Framing, Interest, Lookup, Phase, State, Transfer};
 
 use crate::error::{Code, Error, Result};
 use crate::options::{Body, HttpVersionPref, InfoType};
+use crate::proto::h1::head::MAX_HEAD_TOTAL;
 use crate::proto::h2::merge::Limit;
 use crate::proto::h2::scan::Kind;
 use crate::proto::h2::{self as mux, req, Mux};
@@ -42,6 +43,9 @@ pub(super) struct H2Stream {
     head_request: bool,
     /// The stream as the connection's DATA frame merger knows it.
     track: Option<mux::StreamTrack>,
+    /// Bytes of the response heads shown so far (1xx heads included), as curl counts them
+    /// against [`MAX_HEAD_TOTAL`] for one request.
+    head_bytes: usize,
 }
 
 impl Drop for H2Stream {
@@ -296,6 +300,7 @@ impl Transfer {
             deferred: None,
             head_request,
             track: None,
+            head_bytes: 0,
         }));
         self.h2_sid = 1;
         self.state = State::H2;
@@ -322,6 +327,7 @@ impl Transfer {
             deferred: None,
             head_request: false,
             track: None,
+            head_bytes: 0,
         }));
         self.state = State::H2;
         Ok(())
@@ -542,6 +548,23 @@ impl Transfer {
         }
         let s = st.stream.as_mut().expect("stream");
         if let Some(f) = s.response.as_mut() {
+            // 1xx heads first, each shown as curl shows it (`HTTP/2 103`, its fields, a blank
+            // line), then the response.
+            let id = s.id;
+            loop {
+                match mux::poll_informational(f, &waker) {
+                    Poll::Pending => return Ok(progress),
+                    Poll::Ready(Some(Err(e))) => return Err(self.h2_error(&e, false)),
+                    Poll::Ready(Some(Ok(info))) => {
+                        progress = true;
+                        self.h2_informational(cx, id, &info, &mut st.head_bytes)?;
+                        if !matches!(self.state, State::H2) {
+                            return Ok(true);
+                        }
+                    }
+                    Poll::Ready(None) => break,
+                }
+            }
             match mux::poll_response(f, &waker) {
                 Poll::Pending => return Ok(progress),
                 Poll::Ready(Err(e)) => return Err(self.h2_error(&e, false)),
@@ -566,27 +589,9 @@ impl Transfer {
                     if let Some(t) = &st.track {
                         t.set(Limit::of_response(st.head_request, &parts.headers));
                     }
-                    let mut head = Vec::with_capacity(256);
-                    let _ = write!(head, "HTTP/2 {} \r\n", parts.status.as_u16());
-                    // In wire order where the connection's own decoding of the head agrees
-                    // with h2's map, which groups the values of a name.
-                    let id = s.id;
-                    let wire = self
-                        .with_mux(|m| m.take_head(id, Kind::Final))
-                        .filter(|h| h.agrees(&parts.headers));
-                    let mut line = |name: &[u8], value: &[u8]| {
-                        head.extend_from_slice(name);
-                        head.extend_from_slice(b": ");
-                        head.extend_from_slice(value);
-                        head.extend_from_slice(b"\r\n");
-                    };
-                    match &wire {
-                        Some(h) => h.fields().for_each(|(n, v)| line(n, v)),
-                        None => parts
-                            .headers
-                            .iter()
-                            .for_each(|(n, v)| line(n.as_str().as_bytes(), v.as_bytes())),
-                    }
+                    self.h2_count_status()
+                        .map_err(|e| self.h2_head_failed(cx, e, false))?;
+                    let head = self.h2_head(id, Kind::Final, parts.status, &parts.headers);
                     if self.info.time_starttransfer.is_zero() {
                         self.info.time_starttransfer = cx.now.duration_since(self.started);
                     }
@@ -594,7 +599,8 @@ impl Transfer {
                     // the rest of the stream is reset, not left on the wire.
                     self.up.body_done = true;
                     self.resp.raw_bytes += head.len() as u64 + 2;
-                    self.process(cx, &head)?;
+                    self.h2_process_head(cx, &head, &mut st.head_bytes)
+                        .map_err(|e| self.h2_head_failed(cx, e, false))?;
                     let code = parts.status.as_u16() as u32;
                     if code >= 300 && !st.body_sent {
                         st.body_sent = true;
@@ -612,7 +618,8 @@ impl Transfer {
                         self.h2_fail(cx, code)?;
                         return Ok(true);
                     }
-                    self.process(cx, b"\r\n")?;
+                    self.h2_process_head(cx, b"\r\n", &mut st.head_bytes)
+                        .map_err(|e| self.h2_head_failed(cx, e, false))?;
                     if !matches!(self.state, State::H2) {
                         return Ok(true);
                     }
@@ -778,6 +785,136 @@ impl Transfer {
                 _ => self.up.pos += n,
             }
         }
+    }
+
+    /// A response head of stream `id` as curl's HTTP/1-style lines, the blank line left
+    /// out: `HTTP/2 {code} ` and the fields, in wire order where the connection's own
+    /// decoding of the head agrees with h2's map, which groups the values of a name.
+    fn h2_head(
+        &self,
+        id: u32,
+        kind: Kind,
+        status: http::StatusCode,
+        map: &http::HeaderMap,
+    ) -> Vec<u8> {
+        let mut head = Vec::with_capacity(256);
+        let _ = write!(head, "HTTP/2 {} \r\n", status.as_u16());
+        let wire = self
+            .with_mux(|m| m.take_head(id, kind))
+            .filter(|h| h.agrees(map));
+        let mut line = |name: &[u8], value: &[u8]| {
+            head.extend_from_slice(name);
+            head.extend_from_slice(b": ");
+            head.extend_from_slice(value);
+            head.extend_from_slice(b"\r\n");
+        };
+        match &wire {
+            Some(h) => h.fields().for_each(|(n, v)| line(n, v)),
+            None => map
+                .iter()
+                .for_each(|(n, v)| line(n.as_str().as_bytes(), v.as_bytes())),
+        }
+        head
+    }
+
+    /// A 1xx head of stream `id`: shown and passed on as the HTTP/1 parser does an
+    /// informational head, which leaves the parser waiting for the next one.
+    fn h2_informational(
+        &mut self,
+        cx: &mut Cx<'_>,
+        id: u32,
+        info: &http::Response<()>,
+        seen: &mut usize,
+    ) -> Result<()> {
+        // The connection answered with HTTP/2 (curl's `httpversion_seen` comes with any
+        // status line).
+        if let Some(c) = &self.h2conn {
+            c.lock().version_seen = true;
+        }
+        self.h2_count_status()
+            .map_err(|e| self.h2_head_failed(cx, e, true))?;
+        let head = self.h2_head(id, Kind::Informational, info.status(), info.headers());
+        if self.info.time_starttransfer.is_zero() {
+            self.info.time_starttransfer = cx.now.duration_since(self.started);
+        }
+        self.resp.raw_bytes += head.len() as u64 + 2;
+        self.h2_process_head(cx, &head, seen)
+            .and_then(|_| self.h2_process_head(cx, b"\r\n", seen))
+            .map_err(|e| self.h2_head_failed(cx, e, true))
+    }
+
+    /// A head that went past curl's limits ends the stream's transfer, not the connection
+    /// (curl: "left intact"); other errors are left as they are.
+    fn h2_head_failed(&mut self, cx: &mut Cx<'_>, e: Error, informational: bool) -> Error {
+        let e = match e.code {
+            // A field line beyond the count: curl skips the rest of this head, and the next
+            // head (a 1xx head is never the last) fails at its `:status`.
+            Code::TooLarge if informational => {
+                self.verbose(e.message());
+                self.h2_header_overflow(e)
+            }
+            Code::TooLarge | Code::RecvError | Code::Http2 => {
+                if self.opts.verbose && !self.resp.error_shown {
+                    self.verbose(e.message());
+                    self.resp.error_shown = true;
+                }
+                e
+            }
+            _ => return e,
+        };
+        // A failed header callback leaves nghttp2's session broken: curl's next stream on
+        // the connection fails, and it connects again. This one is not offered again.
+        let broken = match &self.h2conn {
+            Some(s) if e.code == Code::Http2 => Some(s.lock().id),
+            _ => None,
+        };
+        self.release_conn(cx, true);
+        if let Some(id) = broken {
+            if let Some(s) = cx.pool.shared.iter().find(|s| s.lock().id == id).cloned() {
+                cx.pool.unshare(&s);
+            }
+        }
+        e
+    }
+
+    /// Lines of a response head through the parser, `seen` the bytes of the request's heads
+    /// before them. curl counts every head line of a request, 1xx heads included, and fails
+    /// the transfer once they pass [`MAX_HEAD_TOTAL`], after it showed the line that did.
+    fn h2_process_head(&mut self, cx: &mut Cx<'_>, head: &[u8], seen: &mut usize) -> Result<()> {
+        let mut end = 0;
+        for line in head.split_inclusive(|&b| b == b'\n') {
+            end += line.len();
+            *seen += line.len();
+            if *seen > MAX_HEAD_TOTAL {
+                self.process(cx, &head[..end])?;
+                return Err(Error::new(
+                    Code::RecvError,
+                    format!("Too large response headers: {seen} > {MAX_HEAD_TOTAL}"),
+                ));
+            }
+        }
+        self.process(cx, head)
+    }
+
+    /// curl keeps each HTTP/2 head's `:status` for its header API as a header of its own,
+    /// counted against the same limit as the lines: a head beyond it fails in nghttp2's
+    /// header callback, which ends the stream with curl's error for the framing layer, the
+    /// limit's words first.
+    fn h2_count_status(&mut self) -> Result<()> {
+        self.count_header().map_err(|e| self.h2_header_overflow(e))
+    }
+
+    fn h2_header_overflow(&mut self, e: Error) -> Error {
+        if self.opts.verbose {
+            self.verbose(e.message());
+            self.verbose(
+                "Error receiving HTTP2 header: 100(A value or data field grew larger than \
+                 allowed)",
+            );
+            self.verbose("nghttp2 recv error -902: The user callback function failed");
+            self.resp.error_shown = true;
+        }
+        Error::new(Code::Http2, e.message())
     }
 
     /// The trailers that ended stream `id`, as header lines (curl's

@@ -893,6 +893,14 @@ pub fn poll_response(
     Pin::new(f).poll(&mut Context::from_waker(w))
 }
 
+/// Poll a stream's next 1xx head; None once the response (or the stream's end) is next.
+pub fn poll_informational(
+    f: &mut ResponseFuture,
+    w: &Waker,
+) -> Poll<Option<Result<http::Response<()>, h2::Error>>> {
+    f.poll_informational(&mut Context::from_waker(w))
+}
+
 /// Poll a stream's next piece of response body; None at its end.
 pub fn poll_data(r: &mut RecvStream, w: &Waker) -> Poll<Option<Result<Bytes, h2::Error>>> {
     r.poll_data(&mut Context::from_waker(w))

@@ -25,7 +25,8 @@ pub const MAX_ACKS_DUE: u32 = 1000;
 pub const MAX_BLOCK: usize = super::MAX_HEADER_LIST as usize + 16 * 1024;
 
 /// Heads kept for one stream at most (1xx heads, the response, trailers): a peer sending
-/// endless 1xx heads to a transfer that does not take them loses the oldest.
+/// 1xx heads faster than the transfer takes them loses the oldest, which are then shown
+/// in h2's order.
 const HEADS_PER_STREAM: usize = 8;
 
 const HEADERS: u8 = 1;
@@ -130,6 +131,8 @@ pub enum Kind {
 pub struct Head {
     pub stream: u32,
     pub kind: Kind,
+    /// Which head of its stream this is, from 0.
+    seq: u32,
     /// Per field: the name's and the value's lengths (4 bytes each, little-endian), the
     /// name, the value. One buffer, one allocation per head.
     buf: Vec<u8>,
@@ -143,6 +146,7 @@ impl Head {
         Head {
             stream,
             kind: Kind::Trailers,
+            seq: 0,
             buf: Vec::with_capacity(hint),
             count: 0,
             size: 0,
@@ -271,8 +275,17 @@ pub struct Order {
     /// A block could not be decoded or kept: the table is unknown from here on, and no
     /// more heads are kept.
     lost: bool,
-    wanted: Vec<u32>,
+    wanted: Vec<Wanted>,
     heads: Vec<Head>,
+}
+
+/// A stream a transfer waits on: its heads decoded and taken so far. The transfer takes
+/// every head h2 hands over, in order, so the nth taken is the nth decoded.
+#[derive(Debug, Clone, Copy)]
+struct Wanted {
+    stream: u32,
+    decoded: u32,
+    taken: u32,
 }
 
 impl Order {
@@ -346,7 +359,16 @@ impl Order {
     }
 
     fn decode(&mut self) {
-        let keep = !self.push && self.wanted.contains(&self.stream);
+        let stream = self.stream;
+        let want = self.wanted.iter_mut().find(|w| w.stream == stream);
+        let seq = match want {
+            Some(w) if !self.push => {
+                w.decoded = w.decoded.wrapping_add(1);
+                Some(w.decoded - 1)
+            }
+            _ => None,
+        };
+        let keep = seq.is_some();
         let hint = (self.block.len() * 2 + 64).min(16 * 1024);
         let mut head = keep.then(|| Head::new(self.stream, hint));
         let r = self.hpack.decode(&self.block, |n, v| {
@@ -363,10 +385,10 @@ impl Order {
             self.lose();
             return;
         }
-        let Some(head) = head else {
+        let Some(mut head) = head else {
             return;
         };
-        let stream = head.stream;
+        head.seq = seq.unwrap_or_default();
         if self.heads.iter().filter(|h| h.stream == stream).count() >= HEADS_PER_STREAM {
             if let Some(i) = self.heads.iter().position(|h| h.stream == stream) {
                 self.heads.remove(i);
@@ -391,31 +413,36 @@ impl Order {
 
     /// A transfer waits on `stream`: keep its heads.
     pub fn want(&mut self, stream: u32) {
-        if !self.wanted.contains(&stream) {
-            self.wanted.push(stream);
+        if !self.wanted.iter().any(|w| w.stream == stream) {
+            self.wanted.push(Wanted {
+                stream,
+                decoded: 0,
+                taken: 0,
+            });
         }
     }
 
     /// Nobody waits on `stream` any more: its heads go.
     pub fn forget(&mut self, stream: u32) {
-        self.wanted.retain(|&s| s != stream);
+        self.wanted.retain(|w| w.stream != stream);
         self.heads.retain(|h| h.stream != stream);
     }
 
-    /// The next head of `stream` of kind `kind`; the heads before it (1xx heads not taken)
-    /// go with it.
+    /// The next head of `stream`, the one h2 handed over as of kind `kind`; None when it
+    /// was not kept (lost, dropped, too large) or is not of that kind.
     pub fn take(&mut self, stream: u32, kind: Kind) -> Option<Head> {
-        let i = self
+        let w = self.wanted.iter_mut().find(|w| w.stream == stream)?;
+        let seq = w.taken;
+        w.taken = w.taken.wrapping_add(1);
+        let head = self
             .heads
             .iter()
-            .position(|h| h.stream == stream && h.kind == kind)?;
-        let head = self.heads.remove(i);
-        let mut k = 0;
-        self.heads.retain(|h| {
-            k += 1;
-            k > i || h.stream != stream
-        });
-        Some(head)
+            .position(|h| h.stream == stream && h.seq == seq)
+            .map(|i| self.heads.remove(i));
+        // None older stays (they went when newer ones came).
+        self.heads
+            .retain(|h| h.stream != stream || h.seq.wrapping_sub(seq) as i32 > 0);
+        head.filter(|h| h.kind == kind)
     }
 
     /// Heads kept, all streams.
@@ -579,19 +606,61 @@ mod tests {
         assert_eq!(s.order.kept(), 0);
     }
 
+    fn info(code: &str, link: &str) -> Vec<u8> {
+        let mut b = Vec::new();
+        lit(&mut b, 0x00, ":status", code);
+        lit(&mut b, 0x00, "link", link);
+        framed(HEADERS, END_HEADERS, 1, &b)
+    }
+
     #[test]
-    fn informational_heads_go_with_the_response_taken() {
+    fn informational_heads_are_taken_one_by_one_before_the_response() {
         let mut s = FrameScan::default();
         s.order.want(1);
-        let mut b = Vec::new();
-        lit(&mut b, 0x00, ":status", "103");
-        lit(&mut b, 0x00, "link", "x");
-        s.feed(&framed(HEADERS, END_HEADERS, 1, &b));
+        s.feed(&info("100", "a"));
+        s.feed(&info("103", "b"));
         s.feed(&framed(HEADERS, END_HEADERS, 1, &[0x88]));
-        assert_eq!(s.order.kept(), 2);
+        assert_eq!(s.order.kept(), 3);
+        let h = s.order.take(1, Kind::Informational).unwrap();
+        assert_eq!(names(&h), ["link: a"]);
+        let h = s.order.take(1, Kind::Informational).unwrap();
+        assert_eq!(names(&h), ["link: b"]);
         let h = s.order.take(1, Kind::Final).unwrap();
         assert!(h.is_empty());
         assert_eq!(s.order.kept(), 0);
+    }
+
+    #[test]
+    fn heads_dropped_for_room_are_not_taken_for_later_ones() {
+        let mut s = FrameScan::default();
+        s.order.want(1);
+        let n = HEADS_PER_STREAM + 3;
+        for i in 0..n {
+            s.feed(&info("103", &i.to_string()));
+        }
+        s.feed(&framed(HEADERS, END_HEADERS, 1, &[0x88]));
+        assert_eq!(s.order.kept(), HEADS_PER_STREAM);
+        // The first four went: the transfer asking for them gets none, not a later one.
+        for _ in 0..n + 1 - HEADS_PER_STREAM {
+            assert!(s.order.take(1, Kind::Informational).is_none());
+        }
+        for i in n + 1 - HEADS_PER_STREAM..n {
+            let h = s.order.take(1, Kind::Informational).unwrap();
+            assert_eq!(names(&h), [format!("link: {i}")]);
+        }
+        assert!(s.order.take(1, Kind::Final).is_some());
+        assert_eq!(s.order.kept(), 0);
+    }
+
+    #[test]
+    fn a_head_of_another_kind_than_asked_is_not_shown() {
+        let mut s = FrameScan::default();
+        s.order.want(1);
+        s.feed(&info("103", "a"));
+        s.feed(&framed(HEADERS, END_HEADERS, 1, &[0x88]));
+        // Asked for the response where the 1xx head is next: none, and the 1xx head went.
+        assert!(s.order.take(1, Kind::Final).is_none());
+        assert!(s.order.take(1, Kind::Final).is_some());
     }
 
     #[test]
