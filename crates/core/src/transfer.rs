@@ -1526,7 +1526,15 @@ impl Transfer {
                     self.verbose(&format!("shutting down connection #{}", c.id));
                 }
             }
-            if let Some(mut c) = cx.pool.take(&key) {
+            let mut dead = Vec::new();
+            let found = cx.pool.take(&key, &mut dead);
+            for c in dead {
+                // curl's Curl_conn_seems_dead, then Curl_conn_terminate (the peer is gone:
+                // nothing is sent).
+                self.verbose(&format!("Connection {} seems to be dead", c.id));
+                self.verbose(&format!("shutting down connection #{}", c.id));
+            }
+            if let Some(mut c) = found {
                 c.uses += 1;
                 // Parked connections were removed from the poller: a new identity makes the
                 // multi register the socket again.

@@ -1186,3 +1186,4 @@ fn rustls_verbose_has_no_handshake_messages() {
     assert!(err.contains("* SSL connection using TLSv1.3"), "{err}");
     assert!(!err.contains("TLS handshake"), "{err}");
 }
+
