@@ -2264,9 +2264,11 @@ impl Transfer {
         let host = self.url_host();
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
+        let port = self.url.as_ref().map_or(0, |u| u.port_or_default());
         let mut session = crate::tls::Session::new(
             &config,
             &sni,
+            port,
             &conn.stream,
             &self.opts.tls,
             conn.proxy_tls.is_some() || conn.tunnel.is_some(),
@@ -2312,10 +2314,17 @@ impl Transfer {
             .as_ref()
             .map(|p| p.host.clone())
             .unwrap_or_default();
+        let port = self.proxy.as_ref().map_or(0, |p| p.port);
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
-        let mut session =
-            crate::tls::Session::new(&config, &sni, &conn.stream, &self.opts.proxy_tls, false)?;
+        let mut session = crate::tls::Session::new(
+            &config,
+            &sni,
+            port,
+            &conn.stream,
+            &self.opts.proxy_tls,
+            false,
+        )?;
         let opts = self.opts.proxy_tls.clone();
         self.tls_notes(alpn, &opts, &mut session);
         self.conn.as_mut().expect("conn").proxy_tls = Some(Box::new(session));
@@ -2523,9 +2532,11 @@ impl Transfer {
                 .collect();
         }
         let certs = tls.chain_der();
+        // After a resumed OpenSSL handshake there is no chain, only the session's leaf.
+        let leaf_der = certs.first().cloned().or_else(|| tls.leaf_der());
         if let Some(pin) = opts.pinned_pubkey.clone() {
-            let spki = certs
-                .first()
+            let spki = leaf_der
+                .as_deref()
                 .and_then(|c| crate::tls::x509::Cert::parse(c).map(|c| c.spki_der().to_vec()))
                 .unwrap_or_default();
             if !crate::tls::pin::matches(&pin, &spki) {
@@ -2559,7 +2570,7 @@ impl Transfer {
             self.url_host()
         };
         let (verify_host, verify_peer) = (opts.verify_host, opts.verify_peer);
-        if let Some(leaf) = certs.first().and_then(|c| crate::tls::x509::Cert::parse(c)) {
+        if let Some(leaf) = leaf_der.as_deref().and_then(crate::tls::x509::Cert::parse) {
             lines.push(if proxy {
                 "Proxy certificate:".into()
             } else {

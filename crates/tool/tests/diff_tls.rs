@@ -1187,3 +1187,75 @@ fn rustls_verbose_has_no_handshake_messages() {
     assert!(!err.contains("TLS handshake"), "{err}");
 }
 
+// ---- OpenSSL session resumption ---------------------------------------------------------------
+
+/// A second connection to the server (the first found dead: the server closed it after its
+/// reply) resumes the TLS session the first got: curl says "SSL reusing session with ALPN"
+/// before its ALPN offer, the summary's signature type is UNDEF (no CertificateVerify), and
+/// the server certificate is the session's leaf, without the chain's levels. With TLS 1.2,
+/// without ALPN and with a pinned key too.
+#[test]
+fn openssl_resumed_session_notes() {
+    let key = pki().path("server.pub.pem");
+    let key = key.to_str().unwrap();
+    for (name, tls12, args) in [
+        ("tls13", false, vec![]),
+        ("tls12", true, vec![]),
+        ("no_alpn", false, vec!["--no-alpn"]),
+        ("pinned", false, vec!["--pinnedpubkey", key]),
+    ] {
+        let r = Case::new(&format!("openssl_resumed_session_notes_{name}"))
+            .env("CURL_SSL_BACKEND", "openssl")
+            .tls(TlsServerOptions {
+                tls12_only: tls12,
+                ..TlsServerOptions::default()
+            })
+            .args(&["-sSv", "--rate", "10/s", "--cacert", "{ca}"])
+            .args(&args)
+            .args(&["{url}/1", "{url}/2"])
+            .replies(vec![Reply::ok("one\n").close(), Reply::ok("two\n").close()])
+            .compare_stderr(true)
+            .normalise_with(trace_norm)
+            .run(OXCURL);
+        assert_eq!(r.oxcurl.code(), 0, "{name}");
+        let err = String::from_utf8_lossy(&r.oxcurl.stderr);
+        assert_eq!(
+            err.matches("* SSL reusing session with ALPN '").count(),
+            1,
+            "{err}"
+        );
+        assert_eq!(
+            err.matches("* Connection N seems to be dead\n").count(),
+            1,
+            "{err}"
+        );
+    }
+}
+
+/// rustls: the dead connection is noted the same way, but curl built with rustls has no
+/// resumption note, so neither has oxcurl's.
+#[test]
+fn rustls_dead_connection_noted_without_resumption_note() {
+    let server = ScriptedServer::start_tls(&TlsServerOptions::default());
+    server.set_replies(vec![Reply::ok("one\n").close(), Reply::ok("two\n").close()]);
+    let out = Exec::new(OXCURL)
+        .args([
+            "-sSv",
+            "--rate",
+            "10/s",
+            "--cacert",
+            pki().ca().to_str().unwrap(),
+        ])
+        .arg(format!("{}/1", server.url()))
+        .arg(format!("{}/2", server.url()))
+        .env("CURL_SSL_BACKEND", "rustls")
+        .run();
+    assert_eq!(out.code, Some(0));
+    assert_eq!(out.stdout, b"one\ntwo\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("* Connection 0 seems to be dead\n* shutting down connection #0\n"),
+        "{err}"
+    );
+    assert!(!err.contains("reusing session"), "{err}");
+}
