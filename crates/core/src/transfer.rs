@@ -2744,7 +2744,9 @@ impl Transfer {
             useragent: self.opts.useragent.as_deref(),
             headers: &self.opts.proxy_headers,
         });
-        if self.opts.verbose {
+        // With the TLS trace, the request shows after the record that carried it
+        // (`do_tunnel`), as curl's does.
+        if self.opts.verbose && !self.tls_trace_on() {
             self.handler.debug(InfoType::HeaderOut, &req);
         }
         self.info.request_size += req.len() as u64;
@@ -2759,6 +2761,36 @@ impl Transfer {
             return self.do_h2_tunnel(cx);
         }
         let (mut t, req, mut sent) = self.tunnel.take().expect("tunnel");
+        // The HTTPS proxy's records and tickets during CONNECT (curl's `ossl_trace`).
+        let trace = self.tls_trace_on();
+        if trace && sent < req.len() {
+            let first = sent == 0;
+            self.tls_trace_start();
+            let conn = self.conn.as_mut().expect("conn");
+            let mut failed = None;
+            while sent < req.len() {
+                match conn.send(&req[sent..]) {
+                    Ok(n) => sent += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            self.tls_trace_end();
+            if first && self.opts.verbose {
+                self.handler.debug(InfoType::HeaderOut, &req);
+            }
+            match failed {
+                None => {}
+                Some(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.tunnel = Some((t, req, sent));
+                    return Ok(false);
+                }
+                Some(e) => return Err(send_error(&e)),
+            }
+        }
         let conn = self.conn.as_mut().expect("conn");
         while sent < req.len() {
             match conn.send(&req[sent..]) {
@@ -2773,8 +2805,15 @@ impl Transfer {
         }
         let mut byte = [0u8; 1];
         loop {
+            if trace {
+                self.tls_trace_start();
+            }
             let conn = self.conn.as_mut().expect("conn");
-            match conn.recv(&mut byte) {
+            let got = conn.recv(&mut byte);
+            if trace {
+                self.tls_trace_end();
+            }
+            match got {
                 Ok(0) => {
                     return Err(Error::new(Code::RecvError, "Proxy CONNECT aborted"));
                 }

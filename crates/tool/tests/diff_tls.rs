@@ -1134,27 +1134,10 @@ fn openssl_intermediate_as_trust_anchor() {
 }
 
 /// TLS inside TLS: the proxy's CA lines follow the proxy's ClientHello, the origin's the
-/// origin's ClientHello. (oxcurl does not trace the CONNECT exchange yet: the proxy
-/// session's records and tickets read then are left out of the comparison.)
+/// origin's ClientHello; during CONNECT the proxy session's records and session tickets are
+/// traced, the request head after the record that carried it.
 #[test]
 fn openssl_ca_lines_inside_https_proxy() {
-    let untraced_connect = |d: &[u8]| {
-        let text = String::from_utf8_lossy(d);
-        let mut in_connect = false;
-        let mut kept = String::new();
-        for l in text.split_inclusive('\n') {
-            if l.contains("Establish HTTP proxy tunnel") {
-                in_connect = true;
-            } else if l.contains("CONNECT phase completed") {
-                in_connect = false;
-            }
-            let trace = l.starts_with("} [") || l.starts_with("{ [") || l.starts_with("* TLSv");
-            if !(in_connect && trace) {
-                kept.push_str(l);
-            }
-        }
-        trace_norm(kept.as_bytes())
-    };
     let proxy = oxcurl_testsupport::HttpsProxy::start(&TlsServerOptions::default());
     let url = proxy.url();
     let r = Case::new("openssl_ca_lines_inside_https_proxy")
@@ -1164,11 +1147,13 @@ fn openssl_ca_lines_inside_https_proxy() {
         .args(&["--cacert", "{ca}", "https://localhost:{port}/t"])
         .reply(Reply::ok("inside\n"))
         .compare_stderr(true)
-        .normalise_with(untraced_connect)
+        .normalise_with(trace_norm)
         .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 0);
     let err = String::from_utf8_lossy(&r.oxcurl.stderr);
     assert_eq!(err.matches("*  CAfile: ").count(), 2, "{err}");
+    let connect = "* Establish HTTP proxy tunnel to localhost:N\n} [N bytes data]\n> CONNECT ";
+    assert!(err.contains(connect), "{err}");
 }
 
 /// rustls reports nothing of the sort, as curl built with rustls does not.
