@@ -364,8 +364,9 @@ impl Default for Pool {
 }
 
 impl Pool {
-    /// Take an idle, still-alive connection for `key`.
-    pub fn take(&mut self, key: &str) -> Option<Conn> {
+    /// Take an idle, still-alive connection for `key`; those for `key` found dead on the way
+    /// (closed by the server while idle) go to `dead`, for curl's "seems to be dead" note.
+    pub fn take(&mut self, key: &str, dead: &mut Vec<Conn>) -> Option<Conn> {
         while let Some(i) = self.idle.iter().rposition(|c| c.key == key) {
             let mut c = self.idle.swap_remove(i);
             if let Some(mut m) = c.h2.take() {
@@ -376,11 +377,13 @@ impl Pool {
                 if open {
                     return Some(c);
                 }
+                dead.push(c);
                 continue;
             }
             if c.is_alive() {
                 return Some(c);
             }
+            dead.push(c);
         }
         None
     }

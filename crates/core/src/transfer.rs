@@ -1526,7 +1526,15 @@ impl Transfer {
                     self.verbose(&format!("shutting down connection #{}", c.id));
                 }
             }
-            if let Some(mut c) = cx.pool.take(&key) {
+            let mut dead = Vec::new();
+            let found = cx.pool.take(&key, &mut dead);
+            for c in dead {
+                // curl's Curl_conn_seems_dead, then Curl_conn_terminate (the peer is gone:
+                // nothing is sent).
+                self.verbose(&format!("Connection {} seems to be dead", c.id));
+                self.verbose(&format!("shutting down connection #{}", c.id));
+            }
+            if let Some(mut c) = found {
                 c.uses += 1;
                 // Parked connections were removed from the poller: a new identity makes the
                 // multi register the socket again.
@@ -2256,9 +2264,11 @@ impl Transfer {
         let host = self.url_host();
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
+        let port = self.url.as_ref().map_or(0, |u| u.port_or_default());
         let mut session = crate::tls::Session::new(
             &config,
             &sni,
+            port,
             &conn.stream,
             &self.opts.tls,
             conn.proxy_tls.is_some() || conn.tunnel.is_some(),
@@ -2304,10 +2314,17 @@ impl Transfer {
             .as_ref()
             .map(|p| p.host.clone())
             .unwrap_or_default();
+        let port = self.proxy.as_ref().map_or(0, |p| p.port);
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
-        let mut session =
-            crate::tls::Session::new(&config, &sni, &conn.stream, &self.opts.proxy_tls, false)?;
+        let mut session = crate::tls::Session::new(
+            &config,
+            &sni,
+            port,
+            &conn.stream,
+            &self.opts.proxy_tls,
+            false,
+        )?;
         let opts = self.opts.proxy_tls.clone();
         self.tls_notes(alpn, &opts, &mut session);
         self.conn.as_mut().expect("conn").proxy_tls = Some(Box::new(session));
@@ -2515,9 +2532,11 @@ impl Transfer {
                 .collect();
         }
         let certs = tls.chain_der();
+        // After a resumed OpenSSL handshake there is no chain, only the session's leaf.
+        let leaf_der = certs.first().cloned().or_else(|| tls.leaf_der());
         if let Some(pin) = opts.pinned_pubkey.clone() {
-            let spki = certs
-                .first()
+            let spki = leaf_der
+                .as_deref()
                 .and_then(|c| crate::tls::x509::Cert::parse(c).map(|c| c.spki_der().to_vec()))
                 .unwrap_or_default();
             if !crate::tls::pin::matches(&pin, &spki) {
@@ -2551,7 +2570,7 @@ impl Transfer {
             self.url_host()
         };
         let (verify_host, verify_peer) = (opts.verify_host, opts.verify_peer);
-        if let Some(leaf) = certs.first().and_then(|c| crate::tls::x509::Cert::parse(c)) {
+        if let Some(leaf) = leaf_der.as_deref().and_then(crate::tls::x509::Cert::parse) {
             lines.push(if proxy {
                 "Proxy certificate:".into()
             } else {
@@ -2725,7 +2744,9 @@ impl Transfer {
             useragent: self.opts.useragent.as_deref(),
             headers: &self.opts.proxy_headers,
         });
-        if self.opts.verbose {
+        // With the TLS trace, the request shows after the record that carried it
+        // (`do_tunnel`), as curl's does.
+        if self.opts.verbose && !self.tls_trace_on() {
             self.handler.debug(InfoType::HeaderOut, &req);
         }
         self.info.request_size += req.len() as u64;
@@ -2740,6 +2761,36 @@ impl Transfer {
             return self.do_h2_tunnel(cx);
         }
         let (mut t, req, mut sent) = self.tunnel.take().expect("tunnel");
+        // The HTTPS proxy's records and tickets during CONNECT (curl's `ossl_trace`).
+        let trace = self.tls_trace_on();
+        if trace && sent < req.len() {
+            let first = sent == 0;
+            self.tls_trace_start();
+            let conn = self.conn.as_mut().expect("conn");
+            let mut failed = None;
+            while sent < req.len() {
+                match conn.send(&req[sent..]) {
+                    Ok(n) => sent += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            self.tls_trace_end();
+            if first && self.opts.verbose {
+                self.handler.debug(InfoType::HeaderOut, &req);
+            }
+            match failed {
+                None => {}
+                Some(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.tunnel = Some((t, req, sent));
+                    return Ok(false);
+                }
+                Some(e) => return Err(send_error(&e)),
+            }
+        }
         let conn = self.conn.as_mut().expect("conn");
         while sent < req.len() {
             match conn.send(&req[sent..]) {
@@ -2754,8 +2805,15 @@ impl Transfer {
         }
         let mut byte = [0u8; 1];
         loop {
+            if trace {
+                self.tls_trace_start();
+            }
             let conn = self.conn.as_mut().expect("conn");
-            match conn.recv(&mut byte) {
+            let got = conn.recv(&mut byte);
+            if trace {
+                self.tls_trace_end();
+            }
+            match got {
                 Ok(0) => {
                     return Err(Error::new(Code::RecvError, "Proxy CONNECT aborted"));
                 }

@@ -30,8 +30,16 @@ use openssl::x509::store::X509StoreRef;
 /// How many peers' sessions one context keeps (curl's default session cache holds 25).
 const MAX_PEERS: usize = 25;
 
-/// Per peer: whether the session is TLS 1.3 (single use), and the session in DER.
-type Store = Mutex<HashMap<String, (bool, Vec<u8>)>>;
+/// A kept session: whether it is TLS 1.3 (single use), the ALPN protocol its connection
+/// had agreed on when the session came, and the session in DER.
+struct Kept {
+    tls13: bool,
+    alpn: Option<Vec<u8>>,
+    der: Vec<u8>,
+}
+
+/// Per peer, its kept session.
+type Store = Mutex<HashMap<String, Kept>>;
 
 fn store_index() -> Option<Index<SslContext, Store>> {
     static I: OnceLock<Option<Index<SslContext, Store>>> = OnceLock::new();
@@ -70,41 +78,47 @@ pub fn enable_client_sessions(b: &mut SslContextBuilder) {
         // resumable when its connection ends without a close_notify, which a copy escapes.
         if let Ok(der) = session.to_der() {
             let tls13 = session.protocol_version() == SslVersion::TLS1_3;
-            map.insert(key.clone(), (tls13, der));
+            // curl notes the negotiated protocol once its handshake call returns: a TLS 1.2
+            // session, which comes during the handshake (no tickets), is kept without one; a
+            // TLS 1.3 ticket comes after it.
+            let alpn = tls13
+                .then(|| ssl.selected_alpn_protocol().map(<[u8]>::to_vec))
+                .flatten();
+            map.insert(key.clone(), Kept { tls13, alpn, der });
         }
     });
 }
 
 /// Name the peer of `ssl` (its new sessions are kept under `peer`) and offer the session kept
-/// for it, if its context has one. Returns whether a session was offered. A TLS 1.3 session is
-/// taken out of the store (its ticket is meant for one use; the server sends new ones).
-pub fn resume(ssl: &mut SslRef, peer: &str) -> bool {
+/// for it, if its context has one. Returns, when a session was offered, the ALPN protocol its
+/// connection had agreed on (curl's "SSL reusing session with ALPN" note names it). A TLS 1.3
+/// session is taken out of the store (its ticket is meant for one use; the server sends new
+/// ones).
+pub fn resume(ssl: &mut SslRef, peer: &str) -> Option<Option<Vec<u8>>> {
     let (Some(store), Some(peer_idx)) = (store_index(), peer_index()) else {
-        return false;
+        return None;
     };
     ssl.set_ex_data(peer_idx, peer.to_string());
-    let session = {
-        let Some(store) = ssl.ssl_context().ex_data(store) else {
-            return false;
+    let (session, alpn) = {
+        let store = ssl.ssl_context().ex_data(store)?;
+        let mut map = store.lock().ok()?;
+        let kept = match map.get(peer) {
+            Some(k) if k.tls13 => map.remove(peer)?,
+            Some(k) => Kept {
+                tls13: false,
+                alpn: k.alpn.clone(),
+                der: k.der.clone(),
+            },
+            None => return None,
         };
-        let Ok(mut map) = store.lock() else {
-            return false;
-        };
-        let der = match map.get(peer) {
-            Some((true, _)) => map.remove(peer).map(|(_, d)| d),
-            Some((false, d)) => Some(d.clone()),
-            None => None,
-        };
-        der.and_then(|d| SslSession::from_der(&d).ok())
-    };
-    let Some(session) = session else {
-        return false;
+        (SslSession::from_der(&kept.der).ok()?, kept.alpn)
     };
     // SAFETY: `session` is a copy of one the new-session callback installed on this very
     // context stored (the store is the context's own ex_data, reached through
     // `ssl.ssl_context()`), so it belongs with the same `SslContext` as `ssl`, which is what
     // `SslRef::set_session` requires. OpenSSL takes its own reference to the session.
-    unsafe { ssl.set_session(&session).is_ok() }
+    let set = unsafe { ssl.set_session(&session).is_ok() };
+    set.then_some(alpn)
 }
 
 // ---- handshake message trace -----------------------------------------------------------------
@@ -185,6 +199,21 @@ pub fn use_trust_store<S>(m: &mut MidHandshakeSslStream<S>, store: &X509StoreRef
         SSL_ctrl(ssl, SET_VERIFY_CERT_STORE, 1, st) == 1
             && SSL_ctrl(ssl, SET_CHAIN_CERT_STORE, 1, st) == 1
     }
+}
+
+/// `SSL_CTRL_GET_NEGOTIATED_GROUP` (ssl.h).
+const GET_NEGOTIATED_GROUP: std::ffi::c_int = 134;
+
+/// The short name of the group the connection's key exchange used, as curl's OpenSSL backend
+/// names it for OpenSSL 3.0 (`OBJ_nid2sn(SSL_get_negotiated_group(ssl) & 0xFFFF)`); a resumed
+/// TLS 1.2 session has it from the session, where there was no key exchange this time.
+pub fn negotiated_group(ssl: &SslRef) -> Option<&'static str> {
+    let p = ssl.as_ptr().cast::<std::ffi::c_void>();
+    // SAFETY: `ssl` is a live `SSL`, borrowed for the call; this control only reads the
+    // connection's (or its session's) group id and takes no pointer argument.
+    let nid = unsafe { SSL_ctrl(p, GET_NEGOTIATED_GROUP, 0, std::ptr::null_mut()) };
+    let nid = i32::try_from(nid & 0xFFFF).ok()?;
+    openssl::nid::Nid::from_raw(nid).short_name().ok()
 }
 
 /// OpenSSL's text for a verify code (`X509_verify_cert_error_string`): any code, known or

@@ -105,6 +105,27 @@ fn shutting_down_connection_after_empty_reply() {
         .run(OXCURL);
 }
 
+/// A kept connection the server closed while idle (its reply had a length and no
+/// `Connection: close`): before the next URL curl finds it dead, says so and shuts it down,
+/// then connects anew. `--rate` leaves the server time to close before the second transfer
+/// looks for a connection.
+#[test]
+fn dead_connection_noted_before_a_new_one() {
+    let r = case("dead_connection_noted_before_a_new_one")
+        .args(&["-sS", "-v", "--rate", "10/s", "{url}/1", "{url}/2"])
+        .replies(vec![Reply::ok("one\n").close(), Reply::ok("two\n").close()])
+        .run(OXCURL);
+    let err = String::from_utf8_lossy(&r.oxcurl.stderr);
+    assert!(
+        err.contains(
+            "* Connection #N to host N.N.N.N left intact\n\
+             * Connection N seems to be dead\n\
+             * shutting down connection #N\n"
+        ),
+        "{err}"
+    );
+}
+
 /// A body cut short: "closing connection".
 #[test]
 fn closing_connection_after_partial_body() {

@@ -1134,27 +1134,10 @@ fn openssl_intermediate_as_trust_anchor() {
 }
 
 /// TLS inside TLS: the proxy's CA lines follow the proxy's ClientHello, the origin's the
-/// origin's ClientHello. (oxcurl does not trace the CONNECT exchange yet: the proxy
-/// session's records and tickets read then are left out of the comparison.)
+/// origin's ClientHello; during CONNECT the proxy session's records and session tickets are
+/// traced, the request head after the record that carried it.
 #[test]
 fn openssl_ca_lines_inside_https_proxy() {
-    let untraced_connect = |d: &[u8]| {
-        let text = String::from_utf8_lossy(d);
-        let mut in_connect = false;
-        let mut kept = String::new();
-        for l in text.split_inclusive('\n') {
-            if l.contains("Establish HTTP proxy tunnel") {
-                in_connect = true;
-            } else if l.contains("CONNECT phase completed") {
-                in_connect = false;
-            }
-            let trace = l.starts_with("} [") || l.starts_with("{ [") || l.starts_with("* TLSv");
-            if !(in_connect && trace) {
-                kept.push_str(l);
-            }
-        }
-        trace_norm(kept.as_bytes())
-    };
     let proxy = oxcurl_testsupport::HttpsProxy::start(&TlsServerOptions::default());
     let url = proxy.url();
     let r = Case::new("openssl_ca_lines_inside_https_proxy")
@@ -1164,11 +1147,13 @@ fn openssl_ca_lines_inside_https_proxy() {
         .args(&["--cacert", "{ca}", "https://localhost:{port}/t"])
         .reply(Reply::ok("inside\n"))
         .compare_stderr(true)
-        .normalise_with(untraced_connect)
+        .normalise_with(trace_norm)
         .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 0);
     let err = String::from_utf8_lossy(&r.oxcurl.stderr);
     assert_eq!(err.matches("*  CAfile: ").count(), 2, "{err}");
+    let connect = "* Establish HTTP proxy tunnel to localhost:N\n} [N bytes data]\n> CONNECT ";
+    assert!(err.contains(connect), "{err}");
 }
 
 /// rustls reports nothing of the sort, as curl built with rustls does not.
@@ -1185,4 +1170,77 @@ fn rustls_verbose_has_no_handshake_messages() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("* SSL connection using TLSv1.3"), "{err}");
     assert!(!err.contains("TLS handshake"), "{err}");
+}
+
+// ---- OpenSSL session resumption ---------------------------------------------------------------
+
+/// A second connection to the server (the first found dead: the server closed it after its
+/// reply) resumes the TLS session the first got: curl says "SSL reusing session with ALPN"
+/// before its ALPN offer, the summary's signature type is UNDEF (no CertificateVerify), and
+/// the server certificate is the session's leaf, without the chain's levels. With TLS 1.2,
+/// without ALPN and with a pinned key too.
+#[test]
+fn openssl_resumed_session_notes() {
+    let key = pki().path("server.pub.pem");
+    let key = key.to_str().unwrap();
+    for (name, tls12, args) in [
+        ("tls13", false, vec![]),
+        ("tls12", true, vec![]),
+        ("no_alpn", false, vec!["--no-alpn"]),
+        ("pinned", false, vec!["--pinnedpubkey", key]),
+    ] {
+        let r = Case::new(&format!("openssl_resumed_session_notes_{name}"))
+            .env("CURL_SSL_BACKEND", "openssl")
+            .tls(TlsServerOptions {
+                tls12_only: tls12,
+                ..TlsServerOptions::default()
+            })
+            .args(&["-sSv", "--rate", "10/s", "--cacert", "{ca}"])
+            .args(&args)
+            .args(&["{url}/1", "{url}/2"])
+            .replies(vec![Reply::ok("one\n").close(), Reply::ok("two\n").close()])
+            .compare_stderr(true)
+            .normalise_with(trace_norm)
+            .run(OXCURL);
+        assert_eq!(r.oxcurl.code(), 0, "{name}");
+        let err = String::from_utf8_lossy(&r.oxcurl.stderr);
+        assert_eq!(
+            err.matches("* SSL reusing session with ALPN '").count(),
+            1,
+            "{err}"
+        );
+        assert_eq!(
+            err.matches("* Connection N seems to be dead\n").count(),
+            1,
+            "{err}"
+        );
+    }
+}
+
+/// rustls: the dead connection is noted the same way, but curl built with rustls has no
+/// resumption note, so neither has oxcurl's.
+#[test]
+fn rustls_dead_connection_noted_without_resumption_note() {
+    let server = ScriptedServer::start_tls(&TlsServerOptions::default());
+    server.set_replies(vec![Reply::ok("one\n").close(), Reply::ok("two\n").close()]);
+    let out = Exec::new(OXCURL)
+        .args([
+            "-sSv",
+            "--rate",
+            "10/s",
+            "--cacert",
+            pki().ca().to_str().unwrap(),
+        ])
+        .arg(format!("{}/1", server.url()))
+        .arg(format!("{}/2", server.url()))
+        .env("CURL_SSL_BACKEND", "rustls")
+        .run();
+    assert_eq!(out.code, Some(0));
+    assert_eq!(out.stdout, b"one\ntwo\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("* Connection 0 seems to be dead\n* shutting down connection #0\n"),
+        "{err}"
+    );
+    assert!(!err.contains("reusing session"), "{err}");
 }

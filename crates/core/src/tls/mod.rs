@@ -380,15 +380,18 @@ pub enum Session {
 impl Session {
     /// Start a session to `host` (a name or an IP literal, no brackets); no SNI for IPs.
     /// `over_tls`: the session runs inside the session to an HTTPS proxy.
+    /// `host` and `port` name the peer, whose OpenSSL sessions are kept and resumed apart
+    /// from other ports' (curl's session cache key starts with `host:port`).
     pub fn new(
         config: &Config,
         host: &str,
+        port: u16,
         sock: &Stream,
         opts: &TlsOptions,
         over_tls: bool,
     ) -> Result<Session, Error> {
         #[cfg(not(feature = "openssl"))]
-        let _ = (sock, opts, over_tls);
+        let _ = (sock, opts, over_tls, port);
         Ok(match config {
             Config::Rustls(c) => Session::Rustls(rustls_backend::Session::new(
                 c.clone(),
@@ -397,7 +400,7 @@ impl Session {
             )?),
             #[cfg(feature = "openssl")]
             Config::OpenSsl(c, trust) => Session::OpenSsl(openssl_backend::Session::new(
-                c, trust, host, sock, opts, over_tls,
+                c, trust, host, port, sock, opts, over_tls,
             )?),
         })
     }
@@ -484,6 +487,15 @@ impl Session {
                 .unwrap_or_default(),
             #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.chain_der(),
+        }
+    }
+    /// The server's certificate: the chain's first, or with OpenSSL after a resumed handshake
+    /// (no chain then) the one the session kept, as curl's `SSL_get1_peer_certificate` has it.
+    pub fn leaf_der(&self) -> Option<Vec<u8>> {
+        match self {
+            Session::Rustls(_) => self.chain_der().into_iter().next(),
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(s) => s.leaf_der(),
         }
     }
     /// The certificates the server sent, leaf first, as OpenSSL's `SSL_get_peer_cert_chain`

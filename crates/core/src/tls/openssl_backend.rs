@@ -526,6 +526,7 @@ impl Session {
         ctx: &SslContext,
         trust: &Arc<TrustStore>,
         host: &str,
+        port: u16,
         sock: &Stream,
         opts: &TlsOptions,
         over_tls: bool,
@@ -562,11 +563,13 @@ impl Session {
         if opts.verify_status {
             let _ = ssl.set_status_type(StatusType::OCSP);
         }
-        if opts.session_cache {
-            oxcurl_sys::tls::resume(&mut ssl, host);
-        }
+        let resumed = if opts.session_cache {
+            oxcurl_sys::tls::resume(&mut ssl, &format!("{host}:{port}"))
+        } else {
+            None
+        };
         oxcurl_sys::tls::add_trace(&mut ssl);
-        Ok(Session {
+        let mut session = Session {
             state: State::Start(ssl),
             dup: Some(dup),
             host: host.to_string(),
@@ -578,7 +581,13 @@ impl Session {
             trust,
             // Written before the ALPN offer, as curl fills a hooked context's store first.
             notes: trust_notes,
-        })
+        };
+        if let Some(alpn) = resumed {
+            // curl's ossl_init_session_and_alpns, after the context is set up.
+            let alpn = alpn.as_deref().map_or("-".into(), String::from_utf8_lossy);
+            session.note(format!("SSL reusing session with ALPN '{alpn}'"));
+        }
+        Ok(session)
     }
 
     /// The connection's `SSL`, whatever the handshake state; none after a failed one.
@@ -976,6 +985,14 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// The server's certificate, which a resumed session keeps though it lost the chain.
+    pub fn leaf_der(&self) -> Option<Vec<u8>> {
+        let State::Done(s) = &self.state else {
+            return None;
+        };
+        s.ssl().peer_certificate().and_then(|c| c.to_der().ok())
+    }
+
     /// The certificates the server sent, leaf first; none after a resumed handshake (curl
     /// keeps its sessions serialized, which drops the chain).
     pub fn peer_chain_der(&self) -> Vec<Vec<u8>> {
@@ -1012,13 +1029,25 @@ impl Session {
                     .to_string(),
                 _ => "unknown".to_string(),
             })
+            .or_else(|| {
+                // A resumed TLS 1.2 session had no key exchange: the session's group.
+                ssl.session_reused()
+                    .then(|| oxcurl_sys::tls::negotiated_group(ssl))
+                    .flatten()
+                    .map(String::from)
+            })
             .unwrap_or_else(|| "unknown".into());
         let leaf = ssl.peer_certificate().and_then(|c| c.to_der().ok());
-        let key = leaf
-            .as_deref()
-            .and_then(Cert::parse)
-            .map(|c| c.signature_type(ssl.version_str() == "TLSv1.3"))
-            .unwrap_or("unknown");
+        // A resumed handshake has no CertificateVerify: OpenSSL knows no peer signature
+        // type, which curl's `OBJ_nid2sn(NID_undef)` writes as UNDEF.
+        let key = if ssl.session_reused() {
+            "UNDEF"
+        } else {
+            leaf.as_deref()
+                .and_then(Cert::parse)
+                .map(|c| c.signature_type(ssl.version_str() == "TLSv1.3"))
+                .unwrap_or("unknown")
+        };
         format!(
             "SSL connection using {} / {cipher} / {group} / {key}",
             ssl.version_str()
