@@ -237,10 +237,11 @@ pub fn version() -> String {
     format!(
         "curl {v} (x86_64-pc-linux-gnu) {line}\n\
          Release-Date: 2025-06-04\n\
-         Protocols: http https\n\
+         Protocols: {p}\n\
          Features: {f}\n\
          oxcurl {o}: curl {v} compatible, written in Rust\n",
         v = oxcurl_core::LIBCURL_VERSION,
+        p = oxcurl_core::PROTOCOLS.join(" "),
         f = oxcurl_core::features_line(),
         o = oxcurl_core::OXCURL_VERSION,
         line = oxcurl_core::version_line()
