@@ -147,7 +147,8 @@ fn help_at(topic: Option<&str>, cols: usize) -> Result<String, String> {
             Some(o) => manual_entry(o, &mut s),
             None => return Err("Incorrect option name to show help for, see curl -h\n".into()),
         },
-        Some(cat) => match CATEGORIES.iter().find(|c| c.0 == cat) {
+        // curl compares category names without regard to case (`curl_strequal`).
+        Some(cat) => match CATEGORIES.iter().find(|c| c.0.eq_ignore_ascii_case(cat)) {
             Some((name, d)) => {
                 s.push_str(&format!("{name}: {d}\n"));
                 print_category(&listed(Some(name)), cols, &mut s);

@@ -323,7 +323,7 @@ fn file_write_out() {
 /// curl's tool counts the header lines its header callback got (3 for a file); oxcurl counts
 /// the headers the engine recorded, and it records none for file:// (as curl's header API).
 #[test]
-#[ignore = "issue 31: %{num_headers} for file:// counts recorded headers (0), curl counts header callback lines (3)"]
+#[ignore = "issue 3: %{num_headers} for file:// counts recorded headers (0), curl counts header callback lines (3)"]
 fn file_write_out_num_headers() {
     case(
         "file_writeout_nh",
@@ -373,7 +373,7 @@ fn file_max_filesize() {
 /// curl's tool buffers a small file:// body, so the write to /dev/full fails only at the
 /// flush after the transfer, which `-sS` does not report; oxcurl fails in the write.
 #[test]
-#[ignore = "issue 32: -o /dev/full with a file:// URL: curl fails silently at the final flush, oxcurl reports the failed write"]
+#[ignore = "issue 3: -o /dev/full with a file:// URL: curl fails silently at the final flush, oxcurl reports the failed write"]
 fn file_write_error() {
     let r = case_err(
         "file_write_error",
@@ -556,4 +556,10 @@ fn file_64mib_allocates_as_much_as_1mib() {
         "allocs, reallocs: 1 MiB vs 64 MiB"
     );
     assert!(big.2 < 4 << 20, "peak heap {} for a 64 MiB file", big.2);
+}
+
+/// curl's test 1464: `--help` names a category in any case.
+#[test]
+fn file_help_category_any_case() {
+    case("file_help_category", &["--help", "fIlE"]).run(OXCURL);
 }
