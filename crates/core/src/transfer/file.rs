@@ -27,7 +27,7 @@ pub(super) enum FileJob {
     List(ReadDir),
     /// Writing the upload into `file`, the first `skip` bytes of the source left out.
     Upload { file: File, skip: u64, written: u64 },
-    /// Nothing more to read: done once data held during a pause is handed over.
+    /// Nothing to read (a head only, or a time condition not met).
     Done,
 }
 
@@ -193,9 +193,21 @@ impl Transfer {
     /// callback. curl neither traces these nor counts them in the header size.
     fn file_header(&mut self, line: &[u8]) -> Result<()> {
         self.file_started();
-        self.emit(Out::Header, line)?;
+        self.file_emit(Out::Header, line)?;
         if self.opts.include_header {
-            self.emit(Out::HeaderBody, line)?;
+            self.file_emit(Out::HeaderBody, line)?;
+        }
+        Ok(())
+    }
+
+    /// Hand data to its callback. file:// cannot pause (curl's `cw_out` refuses it for
+    /// protocols without a network): a callback that asks fails the transfer.
+    fn file_emit(&mut self, out: Out, data: &[u8]) -> Result<()> {
+        if self.call_writer(out, data)? {
+            return Err(Error::new(
+                Code::WriteError,
+                "Write callback asked for PAUSE when not supported",
+            ));
         }
         Ok(())
     }
@@ -218,7 +230,7 @@ impl Transfer {
             n = n.min(max.saturating_sub(self.info.size_download) as usize);
         }
         for piece in data[..n].chunks(MAX_WRITE_SIZE) {
-            self.emit(Out::Body, piece)?;
+            self.file_emit(Out::Body, piece)?;
         }
         self.info.size_download += n as u64;
         if n < data.len() {
@@ -234,22 +246,19 @@ impl Transfer {
         Ok(())
     }
 
-    /// Go on reading, listing or writing until done or paused.
+    /// Read, list or write the whole file, then finish.
     pub(super) fn do_file(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
-        if self.recv_held() && !self.flush_held()? {
-            return Ok(false);
-        }
         let Some(mut job) = self.file.take() else {
             return Ok(false);
         };
-        let r = match &mut *job {
+        match &mut *job {
             FileJob::Read { file, left } => {
                 let mut buf = cx.bufs.get(self.opts.buffer_size.max(2));
                 let r = self.file_read(file, left, &mut buf);
                 cx.bufs.put(buf);
-                r
+                r?
             }
-            FileJob::List(dir) => self.file_list(dir),
+            FileJob::List(dir) => self.file_list(dir)?,
             FileJob::Upload {
                 file,
                 skip,
@@ -258,21 +267,11 @@ impl Transfer {
                 let mut buf = cx.bufs.get(self.opts.upload_buffer_size.max(1));
                 let r = self.file_write(file, skip, written, &mut buf);
                 cx.bufs.put(buf);
-                r
+                r?
             }
-            FileJob::Done => Ok(true),
-        };
-        let done = r?;
-        if !done {
-            // Paused: the rest waits for the application to let go.
-            self.file = Some(job);
-            return Ok(false);
+            FileJob::Done => {}
         }
-        self.file = Some(Box::new(FileJob::Done));
-        if self.recv_held() {
-            return Ok(false);
-        }
-        self.file = None;
+        drop(job);
         let id = self.info.conn_id;
         self.verbose(&format!("shutting down connection #{id}"));
         self.finish(cx, Ok(()));
@@ -280,18 +279,10 @@ impl Transfer {
     }
 
     /// Read chunks of at most one byte less than the buffer (as curl does) until the end or
-    /// the range's length; whether done (else paused).
-    fn file_read(
-        &mut self,
-        file: &mut File,
-        left: &mut Option<u64>,
-        buf: &mut [u8],
-    ) -> Result<bool> {
+    /// the range's length.
+    fn file_read(&mut self, file: &mut File, left: &mut Option<u64>, buf: &mut [u8]) -> Result<()> {
         let room = buf.len() - 1;
         loop {
-            if self.recv_held() {
-                return Ok(false);
-            }
             let want = left.map_or(room, |l| room.min(usize::try_from(l).unwrap_or(room)));
             let n = match file.read(&mut buf[..want]) {
                 Ok(n) => n,
@@ -300,7 +291,7 @@ impl Transfer {
                 Err(_) => 0,
             };
             if n == 0 {
-                return Ok(true);
+                return Ok(());
             }
             if let Some(l) = left {
                 *l -= n as u64;
@@ -312,16 +303,10 @@ impl Transfer {
 
     /// Directory entries not starting with a dot, in the order the system gives them, each
     /// name and its newline written apart (as curl writes them).
-    fn file_list(&mut self, dir: &mut ReadDir) -> Result<bool> {
+    fn file_list(&mut self, dir: &mut ReadDir) -> Result<()> {
         loop {
-            if self.recv_held() {
-                return Ok(false);
-            }
-            let Some(entry) = dir.next() else {
-                return Ok(true);
-            };
-            let Ok(entry) = entry else {
-                return Ok(true);
+            let Some(Ok(entry)) = dir.next() else {
+                return Ok(());
             };
             let name = entry.file_name();
             let name = name.as_bytes();
@@ -341,11 +326,11 @@ impl Transfer {
         skip: &mut u64,
         written: &mut u64,
         buf: &mut [u8],
-    ) -> Result<bool> {
+    ) -> Result<()> {
         loop {
             let n = self.read_body_source(buf)?;
             if n == 0 {
-                return Ok(true);
+                return Ok(());
             }
             let from = (*skip).min(n as u64) as usize;
             *skip -= from as u64;
