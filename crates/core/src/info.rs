@@ -133,6 +133,12 @@ pub struct Info {
     /// `CURLINFO_CERTINFO`: with `CURLOPT_CERTINFO`, the server's certificates of the
     /// last TLS handshake, each as `Label:value` entries (curl's OpenSSL layout).
     pub certinfo: Vec<Vec<String>>,
+    /// The modification time of a file:// document (curl sets `CURLINFO_FILETIME` for
+    /// file:// whether or not `CURLOPT_FILETIME` asks).
+    pub filetime: Option<i64>,
+    /// A time condition left a file:// document out (`CURLINFO_CONDITION_UNMET`; an HTTP
+    /// transfer says so with its 304).
+    pub condition_unmet: bool,
 }
 
 impl Info {

@@ -31,6 +31,7 @@ use crate::ratelimit::RateLimit;
 use crate::speedcheck::SpeedCheck;
 use crate::timer::{TimerId, Timers};
 
+mod file;
 mod h2proxy;
 mod http2;
 
@@ -157,6 +158,8 @@ enum State {
     /// Waiting for the multi's connection limits (`CURLMOPT_MAX_HOST_CONNECTIONS`,
     /// `CURLMOPT_MAX_TOTAL_CONNECTIONS`) to allow a new connection: curl's PENDING.
     Pending,
+    /// A file:// transfer reading or writing its file (`file.rs`).
+    File,
     Done,
 }
 
@@ -493,6 +496,8 @@ pub(crate) struct Transfer {
     held: std::collections::VecDeque<(Out, Vec<u8>)>,
     /// The connection a `CURLOPT_CONNECT_ONLY` transfer made, for the application.
     detached: Option<Conn>,
+    /// The file of a file:// transfer and what is left to do with it.
+    file: Option<Box<file::FileJob>>,
 }
 
 impl Transfer {
@@ -584,6 +589,7 @@ impl Transfer {
             pause: None,
             held: std::collections::VecDeque::new(),
             detached: None,
+            file: None,
         }
     }
 
@@ -964,6 +970,7 @@ impl Transfer {
                 State::H2 => self.do_h2(cx),
                 State::PipeWait(_) => self.do_pipewait(cx),
                 State::Pending => self.do_init(cx),
+                State::File => self.do_file(cx),
                 State::Done => return,
             };
             match r {
@@ -1321,6 +1328,7 @@ impl Transfer {
         let scheme: &'static str = match scheme {
             "http" => "http",
             "https" => "https",
+            "file" => return self.file_start(cx, &url),
             _ => {
                 return Err(Error::new(
                     Code::UnsupportedProtocol,
@@ -5591,6 +5599,7 @@ impl Transfer {
             cx.resolver.cancel(job);
         }
         self.timers.clear_all();
+        self.file = None;
         self.state = State::Done;
         if let Some(p) = &self.pause {
             p.stop();
@@ -5650,6 +5659,12 @@ impl Transfer {
             | State::SocksResolving { .. }
             | State::Socks
             | State::HaProxy => "closing",
+            // curl's multi_done counts a callback's abort and a read or write error as
+            // premature: the file's connection is closed, else it ends the regular way.
+            State::File => match code {
+                Code::AbortedByCallback | Code::ReadError | Code::WriteError => "closing",
+                _ => "shutting down",
+            },
             State::Send | State::Recv if self.conn.is_some() => {
                 if code == Code::GotNothing {
                     "shutting down"

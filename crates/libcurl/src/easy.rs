@@ -1137,6 +1137,10 @@ fn protocol_bit(scheme: &str) -> c_long {
 /// curl's `Curl_getdate_capped` reads it (not from a final 204 or 304, which curl reads no
 /// such header of); -1 when unknown.
 fn filetime(wanted: bool, i: &Info) -> i64 {
+    // A file:// transfer has its file's time whether asked for or not, as in curl.
+    if let Some(t) = i.filetime {
+        return t;
+    }
     if !wanted {
         return -1;
     }
@@ -2046,7 +2050,7 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     24 => i.proxyauth_avail as c_long,
                     // CURLINFO_CONDITION_UNMET: a 304, the server's or the one curl makes
                     // up when Last-Modified fails the time condition.
-                    35 => c_long::from(i.response_code == 304),
+                    35 => c_long::from(i.response_code == 304 || i.condition_unmet),
                     69 => i.httpauth_used as c_long,
                     70 => i.proxyauth_used as c_long,
                     25 | 37 | 38 | 39 => 0,

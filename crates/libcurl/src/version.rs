@@ -68,7 +68,8 @@ fn built_features() -> impl Iterator<Item = &'static (&'static std::ffi::CStr, c
         .iter()
         .filter(move |f| built.iter().any(|b| f.0.to_bytes() == b.as_bytes()))
 }
-const PROTOCOLS: &[&std::ffi::CStr] = &[c"http", c"https"];
+/// `oxcurl_core::PROTOCOLS` as C strings.
+const PROTOCOLS: &[&std::ffi::CStr] = &[c"file", c"http", c"https"];
 
 struct Data {
     info: VersionInfo,

@@ -147,7 +147,8 @@ fn help_at(topic: Option<&str>, cols: usize) -> Result<String, String> {
             Some(o) => manual_entry(o, &mut s),
             None => return Err("Incorrect option name to show help for, see curl -h\n".into()),
         },
-        Some(cat) => match CATEGORIES.iter().find(|c| c.0 == cat) {
+        // curl compares category names without regard to case (`curl_strequal`).
+        Some(cat) => match CATEGORIES.iter().find(|c| c.0.eq_ignore_ascii_case(cat)) {
             Some((name, d)) => {
                 s.push_str(&format!("{name}: {d}\n"));
                 print_category(&listed(Some(name)), cols, &mut s);
@@ -237,10 +238,11 @@ pub fn version() -> String {
     format!(
         "curl {v} (x86_64-pc-linux-gnu) {line}\n\
          Release-Date: 2025-06-04\n\
-         Protocols: http https\n\
+         Protocols: {p}\n\
          Features: {f}\n\
          oxcurl {o}: curl {v} compatible, written in Rust\n",
         v = oxcurl_core::LIBCURL_VERSION,
+        p = oxcurl_core::PROTOCOLS.join(" "),
         f = oxcurl_core::features_line(),
         o = oxcurl_core::OXCURL_VERSION,
         line = oxcurl_core::version_line()

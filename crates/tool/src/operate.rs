@@ -244,14 +244,21 @@ fn write_xattrs(f: &File, url: &str, content_type: Option<&str>) -> io::Result<(
 
 /// `-R`: the file's access and modification times become the response's Last-Modified.
 fn set_remote_time(path: &Path, info: &Info) {
-    let Some(lm) = info
-        .last_headers()
-        .find(|h| h.name().eq_ignore_ascii_case("Last-Modified"))
-    else {
-        return;
-    };
-    let Ok(t) = oxcurl_core::parsedate::parsedate(lm.value().trim().as_bytes()) else {
-        return;
+    // A file:// document's time comes without a header.
+    let t = match info.filetime {
+        Some(t) => t,
+        None => {
+            let Some(lm) = info
+                .last_headers()
+                .find(|h| h.name().eq_ignore_ascii_case("Last-Modified"))
+            else {
+                return;
+            };
+            let Ok(t) = oxcurl_core::parsedate::parsedate(lm.value().trim().as_bytes()) else {
+                return;
+            };
+            t
+        }
     };
     let when = if t >= 0 {
         std::time::UNIX_EPOCH + Duration::from_secs(t as u64)
