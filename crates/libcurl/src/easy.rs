@@ -1689,14 +1689,30 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                     .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), FnmatchFn>(f) })
             }
             FNMATCH_DATA => st.cb.fnmatch_data = v,
-            CAINFO_BLOB | PROXY_CAINFO_BLOB => {
-                // SAFETY: NULL or a curl_blob the application owns for the call; its data is
-                // copied here whatever its flags say (CURL_BLOB_COPY's semantics).
-                let blob = unsafe { blob_bytes(v) };
-                if opt == CAINFO_BLOB {
-                    st.opts.tls.ca_blob = blob;
-                } else {
-                    st.opts.proxy_tls.ca_blob = blob;
+            CAINFO_BLOB | PROXY_CAINFO_BLOB | SSLCERT_BLOB | SSLKEY_BLOB | PROXY_SSLCERT_BLOB
+            | PROXY_SSLKEY_BLOB => {
+                // SAFETY: NULL or a curl_blob the application owns for the call.
+                let too_long = unsafe { (v as *const CurlBlob).as_ref() }
+                    .is_some_and(|b| b.len > CURL_MAX_INPUT_LENGTH);
+                // As curl's Curl_setblobopt, the old blob goes first, also when the new one is
+                // refused for its length.
+                let blob = match too_long {
+                    true => None,
+                    // SAFETY: as above; its data is copied here whatever its flags say
+                    // (CURL_BLOB_COPY's semantics).
+                    false => unsafe { blob_bytes(v) },
+                };
+                let tls = match opt {
+                    CAINFO_BLOB | SSLCERT_BLOB | SSLKEY_BLOB => &mut st.opts.tls,
+                    _ => &mut st.opts.proxy_tls,
+                };
+                match opt {
+                    CAINFO_BLOB | PROXY_CAINFO_BLOB => tls.ca_blob = blob,
+                    SSLCERT_BLOB | PROXY_SSLCERT_BLOB => tls.set_client_blob(false, blob),
+                    _ => tls.set_client_blob(true, blob),
+                }
+                if too_long {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
                 }
             }
             ERRORBUFFER => st.errorbuffer = v as *mut c_char,
