@@ -239,6 +239,31 @@ impl Handler for CHandler {
         let _live = LiveInfo::set(self.0.handle, info);
         self.progress(now.0, now.1, now.2, now.3)
     }
+    fn debug_live(&mut self, kind: InfoType, data: &[u8], info: &Info) {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.debug(kind, data)
+    }
+    fn read_live(&mut self, buf: &mut [u8], info: &Info) -> ReadResult {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.read(buf)
+    }
+    fn rewind_live(&mut self, info: &Info) -> bool {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.rewind()
+    }
+    fn prereq_live(
+        &mut self,
+        remote: Option<std::net::SocketAddr>,
+        local: Option<std::net::SocketAddr>,
+        info: &Info,
+    ) -> bool {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.prereq(remote, local)
+    }
+    fn lend_info(&mut self, info: &Info, f: &mut dyn FnMut()) {
+        let _live = LiveInfo::set(self.0.handle, info);
+        f()
+    }
     fn write(&mut self, data: &[u8]) -> usize {
         self.write_to(None, self.0.write_data, data)
     }
@@ -2027,8 +2052,9 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                         return CURLE_OK;
                     }
                     31 => i.redirect_url.clone(),
-                    32 => i.primary_ip.map(|a| a.ip().to_string()),
-                    41 => i.local_addr.map(|a| a.ip().to_string()),
+                    // curl's are arrays in its info: empty, never NULL, before a connection.
+                    32 => Some(i.primary_ip.map(|a| a.ip().to_string()).unwrap_or_default()),
+                    41 => Some(i.local_addr.map(|a| a.ip().to_string()).unwrap_or_default()),
                     49 => (!i.scheme.is_empty()).then(|| i.scheme.clone()),
                     58 => (!i.effective_method.is_empty()).then(|| i.effective_method.clone()),
                     // curl's state.referer: CURLOPT_REFERER as set, replaced by the one
