@@ -222,6 +222,10 @@ pub enum TimeCondition {
 #[derive(Clone, Debug)]
 pub struct Options {
     pub url: Option<String>,
+    /// The effective URL curl reports for `url` until a redirect, when it differs: a
+    /// `CURLOPT_CURLU` handle's URL as it holds it (a path with spaces stays so while `url`
+    /// has it encoded for the request).
+    pub url_shown: Option<String>,
     /// `CURLOPT_PORT`: the port of the first request instead of the URL's.
     pub port: Option<u16>,
     /// Scheme used when the URL has none (`CURLOPT_DEFAULT_PROTOCOL`); None guesses.
@@ -418,6 +422,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             url: None,
+            url_shown: None,
             port: None,
             default_protocol: None,
             path_as_is: false,

@@ -364,8 +364,8 @@ pub(crate) struct Transfer {
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
     first_origin: Option<(&'static str, String, u16)>,
-    /// `CURLOPT_PORT` changed the first URL: that URL, and the effective URL curl reports
-    /// for it (the URL as given).
+    /// `CURLOPT_PORT` changed the first URL, or `Options::url_shown` names another effective
+    /// URL for it: that URL, and the effective URL curl reports for it (the URL as given).
     port_set: Option<(Url, String)>,
     /// User and password from the URLs so far (curl's `state.aptr.user`/`passwd`): a URL
     /// naming them replaces them, a redirect to another port or scheme clears them unless
@@ -1215,10 +1215,15 @@ impl Transfer {
             let mut url = url;
             if let Some(port) = self.opts.port {
                 // Only the first request: a redirect goes where the Location says.
-                let shown = url.to_url_string();
+                let shown = match &self.opts.url_shown {
+                    Some(s) => s.clone(),
+                    None => url.to_url_string(),
+                };
                 url.set(Part::Port, Some(&port.to_string()), self.url_flags())
                     .map_err(|e| Error::new(Code::UrlMalformat, e.message()))?;
                 self.port_set = Some((url.clone(), shown));
+            } else if let Some(shown) = &self.opts.url_shown {
+                self.port_set = Some((url.clone(), shown.clone()));
             }
             self.url = Some(Arc::new(url));
             for entry in self.opts.resolve.clone() {

@@ -671,7 +671,9 @@ impl EasyHandle {
             // none when the handle has no full URL.
             // SAFETY: the application keeps the URL handle alive while it is set
             // (CURLOPT_CURLU(3)).
-            st.opts.url = unsafe { crate::url::whole_url(st.curlu) };
+            let (url, shown) = unsafe { crate::url::whole_url(st.curlu) }.unzip();
+            st.opts.url = url;
+            st.opts.url_shown = shown.flatten();
         }
         let mut opts = st.opts.clone();
         // SAFETY: slists set with setopt must stay alive until the transfer is done
@@ -1607,7 +1609,10 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         let f = || unsafe { std::mem::transmute::<*mut c_void, Option<unsafe extern "C" fn()>>(v) };
         use crate::consts::opt::*;
         match opt {
-            URL => st.opts.url = s(),
+            URL => {
+                st.opts.url = s();
+                st.opts.url_shown = None;
+            }
             WRITEDATA => st.cb.write_data = v,
             // SAFETY (all three socket-callback transmutes below): same-size function pointer
             // types, per curl.h.
