@@ -158,6 +158,29 @@ pub trait Handler: Send {
     fn progress_live(&mut self, now: (u64, u64, u64, u64), _info: &crate::info::Info) -> bool {
         self.progress(now.0, now.1, now.2, now.3)
     }
+    /// `debug`, `read`, `rewind` and `prereq` the same way.
+    fn debug_live(&mut self, kind: InfoType, data: &[u8], _info: &crate::info::Info) {
+        self.debug(kind, data)
+    }
+    fn read_live(&mut self, buf: &mut [u8], _info: &crate::info::Info) -> ReadResult {
+        self.read(buf)
+    }
+    fn rewind_live(&mut self, _info: &crate::info::Info) -> bool {
+        self.rewind()
+    }
+    fn prereq_live(
+        &mut self,
+        remote: Option<std::net::SocketAddr>,
+        local: Option<std::net::SocketAddr>,
+        _info: &crate::info::Info,
+    ) -> bool {
+        self.prereq(remote, local)
+    }
+    /// Runs `f`, engine work that may call the application's socket callbacks (which are
+    /// not `Handler` methods), with the statistics lent the same way.
+    fn lend_info(&mut self, _info: &crate::info::Info, f: &mut dyn FnMut()) {
+        f()
+    }
     /// The concrete handler, for applications that need their own type back.
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         None
@@ -199,6 +222,10 @@ pub enum TimeCondition {
 #[derive(Clone, Debug)]
 pub struct Options {
     pub url: Option<String>,
+    /// The effective URL curl reports for `url` until a redirect, when it differs: a
+    /// `CURLOPT_CURLU` handle's URL as it holds it (a path with spaces stays so while `url`
+    /// has it encoded for the request).
+    pub url_shown: Option<String>,
     /// `CURLOPT_PORT`: the port of the first request instead of the URL's.
     pub port: Option<u16>,
     /// Scheme used when the URL has none (`CURLOPT_DEFAULT_PROTOCOL`); None guesses.
@@ -395,6 +422,7 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             url: None,
+            url_shown: None,
             port: None,
             default_protocol: None,
             path_as_is: false,

@@ -367,8 +367,8 @@ pub(crate) struct Transfer {
     body: Body,
     /// Scheme, host and port of the first URL: credentials go only there.
     first_origin: Option<(&'static str, String, u16)>,
-    /// `CURLOPT_PORT` changed the first URL: that URL, and the effective URL curl reports
-    /// for it (the URL as given).
+    /// `CURLOPT_PORT` changed the first URL, or `Options::url_shown` names another effective
+    /// URL for it: that URL, and the effective URL curl reports for it (the URL as given).
     port_set: Option<(Url, String)>,
     /// User and password from the URLs so far (curl's `state.aptr.user`/`passwd`): a URL
     /// naming them replaces them, a redirect to another port or scheme clears them unless
@@ -923,7 +923,7 @@ impl Transfer {
                 line.extend_from_slice(text);
             }
             line.push(b'\n');
-            self.handler.debug(InfoType::Text, &line);
+            self.handler.debug_live(InfoType::Text, &line, &self.info);
         }
     }
 
@@ -1223,10 +1223,15 @@ impl Transfer {
             let mut url = url;
             if let Some(port) = self.opts.port {
                 // Only the first request: a redirect goes where the Location says.
-                let shown = url.to_url_string();
+                let shown = match &self.opts.url_shown {
+                    Some(s) => s.clone(),
+                    None => url.to_url_string(),
+                };
                 url.set(Part::Port, Some(&port.to_string()), self.url_flags())
                     .map_err(|e| Error::new(Code::UrlMalformat, e.message()))?;
                 self.port_set = Some((url.clone(), shown));
+            } else if let Some(shown) = &self.opts.url_shown {
+                self.port_set = Some((url.clone(), shown.clone()));
             }
             self.url = Some(Arc::new(url));
             for entry in self.opts.resolve.clone() {
@@ -1600,7 +1605,7 @@ impl Transfer {
         if let Some(path) = self.socks_unix_path() {
             // curl resolves a SOCKS proxy named `localhost/path` to that Unix socket.
             self.verbose(&format!("  Trying {path}:0..."));
-            let s = connect::connect_unix(&path, false, &self.opts).map_err(|e| {
+            let s = self.connect_unix(&path, false).map_err(|e| {
                 let why = connect::os_error_text(&e);
                 self.verbose(&format!("Immediate connect fail for {path}: {why}"));
                 connect_failed(&host, port, self.elapsed_ms(cx.now))
@@ -1613,7 +1618,8 @@ impl Transfer {
             // curl shows the socket's address: the path, none for an abstract name.
             let shown = self.unix_socket_shown().unwrap_or_default().to_string();
             self.verbose(&format!("  Trying {shown}:0..."));
-            let s = connect::connect_unix(&path, self.opts.abstract_unix_socket, &self.opts)
+            let s = self
+                .connect_unix(&path, self.opts.abstract_unix_socket)
                 .map_err(|e| match e.get_ref() {
                     Some(i) if i.is::<connect::SockoptRefused>() => {
                         sockopt_refused(&host, port, self.elapsed_ms(cx.now))
@@ -1926,12 +1932,34 @@ impl Transfer {
         }
     }
 
+    /// `connect::connect_unix` with this transfer's values lent to the socket callbacks.
+    fn connect_unix(
+        &mut self,
+        path: &str,
+        abstract_ns: bool,
+    ) -> io::Result<std::os::unix::net::UnixStream> {
+        let opts = &self.opts;
+        let mut made = None;
+        self.handler.lend_info(&self.info, &mut || {
+            made = Some(connect::connect_unix(path, abstract_ns, opts))
+        });
+        made.unwrap_or_else(|| connect::connect_unix(path, abstract_ns, opts))
+    }
+
     fn do_connecting(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         let State::Connecting { ref mut he, .. } = self.state else {
             unreachable!()
         };
         let he_port = he.port();
-        let r = he.poll(cx.now, &self.opts, &mut self.notes);
+        // The attempts may open sockets: the socket callbacks see this transfer's values.
+        let (now, opts, notes) = (cx.now, &self.opts, &mut self.notes);
+        let mut polled = None;
+        self.handler
+            .lend_info(&self.info, &mut || polled = Some(he.poll(now, opts, notes)));
+        let r = match polled {
+            Some(r) => r,
+            None => he.poll(now, opts, notes),
+        };
         let next = he.next_deadline();
         self.flush_notes();
         match next {
@@ -2436,7 +2464,7 @@ impl Transfer {
             } else {
                 InfoType::SslDataIn
             };
-            self.handler.debug(kind, &e.bytes);
+            self.handler.debug_live(kind, &e.bytes, &self.info);
         }
     }
 
@@ -2755,7 +2783,8 @@ impl Transfer {
         // With the TLS trace, the request shows after the record that carried it
         // (`do_tunnel`), as curl's does.
         if self.opts.verbose && !self.tls_trace_on() {
-            self.handler.debug(InfoType::HeaderOut, &req);
+            self.handler
+                .debug_live(InfoType::HeaderOut, &req, &self.info);
         }
         self.info.request_size += req.len() as u64;
         self.tunnel = Some((crate::proto::connect::Tunnel::new(), req, 0));
@@ -2788,7 +2817,8 @@ impl Transfer {
             }
             self.tls_trace_end();
             if first && self.opts.verbose {
-                self.handler.debug(InfoType::HeaderOut, &req);
+                self.handler
+                    .debug_live(InfoType::HeaderOut, &req, &self.info);
             }
             match failed {
                 None => {}
@@ -2869,7 +2899,8 @@ impl Transfer {
                 }
             }
             if self.opts.verbose {
-                self.handler.debug(InfoType::HeaderIn, &line);
+                self.handler
+                    .debug_live(InfoType::HeaderIn, &line, &self.info);
             }
             if !t.done && t.header_lines() > 0 {
                 // curl's header store sees the line before the header callback does.
@@ -3392,10 +3423,12 @@ impl Transfer {
         // curl updates the progress after every step with a connection, so the callback
         // sees the counters of the request before (the upload counter then starts again).
         self.progress(cx.now);
+        // curl's Curl_init_do starts each request's upload count from zero.
+        self.info.size_upload = 0;
         // curl's state_do: the application may stop the request before it goes.
         if !self
             .handler
-            .prereq(self.info.primary_ip, self.info.local_addr)
+            .prereq_live(self.info.primary_ip, self.info.local_addr, &self.info)
         {
             self.req_error = Some(Error::new(
                 Code::AbortedByCallback,
@@ -3477,9 +3510,10 @@ impl Transfer {
             // curl's create_conn: a new connection has no NTLM authentication yet.
             if self.auth.picked & auth::NTLM != 0 && self.auth.done {
                 if self.opts.verbose {
-                    self.handler.debug(
+                    self.handler.debug_live(
                         InfoType::Text,
                         b"NTLM picked AND auth done set, clear picked\n",
+                        &self.info,
                     );
                 }
                 self.auth.picked = 0;
@@ -3603,6 +3637,12 @@ impl Transfer {
             (Some(false), BodyFraming::Chunked { form }) => BodyFraming::Unframed { form },
             (_, f) => f,
         };
+        // curl's http_req_complete: the body's length, when known, is the upload size.
+        self.info.content_length_upload = match framing {
+            BodyFraming::None => Some(0),
+            BodyFraming::Length { len, .. } => Some(len),
+            _ => None,
+        };
         // A body of unknown size cannot be framed in HTTP/1.0 (curl's
         // `http_req_set_reader`); a custom Transfer-Encoding naming chunked is sent as asked.
         if http10
@@ -3711,7 +3751,8 @@ impl Transfer {
             self.head_pending = Some(self.req.len());
         } else if self.opts.verbose && !self.on_h2() {
             let req = std::mem::take(&mut self.req);
-            self.handler.debug(InfoType::HeaderOut, &req);
+            self.handler
+                .debug_live(InfoType::HeaderOut, &req, &self.info);
             self.req = req;
         }
         // curl counts the bytes of each request's body from zero (`Curl_init_do`).
@@ -3910,7 +3951,7 @@ impl Transfer {
                     Ok(n) => {
                         if self.opts.verbose {
                             let d = f[self.up.fields_sent..self.up.fields_sent + n].to_vec();
-                            self.handler.debug(InfoType::DataOut, &d);
+                            self.handler.debug_live(InfoType::DataOut, &d, &self.info);
                         }
                         self.up.fields_sent += n;
                         self.info.size_upload += n as u64;
@@ -3948,7 +3989,7 @@ impl Transfer {
                         if self.opts.verbose && n > 0 {
                             // What went, chunk framing included (curl traces its send buffer).
                             let d = self.up.buf[self.up.pos..self.up.pos + n].to_vec();
-                            self.handler.debug(InfoType::DataOut, &d);
+                            self.handler.debug_live(InfoType::DataOut, &d, &self.info);
                         }
                         self.up.pos += n;
                         self.info.request_size += n as u64;
@@ -3972,7 +4013,10 @@ impl Transfer {
         let mut passed = 0u64;
         while self.up.skip > 0 {
             let want = room.min(usize::try_from(self.up.skip).unwrap_or(usize::MAX));
-            let got = match self.handler.read(&mut self.up.buf[start..start + want]) {
+            let got = match self
+                .handler
+                .read_live(&mut self.up.buf[start..start + want], &self.info)
+            {
                 ReadResult::Data(n) if n > 0 && n <= want => n,
                 _ => {
                     return Err(Error::new(
@@ -4101,7 +4145,8 @@ impl Transfer {
                 if room == 0 {
                     ReadResult::Data(0)
                 } else {
-                    self.handler.read(&mut self.up.buf[start..start + room])
+                    self.handler
+                        .read_live(&mut self.up.buf[start..start + room], &self.info)
                 }
             }
         };
@@ -4144,7 +4189,7 @@ impl Transfer {
                 self.up.fields_sent += n;
                 ReadResult::Data(n)
             }
-            _ => self.handler.read(buf),
+            _ => self.handler.read_live(buf, &self.info),
         };
         match read {
             ReadResult::Data(n) => Ok(n),
@@ -4165,7 +4210,7 @@ impl Transfer {
         // HTTP/1 traces the bytes as they are sent.
         if self.opts.verbose && n > 0 && self.on_h2() {
             let d = self.up.buf[start..start + n].to_vec();
-            self.handler.debug(InfoType::DataOut, &d);
+            self.handler.debug_live(InfoType::DataOut, &d, &self.info);
         }
         if self.up.chunked {
             if let Some(left) = &mut self.up.chunked_left {
@@ -4823,11 +4868,13 @@ impl Transfer {
     }
 
     fn deliver_header(&mut self, line: &[u8]) -> Result<()> {
-        self.info.header_size += line.len() as u64;
         if self.opts.verbose {
-            self.handler.debug(InfoType::HeaderIn, line);
+            self.handler
+                .debug_live(InfoType::HeaderIn, line, &self.info);
         }
         self.emit(Out::Header, line)?;
+        // curl's http_write_header counts the line once the callbacks had it.
+        self.info.header_size += line.len() as u64;
         if self.opts.include_header {
             self.emit(Out::HeaderBody, line)?;
         }
@@ -5251,7 +5298,7 @@ impl Transfer {
     }
     fn hand_over_body(&mut self, data: &[u8]) -> Result<()> {
         if self.opts.verbose {
-            self.handler.debug(InfoType::DataIn, data);
+            self.handler.debug_live(InfoType::DataIn, data, &self.info);
         }
         if let Some(mut dec) = self.resp.decoder.take() {
             let mut failed = None;
@@ -5495,14 +5542,20 @@ impl Transfer {
                 self.verbose(&format!("Stick to {m} instead of GET"));
             }
             self.body = Body::None;
-        } else if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && !self.handler.rewind()
-        {
+        } else if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && {
+            // curl's Curl_follow has the new URL in place before it rewinds.
+            self.info.effective_url = new.to_url_string();
+            !self.handler.rewind_live(&self.info)
+        } {
             return Err(Error::new(
                 Code::SendFailRewind,
                 "necessary data rewind was not possible",
             ));
         }
         self.info.time_redirect = cx.now.duration_since(self.started);
+        // Curl_pgrsResetTransferSizes: the next request's sizes are not known yet.
+        self.info.content_length_download = None;
+        self.info.content_length_upload = None;
         self.url = Some(Arc::new(new));
         self.state = State::Init;
         Ok(())
@@ -5544,7 +5597,7 @@ impl Transfer {
         ));
         if matches!(self.body, Body::Upload(_) | Body::PostRead(_))
             && self.up.source_read
-            && !self.handler.rewind()
+            && !self.handler.rewind_live(&self.info)
         {
             return Err(Error::new(
                 Code::SendFailRewind,

@@ -256,6 +256,10 @@ pub mod opt {
     pub const SSL_CTX_DATA: c_int = 10109;
     pub const CAINFO_BLOB: c_int = 40309;
     pub const PROXY_CAINFO_BLOB: c_int = 40310;
+    pub const SSLCERT_BLOB: c_int = 40291;
+    pub const SSLKEY_BLOB: c_int = 40292;
+    pub const PROXY_SSLCERT_BLOB: c_int = 40293;
+    pub const PROXY_SSLKEY_BLOB: c_int = 40294;
     pub const FNMATCH_FUNCTION: c_int = 20200;
     pub const FNMATCH_DATA: c_int = 10202;
 }

@@ -239,6 +239,31 @@ impl Handler for CHandler {
         let _live = LiveInfo::set(self.0.handle, info);
         self.progress(now.0, now.1, now.2, now.3)
     }
+    fn debug_live(&mut self, kind: InfoType, data: &[u8], info: &Info) {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.debug(kind, data)
+    }
+    fn read_live(&mut self, buf: &mut [u8], info: &Info) -> ReadResult {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.read(buf)
+    }
+    fn rewind_live(&mut self, info: &Info) -> bool {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.rewind()
+    }
+    fn prereq_live(
+        &mut self,
+        remote: Option<std::net::SocketAddr>,
+        local: Option<std::net::SocketAddr>,
+        info: &Info,
+    ) -> bool {
+        let _live = LiveInfo::set(self.0.handle, info);
+        self.prereq(remote, local)
+    }
+    fn lend_info(&mut self, info: &Info, f: &mut dyn FnMut()) {
+        let _live = LiveInfo::set(self.0.handle, info);
+        f()
+    }
     fn write(&mut self, data: &[u8]) -> usize {
         self.write_to(None, self.0.write_data, data)
     }
@@ -646,7 +671,9 @@ impl EasyHandle {
             // none when the handle has no full URL.
             // SAFETY: the application keeps the URL handle alive while it is set
             // (CURLOPT_CURLU(3)).
-            st.opts.url = unsafe { crate::url::whole_url(st.curlu) };
+            let (url, shown) = unsafe { crate::url::whole_url(st.curlu) }.unzip();
+            st.opts.url = url;
+            st.opts.url_shown = shown.flatten();
         }
         let mut opts = st.opts.clone();
         // SAFETY: slists set with setopt must stay alive until the transfer is done
@@ -1586,7 +1613,10 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
         let f = || unsafe { std::mem::transmute::<*mut c_void, Option<unsafe extern "C" fn()>>(v) };
         use crate::consts::opt::*;
         match opt {
-            URL => st.opts.url = s(),
+            URL => {
+                st.opts.url = s();
+                st.opts.url_shown = None;
+            }
             WRITEDATA => st.cb.write_data = v,
             // SAFETY (all three socket-callback transmutes below): same-size function pointer
             // types, per curl.h.
@@ -1693,14 +1723,30 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                     .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), FnmatchFn>(f) })
             }
             FNMATCH_DATA => st.cb.fnmatch_data = v,
-            CAINFO_BLOB | PROXY_CAINFO_BLOB => {
-                // SAFETY: NULL or a curl_blob the application owns for the call; its data is
-                // copied here whatever its flags say (CURL_BLOB_COPY's semantics).
-                let blob = unsafe { blob_bytes(v) };
-                if opt == CAINFO_BLOB {
-                    st.opts.tls.ca_blob = blob;
-                } else {
-                    st.opts.proxy_tls.ca_blob = blob;
+            CAINFO_BLOB | PROXY_CAINFO_BLOB | SSLCERT_BLOB | SSLKEY_BLOB | PROXY_SSLCERT_BLOB
+            | PROXY_SSLKEY_BLOB => {
+                // SAFETY: NULL or a curl_blob the application owns for the call.
+                let too_long = unsafe { (v as *const CurlBlob).as_ref() }
+                    .is_some_and(|b| b.len > CURL_MAX_INPUT_LENGTH);
+                // As curl's Curl_setblobopt, the old blob goes first, also when the new one is
+                // refused for its length.
+                let blob = match too_long {
+                    true => None,
+                    // SAFETY: as above; its data is copied here whatever its flags say
+                    // (CURL_BLOB_COPY's semantics).
+                    false => unsafe { blob_bytes(v) },
+                };
+                let tls = match opt {
+                    CAINFO_BLOB | SSLCERT_BLOB | SSLKEY_BLOB => &mut st.opts.tls,
+                    _ => &mut st.opts.proxy_tls,
+                };
+                match opt {
+                    CAINFO_BLOB | PROXY_CAINFO_BLOB => tls.ca_blob = blob,
+                    SSLCERT_BLOB | PROXY_SSLCERT_BLOB => tls.set_client_blob(false, blob),
+                    _ => tls.set_client_blob(true, blob),
+                }
+                if too_long {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
                 }
             }
             ERRORBUFFER => st.errorbuffer = v as *mut c_char,
@@ -2015,8 +2061,9 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                         return CURLE_OK;
                     }
                     31 => i.redirect_url.clone(),
-                    32 => i.primary_ip.map(|a| a.ip().to_string()),
-                    41 => i.local_addr.map(|a| a.ip().to_string()),
+                    // curl's are arrays in its info: empty, never NULL, before a connection.
+                    32 => Some(i.primary_ip.map(|a| a.ip().to_string()).unwrap_or_default()),
+                    41 => Some(i.local_addr.map(|a| a.ip().to_string()).unwrap_or_default()),
                     49 => (!i.scheme.is_empty()).then(|| i.scheme.clone()),
                     58 => (!i.effective_method.is_empty()).then(|| i.effective_method.clone()),
                     // curl's state.referer: CURLOPT_REFERER as set, replaced by the one

@@ -85,16 +85,16 @@ fn boxed(url: Url) -> *mut UrlHandle {
     Box::into_raw(Box::new(UrlHandle { magic: MAGIC, url }))
 }
 
-/// The whole URL of a handle for a transfer; None when the handle is not a live URL handle
-/// or has no full URL. curl uses the handle as it is and asks it for the request's path
-/// URL-encoded: a path set with `CURLU_ALLOW_SPACE` goes out with `%20` for its spaces. The
-/// engine takes a string, so it gets the URL with the path encoded that way
-/// (`CURLINFO_EFFECTIVE_URL` of a transfer that is not redirected then has `%20` where curl
-/// keeps the space).
+/// The whole URL of a handle for a transfer, and the effective URL curl reports for it when
+/// that differs; None when the handle is not a live URL handle or has no full URL. curl uses
+/// the handle as it is and asks it for the request's path URL-encoded: a path set with
+/// `CURLU_ALLOW_SPACE` goes out with `%20` for its spaces. The engine takes a string, so it
+/// gets the URL with the path encoded that way, and the URL as the handle holds it (spaces
+/// kept: curl's `curl_url_get(uh, CURLUPART_URL, &url, 0)`) as the one to report.
 ///
 /// # Safety
 /// As [`handle`].
-pub(crate) unsafe fn whole_url(p: *mut UrlHandle) -> Option<String> {
+pub(crate) unsafe fn whole_url(p: *mut UrlHandle) -> Option<(String, Option<String>)> {
     // SAFETY: per the caller.
     let h = unsafe { handle(p) }?;
     let encoded = GetFlags {
@@ -102,6 +102,7 @@ pub(crate) unsafe fn whole_url(p: *mut UrlHandle) -> Option<String> {
         ..GetFlags::default()
     };
     let raw = h.url.get(Part::Path, GetFlags::default()).ok();
+    let whole = h.url.get(Part::Url, GetFlags::default()).ok()?;
     match h
         .url
         .get(Part::Path, encoded)
@@ -111,9 +112,10 @@ pub(crate) unsafe fn whole_url(p: *mut UrlHandle) -> Option<String> {
         Some(path) => {
             let mut u = h.url.clone();
             u.set(Part::Path, Some(&path), Flags::default()).ok()?;
-            u.get(Part::Url, GetFlags::default()).ok()
+            let requested = u.get(Part::Url, GetFlags::default()).ok()?;
+            Some((requested, Some(whole)))
         }
-        None => h.url.get(Part::Url, GetFlags::default()).ok(),
+        None => Some((whole, None)),
     }
 }
 

@@ -216,6 +216,41 @@ pub fn negotiated_group(ssl: &SslRef) -> Option<&'static str> {
     openssl::nid::Nid::from_raw(nid).short_name().ok()
 }
 
+extern "C" {
+    fn BIO_new_mem_buf(buf: *const std::ffi::c_void, len: std::ffi::c_int)
+        -> *mut std::ffi::c_void;
+    fn BIO_free(b: *mut std::ffi::c_void) -> std::ffi::c_int;
+    fn d2i_X509_bio(
+        bp: *mut std::ffi::c_void,
+        x: *mut *mut std::ffi::c_void,
+    ) -> *mut std::ffi::c_void;
+}
+
+/// A DER certificate read as curl reads a DER client certificate blob, with `d2i_X509_bio`
+/// over a memory BIO: OpenSSL takes the DER object whole from the BIO before decoding it, so
+/// a short or junk blob fails with its "not enough data" where `X509::from_der` would say
+/// "too long".
+pub fn x509_from_der_bio(data: &[u8]) -> Result<openssl::x509::X509, openssl::error::ErrorStack> {
+    use foreign_types::ForeignType;
+    openssl::init();
+    let len = std::ffi::c_int::try_from(data.len()).unwrap_or(std::ffi::c_int::MAX);
+    // SAFETY: a read-only memory BIO over `len` bytes of `data`, which outlives the BIO (it
+    // is freed below, before returning).
+    let bio = unsafe { BIO_new_mem_buf(data.as_ptr().cast(), len) };
+    if bio.is_null() {
+        return Err(openssl::error::ErrorStack::get());
+    }
+    // SAFETY: `bio` is the live BIO above; a NULL second argument asks for a new X509.
+    let x = unsafe { d2i_X509_bio(bio, std::ptr::null_mut()) };
+    // SAFETY: `bio` is ours, freed once; the X509 does not refer to it.
+    unsafe { BIO_free(bio) };
+    if x.is_null() {
+        return Err(openssl::error::ErrorStack::get());
+    }
+    // SAFETY: `x` is a new X509 whose one reference is handed to the wrapper.
+    Ok(unsafe { openssl::x509::X509::from_ptr(x.cast()) })
+}
+
 /// OpenSSL's text for a verify code (`X509_verify_cert_error_string`): any code, known or
 /// not ("unknown certificate verification error").
 pub fn verify_error_text(code: i64) -> String {

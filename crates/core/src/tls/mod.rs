@@ -191,8 +191,19 @@ pub struct TlsOptions {
     /// `CURLOPT_CAINFO_BLOB`: PEM certificates trusted in place of the CA file (the CA
     /// directory still counts), as curl's OpenSSL and rustls backends take it.
     pub ca_blob: Option<Arc<[u8]>>,
+    /// `CURLOPT_SSLCERT_BLOB` and `CURLOPT_SSLKEY_BLOB`, behind one thin pointer (every
+    /// transfer's options hold two `TlsOptions`); None when neither is set.
+    pub client_blobs: Option<Arc<ClientBlobs>>,
     /// `CURLOPT_SSL_CTX_FUNCTION` (OpenSSL only).
     pub ctx_hook: Option<CtxHook>,
+}
+
+/// The client certificate and key read from memory instead of `cert` and `key` (a blob wins
+/// over a file, as in curl), of the types `cert_type` and `key_type` name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ClientBlobs {
+    pub cert: Option<Arc<[u8]>>,
+    pub key: Option<Arc<[u8]>>,
 }
 
 /// `CURLOPT_SSL_CTX_FUNCTION`: `call` gets the address of the OpenSSL `SSL_CTX` made for a
@@ -270,6 +281,7 @@ impl Default for TlsOptions {
             verify_status: false,
             crlfile: None,
             ca_blob: None,
+            client_blobs: None,
             ctx_hook: None,
         }
     }
@@ -279,6 +291,25 @@ impl TlsOptions {
     /// The CA file curl reports and loads.
     pub fn effective_cafile(&self) -> &str {
         self.cafile.as_deref().unwrap_or(DEFAULT_CAFILE)
+    }
+    /// `CURLOPT_SSLCERT_BLOB`.
+    pub fn cert_blob(&self) -> Option<&[u8]> {
+        self.client_blobs.as_ref()?.cert.as_deref()
+    }
+    /// `CURLOPT_SSLKEY_BLOB`.
+    pub fn key_blob(&self) -> Option<&[u8]> {
+        self.client_blobs.as_ref()?.key.as_deref()
+    }
+    /// Sets (or with None, unsets) the certificate blob, or the key blob when `key`.
+    pub fn set_client_blob(&mut self, key: bool, blob: Option<Arc<[u8]>>) {
+        let b = Arc::make_mut(self.client_blobs.get_or_insert_with(Default::default));
+        match key {
+            true => b.key = blob,
+            false => b.cert = blob,
+        }
+        if b.cert.is_none() && b.key.is_none() {
+            self.client_blobs = None;
+        }
     }
     /// The CA directory curl reports.
     pub fn effective_capath(&self) -> &str {

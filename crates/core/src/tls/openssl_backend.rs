@@ -38,15 +38,20 @@ pub fn version_name() -> String {
 /// OpenSSL's one-line text of the first queued error, as curl prints it.
 fn err_text(e: &ErrorStack) -> String {
     match e.errors().first() {
+        // OpenSSL 3's ERR_error_string_n leaves the function out: "lib::reason".
         Some(x) => format!(
-            "error:{:08X}:{}:{}:{}",
+            "error:{:08X}:{}::{}",
             x.code(),
             x.library().unwrap_or(""),
-            x.function().unwrap_or(""),
             x.reason().unwrap_or("")
         ),
         None => "unknown error".into(),
     }
+}
+
+/// The text of the error OpenSSL queued last on this thread (and the queue emptied).
+fn openssl_last() -> String {
+    err_text(&ErrorStack::get())
 }
 
 fn cipher_error(what: &str, list: &str) -> Error {
@@ -121,8 +126,8 @@ pub(super) fn build_context(
     } else {
         SslVerifyMode::NONE
     });
-    if let Some(cert) = &opts.cert {
-        load_client_cert(&mut b, opts, cert)?;
+    if opts.cert.is_some() || opts.cert_blob().is_some() {
+        load_client_cert(&mut b, opts)?;
     }
     if !alpn.is_empty() {
         let mut wire = Vec::new();
@@ -337,97 +342,189 @@ fn populate(
     Ok(notes)
 }
 
-fn load_client_cert(b: &mut SslContextBuilder, opts: &TlsOptions, cert: &str) -> Result<(), Error> {
+/// `ossl_do_file_type`: curl's names of certificate and key types (any case); None for one
+/// it does not know. ENG and PROV (engines, providers) are not supported here.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FileType {
+    Pem,
+    Der,
+    P12,
+}
+
+fn file_type(t: Option<&str>) -> Option<FileType> {
+    match t {
+        None | Some("") => Some(FileType::Pem),
+        Some(t) if t.eq_ignore_ascii_case("PEM") => Some(FileType::Pem),
+        Some(t) if t.eq_ignore_ascii_case("DER") => Some(FileType::Der),
+        Some(t) if t.eq_ignore_ascii_case("P12") => Some(FileType::P12),
+        Some(_) => None,
+    }
+}
+
+/// curl's `cert_stuff`: the client certificate from `CURLOPT_SSLCERT_BLOB` or the file, then
+/// the key from the key blob, the key file, or else wherever the certificate came from, with
+/// curl's error texts (`CURLE_SSL_CERTPROBLEM`).
+fn load_client_cert(b: &mut SslContextBuilder, opts: &TlsOptions) -> Result<(), Error> {
     let problem = |m: String| Error::new(Code::SslCertproblem, m);
-    let ctype = opts
-        .cert_type
-        .as_deref()
-        .unwrap_or("PEM")
-        .to_ascii_uppercase();
-    match ctype.as_str() {
-        "PEM" => b.set_certificate_chain_file(cert).map_err(|_| {
-            problem(format!(
-                "could not load PEM client certificate from {cert}, OpenSSL error {}",
-                openssl_last()
-            ))
-        })?,
-        "DER" => b
-            .set_certificate_file(cert, SslFiletype::ASN1)
-            .map_err(|_| {
+    let cert_file = opts.cert.as_deref();
+    let cert_blob = opts.cert_blob();
+    // Where the certificate comes from, as curl names it in messages.
+    let cert_name = match cert_blob {
+        Some(_) => "CURLOPT_SSLCERT_BLOB",
+        None => cert_file.unwrap_or("(nil)"),
+    };
+    let read = |f: &str| std::fs::read(f).map_err(|e| e.to_string());
+    let mut cert_done = false;
+    let ctype = file_type(opts.cert_type.as_deref());
+    match ctype {
+        Some(FileType::Pem) => {
+            let loaded = match cert_blob {
+                Some(blob) => use_certificate_chain_blob(b, blob),
+                None => b.set_certificate_chain_file(cert_file.unwrap_or("")),
+            };
+            loaded.map_err(|e| {
                 problem(format!(
-                    "could not load ASN1 client certificate from {cert}"
+                    "could not load PEM client certificate from {cert_name}, OpenSSL error {}, \
+                     (no key found, wrong pass phrase, or wrong file format?)",
+                    err_text(&e)
                 ))
-            })?,
-        "P12" => {
-            let data = std::fs::read(cert)
-                .map_err(|_| problem(format!("could not open PKCS12 file '{cert}'")))?;
+            })?;
+        }
+        Some(FileType::Der) => {
+            let loaded = match cert_blob {
+                Some(blob) => {
+                    oxcurl_sys::tls::x509_from_der_bio(blob).and_then(|x| b.set_certificate(&x))
+                }
+                None => b.set_certificate_file(cert_file.unwrap_or(""), SslFiletype::ASN1),
+            };
+            loaded.map_err(|e| {
+                problem(format!(
+                    "could not load ASN1 client certificate from {cert_name}, OpenSSL error {}, \
+                     (no key found, wrong pass phrase, or wrong file format?)",
+                    err_text(&e)
+                ))
+            })?;
+        }
+        Some(FileType::P12) => {
+            let data = match cert_blob {
+                Some(blob) => blob.to_vec(),
+                None => {
+                    let f = cert_file.unwrap_or("");
+                    read(f).map_err(|_| problem(format!("could not open PKCS12 file '{f}'")))?
+                }
+            };
+            let shown = match cert_blob {
+                Some(_) => "(memory blob)",
+                None => cert_name,
+            };
             let p12 = Pkcs12::from_der(&data)
-                .map_err(|_| problem(format!("error reading PKCS12 file '{cert}'")))?;
+                .map_err(|_| problem(format!("error reading PKCS12 file '{shown}'")))?;
             let parsed = p12
                 .parse2(opts.key_passwd.as_deref().unwrap_or(""))
-                .map_err(|_| {
+                .map_err(|e| {
                     problem(format!(
                         "could not parse PKCS12 file, check password, OpenSSL error {}",
-                        openssl_last()
+                        err_text(&e)
                     ))
                 })?;
+            // curl prints the file name here, NULL for a blob.
+            let file = cert_file.unwrap_or("(nil)");
             if let Some(c) = parsed.cert {
-                b.set_certificate(&c)
-                    .map_err(|_| problem("could not load PKCS12 client certificate".into()))?;
+                b.set_certificate(&c).map_err(|e| {
+                    problem(format!(
+                        "could not load PKCS12 client certificate, OpenSSL error {}",
+                        err_text(&e)
+                    ))
+                })?;
             }
             if let Some(k) = parsed.pkey {
-                b.set_private_key(&k)
-                    .map_err(|_| problem("unable to use private key from PKCS12 file".into()))?;
+                b.set_private_key(&k).map_err(|_| {
+                    problem(format!(
+                        "unable to use private key from PKCS12 file '{file}'"
+                    ))
+                })?;
             }
+            b.check_private_key().map_err(|_| {
+                problem(format!(
+                    "private key from PKCS12 file '{file}' does not match certificate in same file"
+                ))
+            })?;
             if let Some(chain) = parsed.ca {
                 for c in chain {
-                    let _ = b.add_extra_chain_cert(c);
+                    b.add_client_ca(&c)
+                        .map_err(|_| problem("cannot add certificate to client CA list".into()))?;
+                    b.add_extra_chain_cert(c).map_err(|_| {
+                        problem("cannot add certificate to certificate chain".into())
+                    })?;
                 }
             }
-            return Ok(());
+            cert_done = true;
         }
-        other => {
+        None => {
             return Err(problem(format!(
-                "not supported file type '{other}' for certificate"
+                "not supported file type '{}' for certificate",
+                opts.cert_type.as_deref().unwrap_or("")
             )))
         }
     }
-    let key = opts.key.as_deref().unwrap_or(cert);
-    let ktype = opts
-        .key_type
-        .as_deref()
-        .unwrap_or("PEM")
-        .to_ascii_uppercase();
-    let der = ktype == "DER";
-    let data = std::fs::read(key).map_err(|_| {
-        problem(format!(
-            "unable to set private key file: '{key}' type {ktype}"
-        ))
-    })?;
-    let pkey = match (der, &opts.key_passwd) {
-        (false, Some(p)) => {
-            openssl::pkey::PKey::private_key_from_pem_passphrase(&data, p.as_bytes())
+    // Without a key of its own the key is read from where the certificate was, as that type.
+    let (key_file, key_blob, ktype) = if opts.key.is_none() && opts.key_blob().is_none() {
+        (cert_file, cert_blob, ctype)
+    } else {
+        (
+            opts.key.as_deref(),
+            opts.key_blob(),
+            file_type(opts.key_type.as_deref()),
+        )
+    };
+    let der = match ktype {
+        Some(FileType::Pem) if cert_done => return Ok(()),
+        Some(FileType::Pem) => false,
+        Some(FileType::Der) => true,
+        Some(FileType::P12) if cert_done => return Ok(()),
+        Some(FileType::P12) => {
+            return Err(problem(
+                "file type P12 for private key not supported".into(),
+            ))
         }
-        (false, None) => openssl::pkey::PKey::private_key_from_pem(&data),
-        (true, _) => openssl::pkey::PKey::private_key_from_der(&data),
+        None => return Err(problem("not supported file type for private key".into())),
+    };
+    let unable = || {
+        problem(format!(
+            "unable to set private key file: '{}' type {}",
+            key_file.unwrap_or("(memory blob)"),
+            opts.key_type.as_deref().unwrap_or("PEM")
+        ))
+    };
+    let data = match key_blob {
+        Some(blob) => blob.to_vec(),
+        None => read(key_file.unwrap_or("")).map_err(|_| unable())?,
+    };
+    // An encrypted key without KEYPASSWD fails here instead of prompting on a terminal.
+    let pkey = match der {
+        false => openssl::pkey::PKey::private_key_from_pem_passphrase(
+            &data,
+            opts.key_passwd.as_deref().unwrap_or("").as_bytes(),
+        ),
+        true => openssl::pkey::PKey::private_key_from_der(&data),
     }
-    .map_err(|_| {
-        problem(format!(
-            "unable to set private key file: '{key}' type {ktype}"
-        ))
-    })?;
-    b.set_private_key(&pkey).map_err(|_| {
-        problem(format!(
-            "unable to set private key file: '{key}' type {ktype}"
-        ))
-    })?;
+    .map_err(|_| unable())?;
+    // OpenSSL refuses a key that does not match the certificate already here.
+    b.set_private_key(&pkey).map_err(|_| unable())?;
     b.check_private_key()
         .map_err(|_| problem("Private key does not match the certificate public key".into()))?;
     Ok(())
 }
 
-fn openssl_last() -> String {
-    err_text(&ErrorStack::get())
+/// curl's `use_certificate_chain_blob`: the first PEM certificate is the client's, the
+/// others its chain.
+fn use_certificate_chain_blob(b: &mut SslContextBuilder, blob: &[u8]) -> Result<(), ErrorStack> {
+    let leaf = X509::from_pem(blob)?;
+    b.set_certificate(&leaf)?;
+    for c in X509::stack_from_pem(blob)?.into_iter().skip(1) {
+        b.add_extra_chain_cert(c)?;
+    }
+    Ok(())
 }
 
 /// What OpenSSL's BIO reads and writes: a duplicate descriptor of the connection's socket

@@ -392,61 +392,93 @@ fn provider_for(opts: &TlsOptions) -> Result<CryptoProvider, Error> {
     Ok(p)
 }
 
-fn client_auth(
-    opts: &TlsOptions,
-) -> Result<Option<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)>, Error> {
-    let Some(cert) = &opts.cert else {
+/// A client certificate chain, its key, and the error for a key that does not fit it.
+type ClientAuth = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>, Error);
+
+/// The client certificate and key, as curl's OpenSSL backend finds them: the certificate
+/// from `CURLOPT_SSLCERT_BLOB` or the file, the key from the key blob, the key file, or else
+/// where the certificate came from, as the certificate's type. PKCS#12 needs OpenSSL.
+fn client_auth(opts: &TlsOptions) -> Result<Option<ClientAuth>, Error> {
+    let cert_file = opts.cert.as_deref();
+    let cert_blob = opts.cert_blob();
+    if cert_file.is_none() && cert_blob.is_none() {
         return Ok(None);
-    };
+    }
     let problem = |msg: String| Error::new(Code::SslCertproblem, msg);
-    let ctype = opts
-        .cert_type
-        .as_deref()
-        .unwrap_or("PEM")
-        .to_ascii_uppercase();
-    let data = std::fs::read(cert)
-        .map_err(|_| problem(format!("could not load PEM client certificate from {cert}")))?;
-    let chain: Vec<CertificateDer<'static>> = match ctype.as_str() {
-        "PEM" => CertificateDer::pem_slice_iter(&data)
-            .filter_map(|c| c.ok())
-            .collect(),
-        "DER" => vec![CertificateDer::from(data.clone())],
-        other => {
-            return Err(problem(format!(
-                "not supported file type '{other}' for certificate"
-            )))
+    let cert_name = match cert_blob {
+        Some(_) => "CURLOPT_SSLCERT_BLOB",
+        None => cert_file.unwrap_or("(nil)"),
+    };
+    let kind = |t: Option<&str>| match t.unwrap_or("PEM").to_ascii_uppercase().as_str() {
+        "" | "PEM" => Some(false),
+        "DER" => Some(true),
+        _ => None,
+    };
+    let Some(der) = kind(opts.cert_type.as_deref()) else {
+        return Err(problem(format!(
+            "not supported file type '{}' for certificate",
+            opts.cert_type.as_deref().unwrap_or("")
+        )));
+    };
+    let what = if der { "ASN1" } else { "PEM" };
+    let bad_cert = || {
+        problem(format!(
+            "could not load {what} client certificate from {cert_name}"
+        ))
+    };
+    let data: Vec<u8> = match cert_blob {
+        Some(b) => b.to_vec(),
+        None => std::fs::read(cert_file.unwrap_or("")).map_err(|_| bad_cert())?,
+    };
+    let chain: Vec<CertificateDer<'static>> = if der {
+        // One certificate, whole: a blob that is not one fails here, as with OpenSSL.
+        match super::x509::Cert::parse(&data) {
+            Some(_) => vec![CertificateDer::from(data.clone())],
+            None => Vec::new(),
         }
+    } else {
+        CertificateDer::pem_slice_iter(&data)
+            .filter_map(|c| c.ok())
+            .collect()
     };
     if chain.is_empty() {
-        return Err(problem(format!(
-            "could not load {ctype} client certificate from {cert}"
-        )));
+        return Err(bad_cert());
     }
-    let keyfile = opts.key.as_deref().unwrap_or(cert);
-    let kdata = if keyfile == cert {
-        data
+    let (key_file, key_blob, key_der) = if opts.key.is_none() && opts.key_blob().is_none() {
+        (cert_file, cert_blob, Some(der))
     } else {
-        std::fs::read(keyfile).map_err(|_| {
-            problem(format!(
-                "unable to set private key file: '{keyfile}' type PEM"
-            ))
-        })?
+        (
+            opts.key.as_deref(),
+            opts.key_blob(),
+            kind(opts.key_type.as_deref()),
+        )
     };
-    let ktype = opts
-        .key_type
-        .as_deref()
-        .unwrap_or("PEM")
-        .to_ascii_uppercase();
-    let key = match ktype.as_str() {
-        "DER" => PrivateKeyDer::try_from(kdata).ok(),
-        _ => PrivateKeyDer::from_pem_slice(&kdata).ok(),
+    let Some(key_der) = key_der else {
+        return Err(problem(match opts.key_type.as_deref() {
+            Some(t) if t.eq_ignore_ascii_case("P12") => {
+                "file type P12 for private key not supported".into()
+            }
+            _ => "not supported file type for private key".into(),
+        }));
     };
-    let key = key.ok_or_else(|| {
+    let unable = || {
         problem(format!(
-            "unable to set private key file: '{keyfile}' type {ktype}"
+            "unable to set private key file: '{}' type {}",
+            key_file.unwrap_or("(memory blob)"),
+            opts.key_type.as_deref().unwrap_or("PEM")
         ))
-    })?;
-    Ok(Some((chain, key)))
+    };
+    let kdata: Vec<u8> = match key_blob {
+        Some(b) => b.to_vec(),
+        None if key_file == cert_file && cert_blob.is_none() => data,
+        None => std::fs::read(key_file.unwrap_or("")).map_err(|_| unable())?,
+    };
+    let key = match key_der {
+        true => PrivateKeyDer::try_from(kdata).ok(),
+        false => PrivateKeyDer::from_pem_slice(&kdata).ok(),
+    };
+    let key = key.ok_or_else(unable)?;
+    Ok(Some((chain, key, unable())))
 }
 
 /// Build a client configuration for `opts`, offering `alpn`.
@@ -500,12 +532,10 @@ pub(super) fn build_config(opts: &TlsOptions, alpn: &[&[u8]]) -> Result<Arc<Clie
         .dangerous()
         .with_custom_certificate_verifier(verifier);
     let mut config = match client_auth(opts)? {
-        Some((chain, key)) => builder.with_client_auth_cert(chain, key).map_err(|_| {
-            Error::new(
-                Code::SslCertproblem,
-                "unable to use client certificate (no key found or wrong pass phrase?)",
-            )
-        })?,
+        // OpenSSL refuses a key that does not match the certificate as one it cannot set.
+        Some((chain, key, unfit)) => builder
+            .with_client_auth_cert(chain, key)
+            .map_err(|_| unfit)?,
         None => builder.with_no_client_auth(),
     };
     config.alpn_protocols = alpn.iter().map(|a| a.to_vec()).collect();
