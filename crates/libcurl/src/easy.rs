@@ -1141,6 +1141,10 @@ fn protocol_names(mask: c_long) -> Vec<String> {
     if mask & 2 != 0 {
         v.push("https".to_string());
     }
+    // CURLPROTO_FILE.
+    if mask & (1 << 10) != 0 {
+        v.push("file".to_string());
+    }
     v
 }
 
@@ -1215,7 +1219,7 @@ fn protocol_list(s: &str) -> Result<Option<Vec<String>>, CURLcode> {
     let mut v = Vec::new();
     for name in s.split(',').filter(|n| !n.is_empty()) {
         let name = name.to_ascii_lowercase();
-        if name != "http" && name != "https" {
+        if !matches!(name.as_str(), "http" | "https" | "file") {
             return Err(CURLE_UNSUPPORTED_PROTOCOL);
         }
         v.push(name);

@@ -23,6 +23,7 @@ pub mod mime;
 pub mod multi;
 pub mod options;
 mod opttable;
+pub mod push;
 pub mod rawio;
 pub mod share;
 pub mod slist;

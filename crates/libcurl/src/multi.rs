@@ -875,6 +875,10 @@ pub extern "C" fn oxcurl_multi_setopt_ptr(
                 m.timer_cb.set(cb);
             }
             TIMERDATA => m.timer_data.set(v),
+            // Accepted as curl accepts them (a curl built without HTTP/2 too). The callback
+            // is never called: the engine does not enable server push (its SETTINGS keep
+            // ENABLE_PUSH at 0), so no server pushes a stream to offer.
+            PUSHFUNCTION | PUSHDATA => {}
             _ => return CURLM_UNKNOWN_OPTION,
         }
         CURLM_OK

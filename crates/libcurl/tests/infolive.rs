@@ -74,7 +74,7 @@ fn getinfo_inside_every_callback_matches_reference() {
 }
 
 #[test]
-#[ignore = "curl reads a small request body before it shows the head: its read callback \
+#[ignore = "issue 5: curl reads a small request body before it shows the head: its read callback \
             comes first and sees a request size of 0, the head's debug call the head and body"]
 fn read_callback_comes_before_the_head_as_in_curl() {
     let (ours, reference) = both();

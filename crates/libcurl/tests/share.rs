@@ -69,7 +69,23 @@ fn share_used_from_two_threads_matches_reference() {
     let s = cookie_server();
     let url = s.url();
     let out = run_ok("sharethreads", Lib::Ours, &[&url]);
-    assert_eq!(out, run_ok("sharethreads", Lib::Reference, &[&url]));
+    // curl 8.14.1 itself dies now and then in this program (a segmentation fault in about 2
+    // runs of 100, a hang in about 1, with cookies, DNS and TLS sessions shared between the
+    // two threads): the reference gets three tries, within a time limit, to give the facts to
+    // compare with. Ours gets one, above.
+    let exe = compile("sharethreads", Lib::Reference);
+    let reference = (0..3)
+        .map(|_| {
+            oxcurl_testsupport::Exec::new(&exe)
+                .arg(&url)
+                .env("LD_LIBRARY_PATH", Lib::Reference.dir())
+                .timeout(std::time::Duration::from_secs(20))
+                .run()
+        })
+        .find(|o| o.code == Some(0))
+        .expect("the reference libcurl ran the program to its end in one of three tries");
+    let _ = std::fs::remove_file(&exe);
+    assert_eq!(out, reference.stdout_str());
     assert!(out.contains("balanced=yes\n"), "{out}");
     assert!(out.contains("failures=0\n"), "{out}");
 }

@@ -3,6 +3,13 @@
 #include <curl/curl.h>
 #include <stdio.h>
 
+static int pushcb(CURL *parent, CURL *easy, size_t num_headers,
+                  struct curl_pushheaders *headers, void *userp)
+{
+  (void)parent; (void)easy; (void)num_headers; (void)headers; (void)userp;
+  return CURL_PUSH_DENY;
+}
+
 int main(void)
 {
   static const char *dates[] = {
@@ -38,7 +45,22 @@ int main(void)
     printf("ssls_import=%d null=%d\n",
            (int)curl_easy_ssls_import(h, "key", blob, sizeof(blob), blob, sizeof(blob)),
            (int)curl_easy_ssls_import(NULL, NULL, NULL, 0, NULL, 0));
+    printf("protocols_str file=%d bogus=%d mask=%d\n",
+           (int)curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "file,http"),
+           (int)curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "gopherx"),
+           (int)curl_easy_setopt(h, (CURLoption)181 /* CURLOPT_PROTOCOLS, deprecated */,
+                                 (long)CURLPROTO_FILE));
     curl_easy_cleanup(h);
+  }
+  {
+    CURLM *m = curl_multi_init();
+    printf("push=%d pushdata=%d unset=%d\n",
+           (int)curl_multi_setopt(m, CURLMOPT_PUSHFUNCTION, pushcb),
+           (int)curl_multi_setopt(m, CURLMOPT_PUSHDATA, (void *)m),
+           (int)curl_multi_setopt(m, CURLMOPT_PUSHFUNCTION, NULL));
+    printf("pushheader null=%d\n", curl_pushheader_bynum(NULL, 0) == NULL &&
+           curl_pushheader_byname(NULL, ":path") == NULL);
+    curl_multi_cleanup(m);
   }
   return 0;
 }
