@@ -3,8 +3,8 @@
 //! transfer opens, reads and writes the file (`transfer/file.rs`).
 
 /// The path of a file URL as the file system takes it: the URL's path percent-decoded
-/// (curl's `Curl_urldecode` with `REJECT_ZERO`). None when it decodes to a zero byte,
-/// which curl refuses as a malformed URL.
+/// (curl's `Curl_urldecode` with `REJECT_ZERO`). None when it holds a zero byte, encoded or
+/// not, which curl refuses as a malformed URL (the URL parser refuses a raw one before).
 pub fn decode_path(path: &str) -> Option<Vec<u8>> {
     let b = path.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -21,6 +21,9 @@ pub fn decode_path(path: &str) -> Option<Vec<u8>> {
                 i += 3;
                 continue;
             }
+        }
+        if c == 0 {
+            return None;
         }
         out.push(c);
         i += 1;
@@ -172,6 +175,9 @@ mod tests {
         assert_eq!(decode_path("/a%2").unwrap(), b"/a%2");
         assert_eq!(decode_path("/a%zz%41").unwrap(), b"/a%zzA");
         assert_eq!(decode_path("/a%00b"), None);
+        // Found by the file_range fuzz target: a raw zero byte (the URL parser refuses it
+        // before, but the decoder must not hand it to the file system either).
+        assert_eq!(decode_path("\0\0\0\u{4}"), None);
     }
 
     #[test]
