@@ -1440,19 +1440,43 @@ fn h2_hostile_informational_heads_then_next_url_connects_again() {
     );
 }
 
-/// A 101 over HTTP/2 (RFC 9113, 8.6) fails the stream in both.
+/// A 101 over HTTP/2 (RFC 9113, 8.6) fails the stream in both, with nghttp2's words for
+/// the field, and in `-v` for the frame (its length and flags) and the stream's close.
 #[test]
-#[ignore = "issue 4: h2 refuses a 101 with PROTOCOL_ERROR (HTTP/2 stream 1 was not closed cleanly: PROTOCOL_ERROR (err 1)) where nghttp2 names the invalid :status field (Invalid HTTP header field was received: frame type: 1, stream: 1, name: [:status], value: [101]); the exit code (92) is the same"]
 fn h2_script_switching_protocols_refused() {
-    diff_script(
-        "h2_script_switching_protocols_refused",
-        vec![
-            H2Action::headers(1, hpack(101, &[("upgrade", "x")]), false),
+    for (name, end) in [
+        ("h2_script_switching_protocols_refused", false),
+        ("h2_script_switching_protocols_refused_eos", true),
+    ] {
+        let script = vec![
+            H2Action::headers(1, hpack(101, &[("upgrade", "x")]), end),
             ok_head("2"),
             data(b"ok", true),
-        ],
-        &["-i"],
-    );
+        ];
+        diff_script(name, script.clone(), &["-i"]);
+        let run = |p: &Path| {
+            let srv = H2Server::start(script.clone());
+            let o = Exec::new(p)
+                .env_clear()
+                .env("PATH", "/usr/bin:/bin")
+                .env("LC_ALL", "C")
+                .args([
+                    "-sSv",
+                    "--http2-prior-knowledge",
+                    &format!("{}/", srv.url()),
+                ])
+                .run();
+            let notes = String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .skip_while(|l| !l.starts_with("* Request completely sent off"))
+                .map(str::to_string)
+                .collect::<Vec<_>>();
+            (o, notes)
+        };
+        let ((r, rn), (x, xn)) = (run(&reference_curl()), run(Path::new(OXCURL)));
+        assert!(rn.len() > 3, "{name}: reference notes {rn:?}");
+        assert_eq!(rn, xn, "{name}: -v lines{}", runs_report(&r, &x));
+    }
 }
 
 #[test]

@@ -1134,6 +1134,40 @@ impl Transfer {
                     ),
                 );
             }
+            if e.is_reset() && !conn && e.is_library() && r == h2::Reason::PROTOCOL_ERROR {
+                // h2 refuses a 101 (RFC 9113, 8.6) by resetting the stream; nghttp2 names
+                // the field in curl's invalid-header callback, then the frame, and the
+                // stream closes with the callback's error (-531, printed unsigned).
+                let head = self
+                    .h2conn
+                    .as_ref()
+                    .and_then(|s| s.lock().h2.as_ref().and_then(|m| m.next_status(id)));
+                if let Some((101, len, flags)) = head {
+                    let e = Error::new(
+                        Code::Http2Stream,
+                        format!(
+                            "Invalid HTTP header field was received: frame type: 1, stream: \
+                             {id}, name: [:status], value: [101]"
+                        ),
+                    );
+                    if self.opts.verbose {
+                        self.verbose(e.message());
+                        self.verbose(&format!(
+                            "[HTTP2] [{id}] received invalid frame: FRAME[HEADERS, len={len}, \
+                             hend={}, eos={}], error -531: Invalid HTTP header field was \
+                             received",
+                            (flags >> 2) & 1,
+                            flags & 1
+                        ));
+                        self.verbose(&format!(
+                            "HTTP/2 stream {id} was not closed cleanly: unknown (err {})",
+                            -531i32 as u32
+                        ));
+                        self.resp.error_shown = true;
+                    }
+                    return e;
+                }
+            }
             if e.is_reset() && !conn {
                 return Error::new(
                     Code::Http2Stream,
