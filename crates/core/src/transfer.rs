@@ -1153,6 +1153,7 @@ impl Transfer {
         if self.timers.expired(TimerId::Expect100, now) && self.up.await_continue {
             self.timers.clear(TimerId::Expect100);
             self.up.await_continue = false;
+            self.verbose("Done waiting for 100-continue");
             if matches!(self.state, State::Recv)
                 && self.resp.phase == Phase::Head
                 && self.resp.raw_bytes == 0
@@ -3613,9 +3614,10 @@ impl Transfer {
         );
         // Expect goes by the size of the body, whatever the framing: 100-continue follows
         // the source's own length, also under --crlf. Not with an Upgrade (curl's
-        // `addexpect`), not even a custom one.
+        // `addexpect`), not even a custom one; curl's own only on HTTP/1.1.
         let expect_100 = !http10
             && !self.h2_upgrade.0
+            && !self.on_h2()
             && !self.disable_expect
             && !self.probing()
             && match framing {

@@ -887,35 +887,36 @@ fn h2_script_continue_to_a_post() {
     );
 }
 
-/// A custom `Expect: 100-continue` on HTTP/2: curl sends it (`expect: 100-continue`) and
-/// holds the body until the 100 comes, which the server sends late here.
-#[test]
-#[ignore = "issue 4: on HTTP/2 oxcurl drops a custom Expect: 100-continue and sends the body at once; curl sends the field and waits for the 100 (or 1 s: Done waiting for 100-continue)"]
-fn h2_script_expect_continue_waits_for_the_100() {
-    let tmp = TempDir::new("h2_script_expect_continue_waits_for_the_100");
+/// `-H 'Expect: 100-continue' -d abc` and `extra` over HTTP/2, each client against a fresh
+/// server answering every stream with `script`; compares the exit code, stdout and the
+/// lines of `-v` that tell what was sent when (request head, 1xx and final heads, the
+/// body's `}` line and the notes about waiting, sending and aborting), in their order.
+fn diff_expect(
+    name: &str,
+    extra: &[&str],
+    script: impl Fn(u32, usize) -> Vec<H2Action> + Clone + Send + Sync + 'static,
+) -> (Output, Output) {
+    let tmp = TempDir::new(name);
     let run = |p: &Path| {
-        let srv = H2Server::start_multi(&[], |s, _| {
-            let mut v = vec![H2Action::Sleep(std::time::Duration::from_millis(200))];
-            v.extend(after_informational(s, &[hpack(100, &[])], 200));
-            v.insert(2, H2Action::Sleep(std::time::Duration::from_millis(300)));
-            v
-        });
+        let srv = H2Server::start_multi(&[], script.clone());
+        let mut args = vec![
+            "-sS".to_string(),
+            "-v".into(),
+            "--http2-prior-knowledge".into(),
+            "-H".into(),
+            "Expect: 100-continue".into(),
+            "-d".into(),
+            "abc".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.push(srv.url());
         Exec::new(p)
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .env("HOME", tmp.path())
             .env("LC_ALL", "C")
             .cwd(tmp.path())
-            .args([
-                "-sS",
-                "-v",
-                "--http2-prior-knowledge",
-                "-H",
-                "Expect: 100-continue",
-                "-d",
-                "abc",
-                &srv.url(),
-            ])
+            .args(&args)
             .run()
     };
     let (r, x) = (run(&reference_curl()), run(Path::new(OXCURL)));
@@ -928,12 +929,110 @@ fn h2_script_expect_continue_waits_for_the_100() {
                     || l.starts_with("< ")
                     || l.starts_with("} ")
                     || l.contains("expect")
+                    || l.contains("100-continue")
+                    || l.contains("send")
+                    || l.contains("sent")
+                    || l.contains("upload")
+                    || l.starts_with("* Connection #")
+                    || l.starts_with("* stream ")
+                    || l.starts_with("curl: (")
             })
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
-    assert_eq!(r.code, x.code, "exit code{report}");
-    assert_eq!(lines(&r.stderr), lines(&x.stderr), "-v lines{report}");
+    assert_eq!(r.code, x.code, "{name}: exit code{report}");
+    assert_eq!(
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&x.stdout),
+        "{name}: stdout{report}"
+    );
+    assert_eq!(
+        lines(&r.stderr),
+        lines(&x.stderr),
+        "{name}: -v lines{report}"
+    );
+    (r, x)
+}
+
+/// A custom `Expect: 100-continue` on HTTP/2: curl sends it (`expect: 100-continue`) and
+/// holds the body until the 100 comes, which the server sends late here.
+#[test]
+fn h2_script_expect_continue_waits_for_the_100() {
+    let (_, x) = diff_expect(
+        "h2_script_expect_continue_waits_for_the_100",
+        &[],
+        |s, _| {
+            let mut v = vec![H2Action::Sleep(std::time::Duration::from_millis(200))];
+            v.extend(after_informational(s, &[hpack(100, &[])], 200));
+            v.insert(2, H2Action::Sleep(std::time::Duration::from_millis(300)));
+            v
+        },
+    );
+    assert!(
+        x.elapsed < std::time::Duration::from_millis(900),
+        "the 100 ends the wait, not the timer: {:?}",
+        x.elapsed
+    );
+}
+
+/// No 100 comes: after `--expect100-timeout` (1 s by default) curl gives up waiting
+/// (`Done waiting for 100-continue`), sends the body and takes the response after it.
+#[test]
+fn h2_script_expect_continue_times_out() {
+    let (_, x) = diff_expect("h2_script_expect_continue_times_out", &[], |s, _| {
+        let mut v = vec![H2Action::Sleep(std::time::Duration::from_millis(1500))];
+        v.extend(after_informational(s, &[], 200));
+        v
+    });
+    assert!(
+        x.elapsed >= std::time::Duration::from_millis(1500),
+        "{:?}",
+        x.elapsed
+    );
+}
+
+/// The same with `--expect100-timeout 0.2`: the body goes after 200 ms.
+#[test]
+fn h2_script_expect_continue_short_timeout() {
+    diff_expect(
+        "h2_script_expect_continue_short_timeout",
+        &["--expect100-timeout", "0.2"],
+        |s, _| {
+            let mut v = vec![H2Action::Sleep(std::time::Duration::from_millis(600))];
+            v.extend(after_informational(s, &[], 200));
+            v
+        },
+    );
+}
+
+/// A final response instead of the 100, before the timer fires. After a 200 curl goes on
+/// waiting and, the stream being closed when the timer fires, fails the send (55, `stream
+/// 1 closed`); after a 404 it stops sending at once.
+#[test]
+fn h2_script_expect_continue_final_response_instead() {
+    for code in [200, 404] {
+        let (r, x) = diff_expect(
+            &format!("h2_script_expect_continue_final_{code}_instead"),
+            &[],
+            move |s, _| after_informational(s, &[], code),
+        );
+        let second = std::time::Duration::from_millis(900);
+        assert_eq!(
+            r.elapsed >= second,
+            code == 200,
+            "reference: {:?}",
+            r.elapsed
+        );
+        assert_eq!(x.elapsed >= second, code == 200, "oxcurl: {:?}", x.elapsed);
+    }
+}
+
+/// A 417 instead of the 100: curl's answer to a failed expectation.
+#[test]
+fn h2_script_expect_continue_417() {
+    diff_expect("h2_script_expect_continue_417", &[], |s, n| {
+        after_informational(s, &[], if n == 0 { 417 } else { 200 })
+    });
 }
 
 /// Several 1xx heads in a row (100, 103, 102, 103), then a 404 with `--fail`: every head is
@@ -1341,19 +1440,43 @@ fn h2_hostile_informational_heads_then_next_url_connects_again() {
     );
 }
 
-/// A 101 over HTTP/2 (RFC 9113, 8.6) fails the stream in both.
+/// A 101 over HTTP/2 (RFC 9113, 8.6) fails the stream in both, with nghttp2's words for
+/// the field, and in `-v` for the frame (its length and flags) and the stream's close.
 #[test]
-#[ignore = "issue 4: h2 refuses a 101 with PROTOCOL_ERROR (HTTP/2 stream 1 was not closed cleanly: PROTOCOL_ERROR (err 1)) where nghttp2 names the invalid :status field (Invalid HTTP header field was received: frame type: 1, stream: 1, name: [:status], value: [101]); the exit code (92) is the same"]
 fn h2_script_switching_protocols_refused() {
-    diff_script(
-        "h2_script_switching_protocols_refused",
-        vec![
-            H2Action::headers(1, hpack(101, &[("upgrade", "x")]), false),
+    for (name, end) in [
+        ("h2_script_switching_protocols_refused", false),
+        ("h2_script_switching_protocols_refused_eos", true),
+    ] {
+        let script = vec![
+            H2Action::headers(1, hpack(101, &[("upgrade", "x")]), end),
             ok_head("2"),
             data(b"ok", true),
-        ],
-        &["-i"],
-    );
+        ];
+        diff_script(name, script.clone(), &["-i"]);
+        let run = |p: &Path| {
+            let srv = H2Server::start(script.clone());
+            let o = Exec::new(p)
+                .env_clear()
+                .env("PATH", "/usr/bin:/bin")
+                .env("LC_ALL", "C")
+                .args([
+                    "-sSv",
+                    "--http2-prior-knowledge",
+                    &format!("{}/", srv.url()),
+                ])
+                .run();
+            let notes = String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .skip_while(|l| !l.starts_with("* Request completely sent off"))
+                .map(str::to_string)
+                .collect::<Vec<_>>();
+            (o, notes)
+        };
+        let ((r, rn), (x, xn)) = (run(&reference_curl()), run(Path::new(OXCURL)));
+        assert!(rn.len() > 3, "{name}: reference notes {rn:?}");
+        assert_eq!(rn, xn, "{name}: -v lines{}", runs_report(&r, &x));
+    }
 }
 
 #[test]

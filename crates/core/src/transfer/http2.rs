@@ -20,6 +20,7 @@ use crate::proto::h1::head::MAX_HEAD_TOTAL;
 use crate::proto::h2::merge::Limit;
 use crate::proto::h2::scan::Kind;
 use crate::proto::h2::{self as mux, req, Mux};
+use crate::timer::TimerId;
 
 /// curl's default for `CURLMOPT_MAX_CONCURRENT_STREAMS`: streams one transfer's multi puts
 /// on a connection.
@@ -46,6 +47,9 @@ pub(super) struct H2Stream {
     /// Bytes of the response heads shown so far (1xx heads included), as curl counts them
     /// against [`MAX_HEAD_TOTAL`] for one request.
     head_bytes: usize,
+    /// The server ended the stream while the body still waited for a 100 (curl then fails
+    /// the send once the wait is over).
+    ended: bool,
 }
 
 impl Drop for H2Stream {
@@ -301,22 +305,22 @@ impl Transfer {
             head_request,
             track: None,
             head_bytes: 0,
+            ended: false,
         }));
         self.h2_sid = 1;
         self.state = State::H2;
     }
 
-    /// The request head is built: open a stream for it instead of writing it.
+    /// The request head is built: open a stream for it instead of writing it. A custom
+    /// `Expect: 100-continue` goes as it is, and the body waits for the 100 as on HTTP/1
+    /// (curl adds no Expect of its own on HTTP/2).
     pub(super) fn h2_start(&mut self) -> Result<()> {
         let chunked = self.up.chunked;
-        let expect = self.up.await_continue;
         let head = req::from_h1(&self.req, |n, v| {
-            (chunked && n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"))
-                || (expect && n == "expect" && v.eq_ignore_ascii_case("100-continue"))
+            chunked && n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked")
         })
         .map_err(|e| Error::new(Code::SendError, e))?;
         self.up.chunked = false;
-        self.up.await_continue = false;
         self.h2_open = false;
         self.h2 = Some(Box::new(H2Stream {
             head: Some(head),
@@ -328,6 +332,7 @@ impl Transfer {
             head_request: false,
             track: None,
             head_bytes: 0,
+            ended: false,
         }));
         self.state = State::H2;
         Ok(())
@@ -531,12 +536,21 @@ impl Transfer {
                 self.verbose("Request completely sent off");
                 self.info.time_posttransfer = cx.now.duration_since(self.started);
             }
+            if self.up.await_continue && self.timers.get(TimerId::Expect100).is_none() {
+                self.timers
+                    .set(TimerId::Expect100, cx.now + self.opts.expect_100_timeout);
+            }
             progress = true;
         }
         let Some(s) = st.stream.as_mut() else {
             return Ok(progress);
         };
-        if !st.body_sent {
+        if !st.body_sent && !self.up.await_continue && st.ended {
+            // The wait is over and the stream is gone: curl's send fails.
+            self.verbose(&format!("stream {} closed", s.id));
+            return Err(Error::code(Code::SendError));
+        }
+        if !st.body_sent && !self.up.await_continue {
             if let Some(out) = s.body_out.as_mut() {
                 progress |= self.h2_send_body(out, &mut st.body_sent, &waker)?;
                 if st.body_sent {
@@ -557,6 +571,12 @@ impl Transfer {
                     Poll::Ready(Some(Err(e))) => return Err(self.h2_error(&e, false)),
                     Poll::Ready(Some(Ok(info))) => {
                         progress = true;
+                        if info.status() == 100 && self.up.await_continue {
+                            // The body goes now; the HTTP/1 parser would turn to sending
+                            // the request itself.
+                            self.up.await_continue = false;
+                            self.timers.clear(TimerId::Expect100);
+                        }
                         self.h2_informational(cx, id, &info, &mut st.head_bytes)?;
                         if !matches!(self.state, State::H2) {
                             return Ok(true);
@@ -599,9 +619,22 @@ impl Transfer {
                     // the rest of the stream is reset, not left on the wire.
                     self.up.body_done = true;
                     self.resp.raw_bytes += head.len() as u64 + 2;
+                    let code = parts.status.as_u16() as u32;
+                    // Still waiting for a 100: curl goes on waiting after a success (and
+                    // sends the body when the timer fires); a failure it answers as on
+                    // HTTP/1 (417: again without waiting; else stop sending).
+                    let waiting = self.up.await_continue;
+                    if waiting && code < 300 {
+                        self.up.await_continue = false;
+                    }
                     self.h2_process_head(cx, &head, &mut st.head_bytes)
                         .map_err(|e| self.h2_head_failed(cx, e, false))?;
-                    let code = parts.status.as_u16() as u32;
+                    if waiting && code >= 300 {
+                        st.body_sent = true;
+                        if let Some(s) = st.stream.as_mut() {
+                            s.body_out = None;
+                        }
+                    }
                     if code >= 300 && !st.body_sent {
                         st.body_sent = true;
                         if let Some(s) = st.stream.as_mut() {
@@ -620,6 +653,9 @@ impl Transfer {
                     }
                     self.h2_process_head(cx, b"\r\n", &mut st.head_bytes)
                         .map_err(|e| self.h2_head_failed(cx, e, false))?;
+                    if waiting && code < 300 {
+                        self.up.await_continue = true;
+                    }
                     if !matches!(self.state, State::H2) {
                         return Ok(true);
                     }
@@ -667,6 +703,12 @@ impl Transfer {
                         self.h2_trailers(id, &map)?;
                     }
                     self.h2_open = false;
+                    if self.up.await_continue && !st.body_sent {
+                        // The body still waits for its timer.
+                        s.body_in = None;
+                        st.ended = true;
+                        return Ok(true);
+                    }
                     self.h2_end_of_stream(cx)?;
                     return Ok(true);
                 }
@@ -1091,6 +1133,40 @@ impl Transfer {
                         reason_name(r)
                     ),
                 );
+            }
+            if e.is_reset() && !conn && e.is_library() && r == h2::Reason::PROTOCOL_ERROR {
+                // h2 refuses a 101 (RFC 9113, 8.6) by resetting the stream; nghttp2 names
+                // the field in curl's invalid-header callback, then the frame, and the
+                // stream closes with the callback's error (-531, printed unsigned).
+                let head = self
+                    .h2conn
+                    .as_ref()
+                    .and_then(|s| s.lock().h2.as_ref().and_then(|m| m.next_status(id)));
+                if let Some((101, len, flags)) = head {
+                    let e = Error::new(
+                        Code::Http2Stream,
+                        format!(
+                            "Invalid HTTP header field was received: frame type: 1, stream: \
+                             {id}, name: [:status], value: [101]"
+                        ),
+                    );
+                    if self.opts.verbose {
+                        self.verbose(e.message());
+                        self.verbose(&format!(
+                            "[HTTP2] [{id}] received invalid frame: FRAME[HEADERS, len={len}, \
+                             hend={}, eos={}], error -531: Invalid HTTP header field was \
+                             received",
+                            (flags >> 2) & 1,
+                            flags & 1
+                        ));
+                        self.verbose(&format!(
+                            "HTTP/2 stream {id} was not closed cleanly: unknown (err {})",
+                            -531i32 as u32
+                        ));
+                        self.resp.error_shown = true;
+                    }
+                    return e;
+                }
             }
             if e.is_reset() && !conn {
                 return Error::new(

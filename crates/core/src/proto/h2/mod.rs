@@ -788,6 +788,14 @@ impl Mux {
         s.scan.order.take(id, kind)
     }
 
+    /// The `:status` of stream `id`'s next head not taken yet ([`scan::Order::next_status`]).
+    pub fn next_status(&self, id: u32) -> Option<(u16, usize, u8)> {
+        self.slot
+            .lock()
+            .ok()
+            .and_then(|s| s.scan.order.next_status(id))
+    }
+
     /// The increment of the WINDOW_UPDATE that overflowed stream `id`'s send window, if
     /// one did ([`merge::Merger::overflow`]).
     pub fn overflow(&self, id: u32) -> Option<u32> {

@@ -139,6 +139,10 @@ pub struct Head {
     count: usize,
     /// RFC 7541's size of the list, as h2 counts it against its limit.
     size: usize,
+    /// The `:status` value when it is three digits, else 0.
+    status: u16,
+    /// Its HEADERS frame's payload length and flags.
+    frame: (usize, u8),
 }
 
 impl Head {
@@ -150,6 +154,8 @@ impl Head {
             buf: Vec::with_capacity(hint),
             count: 0,
             size: 0,
+            status: 0,
+            frame: (0, 0),
         }
     }
 
@@ -164,6 +170,12 @@ impl Head {
                 self.kind = match value.first() {
                     Some(b'1') => Kind::Informational,
                     _ => Kind::Final,
+                };
+                self.status = match value {
+                    [a, b, c] if value.iter().all(u8::is_ascii_digit) => {
+                        u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0')
+                    }
+                    _ => 0,
                 };
             }
             return true;
@@ -272,6 +284,8 @@ pub struct Order {
     open: bool,
     /// The current frame: its kind, flags, and where its payload starts in `block`.
     frame: (u8, u8, usize),
+    /// The block's HEADERS frame: payload length and flags (as nghttp2 names a frame).
+    first: (usize, u8),
     /// A block could not be decoded or kept: the table is unknown from here on, and no
     /// more heads are kept.
     lost: bool,
@@ -330,6 +344,9 @@ impl Order {
         }
         let (kind, flags, at) = self.frame;
         let payload = &self.block[at..];
+        if kind == HEADERS {
+            self.first = (payload.len(), flags);
+        }
         let mut prefix = 0;
         let mut pad = 0;
         if kind != CONTINUATION && flags & PADDED != 0 {
@@ -389,6 +406,7 @@ impl Order {
             return;
         };
         head.seq = seq.unwrap_or_default();
+        head.frame = self.first;
         if self.heads.iter().filter(|h| h.stream == stream).count() >= HEADS_PER_STREAM {
             if let Some(i) = self.heads.iter().position(|h| h.stream == stream) {
                 self.heads.remove(i);
@@ -443,6 +461,17 @@ impl Order {
         self.heads
             .retain(|h| h.stream != stream || h.seq.wrapping_sub(seq) as i32 > 0);
         head.filter(|h| h.kind == kind)
+    }
+
+    /// The next head of `stream` not taken yet, if it was kept: its `:status` (0 for none
+    /// or not three digits) and its HEADERS frame's payload length and flags. When h2
+    /// refused a head, this is the one.
+    pub fn next_status(&self, stream: u32) -> Option<(u16, usize, u8)> {
+        let w = self.wanted.iter().find(|w| w.stream == stream)?;
+        self.heads
+            .iter()
+            .find(|h| h.stream == stream && h.seq == w.taken)
+            .map(|h| (h.status, h.frame.0, h.frame.1))
     }
 
     /// Heads kept, all streams.
@@ -520,6 +549,32 @@ mod tests {
         out.extend_from_slice(name.as_bytes());
         out.push(value.len() as u8);
         out.extend_from_slice(value.as_bytes());
+    }
+
+    #[test]
+    fn next_status_names_the_head_not_taken_with_its_headers_frame() {
+        let mut s = FrameScan::default();
+        s.order.want(1);
+        let mut b = Vec::new();
+        lit(&mut b, 0x00, ":status", "101");
+        lit(&mut b, 0x00, "upgrade", "x");
+        let (a, rest) = b.split_at(5);
+        let mut padded = vec![2];
+        padded.extend_from_slice(a);
+        padded.extend_from_slice(&[0, 0]);
+        s.feed(&framed(HEADERS, PADDED | 1, 1, &padded));
+        assert_eq!(s.order.next_status(1), None, "block not complete");
+        s.feed(&framed(CONTINUATION, END_HEADERS, 1, rest));
+        assert_eq!(
+            s.order.next_status(1),
+            Some((101, padded.len(), PADDED | 1))
+        );
+        assert_eq!(s.order.next_status(3), None);
+        let mut b = Vec::new();
+        lit(&mut b, 0x00, ":status", "2x0");
+        s.feed(&framed(HEADERS, END_HEADERS, 1, &b));
+        assert!(s.order.take(1, Kind::Informational).is_some());
+        assert_eq!(s.order.next_status(1), Some((0, b.len(), END_HEADERS)));
     }
 
     fn names(h: &Head) -> Vec<String> {
