@@ -675,6 +675,7 @@ impl EasyHandle {
             st.opts.url = url;
             st.opts.url_shown = shown.flatten();
         }
+        st.opts.url_allow_space = !st.curlu.is_null();
         let mut opts = st.opts.clone();
         // SAFETY: slists set with setopt must stay alive until the transfer is done
         // (CURLOPT_HTTPHEADER(3) and friends).
