@@ -22,7 +22,7 @@ const PARTS: [Part; 11] = [
     Part::Url,
 ];
 
-fn flag_sets() -> [Flags; 6] {
+fn flag_sets() -> [Flags; 7] {
     let d = Flags::default();
     [
         d,
@@ -47,6 +47,13 @@ fn flag_sets() -> [Flags; 6] {
         Flags {
             no_authority: true,
             non_support_scheme: true,
+            ..d
+        },
+        // How the engine parses a CURLOPT_CURLU handle's URL: spaces kept as they are.
+        Flags {
+            guess_scheme: true,
+            non_support_scheme: true,
+            allow_space: true,
             ..d
         },
     ]

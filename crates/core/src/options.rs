@@ -226,6 +226,10 @@ pub struct Options {
     /// `CURLOPT_CURLU` handle's URL as it holds it (a path with spaces stays so while `url`
     /// has it encoded for the request).
     pub url_shown: Option<String>,
+    /// `url` comes from a `CURLOPT_CURLU` handle, which curl uses as it is: spaces in it
+    /// (`CURLU_ALLOW_SPACE`, or a part set as it is) are accepted, and a query with spaces
+    /// goes in the request as it is.
+    pub url_allow_space: bool,
     /// `CURLOPT_PORT`: the port of the first request instead of the URL's.
     pub port: Option<u16>,
     /// Scheme used when the URL has none (`CURLOPT_DEFAULT_PROTOCOL`); None guesses.
@@ -423,6 +427,7 @@ impl Default for Options {
         Options {
             url: None,
             url_shown: None,
+            url_allow_space: false,
             port: None,
             default_protocol: None,
             path_as_is: false,

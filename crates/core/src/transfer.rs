@@ -1171,6 +1171,7 @@ impl Transfer {
             non_support_scheme: true,
             path_as_is: self.opts.path_as_is,
             disallow_user: self.opts.disallow_username_in_url,
+            allow_space: self.opts.url_allow_space,
             ..Flags::default()
         }
     }

@@ -231,6 +231,7 @@ pub mod opt {
     pub const NETRC: c_int = 51;
     pub const NETRC_FILE: c_int = 10118;
     pub const DNS_CACHE_TIMEOUT: c_int = 92;
+    pub const CA_CACHE_TIMEOUT: c_int = 321;
     pub const UPLOAD_BUFFERSIZE: c_int = 280;
     pub const ABSTRACT_UNIX_SOCKET: c_int = 10264;
     pub const CRLF: c_int = 27;

@@ -675,6 +675,7 @@ impl EasyHandle {
             st.opts.url = url;
             st.opts.url_shown = shown.flatten();
         }
+        st.opts.url_allow_space = !st.curlu.is_null();
         let mut opts = st.opts.clone();
         // SAFETY: slists set with setopt must stay alive until the transfer is done
         // (CURLOPT_HTTPHEADER(3) and friends).
@@ -1496,6 +1497,12 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                     _ => return CURLE_BAD_FUNCTION_ARGUMENT,
                 }
             }
+            CA_CACHE_TIMEOUT => {
+                if v < -1 {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                }
+                st.opts.tls.ca_cache_timeout = v.min(c_long::from(i32::MAX)) as i32;
+            }
             DNS_CACHE_TIMEOUT => {
                 o.dns_cache_timeout = match v {
                     -1 => None,
@@ -1877,7 +1884,8 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             COOKIEJAR => st.opts.cookie_jar = s(),
             HSTS => st.opts.hsts_file = s(),
             CAINFO => st.opts.tls.cafile = s(),
-            CAPATH => st.opts.tls.capath = s(),
+            // NULL is no CA path at all (an empty one), not the built-in default.
+            CAPATH => st.opts.tls.capath = Some(s().unwrap_or_default()),
             SSLCERT => st.opts.tls.cert = s(),
             SSLKEY => st.opts.tls.key = s(),
             INTERFACE => st.opts.interface = s(),
@@ -1918,7 +1926,7 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             PROXYHEADER => st.proxy_headers = v as *const CurlSlist,
             HAPROXY_CLIENT_IP => st.opts.haproxy_client_ip = s(),
             PROXY_CAINFO => st.opts.proxy_tls.cafile = s(),
-            PROXY_CAPATH => st.opts.proxy_tls.capath = s(),
+            PROXY_CAPATH => st.opts.proxy_tls.capath = Some(s().unwrap_or_default()),
             PROXY_SSLCERT => st.opts.proxy_tls.cert = s(),
             PROXY_SSLCERTTYPE => st.opts.proxy_tls.cert_type = s(),
             PROXY_SSLKEY => st.opts.proxy_tls.key = s(),

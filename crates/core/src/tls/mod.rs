@@ -191,6 +191,10 @@ pub struct TlsOptions {
     /// `CURLOPT_CAINFO_BLOB`: PEM certificates trusted in place of the CA file (the CA
     /// directory still counts), as curl's OpenSSL and rustls backends take it.
     pub ca_blob: Option<Arc<[u8]>>,
+    /// `CURLOPT_CA_CACHE_TIMEOUT` in seconds, an int as in curl (each easy handle holds two
+    /// `TlsOptions`): how long a loaded CA store serves new connections (of the same multi,
+    /// OpenSSL); -1 is forever, 0 never. curl's default is 24 hours.
+    pub ca_cache_timeout: i32,
     /// `CURLOPT_SSLCERT_BLOB` and `CURLOPT_SSLKEY_BLOB`, behind one thin pointer (every
     /// transfer's options hold two `TlsOptions`); None when neither is set.
     pub client_blobs: Option<Arc<ClientBlobs>>,
@@ -281,6 +285,7 @@ impl Default for TlsOptions {
             verify_status: false,
             crlfile: None,
             ca_blob: None,
+            ca_cache_timeout: 24 * 60 * 60,
             client_blobs: None,
             ctx_hook: None,
         }
@@ -310,6 +315,12 @@ impl TlsOptions {
         if b.cert.is_none() && b.key.is_none() {
             self.client_blobs = None;
         }
+    }
+    /// `ca_cache_timeout` as a duration; None is forever.
+    pub fn ca_cache_duration(&self) -> Option<std::time::Duration> {
+        u64::try_from(self.ca_cache_timeout)
+            .ok()
+            .map(std::time::Duration::from_secs)
     }
     /// The CA directory curl reports.
     pub fn effective_capath(&self) -> &str {

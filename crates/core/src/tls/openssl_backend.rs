@@ -161,10 +161,6 @@ pub(super) fn build_context(
     Ok((b.build(), preloaded))
 }
 
-/// How long a loaded trust store serves new connections before it is loaded again (curl's
-/// default `CURLOPT_CA_CACHE_TIMEOUT`, 24 hours).
-const CA_CACHE_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
-
 /// The options the trust store is made of; equal ones share a store.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct CaOptions {
@@ -193,13 +189,27 @@ impl CaOptions {
     fn needed(&self) -> bool {
         self.verify_peer || self.crlfile.is_some()
     }
+
+    /// curl's `cache_criteria_met`: a store is kept for the next connections only when it
+    /// comes from the CA file alone (no CA path, blob, CRL file or native store), and
+    /// `CURLOPT_CA_CACHE_TIMEOUT` is not 0.
+    fn cacheable(&self, timeout: Option<Duration>) -> bool {
+        timeout != Some(Duration::ZERO)
+            && self.verify_peer
+            && self.capath.is_empty()
+            && self.blob.is_none()
+            && self.crlfile.is_none()
+            && !self.ca_native
+    }
 }
 
 /// The CA certificates (and CRLs) connections verify their peer against, loaded when the first
 /// connection that needs them has sent its ClientHello, as curl's OpenSSL backend does
 /// (`Curl_ssl_setup_x509_store`, called at the first read of the server's reply), and shared by
-/// the connections with the same CA options after that, for [`CA_CACHE_TIMEOUT`] (curl's
-/// per-multi x509 store cache). A load that failed is not kept: the next connection tries again.
+/// the connections with the same CA options after that, as curl's per-multi X509 store cache
+/// does: only a store from the CA file alone, and until `CURLOPT_CA_CACHE_TIMEOUT` (of the
+/// connection asking) has passed since it was loaded; otherwise each connection loads its own.
+/// A load that failed is not kept: the next connection tries again.
 pub struct TrustStore {
     ca: CaOptions,
     loaded: Mutex<Option<Loaded>>,
@@ -248,15 +258,23 @@ impl TrustStore {
     /// The store and the lines loading it wrote; on failure, the lines written before it
     /// failed and the error.
     #[allow(clippy::type_complexity)]
-    fn get(&self) -> Result<(Arc<X509Store>, Vec<String>), (Vec<String>, Error)> {
+    fn get(
+        &self,
+        timeout: Option<Duration>,
+    ) -> Result<(Arc<X509Store>, Vec<String>), (Vec<String>, Error)> {
+        let cacheable = self.ca.cacheable(timeout);
         let mut slot = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(l) = slot.as_ref().filter(|l| l.at.elapsed() < CA_CACHE_TIMEOUT) {
+        let fresh = |l: &&Loaded| timeout.is_none_or(|t| l.at.elapsed() < t);
+        if let Some(l) = slot.as_ref().filter(fresh).filter(|_| cacheable) {
             return Ok((l.store.clone(), l.notes.clone()));
         }
         let mut b =
             X509StoreBuilder::new().map_err(|_| (Vec::new(), Error::code(Code::OutOfMemory)))?;
         let notes = populate(&mut b, &self.ca)?;
         let store = Arc::new(b.build());
+        if !cacheable {
+            return Ok((store, notes));
+        }
         *slot = Some(Loaded {
             store: store.clone(),
             notes: notes.clone(),
@@ -297,10 +315,11 @@ fn populate(
                 return Err((notes, e));
             }
         }
-        let dir_ok = b
-            .add_lookup(X509Lookup::hash_dir())
-            .and_then(|l| l.add_dir(&ca.capath, SslFiletype::PEM))
-            .is_ok();
+        // An empty path is none (`CURLOPT_CAPATH` set to NULL).
+        let dir_ok = ca.capath.is_empty()
+            || b.add_lookup(X509Lookup::hash_dir())
+                .and_then(|l| l.add_dir(&ca.capath, SslFiletype::PEM))
+                .is_ok();
         if !dir_ok && ca.blob.is_some() {
             notes.push("error setting certificate path, continuing anyway".to_string());
         } else if !dir_ok {
@@ -313,7 +332,12 @@ fn populate(
             &ca.cafile
         };
         notes.push(format!(" CAfile: {cafile}"));
-        notes.push(format!(" CApath: {}", ca.capath));
+        let capath = if ca.capath.is_empty() {
+            "none"
+        } else {
+            &ca.capath
+        };
+        notes.push(format!(" CApath: {capath}"));
         if ca.ca_native {
             let _ = b.set_default_paths();
         }
@@ -605,6 +629,8 @@ pub struct Session {
     /// The trust store to set once the ClientHello is out; None once set (or with nothing
     /// to load).
     trust: Option<Arc<TrustStore>>,
+    /// `CURLOPT_CA_CACHE_TIMEOUT` of the transfer that made the connection.
+    ca_cache_timeout: Option<Duration>,
     /// What setting the trust store wrote for `-v` (curl's infof lines), with their place
     /// among the trace's messages.
     notes: Vec<(u64, String)>,
@@ -676,6 +702,7 @@ impl Session {
             verify_code: 1,
             lost_trace: Vec::new(),
             trust,
+            ca_cache_timeout: opts.ca_cache_duration(),
             // Written before the ALPN offer, as curl fills a hooked context's store first.
             notes: trust_notes,
         };
@@ -833,7 +860,7 @@ impl Session {
     /// Load (or take from the cache) the trust store and give it to the connection; write
     /// what curl writes meanwhile.
     fn set_trust(&mut self, trust: &TrustStore) -> Result<(), Error> {
-        match trust.get() {
+        match trust.get(self.ca_cache_timeout) {
             Ok((store, notes)) => {
                 for n in notes {
                     self.note(n);
@@ -1242,15 +1269,38 @@ mod tests {
         }
     }
 
-    /// A store loads once: later connections get the same one, with the same `-v` lines.
+    const DAY: Option<Duration> = Some(Duration::from_secs(24 * 60 * 60));
+
+    /// A store from the CA file alone (no CA path) loads once: later connections get the same
+    /// one, with the same `-v` lines, until the cache timeout; with a timeout of zero, and with
+    /// a CA path, each connection loads its own (curl's `cache_criteria_met`).
     #[test]
-    fn trust_store_loads_once() {
+    fn trust_store_loads_once_from_the_ca_file_alone() {
         let ca = oxcurl_testsupport::pki().ca();
-        let t = TrustStore::new(&opts(ca.to_str().unwrap()));
-        let (a, notes) = t.get().expect("loads");
-        let (b, again) = t.get().expect("cached");
+        let no_path = TlsOptions {
+            capath: Some(String::new()),
+            ..opts(ca.to_str().unwrap())
+        };
+        let t = TrustStore::new(&no_path);
+        let (a, notes) = t.get(DAY).expect("loads");
+        let (b, again) = t.get(DAY).expect("cached");
         assert!(Arc::ptr_eq(&a, &b));
         assert_eq!(notes, again);
+        assert_eq!(
+            notes,
+            [format!(" CAfile: {}", ca.display()), " CApath: none".into()]
+        );
+        let (c, _) = t.get(None).expect("cached forever");
+        assert!(Arc::ptr_eq(&a, &c));
+        let (d, _) = t.get(Some(Duration::ZERO)).expect("loads again");
+        assert!(!Arc::ptr_eq(&a, &d));
+        let (e, _) = t.get(Some(Duration::from_nanos(1))).expect("expired");
+        assert!(!Arc::ptr_eq(&a, &e));
+
+        let t = TrustStore::new(&opts(ca.to_str().unwrap()));
+        let (a, notes) = t.get(None).expect("loads");
+        let (b, _) = t.get(None).expect("loads again");
+        assert!(!Arc::ptr_eq(&a, &b));
         assert_eq!(
             notes,
             [
@@ -1268,7 +1318,7 @@ mod tests {
         let file = dir.join("ca.pem");
         let _ = std::fs::remove_file(&file);
         let t = TrustStore::new(&opts(file.to_str().unwrap()));
-        let Err((notes, e)) = t.get() else {
+        let Err((notes, e)) = t.get(DAY) else {
             panic!("loaded a file that is not there");
         };
         assert!(notes.is_empty(), "{notes:?}");
@@ -1278,7 +1328,7 @@ mod tests {
             format!("error setting certificate file: {}", file.display())
         );
         std::fs::copy(oxcurl_testsupport::pki().ca(), &file).unwrap();
-        assert!(t.get().is_ok());
+        assert!(t.get(DAY).is_ok());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -1291,7 +1341,7 @@ mod tests {
             ca_blob: Some(Arc::from(b)),
             ..opts("/no/such/file.pem")
         };
-        let (_, notes) = TrustStore::new(&blob(&pem)).get().expect("blob loads");
+        let (_, notes) = TrustStore::new(&blob(&pem)).get(DAY).expect("blob loads");
         assert_eq!(
             notes,
             [
@@ -1300,7 +1350,7 @@ mod tests {
                 format!(" CApath: {}", crate::tls::DEFAULT_CAPATH),
             ]
         );
-        let Err((_, e)) = TrustStore::new(&blob(b"garbage")).get() else {
+        let Err((_, e)) = TrustStore::new(&blob(b"garbage")).get(DAY) else {
             panic!("a blob without a certificate loaded");
         };
         assert_eq!(
@@ -1321,6 +1371,7 @@ mod tests {
         let other_alpn_and_version = TlsOptions {
             alpn: false,
             min_version: TlsVersion::V1_3,
+            ca_cache_timeout: -1,
             ..base.clone()
         };
         assert!(t.serves(&other_alpn_and_version));

@@ -15,6 +15,9 @@ static const char *urls[] = {
   "http://h/?",
   "http://xn--rksmrgs-5wao1o.se/",
   "",
+  "http://h/a b?q r=s t&u v#f g",
+  "http://h/p%20 q?a+b c%20d# x",
+  "http://h/ ?&= #",
   /* last: only with the "idn" argument (the reference build may lack IDN support) */
   "http://räksmörgås.se/",
 };
@@ -27,8 +30,16 @@ static const unsigned getflags[] = {
   CURLU_PUNYCODE, CURLU_PUNY2IDN, CURLU_GET_EMPTY, CURLU_NO_GUESS_SCHEME
 };
 static const char *redirects[] = {
-  "../x", "/abs?q", "//other/p", "?only", "#f", "https://else/", "", "sub/../y"
+  "../x", "/abs?q", "//other/p", "?only", "#f", "https://else/", "", "sub/../y",
+  "a b?c d#e f", "?q r"
 };
+/* parts set one at a time, with and without CURLU_ALLOW_SPACE and CURLU_URLENCODE */
+static const char *spaced[] = { "q r", "a=b c&d e=f", " ", "x%20y z", "=a b" };
+static const unsigned partflags[] = {
+  0, CURLU_ALLOW_SPACE, CURLU_URLENCODE, CURLU_ALLOW_SPACE | CURLU_URLENCODE,
+  CURLU_ALLOW_SPACE | CURLU_APPENDQUERY, CURLU_ALLOW_SPACE | CURLU_URLENCODE | CURLU_APPENDQUERY
+};
+static const CURLUPart spacedparts[] = { CURLUPART_QUERY, CURLUPART_PATH, CURLUPART_FRAGMENT };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -64,14 +75,32 @@ int main(int argc, char **argv)
     }
   }
   for(r = 0; r < N(redirects); r++) {
-    u = curl_url();
-    curl_url_set(u, CURLUPART_URL, urls[0], 0);
-    printf("redir %u rc=%d\n", r, (int)curl_url_set(u, CURLUPART_URL, redirects[r], 0));
-    curl_url_get(u, CURLUPART_URL, &s, 0);
-    printf("redir %u [%s]\n", r, s ? s : "(null)");
-    curl_free(s);
-    s = NULL;
-    curl_url_cleanup(u);
+    for(f = 0; f < 2; f++) {
+      u = curl_url();
+      curl_url_set(u, CURLUPART_URL, urls[0], 0);
+      printf("redir %u/%u rc=%d\n", r, f,
+             (int)curl_url_set(u, CURLUPART_URL, redirects[r], f ? CURLU_ALLOW_SPACE : 0));
+      curl_url_get(u, CURLUPART_URL, &s, 0);
+      printf("redir %u/%u [%s]\n", r, f, s ? s : "(null)");
+      curl_free(s);
+      s = NULL;
+      curl_url_cleanup(u);
+    }
+  }
+  for(i = 0; i < N(spaced); i++) {
+    unsigned p;
+    for(p = 0; p < N(spacedparts); p++) {
+      for(f = 0; f < N(partflags); f++) {
+        CURLUcode rc;
+        u = curl_url();
+        curl_url_set(u, CURLUPART_URL, "http://h/x?k=v#f", 0);
+        rc = curl_url_set(u, spacedparts[p], spaced[i], partflags[f]);
+        snprintf(tag, sizeof(tag), "s%u p%d f%x set=%d", i, (int)spacedparts[p],
+                 partflags[f], (int)rc);
+        dump(u, tag);
+        curl_url_cleanup(u);
+      }
+    }
   }
   u = curl_url();
   printf("set scheme %d\n", (int)curl_url_set(u, CURLUPART_SCHEME, "https", 0));
