@@ -5381,6 +5381,13 @@ impl Transfer {
         }
     }
 
+    /// curl's note for a connection kept for reuse, named after the host it was asked for.
+    fn left_intact(&self, id: i64, host: &str) -> String {
+        let host = self.conn_to_host.as_deref().unwrap_or(host);
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        format!("Connection #{id} to host {host} left intact")
+    }
+
     fn release_conn(&mut self, cx: &mut Cx<'_>, reusable: bool) {
         // curl decides about the connection under the pool's lock.
         if self.h2conn.is_some() || self.conn.is_some() {
@@ -5388,21 +5395,11 @@ impl Transfer {
         }
         if let Some(s) = self.h2conn.take() {
             self.h2 = None;
-            let mut c = s.lock();
-            let open = reusable && c.h2.as_mut().is_some_and(|m| m.is_open());
+            let open = reusable && s.lock().h2.as_ref().is_some_and(|m| m.is_open());
             self.info.last_socket = open.then(|| std::os::fd::AsRawFd::as_raw_fd(&s.fd()));
             // The connection stays for the others on it; the last one says so.
-            if !reusable || !c.h2.as_mut().is_some_and(|m| m.is_open()) {
-                drop(c);
-                cx.pool.unshare(&s);
-            } else if s.users() == 1 {
-                c.idle_since = cx.now;
-                let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
-                let host = host.trim_start_matches('[').trim_end_matches(']');
-                let msg = format!("Connection #{} to host {host} left intact", c.id);
-                drop(c);
-                self.verbose(&msg);
-                cx.pool.trim_shared();
+            if let Some(note) = self.h2_leave(cx, &s, reusable) {
+                self.verbose(&note);
             }
             return;
         }
@@ -5414,9 +5411,7 @@ impl Transfer {
             if reusable {
                 let mut c = c;
                 c.http10 = self.resp.version == HttpVersion::V1_0;
-                let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
-                let host = host.trim_start_matches('[').trim_end_matches(']');
-                let msg = format!("Connection #{} to host {host} left intact", c.id);
+                let msg = self.left_intact(c.id, &c.host);
                 self.verbose(&msg);
                 if let Some(old) = cx.pool.put(c, cx.now) {
                     drop(old);

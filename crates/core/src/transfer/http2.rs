@@ -204,31 +204,39 @@ impl Transfer {
     /// connection that failed is forgotten.
     ///
     /// Returns curl's "left intact" note when this was the connection's last transfer; the
-    /// caller writes it after the transfer's error, where curl's `multi_done` writes it.
+    /// caller writes it after the transfer's error, where curl's `multi_done` writes it (a
+    /// transfer that failed on a multiplexed connection leaves it for the next when only the
+    /// stream went wrong).
     #[must_use]
     pub(super) fn h2_release(&mut self, cx: &mut Cx<'_>) -> Option<String> {
         self.h2 = None;
         self.h2_open = false;
-        if let Some(s) = self.h2conn.take() {
-            let mut c = s.lock();
-            let open = c.h2.as_ref().is_some_and(|m| m.is_open());
-            if !open {
-                drop(c);
-                cx.pool.unshare(&s);
-            } else if s.users() == 1 {
-                // A transfer that failed on a multiplexed connection leaves it for the next
-                // (curl's multi_done keeps it when only the stream went wrong), and the
-                // last user says so, as after a transfer that went well.
-                c.idle_since = cx.now;
-                let host = self.conn_to_host.as_deref().unwrap_or(&c.host);
-                let host = host.trim_start_matches('[').trim_end_matches(']');
-                let msg = format!("Connection #{} to host {host} left intact", c.id);
-                drop(c);
-                cx.pool.trim_shared();
-                return Some(msg);
-            }
+        let s = self.h2conn.take()?;
+        self.h2_leave(cx, &s, true)
+    }
+
+    /// Leave the shared connection `s`: it is forgotten unless `keep` and still open; the
+    /// last transfer on a kept one marks it idle and gets curl's "left intact" note.
+    pub(super) fn h2_leave(
+        &self,
+        cx: &mut Cx<'_>,
+        s: &super::SharedConn,
+        keep: bool,
+    ) -> Option<String> {
+        let mut c = s.lock();
+        if !keep || !c.h2.as_ref().is_some_and(|m| m.is_open()) {
+            drop(c);
+            cx.pool.unshare(s);
+            return None;
         }
-        None
+        if s.users() != 1 {
+            return None;
+        }
+        c.idle_since = cx.now;
+        let note = self.left_intact(c.id, &c.host);
+        drop(c);
+        cx.pool.trim_shared();
+        Some(note)
     }
 
     /// Decide HTTP/2 for a new connection: ALPN picked h2, or prior knowledge on http. An
