@@ -676,14 +676,7 @@ fn diff_sequential_on(
         for i in 0..urls {
             args.push(format!("{}/{i}", srv.url()));
         }
-        let out = Exec::new(p)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", tmp.path())
-            .env("LC_ALL", "C")
-            .cwd(tmp.path())
-            .args(&args)
-            .run();
+        let out = isolated_exec(p, tmp.path(), tmp.path()).args(&args).run();
         (out, srv.connections())
     };
     let (r, rc) = run(&reference_curl());
@@ -910,14 +903,7 @@ fn diff_expect(
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
         args.push(srv.url());
-        Exec::new(p)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", tmp.path())
-            .env("LC_ALL", "C")
-            .cwd(tmp.path())
-            .args(&args)
-            .run()
+        isolated_exec(p, tmp.path(), tmp.path()).args(&args).run()
     };
     let (r, x) = (run(&reference_curl()), run(Path::new(OXCURL)));
     let report = runs_report(&r, &x);
@@ -1195,14 +1181,7 @@ fn diff_multi(name: &str, urls: usize, extra: &[&str], server: impl Fn() -> H2Se
             args.push("-o".into());
             args.push("/dev/null".into());
         }
-        let out = Exec::new(p)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", tmp.path())
-            .env("LC_ALL", "C")
-            .cwd(tmp.path())
-            .args(&args)
-            .run();
+        let out = isolated_exec(p, tmp.path(), tmp.path()).args(&args).run();
         (out, srv.connections())
     };
     let (r, rc) = run(&reference_curl());

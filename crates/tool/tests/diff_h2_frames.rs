@@ -8,18 +8,14 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::time::Duration;
 
+use oxcurl_testsupport::diff::isolated_exec;
 use oxcurl_testsupport::h2::{self, error_line, frame, hpack, hpack_literal, H2Action, H2Server};
-use oxcurl_testsupport::{reference_curl, Exec, Output, TempDir};
+use oxcurl_testsupport::{reference_curl, Output, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 
 fn run(prog: &Path, url: &str, tmp: &TempDir) -> Output {
-    Exec::new(prog)
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", tmp.path())
-        .env("LC_ALL", "C")
-        .cwd(tmp.path())
+    isolated_exec(prog, tmp.path(), tmp.path())
         .timeout(Duration::from_secs(30))
         .args(["-sS", "--http2-prior-knowledge", url])
         .run()
@@ -358,12 +354,7 @@ fn diff_three(name: &str, script: Vec<H2Action>) -> Vec<Vec<u8>> {
         for (id, n) in [1, 3, 5].iter().zip(names) {
             args.extend([format!("{}/{id}", srv.url()), "-o".into(), n.into()]);
         }
-        let out = Exec::new(prog)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", tmp.path())
-            .env("LC_ALL", "C")
-            .cwd(tmp.path())
+        let out = isolated_exec(prog, tmp.path(), tmp.path())
             .timeout(Duration::from_secs(30))
             .args(&args)
             .run();
