@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use libfuzzer_sys::fuzz_target;
-use oxcurl_core::proto::h2::hpack::{huffman_code, Decoder};
+use oxcurl_core::proto::h2::hpack::{huffman_encode, Decoder};
 
 fn int(out: &mut Vec<u8>, first: u8, n: u32, mut v: usize) {
     let max = (1usize << n) - 1;
@@ -32,19 +32,7 @@ fn string(out: &mut Vec<u8>, s: &[u8], huffman: bool) {
         return;
     }
     let mut enc = Vec::new();
-    let (mut bits, mut n) = (0u64, 0u32);
-    for &b in s {
-        let (code, len) = huffman_code(usize::from(b));
-        bits = (bits << len) | u64::from(code);
-        n += len;
-        while n >= 8 {
-            enc.push((bits >> (n - 8)) as u8);
-            n -= 8;
-        }
-    }
-    if n > 0 {
-        enc.push(((bits << (8 - n)) as u8) | (0xff >> n));
-    }
+    huffman_encode(s, &mut enc);
     int(out, 0x80, 7, enc.len());
     out.extend_from_slice(&enc);
 }

@@ -171,6 +171,25 @@ pub fn huffman_code(sym: usize) -> (u32, u32) {
     (c.first[len] + rank as u32, len as u32)
 }
 
+/// Append `data` Huffman-coded to `out`, padded with the EOS prefix: the inverse of the
+/// decoder, for the tests and the fuzz target that check the two against each other (the
+/// engine only decodes).
+pub fn huffman_encode(data: &[u8], out: &mut Vec<u8>) {
+    let (mut bits, mut n) = (0u64, 0u32);
+    for &b in data {
+        let (code, len) = huffman_code(usize::from(b));
+        bits = (bits << len) | u64::from(code);
+        n += len;
+        while n >= 8 {
+            out.push((bits >> (n - 8)) as u8);
+            n -= 8;
+        }
+    }
+    if n > 0 {
+        out.push(((bits << (8 - n)) as u8) | (0xff >> n));
+    }
+}
+
 /// Append the Huffman-decoded `data` to `out`.
 fn huffman_decode(data: &[u8], out: &mut Vec<u8>) -> Result<(), Error> {
     let c = &CANON;
@@ -496,21 +515,8 @@ mod tests {
     #[test]
     fn every_symbol_round_trips_through_the_code() {
         let all: Vec<u8> = (0..=255).collect();
-        let mut bits = 0u64;
-        let mut n = 0;
         let mut enc = Vec::new();
-        for &s in &all {
-            let (code, len) = huffman_code(usize::from(s));
-            bits = (bits << len) | u64::from(code);
-            n += len;
-            while n >= 8 {
-                enc.push((bits >> (n - 8)) as u8);
-                n -= 8;
-            }
-        }
-        if n > 0 {
-            enc.push(((bits << (8 - n)) as u8) | (0xff >> n));
-        }
+        huffman_encode(&all, &mut enc);
         let mut out = Vec::new();
         huffman_decode(&enc, &mut out).unwrap();
         assert_eq!(out, all);
