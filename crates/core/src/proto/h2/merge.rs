@@ -451,7 +451,25 @@ impl Merger {
             return avail > 0 && self.eof;
         }
         let h = &self.buf[self.pos..self.pos + HEAD];
+        if self.awaits_pad(h, avail) {
+            return false;
+        }
         self.action(h) == Act::Pass || avail >= HEAD + frame_len(h) || self.eof
+    }
+
+    /// Is `h` a PADDED DATA frame on a tracked stream whose pad length is not in yet
+    /// (`avail` bytes from its header on, more to come)? It waits for that byte: what h2
+    /// gets of it is counted against the stream's length, where passing it not knowing
+    /// would forget the stream, and a later frame ending the body short would no longer
+    /// be split for its bytes to reach the transfer as curl's do.
+    fn awaits_pad(&self, h: &[u8], avail: usize) -> bool {
+        !self.eof
+            && avail <= HEAD
+            && h[3] == DATA
+            && h[4] & PADDED != 0
+            && frame_len(h) > 0
+            && frame_len(h) <= self.wire_max
+            && self.find(stream_of(h)).is_some()
     }
 
     /// Hand out up to `room` bytes to `put`, in one or more pieces; how many. 0 (with room)
@@ -566,6 +584,9 @@ impl Merger {
             self.pos += HEAD;
             self.raw = len;
             return true;
+        }
+        if self.awaits_pad(&h, avail) {
+            return false;
         }
         let act = self.action(&h);
         if act != Act::Pass && avail < HEAD + len {
@@ -950,7 +971,7 @@ pub fn check_reframing(wire: &[u8], out: &[u8], wire_max: usize, max: usize, tra
         assert!(plain(f), "a frame that is not the input's: {f:?}");
         assert!(f.2 & 0x7fff_ffff != 0, "DATA joined on stream 0");
         assert!(f.4.len() <= max, "a joined frame of {} bytes", f.4.len());
-        let limit = tracked(f.2);
+        let limit = tracked(f.2 & 0x7fff_ffff);
         let split = (f.1 == 0 && a.contains(&(f.0, END_STREAM, f.2, f.3, f.4.clone())))
             || (f.1 == END_STREAM && f.3 == 0);
         assert!(
@@ -1432,6 +1453,47 @@ mod tests {
             merged_tracking(&wire, 1000, 1000, &lengths(&[(1, 10)])),
             want
         );
+    }
+
+    #[test]
+    fn a_padded_frame_waits_for_its_pad_length_to_be_counted() {
+        // "def", then "x" padded by one byte, then "end" ending the body short of the
+        // length: whatever the cut (the padded frame's header alone among them), h2 gets
+        // all seven bytes before it refuses the end, as curl writes them.
+        let padded = frame(DATA, PADDED, 1, b"\x01x\x00");
+        let wire = cat(&[
+            data(1, false, b"def"),
+            padded.clone(),
+            data(1, true, b"end"),
+        ]);
+        let t = lengths(&[(1, 1008)]);
+        merged_tracking(&wire, 100, 100, &t);
+        let cut = data(1, false, b"def").len() + HEAD;
+        let out = two_reads(&wire, (100, 100), cut, usize::MAX, &t);
+        let want = cat(&[
+            data(1, false, b"def"),
+            padded,
+            data(1, false, b"end"),
+            data(1, true, b""),
+        ]);
+        assert_eq!(out, want, "the last frame split after the pad length came");
+    }
+
+    #[test]
+    fn the_reserved_bit_of_a_stream_id_names_the_same_stream() {
+        // h2 ignores the reserved bit, as RFC 9113 says: a frame with it set is on the
+        // stream the other 31 bits name, tracked and split as that stream's.
+        let mut end = data(1, true, b"e");
+        end[5] |= 0x80;
+        let t = Tracking {
+            limits: vec![(1, Limit::Unknown)],
+            known_at: 0,
+        };
+        let out = merged_tracking(&end, 100, 100, &t);
+        let mut want = cat(&[data(1, false, b"e"), data(1, true, b"")]);
+        want[5] |= 0x80;
+        want[HEAD + 1 + 5] |= 0x80;
+        assert_eq!(out, want);
     }
 
     #[test]
