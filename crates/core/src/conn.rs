@@ -349,6 +349,9 @@ pub struct Pool {
     waiters: Vec<Waker>,
     /// Most idle connections kept (`CURLMOPT_MAXCONNECTS`).
     pub max: usize,
+    /// When [`Pool::sweep`] last looked at every connection (curl's `last_cleanup`); none
+    /// yet: the first transfer sweeps.
+    last_sweep: Option<Instant>,
 }
 
 impl Default for Pool {
@@ -359,6 +362,7 @@ impl Default for Pool {
             pending: Vec::new(),
             waiters: Vec::new(),
             max: 25,
+            last_sweep: None,
         }
     }
 }
@@ -387,6 +391,80 @@ impl Pool {
         }
         None
     }
+    /// curl's `Curl_cpool_prune_dead`, run before a transfer looks for a connection: at most
+    /// once a second per pool, every connection nobody uses, whatever its destination, that
+    /// is too old (see [`Pool::take_too_old`]) or that the server closed is taken out and
+    /// closed (too old: orderly, with TLS close_notify; closed by the peer: nothing sent).
+    /// `swept` gets each one's id and, when it was too old, curl's note saying so. Allocates
+    /// nothing unless a connection is swept.
+    pub fn sweep(
+        &mut self,
+        now: Instant,
+        max_idle: Option<std::time::Duration>,
+        max_life: Option<std::time::Duration>,
+        mut swept: impl FnMut(i64, Option<String>),
+    ) {
+        if self
+            .last_sweep
+            .is_some_and(|t| now.saturating_duration_since(t) < std::time::Duration::from_secs(1))
+        {
+            return;
+        }
+        self.last_sweep = Some(now);
+        let mut i = 0;
+        while i < self.idle.len() {
+            if let Some(note) = too_old(&self.idle[i], max_idle, max_life, now) {
+                let mut c = self.idle.remove(i);
+                c.close();
+                swept(c.id, Some(note));
+                continue;
+            }
+            let mut c = self.idle.remove(i);
+            let alive = match c.h2.take() {
+                Some(mut m) => {
+                    // Frames (SETTINGS, PING, GOAWAY) may wait: h2 reads them.
+                    c = m.drive(c);
+                    let open = m.is_open();
+                    c.h2 = Some(m);
+                    open
+                }
+                None => c.is_alive(),
+            };
+            if alive {
+                // Back in its place: the capacity is there, nothing is allocated.
+                self.idle.insert(i, c);
+                i += 1;
+            } else {
+                swept(c.id, None);
+            }
+        }
+        let mut i = 0;
+        while i < self.shared.len() {
+            if self.shared[i].users() > 0 {
+                i += 1;
+                continue;
+            }
+            let s = self.shared.remove(i);
+            let mut c = s.lock();
+            let note = too_old(&c, max_idle, max_life, now);
+            if note.is_some() {
+                c.close();
+            } else {
+                c.drive();
+                if c.h2.as_ref().is_some_and(|m| m.is_open()) {
+                    drop(c);
+                    self.shared.insert(i, s);
+                    i += 1;
+                    continue;
+                }
+            }
+            let id = c.id;
+            drop(c);
+            // The last reference: the connection closes here.
+            drop(s);
+            swept(id, note);
+        }
+    }
     /// Take out the idle connections for `key` that are too old to reuse (curl's
     /// `conn_maxage`: idle longer than `max_idle`, or made longer than `max_life` ago; whole
     /// seconds, as curl counts them), each with the note curl gives.
@@ -401,20 +479,10 @@ impl Pool {
         let mut i = 0;
         while i < self.idle.len() {
             let c = &self.idle[i];
-            let idle = now.saturating_duration_since(c.idle_since).as_secs();
-            let life = now.saturating_duration_since(c.created).as_secs();
             let note = if c.key != key {
                 None
-            } else if max_idle.is_some_and(|m| idle > m.as_secs()) {
-                Some(format!(
-                    "Too old connection ({idle} seconds idle), disconnect it"
-                ))
-            } else if max_life.is_some_and(|m| life > m.as_secs()) {
-                Some(format!(
-                    "Too old connection ({life} seconds since creation), disconnect it"
-                ))
             } else {
-                None
+                too_old(c, max_idle, max_life, now)
             };
             match note {
                 Some(n) => out.push((self.idle.remove(i), n)),
@@ -515,6 +583,7 @@ impl Pool {
         std::mem::swap(&mut self.shared, &mut other.shared);
         std::mem::swap(&mut self.pending, &mut other.pending);
         std::mem::swap(&mut self.waiters, &mut other.waiters);
+        std::mem::swap(&mut self.last_sweep, &mut other.last_sweep);
     }
     pub fn len(&self) -> usize {
         self.idle.len()
@@ -545,6 +614,29 @@ impl Pool {
             c.lock().close();
         }
         self.idle.drain(..)
+    }
+}
+
+/// curl's `conn_maxage`: the note for a connection idle longer than `max_idle` or made
+/// longer than `max_life` ago (whole seconds, as curl counts them), if it is.
+fn too_old(
+    c: &Conn,
+    max_idle: Option<std::time::Duration>,
+    max_life: Option<std::time::Duration>,
+    now: Instant,
+) -> Option<String> {
+    let idle = now.saturating_duration_since(c.idle_since).as_secs();
+    let life = now.saturating_duration_since(c.created).as_secs();
+    if max_idle.is_some_and(|m| idle > m.as_secs()) {
+        Some(format!(
+            "Too old connection ({idle} seconds idle), disconnect it"
+        ))
+    } else if max_life.is_some_and(|m| life > m.as_secs()) {
+        Some(format!(
+            "Too old connection ({life} seconds since creation), disconnect it"
+        ))
+    } else {
+        None
     }
 }
 

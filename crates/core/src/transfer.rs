@@ -1490,6 +1490,15 @@ impl Transfer {
         // curl locks a shared pool to prune it, then to search it (not for a fresh or a
         // CONNECT_ONLY connection).
         self.touch_pool();
+        // curl's Curl_cpool_prune_dead: dead connections to anywhere, once a second.
+        let (max_idle, max_life) = (self.opts.maxage_conn, self.opts.maxlifetime_conn);
+        cx.pool.sweep(cx.now, max_idle, max_life, |id, too_old| {
+            if let Some(note) = too_old {
+                self.verbose(&note);
+            }
+            self.verbose(&format!("Connection {id} seems to be dead"));
+            self.verbose(&format!("shutting down connection #{id}"));
+        });
         if !fresh && !self.opts.connect_only {
             self.touch_pool();
         }
