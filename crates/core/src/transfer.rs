@@ -1545,7 +1545,9 @@ impl Transfer {
                     cx.now,
                 );
                 for (mut c, note) in old {
+                    // curl's conn_maxage, inside Curl_conn_seems_dead.
                     self.verbose(&note);
+                    self.verbose(&format!("Connection {} seems to be dead", c.id));
                     c.close();
                     self.verbose(&format!("shutting down connection #{}", c.id));
                 }

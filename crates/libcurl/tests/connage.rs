@@ -49,6 +49,25 @@ fn too_old_connections_are_not_reused() {
     );
 }
 
+/// A too old connection is noted as curl notes it, both when the once-a-second sweep of the
+/// pool finds it (to another host) and when the search for one to reuse does.
+#[test]
+fn too_old_connections_are_noted() {
+    let out = compare("notes");
+    assert_eq!(
+        out,
+        "server1: rc=0 new connections=1\n\
+         Too old connection (2 seconds idle), disconnect it\n\
+         Connection 0 seems to be dead\n\
+         shutting down connection #0\n\
+         server2: rc=0 new connections=1\nserver1: rc=0 new connections=1\n\
+         Too old connection (2 seconds since creation), disconnect it\n\
+         Connection 1 seems to be dead\n\
+         shutting down connection #1\n\
+         server2: rc=0 new connections=1\n"
+    );
+}
+
 #[test]
 fn negative_values_and_too_many_connections_are_refused() {
     let out = compare("codes");

@@ -2,7 +2,8 @@
  * when the cache is full), CURLOPT_MAXAGE_CONN and CURLOPT_MAXLIFETIME_CONN (too old a
  * connection is not reused). Prints, per transfer, whether it made a new connection.
  * Usage: connage PORT MODE
- * MODE: maxconnects, maxage, maxlifetime, codes (the values setopt refuses). */
+ * MODE: maxconnects, maxage, maxlifetime, codes (the values setopt refuses), notes (the
+ * -v notes on too old connections, to another host and to the same one). */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,18 @@ static size_t sink(char *p, size_t s, size_t n, void *u)
   (void)p;
   (void)u;
   return s * n;
+}
+
+/* Prints the notes on giving up a connection. */
+static int notes(CURL *h, curl_infotype type, char *data, size_t size, void *u)
+{
+  (void)h;
+  (void)u;
+  if(type == CURLINFO_TEXT &&
+     (strstr(data, "Too old") || strstr(data, "seems to be dead") ||
+      strstr(data, "shutting down")))
+    printf("%.*s", (int)size, data);
+  return 0;
 }
 
 static void get(CURL *h, const char *port, int host)
@@ -64,6 +77,22 @@ int main(int argc, char **argv)
     sleep(2);
     get(h, port, 1);
     get(h, port, 1);
+  }
+  else if(strcmp(mode, "notes") == 0) {
+    curl_easy_setopt(h, CURLOPT_VERBOSE, 1L);
+    curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, notes);
+    get(h, port, 1);
+    curl_easy_setopt(h, CURLOPT_MAXAGE_CONN, 1L);
+    sleep(2);
+    /* The pool's once-a-second sweep finds server1's connection too old. */
+    get(h, port, 2);
+    curl_easy_setopt(h, CURLOPT_MAXAGE_CONN, 118L);
+    curl_easy_setopt(h, CURLOPT_MAXLIFETIME_CONN, 1L);
+    usleep(1500000);
+    get(h, port, 1);
+    usleep(700000);
+    /* Swept 0.7 s ago: server2's connection is found too old looking for one to reuse. */
+    get(h, port, 2);
   }
   else if(strcmp(mode, "maxlifetime") == 0) {
     curl_easy_setopt(h, CURLOPT_MAXLIFETIME_CONN, 1L);
