@@ -2845,15 +2845,7 @@ impl Transfer {
         }
         let mut byte = [0u8; 1];
         loop {
-            if trace {
-                self.tls_trace_start();
-            }
-            let conn = self.conn.as_mut().expect("conn");
-            let got = conn.recv(&mut byte);
-            if trace {
-                self.tls_trace_end();
-            }
-            match got {
+            match self.tunnel_recv(&mut byte) {
                 Ok(0) => {
                     return Err(Error::new(Code::RecvError, "Proxy CONNECT aborted"));
                 }
@@ -3012,13 +3004,27 @@ impl Transfer {
         Ok(true)
     }
 
+    /// Read from the proxy connection while CONNECT is answered. With the TLS trace, the
+    /// records of an HTTPS proxy's session read on the way go to it (curl's `ossl_trace`
+    /// on the proxy filter), the session tickets and the records of a skipped body too.
+    fn tunnel_recv(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let trace = self.tls_trace_on();
+        if trace {
+            self.tls_trace_start();
+        }
+        let got = self.conn.as_mut().expect("conn").recv(buf);
+        if trace {
+            self.tls_trace_end();
+        }
+        got
+    }
+
     /// Read and drop the body of a 407 reply to CONNECT, then send CONNECT again.
     fn do_tunnel_skip(&mut self) -> Result<bool> {
         let mut buf = [0u8; 1024];
         while self.tunnel_skip > 0 {
             let want = (self.tunnel_skip as usize).min(buf.len());
-            let conn = self.conn.as_mut().expect("conn");
-            match conn.recv(&mut buf[..want]) {
+            match self.tunnel_recv(&mut buf[..want]) {
                 Ok(0) => return Err(Error::new(Code::RecvError, "Proxy CONNECT aborted")),
                 Ok(n) => self.tunnel_skip -= n as u64,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
@@ -3035,8 +3041,7 @@ impl Transfer {
             // A byte at a time, as curl: the next CONNECT's reply follows on this connection.
             let mut byte = [0u8; 1];
             while !dec.is_done() {
-                let conn = self.conn.as_mut().expect("conn");
-                match conn.recv(&mut byte) {
+                match self.tunnel_recv(&mut byte) {
                     Ok(0) => return Err(Error::new(Code::RecvError, "Proxy CONNECT aborted")),
                     Ok(_) => {}
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {

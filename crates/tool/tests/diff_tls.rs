@@ -1244,3 +1244,101 @@ fn rustls_dead_connection_noted_without_resumption_note() {
     );
     assert!(!err.contains("reusing session"), "{err}");
 }
+
+// ---- OpenSSL trace through real proxies ---------------------------------------------------
+
+/// squid (with `auth`) behind nghttpx, an HTTPS proxy that speaks HTTP/2 and HTTP/1.1.
+fn nghttpx_squid(
+    auth: oxcurl_testsupport::daemons::ProxyAuth,
+) -> Option<(
+    oxcurl_testsupport::daemons::Squid,
+    oxcurl_testsupport::daemons::Nghttpx,
+)> {
+    let sq = oxcurl_testsupport::daemons::Squid::try_start(auth)?;
+    let nx = oxcurl_testsupport::daemons::Nghttpx::try_start(&sq)?;
+    Some((sq, nx))
+}
+
+/// CONNECT on an HTTP/2 stream to the proxy: the records of the proxy's TLS session that
+/// carry the h2 frames (preface, SETTINGS, the CONNECT HEADERS, the 200 reply, the tunnel's
+/// DATA frames) are traced as curl traces them.
+#[test]
+fn openssl_trace_inside_h2_https_proxy() {
+    let Some((_sq, nx)) = nghttpx_squid(oxcurl_testsupport::daemons::ProxyAuth::None) else {
+        return;
+    };
+    let url = nx.url();
+    let r = Case::new("openssl_trace_inside_h2_https_proxy")
+        .env("CURL_SSL_BACKEND", "openssl")
+        .tls(TlsServerOptions::default())
+        .args(&["-sS", "-v", "--proxy-http2", "-x", url.as_str()])
+        .args(&["--proxy-cacert", "{ca}", "--cacert", "{ca}"])
+        .args(&["https://localhost:{port}/t"])
+        .reply(Reply::ok("inside the tunnel\n"))
+        .compare_stderr(true)
+        .normalise_with(h2_setup_norm)
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 0);
+    assert_eq!(r.oxcurl.stdout_str(), "inside the tunnel\n");
+    let err = String::from_utf8_lossy(&h2_setup_norm(&r.oxcurl.stderr)).into_owned();
+    let setup = "* Establish HTTP/N proxy tunnel to localhost:N\n[N bytes data]\n\
+                 * TLSvN.N (IN), TLS handshake, Newsession Ticket (N):\n";
+    assert!(err.contains(setup), "{err}");
+}
+
+/// [`trace_norm`], and the direction of the run of data right after "Establish HTTP/2
+/// proxy tunnel" masked: whether the proxy's session tickets (sent after the handshake)
+/// came before the client's first read, so that it reads them before writing the preface,
+/// or after its first write, is a race both curl and oxcurl run.
+fn h2_setup_norm(d: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut after_establish = false;
+    for l in trace_norm(d).split_inclusive(|&b| b == b'\n') {
+        if after_establish && (l.starts_with(b"{ [") || l.starts_with(b"} [")) {
+            out.extend_from_slice(&l[2..]);
+        } else {
+            out.extend_from_slice(l);
+        }
+        after_establish = l.starts_with(b"* Establish HTTP/N proxy tunnel");
+    }
+    out
+}
+
+/// A 407 with a body (squid's error page, some 3 KB: more than one of nghttpx's first
+/// records) answers the first CONNECT; curl reads the body off the proxy's TLS session, its
+/// records traced, and skips it before the second CONNECT, with credentials, on the same
+/// connection. nghttpx's HTTP/1.1 side answers that one 400 (it takes no second CONNECT on
+/// a connection), so both end with 56.
+#[test]
+fn openssl_trace_across_407_body_in_https_proxy() {
+    let auth = oxcurl_testsupport::daemons::ProxyAuth::Basic("pu".into(), "pp".into());
+    let Some((_sq, nx)) = nghttpx_squid(auth) else {
+        return;
+    };
+    let url = nx.url();
+    let r = Case::new("openssl_trace_across_407_body_in_https_proxy")
+        .env("CURL_SSL_BACKEND", "openssl")
+        .tls(TlsServerOptions::default())
+        .args(&["-sS", "-v", "-x", url.as_str(), "--proxy-cacert", "{ca}"])
+        .args(&[
+            "--proxy-user",
+            "pu:pp",
+            "--proxy-anyauth",
+            "--cacert",
+            "{ca}",
+        ])
+        .args(&["https://localhost:{port}/t"])
+        .compare_stderr(true)
+        .normalise_with(trace_norm)
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 56);
+    let err = String::from_utf8_lossy(&trace_norm(&r.oxcurl.stderr)).into_owned();
+    let skipped = "* Ignore N bytes of response-body\n{ [N bytes data]\n\
+                   * Proxy auth using Basic with user 'pu'\n";
+    assert!(err.contains(skipped), "{err}");
+    assert_eq!(
+        err.matches("> CONNECT localhost:N HTTP/N.N").count(),
+        2,
+        "{err}"
+    );
+}

@@ -30,6 +30,8 @@ pub(super) struct H2Connect {
     response: Option<ResponseFuture>,
     send: Option<SendStream<Bytes>>,
     id: u32,
+    /// The proxy connection was driven once.
+    started: bool,
 }
 
 /// curl's wording when the tunnel could not be made (`CURLE_RECV_ERROR` with no text).
@@ -114,9 +116,23 @@ impl Transfer {
         r
     }
 
-    fn proxy_mux_drive(&mut self) -> Option<h2::Error> {
-        let c = self.conn.take().expect("conn");
-        let mut c = c;
+    /// Let h2 read and write on the proxy connection. The proxy's TLS records, and the
+    /// session tickets that come with them, are traced as they pass (curl's `ossl_trace`
+    /// on the proxy filter while the CONNECT stream is set up).
+    /// The first drive takes in what the proxy sent since the handshake (its session
+    /// tickets, its SETTINGS) before h2 writes the preface, as curl's first pass reads
+    /// before it writes.
+    fn proxy_mux_drive(&mut self, first: bool) -> Option<h2::Error> {
+        let trace = self.tls_trace_on();
+        if trace {
+            self.tls_trace_start();
+        }
+        let mut c = self.conn.take().expect("conn");
+        if first {
+            if let Some(p) = c.proxy_tls.as_mut() {
+                p.read_ahead(&mut crate::tls::Io::Sock(&mut c.stream));
+            }
+        }
         let mut err = None;
         if let Some(mut m) = c.h2.take() {
             c = m.drive(c);
@@ -124,11 +140,14 @@ impl Transfer {
             c.h2 = Some(m);
         }
         self.conn = Some(c);
+        if trace {
+            self.tls_trace_end();
+        }
         err
     }
 
     fn h2_tunnel_step(&mut self, cx: &mut Cx<'_>, st: &mut H2Connect) -> Result<bool> {
-        let closed = self.proxy_mux_drive();
+        let closed = self.proxy_mux_drive(!std::mem::replace(&mut st.started, true));
         if st.sender.is_none() {
             if closed.is_some() {
                 return Err(failed());
@@ -154,14 +173,14 @@ impl Transfer {
             st.response = Some(response);
             st.send = Some(send);
             // Push the request out now.
-            if self.proxy_mux_drive().is_some() {
+            if self.proxy_mux_drive(false).is_some() {
                 return Err(failed());
             }
         }
         let f = st.response.as_mut().expect("response");
         let resp = match mux::poll_response(f, &self.waker) {
             Poll::Pending => {
-                if self.proxy_mux_drive().is_some() {
+                if self.proxy_mux_drive(false).is_some() {
                     return Err(failed());
                 }
                 return Ok(false);
