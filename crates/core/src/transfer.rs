@@ -2532,7 +2532,7 @@ impl Transfer {
         if proxy {
             self.tls_established(true)?;
             if self.tunnel_wanted && self.proxy_speaks_h2() {
-                self.start_h2_tunnel();
+                self.start_h2_tunnel()?;
             } else if self.tunnel_wanted {
                 self.start_tunnel();
             } else {

@@ -1342,3 +1342,36 @@ fn openssl_trace_across_407_body_in_https_proxy() {
         "{err}"
     );
 }
+
+/// Through the HTTP/2 proxy with Basic credentials sent at once, and with `--proxy-anyauth`,
+/// where the 407 (and its body's DATA) ends the transfer: curl does not ask again on an
+/// HTTP/2 tunnel.
+#[test]
+fn openssl_trace_h2_https_proxy_auth() {
+    let auth = oxcurl_testsupport::daemons::ProxyAuth::Basic("pu".into(), "pp".into());
+    let Some((_sq, nx)) = nghttpx_squid(auth) else {
+        return;
+    };
+    let url = nx.url();
+    for (name, args, code) in [
+        ("basic", vec!["--proxy-user", "pu:pp"], 0),
+        (
+            "anyauth",
+            vec!["--proxy-user", "pu:pp", "--proxy-anyauth"],
+            56,
+        ),
+    ] {
+        let r = Case::new(&format!("openssl_trace_h2_https_proxy_auth_{name}"))
+            .env("CURL_SSL_BACKEND", "openssl")
+            .tls(TlsServerOptions::default())
+            .args(&["-sS", "-v", "--proxy-http2", "-x", url.as_str()])
+            .args(&["--proxy-cacert", "{ca}", "--cacert", "{ca}"])
+            .args(&args)
+            .args(&["https://localhost:{port}/t"])
+            .reply(Reply::ok("inside the tunnel\n"))
+            .compare_stderr(true)
+            .normalise_with(h2_setup_norm)
+            .run(OXCURL);
+        assert_eq!(r.oxcurl.code(), code, "{name}");
+    }
+}

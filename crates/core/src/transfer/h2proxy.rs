@@ -30,6 +30,9 @@ pub(super) struct H2Connect {
     response: Option<ResponseFuture>,
     send: Option<SendStream<Bytes>>,
     id: u32,
+    /// The CONNECT request, made (and its proxy authorization noted) before the tunnel's
+    /// "Establish" line, as curl's `submit_CONNECT` makes it; sent once h2 is ready.
+    request: Option<http::Request<()>>,
     /// The proxy connection was driven once.
     started: bool,
 }
@@ -50,14 +53,19 @@ impl Transfer {
     }
 
     /// Start HTTP/2 on the proxy connection and queue CONNECT for the URL's origin.
-    pub(super) fn start_h2_tunnel(&mut self) {
+    pub(super) fn start_h2_tunnel(&mut self) -> Result<()> {
         let authority = self.tunnel_authority();
         self.verbose("CONNECT tunnel: HTTP/2 negotiated");
+        let request = self.h2_connect_request(&authority)?;
         self.verbose(&format!("Establish HTTP/2 proxy tunnel to {authority}"));
         let c = self.conn.as_mut().expect("conn");
         c.h2 = Some(Mux::new());
-        self.h2connect = Some(Box::default());
+        self.h2connect = Some(Box::new(H2Connect {
+            request: Some(request),
+            ..H2Connect::default()
+        }));
         self.state = State::Tunnel;
+        Ok(())
     }
 
     /// What the CONNECT handshake waits on: the proxy socket, always readable.
@@ -165,8 +173,7 @@ impl Transfer {
                 Ok(false) => return Ok(false),
                 Err(_) => return Err(failed()),
             }
-            let authority = self.tunnel_authority();
-            let req = self.h2_connect_request(&authority)?;
+            let req = st.request.take().expect("CONNECT request");
             let sender = st.sender.as_mut().expect("sender");
             let (response, send) = sender.send_request(req, false).map_err(|_| failed())?;
             st.id = response.stream_id().as_u32();
