@@ -392,6 +392,8 @@ pub(crate) struct Transfer {
     /// The Content-Length of the CONNECT reply being read, and what is left to drop of it.
     tunnel_body: Option<u64>,
     tunnel_skip: u64,
+    /// The proxy closes after the 407 whose body is being dropped: connect again then.
+    tunnel_reconnect: bool,
     /// The CONNECT reply's body is chunked: the decoder that finds its end.
     tunnel_chunked: Option<Box<crate::proto::h1::chunked::ChunkedDecoder>>,
     /// The next CONNECT continues an authentication exchange (on this connection or on a
@@ -545,6 +547,7 @@ impl Transfer {
             proxy_auth,
             tunnel_body: None,
             tunnel_skip: 0,
+            tunnel_reconnect: false,
             tunnel_chunked: None,
             tunnel_again: false,
             hsts_pulled: false,
@@ -961,7 +964,7 @@ impl Transfer {
                 State::Connecting { .. } => self.do_connecting(cx),
                 State::TlsConnect { .. } => self.do_tls_connect(cx),
                 State::Tunnel => self.do_tunnel(cx),
-                State::TunnelSkip => self.do_tunnel_skip(),
+                State::TunnelSkip => self.do_tunnel_skip(cx),
                 State::Socks => self.do_socks(cx),
                 State::HaProxy => self.do_haproxy(cx),
                 State::SocksResolving { .. } => self.do_socks_resolving(cx),
@@ -2543,7 +2546,7 @@ impl Transfer {
         if proxy {
             self.tls_established(true)?;
             if self.tunnel_wanted && self.proxy_speaks_h2() {
-                self.start_h2_tunnel();
+                self.start_h2_tunnel()?;
             } else if self.tunnel_wanted {
                 self.start_tunnel();
             } else {
@@ -2856,15 +2859,7 @@ impl Transfer {
         }
         let mut byte = [0u8; 1];
         loop {
-            if trace {
-                self.tls_trace_start();
-            }
-            let conn = self.conn.as_mut().expect("conn");
-            let got = conn.recv(&mut byte);
-            if trace {
-                self.tls_trace_end();
-            }
-            match got {
+            match self.tunnel_recv(&mut byte) {
                 Ok(0) => {
                     return Err(Error::new(Code::RecvError, "Proxy CONNECT aborted"));
                 }
@@ -2948,7 +2943,7 @@ impl Transfer {
         if t.code == 407 {
             let proxy_user = self.proxy_has_user();
             if self.proxy_auth.act(407, proxy_user, false, true) {
-                return self.tunnel_auth_retry(cx, t.close);
+                return self.tunnel_auth_retry(t.close);
             }
         }
         if !(200..300).contains(&t.code) {
@@ -2996,9 +2991,10 @@ impl Transfer {
         Ok(())
     }
 
-    /// A 407 to CONNECT picked a scheme: drop the reply body and send CONNECT again on this
-    /// connection, or on a new one when the proxy closes it.
-    fn tunnel_auth_retry(&mut self, cx: &mut Cx<'_>, close: bool) -> Result<bool> {
+    /// A 407 to CONNECT picked a scheme: drop the reply body, then send CONNECT again on
+    /// this connection, or on a new one when the proxy closes it. As curl's, the body is
+    /// read (and its records traced) also when the proxy closes after it.
+    fn tunnel_auth_retry(&mut self, close: bool) -> Result<bool> {
         let body = self.tunnel_body.take().unwrap_or(0);
         // A Content-Length counts the body down; else a chunked one is decoded to its end.
         if body > 0 {
@@ -3008,28 +3004,33 @@ impl Transfer {
             self.verbose("Ignore chunked response-body");
         }
         self.tunnel_again = true;
-        if !close {
-            self.tunnel_skip = body;
-            self.state = State::TunnelSkip;
-            return Ok(true);
-        }
-        self.tunnel_chunked = None;
-        self.verbose("Connect me again please");
-        if let Some(mut c) = self.conn.take() {
-            let _ = cx.poller.delete(c.stream.fd());
-            c.close();
-        }
-        self.state = State::Init;
+        self.tunnel_skip = body;
+        self.tunnel_reconnect = close;
+        self.state = State::TunnelSkip;
         Ok(true)
     }
 
+    /// Read from the proxy connection while CONNECT is answered. With the TLS trace, the
+    /// records of an HTTPS proxy's session read on the way go to it (curl's `ossl_trace`
+    /// on the proxy filter), the session tickets and the records of a skipped body too.
+    fn tunnel_recv(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let trace = self.tls_trace_on();
+        if trace {
+            self.tls_trace_start();
+        }
+        let got = self.conn.as_mut().expect("conn").recv(buf);
+        if trace {
+            self.tls_trace_end();
+        }
+        got
+    }
+
     /// Read and drop the body of a 407 reply to CONNECT, then send CONNECT again.
-    fn do_tunnel_skip(&mut self) -> Result<bool> {
+    fn do_tunnel_skip(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         let mut buf = [0u8; 1024];
         while self.tunnel_skip > 0 {
             let want = (self.tunnel_skip as usize).min(buf.len());
-            let conn = self.conn.as_mut().expect("conn");
-            match conn.recv(&mut buf[..want]) {
+            match self.tunnel_recv(&mut buf[..want]) {
                 Ok(0) => return Err(Error::new(Code::RecvError, "Proxy CONNECT aborted")),
                 Ok(n) => self.tunnel_skip -= n as u64,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
@@ -3046,8 +3047,7 @@ impl Transfer {
             // A byte at a time, as curl: the next CONNECT's reply follows on this connection.
             let mut byte = [0u8; 1];
             while !dec.is_done() {
-                let conn = self.conn.as_mut().expect("conn");
-                match conn.recv(&mut byte) {
+                match self.tunnel_recv(&mut byte) {
                     Ok(0) => return Err(Error::new(Code::RecvError, "Proxy CONNECT aborted")),
                     Ok(_) => {}
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -3070,6 +3070,15 @@ impl Transfer {
                 })?;
             }
             self.verbose("chunk reading DONE");
+        }
+        if std::mem::take(&mut self.tunnel_reconnect) {
+            self.verbose("Connect me again please");
+            if let Some(mut c) = self.conn.take() {
+                let _ = cx.poller.delete(c.stream.fd());
+                c.close();
+            }
+            self.state = State::Init;
+            return Ok(true);
         }
         self.start_tunnel();
         Ok(true)

@@ -480,6 +480,18 @@ impl Session {
             Session::OpenSsl(s) => s.send(io, buf),
         }
     }
+    /// Take in the records that already came without handing out any plaintext: the
+    /// session tickets are read (and traced), application data waits in the session for
+    /// the next [`Self::recv`]. curl reads what the proxy sent before it writes the first
+    /// HTTP/2 frames of a CONNECT; this puts the proxy session's records in that order.
+    /// Nothing to do with rustls, whose records are not traced.
+    pub fn read_ahead(&mut self, io: &mut Io<'_>) {
+        match self {
+            Session::Rustls(_) => {}
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(s) => s.read_ahead(io),
+        }
+    }
     /// Write out queued records; WouldBlock while some remain.
     pub fn flush(&mut self, io: &mut Io<'_>) -> io::Result<()> {
         match self {

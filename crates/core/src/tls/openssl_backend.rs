@@ -1000,6 +1000,18 @@ impl Session {
         r
     }
 
+    /// `SSL_peek` for one byte: OpenSSL processes the records that came (tickets, alerts,
+    /// the first application data record, which it keeps for the next read). Failures
+    /// are left for that read to meet.
+    pub fn read_ahead(&mut self, io: &mut Io<'_>) {
+        if self.pump_in(io).is_err() {
+            return;
+        }
+        if let Ok(s) = self.stream() {
+            let _ = s.ssl_peek(&mut [0u8; 1]);
+        }
+    }
+
     fn recv_plain(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let s = self.stream()?;
         match s.ssl_read(buf) {

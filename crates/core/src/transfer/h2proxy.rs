@@ -30,6 +30,11 @@ pub(super) struct H2Connect {
     response: Option<ResponseFuture>,
     send: Option<SendStream<Bytes>>,
     id: u32,
+    /// The CONNECT request, made (and its proxy authorization noted) before the tunnel's
+    /// "Establish" line, as curl's `submit_CONNECT` makes it; sent once h2 is ready.
+    request: Option<http::Request<()>>,
+    /// The proxy connection was driven once.
+    started: bool,
 }
 
 /// curl's wording when the tunnel could not be made (`CURLE_RECV_ERROR` with no text).
@@ -48,14 +53,19 @@ impl Transfer {
     }
 
     /// Start HTTP/2 on the proxy connection and queue CONNECT for the URL's origin.
-    pub(super) fn start_h2_tunnel(&mut self) {
+    pub(super) fn start_h2_tunnel(&mut self) -> Result<()> {
         let authority = self.tunnel_authority();
         self.verbose("CONNECT tunnel: HTTP/2 negotiated");
+        let request = self.h2_connect_request(&authority)?;
         self.verbose(&format!("Establish HTTP/2 proxy tunnel to {authority}"));
         let c = self.conn.as_mut().expect("conn");
         c.h2 = Some(Mux::new());
-        self.h2connect = Some(Box::default());
+        self.h2connect = Some(Box::new(H2Connect {
+            request: Some(request),
+            ..H2Connect::default()
+        }));
         self.state = State::Tunnel;
+        Ok(())
     }
 
     /// What the CONNECT handshake waits on: the proxy socket, always readable.
@@ -114,9 +124,23 @@ impl Transfer {
         r
     }
 
-    fn proxy_mux_drive(&mut self) -> Option<h2::Error> {
-        let c = self.conn.take().expect("conn");
-        let mut c = c;
+    /// Let h2 read and write on the proxy connection. The proxy's TLS records, and the
+    /// session tickets that come with them, are traced as they pass (curl's `ossl_trace`
+    /// on the proxy filter while the CONNECT stream is set up).
+    /// The first drive takes in what the proxy sent since the handshake (its session
+    /// tickets, its SETTINGS) before h2 writes the preface, as curl's first pass reads
+    /// before it writes.
+    fn proxy_mux_drive(&mut self, first: bool) -> Option<h2::Error> {
+        let trace = self.tls_trace_on();
+        if trace {
+            self.tls_trace_start();
+        }
+        let mut c = self.conn.take().expect("conn");
+        if first {
+            if let Some(p) = c.proxy_tls.as_mut() {
+                p.read_ahead(&mut crate::tls::Io::Sock(&mut c.stream));
+            }
+        }
         let mut err = None;
         if let Some(mut m) = c.h2.take() {
             c = m.drive(c);
@@ -124,11 +148,14 @@ impl Transfer {
             c.h2 = Some(m);
         }
         self.conn = Some(c);
+        if trace {
+            self.tls_trace_end();
+        }
         err
     }
 
     fn h2_tunnel_step(&mut self, cx: &mut Cx<'_>, st: &mut H2Connect) -> Result<bool> {
-        let closed = self.proxy_mux_drive();
+        let closed = self.proxy_mux_drive(!std::mem::replace(&mut st.started, true));
         if st.sender.is_none() {
             if closed.is_some() {
                 return Err(failed());
@@ -146,22 +173,21 @@ impl Transfer {
                 Ok(false) => return Ok(false),
                 Err(_) => return Err(failed()),
             }
-            let authority = self.tunnel_authority();
-            let req = self.h2_connect_request(&authority)?;
+            let req = st.request.take().expect("CONNECT request");
             let sender = st.sender.as_mut().expect("sender");
             let (response, send) = sender.send_request(req, false).map_err(|_| failed())?;
             st.id = response.stream_id().as_u32();
             st.response = Some(response);
             st.send = Some(send);
             // Push the request out now.
-            if self.proxy_mux_drive().is_some() {
+            if self.proxy_mux_drive(false).is_some() {
                 return Err(failed());
             }
         }
         let f = st.response.as_mut().expect("response");
         let resp = match mux::poll_response(f, &self.waker) {
             Poll::Pending => {
-                if self.proxy_mux_drive().is_some() {
+                if self.proxy_mux_drive(false).is_some() {
                     return Err(failed());
                 }
                 return Ok(false);
