@@ -694,6 +694,41 @@ fn connect_407_with_close_verbose_lines() {
 }
 
 #[test]
+fn connect_407_closed_inside_its_body() {
+    // The proxy said it would close and closes before its 407 body is all there: with no
+    // credentials sent yet, curl reports the CONNECT aborted (56), it does not connect again.
+    case("connect_407_closed_inside_its_body")
+        .args(&[
+            "-sS",
+            "-v",
+            "-p",
+            "-x",
+            "{url}",
+            "--proxy-anyauth",
+            "-U",
+            "pu:pp",
+            "http://example.test/",
+        ])
+        .replies(vec![
+            Reply::head(
+                407,
+                &[
+                    ("Proxy-Authenticate", "Basic realm=\"p\""),
+                    ("Connection", "close"),
+                    ("Content-Length", "100"),
+                ],
+            )
+            .body("only part")
+            .keep_open(false),
+            established(),
+            Reply::ok("through\n"),
+        ])
+        .unordered_connections()
+        .normalise_with(verbose_norm)
+        .run(OXCURL);
+}
+
+#[test]
 fn connect_407_keepalive_verbose_lines() {
     // The same exchange on one connection: the 407 body is skipped and CONNECT sent again.
     case("connect_407_keepalive_verbose_lines")
