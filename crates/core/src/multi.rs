@@ -69,6 +69,7 @@ macro_rules! cx {
             altsvc: &mut $m.altsvc,
             cookies: &mut $m.cookies,
             limits: $limits,
+            gather: &mut $m.gather,
         }
     };
 }
@@ -166,6 +167,8 @@ pub struct Multi {
     timers: TimerQueue,
     pool: Pool,
     bufs: BufPool,
+    /// Wakeups coalesced for a download that outruns its sender ([`Gather`]).
+    gather: Gather,
     tls: crate::tls::TlsCache,
     hsts: crate::hsts::Hsts,
     altsvc: crate::altsvc::AltSvc,
@@ -211,6 +214,7 @@ impl Multi {
             timers: TimerQueue::default(),
             pool: Pool::default(),
             bufs: BufPool::default(),
+            gather: Gather::default(),
             tls: crate::tls::TlsCache::default(),
             hsts: crate::hsts::Hsts::default(),
             altsvc: crate::altsvc::AltSvc::default(),
@@ -925,6 +929,13 @@ impl Multi {
         } else {
             wait + Duration::from_micros(500)
         };
+        // A download that emptied its socket after a middling burst: let the next burst
+        // gather before waiting for it, so the sender is not the one waking us per record.
+        let pause = self.gather.take_pause().min(wait);
+        if !pause.is_zero() {
+            std::thread::sleep(pause);
+            wait -= pause;
+        }
         let until = Instant::now() + wait;
         let mut foreign;
         loop {
@@ -1023,8 +1034,61 @@ impl Multi {
     }
 }
 
+/// Coalescing the wakeups of a download whose sender is a little slower than we are.
+///
+/// A transfer that reads faster than its peer sends empties the socket after every burst
+/// and sleeps; the peer then pays for waking it with each burst it sends (on one machine,
+/// a cross-CPU wakeup per TLS record: nginx serving HTTPS spent 5-15 % of its time there,
+/// see PERF.md). When a read round emptied the socket after a burst of
+/// [`Gather::MIN`]..[`Gather::MAX`] bytes (a fast sender, yet no backlog), the next wait
+/// first sleeps [`Gather::PAUSE`]: the peer's next records arrive while nobody waits on the
+/// socket, cost it no wakeup, and are read in one round. A slow link (small bursts), a
+/// sender faster than us (large bursts: sleeping would fill the socket and stall it) and a
+/// rate-limited transfer (which does not report) wait as before. Only TLS downloads note
+/// their bursts: a cleartext sender (nginx's sendfile) outruns us, and there the pause cost
+/// wall time (1 GiB: 0.42 -> 0.45 s) where over TLS it saved 16 % of nginx's time.
+#[derive(Debug, Default)]
+pub(crate) struct Gather {
+    pause: bool,
+}
+
+impl Gather {
+    pub const MIN: usize = 16 * 1024;
+    pub const MAX: usize = 64 * 1024;
+    pub const PAUSE: Duration = Duration::from_micros(25);
+
+    /// A transfer's read round took `burst` bytes, then found its socket empty.
+    pub fn drained(&mut self, burst: usize) {
+        if (Self::MIN..Self::MAX).contains(&burst) {
+            self.pause = true;
+        }
+    }
+
+    /// How long the next wait first lets input gather (once per note).
+    fn take_pause(&mut self) -> Duration {
+        if std::mem::take(&mut self.pause) {
+            Self::PAUSE
+        } else {
+            Duration::ZERO
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_a_middling_burst_that_emptied_the_socket_pauses_the_next_wait_once() {
+        let mut g = Gather::default();
+        for small_or_large in [1460, Gather::MIN - 1, Gather::MAX, 1 << 20] {
+            g.drained(small_or_large);
+            assert_eq!(g.take_pause(), Duration::ZERO, "{small_or_large}");
+        }
+        g.drained(Gather::MIN);
+        g.drained(Gather::MAX - 1);
+        assert_eq!(g.take_pause(), Gather::PAUSE);
+        assert_eq!(g.take_pause(), Duration::ZERO, "once per note");
+    }
+
     use super::*;
     use crate::multi_ev::SocketWhat;
     use crate::options::{Handler, Options};

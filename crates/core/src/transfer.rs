@@ -91,6 +91,8 @@ pub(crate) struct Cx<'a> {
     pub cookies: &'a mut crate::multi::CookieStore,
     /// The multi's connection limits and the connections its other transfers hold.
     pub limits: Option<&'a ConnLimits>,
+    /// Wakeups to coalesce for a download outrunning its sender.
+    pub gather: &'a mut crate::multi::Gather,
 }
 
 /// `CURLMOPT_MAX_TOTAL_CONNECTIONS` and `CURLMOPT_MAX_HOST_CONNECTIONS` (0: no limit), with
@@ -4340,6 +4342,7 @@ impl Transfer {
             _ => buf,
         };
         let trace = self.tls_trace_on();
+        let mut burst = 0;
         loop {
             if trace {
                 self.tls_trace_start();
@@ -4379,6 +4382,7 @@ impl Transfer {
                 self.info.time_starttransfer = cx.now.duration_since(self.started);
             }
             self.resp.raw_bytes += n as u64;
+            burst += n;
             self.process(cx, &buf[..n])?;
             if self.is_done() || !matches!(self.state, State::Recv) {
                 return Ok(!self.is_done());
@@ -4400,6 +4404,9 @@ impl Transfer {
                 .as_ref()
                 .is_some_and(|c| c.input_drained(n, buf.len()))
             {
+                if self.conn.as_ref().is_some_and(|c| c.tls.is_some()) {
+                    cx.gather.drained(burst);
+                }
                 return Ok(false);
             }
         }
