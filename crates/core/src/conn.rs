@@ -170,15 +170,15 @@ impl Shared {
     }
 
     /// Let the mux read a little ([`crate::proto::h2::Mux::drive_some`]); whether more
-    /// input may be waiting.
-    pub fn drive_some(&mut self) -> bool {
+    /// input may be waiting, and the bytes read.
+    pub fn drive_some(&mut self) -> (bool, usize) {
         let Some(mut c) = self.0.take() else {
-            return false;
+            return (false, 0);
         };
-        let mut more = false;
+        let mut more = (false, 0);
         if let Some(mut m) = c.h2.take() {
             c = m.drive_some(c);
-            more = m.more();
+            more = (m.more(), m.got());
             c.h2 = Some(m);
         }
         self.0 = Some(c);

@@ -485,6 +485,7 @@ impl Session {
     /// the next [`Self::recv`]. curl reads what the proxy sent before it writes the first
     /// HTTP/2 frames of a CONNECT; this puts the proxy session's records in that order.
     /// Nothing to do with rustls, whose records are not traced.
+    #[cfg_attr(not(feature = "openssl"), allow(unused_variables))]
     pub fn read_ahead(&mut self, io: &mut Io<'_>) {
         match self {
             Session::Rustls(_) => {}

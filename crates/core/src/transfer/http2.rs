@@ -362,8 +362,8 @@ impl Transfer {
     }
 
     /// Let h2 read and write on the shared connection, a little at a time; whether input
-    /// may still be waiting.
-    fn h2_io(&mut self) -> bool {
+    /// may still be waiting, and the bytes read.
+    fn h2_io(&mut self) -> (bool, usize) {
         // The TLS trace of what this transfer reads and writes for the connection (the
         // session tickets of TLS 1.3 come here), as curl's goes to the transfer driving it.
         let trace = self.tls_trace_wanted()
@@ -382,7 +382,7 @@ impl Transfer {
                 let more = c.drive_some();
                 (more, if trace { c.trace_take() } else { Vec::new() })
             }
-            None => (false, Vec::new()),
+            None => ((false, 0), Vec::new()),
         };
         if trace {
             self.tls_trace_emit(events);
@@ -443,6 +443,7 @@ impl Transfer {
         self.h2_claim();
         let mut read = false;
         let mut more = false;
+        let mut burst = 0;
         loop {
             let progress = match self.h2_step(cx) {
                 Err(e) if self.h2_refused.0 => return self.h2_retry(e),
@@ -469,7 +470,9 @@ impl Transfer {
                     self.waker.wake_by_ref();
                     return Ok(false);
                 }
-                more = self.h2_io();
+                let got;
+                (more, got) = self.h2_io();
+                burst += got;
                 read = true;
                 continue;
             }
@@ -485,6 +488,13 @@ impl Transfer {
                     return self.h2_retry(e);
                 }
                 return Err(e);
+            }
+            // The connection had no more: a TLS download's burst may gather (multi::Gather).
+            // A wake that brought part of a record only (nothing to decrypt yet) is the one
+            // most worth letting the rest gather for.
+            let tls = self.h2conn.as_ref().is_some_and(|s| s.lock().tls.is_some());
+            if tls {
+                cx.gather.drained(burst.max(crate::multi::Gather::MIN));
             }
             return Ok(false);
         }

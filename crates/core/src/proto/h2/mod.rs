@@ -65,6 +65,8 @@ struct Slot {
     write_blocked: bool,
     /// Bytes came in during this drive.
     read_some: bool,
+    /// How many.
+    got: usize,
     /// Bytes this drive may still read (see [`Mux::drive_some`]).
     budget: usize,
     /// The drive stopped reading because its budget ran out, not because the connection
@@ -128,6 +130,7 @@ impl Default for Slot {
             conn: None,
             write_blocked: false,
             read_some: false,
+            got: 0,
             budget: 0,
             more: false,
             reads: false,
@@ -232,6 +235,7 @@ impl AsyncRead for Lent {
                             }
                             s.merge.filled(n);
                             s.read_some |= n > 0;
+                            s.got += n;
                             s.budget = s.budget.saturating_sub(n);
                             got = true;
                             if n == 0 || !(layered || pre) || s.budget == 0 {
@@ -695,6 +699,11 @@ impl Mux {
         self.drive_with(conn, 0)
     }
 
+    /// The bytes the last drive read from the connection.
+    pub fn got(&self) -> usize {
+        self.slot.lock().map(|s| s.got).unwrap_or(0)
+    }
+
     /// Did the last drive stop reading at its budget?
     pub fn more(&self) -> bool {
         self.slot.lock().map(|s| s.more).unwrap_or(false)
@@ -706,6 +715,7 @@ impl Mux {
             s.conn = Some(conn);
             s.write_blocked = false;
             s.read_some = false;
+            s.got = 0;
             s.budget = budget;
             s.reads = budget > 0;
             s.more = false;
