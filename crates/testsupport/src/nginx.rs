@@ -89,8 +89,14 @@ impl Nginx {
             .map_err(|e| format!("nginx root {}: {e}", root.display()))?;
         let mut last_err = String::new();
         for _ in 0..10 {
-            let port = free_port();
-            let tls_port = h2.then(free_port);
+            // Both held at once while picked, so the two differ.
+            let held = (0..1 + usize::from(h2))
+                .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0"))
+                .collect::<Vec<_>>();
+            let port_of = |l: &TcpListener| l.local_addr().expect("bound").port();
+            let port = port_of(&held[0]);
+            let tls_port = held.get(1).map(port_of);
+            drop(held);
             let dir = TempDir::new("nginx");
             let conf = config(dir.path(), &root, port, tls_port);
             let conf_path = dir.join("nginx.conf");

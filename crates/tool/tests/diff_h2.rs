@@ -1814,7 +1814,13 @@ fn h2_stream_error_verbose_leaves_the_connection() {
         let x = run(Path::new(OXCURL), b);
         assert_eq!(r.code, Some(92), "{name}{}", runs_report(&r, &x));
         assert_eq!(x.code, r.code, "{name}{}", runs_report(&r, &x));
-        let (re, xe) = (mask_digits(&r.stderr), mask_digits(&x.stderr));
+        // curl leaves out "Request completely sent off" when the bad frame, sent at
+        // once, is taken before the request is (under load, now and then): not compared.
+        let sent = |e: &[u8]| {
+            let e = String::from_utf8_lossy(e).replace("* Request completely sent off\n", "");
+            mask_digits(e.as_bytes())
+        };
+        let (re, xe) = (sent(&r.stderr), sent(&x.stderr));
         assert!(re == xe, "{name}: {}", show_diff("stderr", &re, &xe));
         assert!(
             String::from_utf8_lossy(&x.stderr).contains("left intact\ncurl: (92)"),
