@@ -1828,3 +1828,46 @@ fn h2_stream_error_verbose_leaves_the_connection() {
         );
     }
 }
+
+/// Waiting on an HTTP/2 connection sleeps. A connection shared after its connect (h2c with
+/// prior knowledge) once stayed registered for writability under the transfer's own key,
+/// so every wait returned at once: a second of waiting for a silent server took a second of
+/// CPU. The client's CPU time is read from /proc while it waits (curl: about none).
+#[test]
+fn h2c_waiting_for_a_reply_sleeps() {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        // Take the preface and the request, answer nothing until the client gives up.
+        let mut buf = [0u8; 4096];
+        while matches!(s.read(&mut buf), Ok(n) if n > 0) {}
+    });
+    let mut child = std::process::Command::new(OXCURL)
+        .args(["-s", "-m", "3", "--http2-prior-knowledge"])
+        .arg(format!("http://127.0.0.1:{port}/"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    server.join().unwrap();
+    // utime and stime, the 14th and 15th fields, after the ")" that ends the name.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<u64> = rest
+        .split(' ')
+        .skip(11)
+        .take(2)
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let ticks = f[0] + f[1];
+    // 100 ticks a second: a busy wait takes about 150 here, a sleeping one 0-2.
+    assert!(
+        ticks < 40,
+        "{ticks} ticks of CPU in 1.5 s of waiting: {stat}"
+    );
+}

@@ -260,7 +260,7 @@ impl Transfer {
         if (alpn_h2 || prior) && c.h2.is_none() {
             c.h2 = Some(Mux::new());
             let c = self.conn.take().expect("conn");
-            match cx.pool.share(c) {
+            match share(cx, c) {
                 Ok(s) => self.h2conn = Some(s),
                 Err(e) => {
                     self.req_error = Some(Error::new(
@@ -290,7 +290,7 @@ impl Transfer {
         };
         let head_request = self.method == "HEAD";
         c.h2 = Some(Mux::upgrade(rest, head_request));
-        match cx.pool.share(c) {
+        match share(cx, c) {
             Ok(s) => self.h2conn = Some(s),
             Err(e) => {
                 self.result = Some(Err(Error::new(
@@ -489,13 +489,17 @@ impl Transfer {
                 }
                 return Err(e);
             }
-            // The connection had no more: a TLS download's burst may gather (multi::Gather).
-            // A wake that brought part of a record only (nothing to decrypt yet) is the one
-            // most worth letting the rest gather for.
-            let tls = self.h2conn.as_ref().is_some_and(|s| s.lock().tls.is_some());
-            if tls {
-                cx.gather.drained(burst.max(crate::multi::Gather::MIN));
-            }
+            // The connection had no more: the next frames may gather (multi::Gather).
+            // While a body comes, a wakeup often brings part of a frame or of a TLS record
+            // only, nothing for the stream yet: those are the ones most worth letting the
+            // rest gather for, over TLS and cleartext alike (nginx frames every DATA
+            // itself, without sendfile). Waiting for a response head does not pause.
+            let body = self.resp.phase == Phase::Body;
+            cx.gather.drained(if body {
+                burst.max(crate::multi::Gather::MIN)
+            } else {
+                burst
+            });
             return Ok(false);
         }
     }
@@ -1242,6 +1246,15 @@ impl Transfer {
         }
         Error::code(Code::Http2)
     }
+}
+
+/// Share `c` as an HTTP/2 connection. The pool watches it through a descriptor of its
+/// own, so the transfer's registration of the socket itself goes: left behind, it would
+/// keep reporting what the transfer last waited for (writable, after a connect: a wait
+/// that never sleeps) for as long as the connection lives.
+fn share(cx: &mut Cx<'_>, c: crate::conn::Conn) -> std::io::Result<crate::conn::SharedConn> {
+    let _ = cx.poller.delete(c.stream.fd());
+    cx.pool.share(c)
 }
 
 #[cfg(test)]
