@@ -761,8 +761,9 @@ impl Multi {
         let t = slot.t.as_ref().expect("transfer");
         let want = t.interests();
         // Forget registrations no longer wanted: such sockets were closed (epoll dropped them
-        // itself) or parked in the pool (deleted when parked). A shared socket is let go
-        // of in the table; the last transfer to let go removes it.
+        // itself), parked in the pool (deleted when parked) or shared for HTTP/2 (deleted
+        // when shared, watched through the pool's own descriptor from then on). A shared
+        // socket is let go of in the table; the last transfer to let go removes it.
         let shared = &mut self.shared;
         slot.regs.retain(|&(fd, id, _, _, sh)| {
             let keep = want
@@ -1077,6 +1078,13 @@ impl Gather {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::multi_ev::SocketWhat;
+    use crate::options::{Handler, Options};
+    use oxcurl_testsupport::http::{Reply, ScriptedServer};
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
     #[test]
     fn only_a_middling_burst_that_emptied_the_socket_pauses_the_next_wait_once() {
         let mut g = Gather::default();
@@ -1089,13 +1097,6 @@ mod tests {
         assert_eq!(g.take_pause(), Gather::PAUSE);
         assert_eq!(g.take_pause(), Duration::ZERO, "once per note");
     }
-
-    use super::*;
-    use crate::multi_ev::SocketWhat;
-    use crate::options::{Handler, Options};
-    use oxcurl_testsupport::http::{Reply, ScriptedServer};
-    use std::collections::HashMap;
-    use std::sync::Mutex;
 
     struct Keep(Arc<Mutex<Vec<u8>>>);
     impl Handler for Keep {

@@ -63,9 +63,7 @@ const SHARED_DRIVE_BUDGET: usize = 16 * 1024;
 struct Slot {
     conn: Option<Conn>,
     write_blocked: bool,
-    /// Bytes came in during this drive.
-    read_some: bool,
-    /// How many.
+    /// The bytes that came in during this drive.
     got: usize,
     /// Bytes this drive may still read (see [`Mux::drive_some`]).
     budget: usize,
@@ -129,7 +127,6 @@ impl Default for Slot {
         Slot {
             conn: None,
             write_blocked: false,
-            read_some: false,
             got: 0,
             budget: 0,
             more: false,
@@ -234,7 +231,6 @@ impl AsyncRead for Lent {
                                 return Poll::Ready(Err(io::Error::other(FLOODED)));
                             }
                             s.merge.filled(n);
-                            s.read_some |= n > 0;
                             s.got += n;
                             s.budget = s.budget.saturating_sub(n);
                             got = true;
@@ -714,7 +710,6 @@ impl Mux {
             let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
             s.conn = Some(conn);
             s.write_blocked = false;
-            s.read_some = false;
             s.got = 0;
             s.budget = budget;
             s.reads = budget > 0;
@@ -759,7 +754,7 @@ impl Mux {
         }
         let mut s = self.slot.lock().unwrap_or_else(|p| p.into_inner());
         let conn = s.conn.take().expect("lent connection");
-        if s.read_some {
+        if s.got > 0 {
             ack_now(&conn);
         }
         conn
