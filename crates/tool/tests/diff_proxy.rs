@@ -660,11 +660,10 @@ fn proxy_credentials_never_reach_origin_through_tunnel() {
     assert!(!origin.contains("cHU6cHA="), "{origin}");
 }
 
-#[test]
-fn connect_407_with_close_verbose_lines() {
-    // The proxy closes after its 407: curl reconnects for the authenticated CONNECT, and
-    // -v tells of the closed connection and the new one in its own words.
-    case("connect_407_with_close_verbose_lines")
+/// `-v` through a tunnel with `--proxy-anyauth -U pu:pp`: the proxy answers the first
+/// CONNECT with `first` (a 407), then the tunnel is made and the page comes through it.
+fn anyauth_tunnel(name: &str, first: Reply) -> Case {
+    case(name)
         .args(&[
             "-sS",
             "-v",
@@ -676,83 +675,61 @@ fn connect_407_with_close_verbose_lines() {
             "pu:pp",
             "http://example.test/",
         ])
-        .replies(vec![
-            Reply::status(
-                407,
-                &[
-                    ("Proxy-Authenticate", "Basic realm=\"p\""),
-                    ("Connection", "close"),
-                ],
-                "denied",
-            ),
-            established(),
-            Reply::ok("through\n"),
-        ])
-        .unordered_connections()
+        .replies(vec![first, established(), Reply::ok("through\n")])
         .normalise_with(verbose_norm)
-        .run(OXCURL);
+}
+
+#[test]
+fn connect_407_with_close_verbose_lines() {
+    // The proxy closes after its 407: curl reconnects for the authenticated CONNECT, and
+    // -v tells of the closed connection and the new one in its own words.
+    anyauth_tunnel(
+        "connect_407_with_close_verbose_lines",
+        Reply::status(
+            407,
+            &[
+                ("Proxy-Authenticate", "Basic realm=\"p\""),
+                ("Connection", "close"),
+            ],
+            "denied",
+        ),
+    )
+    .unordered_connections()
+    .run(OXCURL);
 }
 
 #[test]
 fn connect_407_closed_inside_its_body() {
     // The proxy said it would close and closes before its 407 body is all there: with no
     // credentials sent yet, curl reports the CONNECT aborted (56), it does not connect again.
-    case("connect_407_closed_inside_its_body")
-        .args(&[
-            "-sS",
-            "-v",
-            "-p",
-            "-x",
-            "{url}",
-            "--proxy-anyauth",
-            "-U",
-            "pu:pp",
-            "http://example.test/",
-        ])
-        .replies(vec![
-            Reply::head(
-                407,
-                &[
-                    ("Proxy-Authenticate", "Basic realm=\"p\""),
-                    ("Connection", "close"),
-                    ("Content-Length", "100"),
-                ],
-            )
-            .body("only part")
-            .keep_open(false),
-            established(),
-            Reply::ok("through\n"),
-        ])
-        .unordered_connections()
-        .normalise_with(verbose_norm)
-        .run(OXCURL);
+    anyauth_tunnel(
+        "connect_407_closed_inside_its_body",
+        Reply::head(
+            407,
+            &[
+                ("Proxy-Authenticate", "Basic realm=\"p\""),
+                ("Connection", "close"),
+                ("Content-Length", "100"),
+            ],
+        )
+        .body("only part")
+        .keep_open(false),
+    )
+    .unordered_connections()
+    .run(OXCURL);
 }
 
 #[test]
 fn connect_407_keepalive_verbose_lines() {
     // The same exchange on one connection: the 407 body is skipped and CONNECT sent again.
-    case("connect_407_keepalive_verbose_lines")
-        .args(&[
-            "-sS",
-            "-v",
-            "-p",
-            "-x",
-            "{url}",
-            "--proxy-anyauth",
-            "-U",
-            "pu:pp",
-            "http://example.test/",
-        ])
-        .replies(vec![
-            Reply::status(
-                407,
-                &[("Proxy-Authenticate", "Basic realm=\"p\"")],
-                "denied",
-            )
-            .keep_open(true),
-            established(),
-            Reply::ok("through\n"),
-        ])
-        .normalise_with(verbose_norm)
-        .run(OXCURL);
+    anyauth_tunnel(
+        "connect_407_keepalive_verbose_lines",
+        Reply::status(
+            407,
+            &[("Proxy-Authenticate", "Basic realm=\"p\"")],
+            "denied",
+        )
+        .keep_open(true),
+    )
+    .run(OXCURL);
 }

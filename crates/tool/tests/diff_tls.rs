@@ -1304,6 +1304,24 @@ fn h2_setup_norm(d: &[u8]) -> Vec<u8> {
     out
 }
 
+/// With OpenSSL, `-v` to the test server through the HTTPS proxy `proxy` with
+/// `--proxy-user pu:pp --proxy-anyauth`, stderr compared.
+fn openssl_anyauth_via(proxy: &str, name: &str) -> Case {
+    Case::new(name)
+        .env("CURL_SSL_BACKEND", "openssl")
+        .tls(TlsServerOptions::default())
+        .args(&["-sS", "-v", "-x", proxy, "--proxy-cacert", "{ca}"])
+        .args(&[
+            "--proxy-user",
+            "pu:pp",
+            "--proxy-anyauth",
+            "--cacert",
+            "{ca}",
+        ])
+        .args(&["https://localhost:{port}/t"])
+        .compare_stderr(true)
+}
+
 /// A 407 with a body (squid's error page, some 3 KB: more than one of nghttpx's first
 /// records) answers the first CONNECT; curl reads the body off the proxy's TLS session, its
 /// records traced, and skips it before the second CONNECT, with credentials, on the same
@@ -1316,19 +1334,7 @@ fn openssl_trace_across_407_body_in_https_proxy() {
         return;
     };
     let url = nx.url();
-    let r = Case::new("openssl_trace_across_407_body_in_https_proxy")
-        .env("CURL_SSL_BACKEND", "openssl")
-        .tls(TlsServerOptions::default())
-        .args(&["-sS", "-v", "-x", url.as_str(), "--proxy-cacert", "{ca}"])
-        .args(&[
-            "--proxy-user",
-            "pu:pp",
-            "--proxy-anyauth",
-            "--cacert",
-            "{ca}",
-        ])
-        .args(&["https://localhost:{port}/t"])
-        .compare_stderr(true)
+    let r = openssl_anyauth_via(&url, "openssl_trace_across_407_body_in_https_proxy")
         .normalise_with(trace_norm)
         .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 56);
@@ -1473,19 +1479,7 @@ fn reconnect_407_case(
     } else {
         "openssl_trace_407_reconnect_whole_run"
     };
-    let mut c = Case::new(name)
-        .env("CURL_SSL_BACKEND", "openssl")
-        .tls(TlsServerOptions::default())
-        .args(&["-sS", "-v", "-x", proxy.as_str(), "--proxy-cacert", "{ca}"])
-        .args(&[
-            "--proxy-user",
-            "pu:pp",
-            "--proxy-anyauth",
-            "--cacert",
-            "{ca}",
-        ])
-        .args(&["https://localhost:{port}/t"])
-        .compare_stderr(true);
+    let mut c = openssl_anyauth_via(&proxy, name);
     c = if cut {
         c.normalise_with(cut_at_reconnect).compare_exit(false)
     } else {
