@@ -1498,11 +1498,7 @@ impl Transfer {
         // curl's Curl_cpool_prune_dead: dead connections to anywhere, once a second.
         let (max_idle, max_life) = (self.opts.maxage_conn, self.opts.maxlifetime_conn);
         cx.pool.sweep(cx.now, max_idle, max_life, |id, too_old| {
-            if let Some(note) = too_old {
-                self.verbose(&note);
-            }
-            self.verbose(&format!("Connection {id} seems to be dead"));
-            self.verbose(&format!("shutting down connection #{id}"));
+            self.note_dead(id, too_old.as_deref());
         });
         if !fresh && !self.opts.connect_only {
             self.touch_pool();
@@ -1550,20 +1546,15 @@ impl Transfer {
                     cx.now,
                 );
                 for (mut c, note) in old {
-                    // curl's conn_maxage, inside Curl_conn_seems_dead.
-                    self.verbose(&note);
-                    self.verbose(&format!("Connection {} seems to be dead", c.id));
                     c.close();
-                    self.verbose(&format!("shutting down connection #{}", c.id));
+                    self.note_dead(c.id, Some(&note));
                 }
             }
             let mut dead = Vec::new();
             let found = cx.pool.take(&key, &mut dead);
             for c in dead {
-                // curl's Curl_conn_seems_dead, then Curl_conn_terminate (the peer is gone:
-                // nothing is sent).
-                self.verbose(&format!("Connection {} seems to be dead", c.id));
-                self.verbose(&format!("shutting down connection #{}", c.id));
+                // The peer is gone: nothing is sent.
+                self.note_dead(c.id, None);
             }
             if let Some(mut c) = found {
                 c.uses += 1;
@@ -5406,6 +5397,16 @@ impl Transfer {
         if let Some(a) = &self.opts.share {
             a.touch(crate::share::ShareData::Connect);
         }
+    }
+
+    /// curl's notes for a pooled connection found dead (`Curl_conn_seems_dead`, after
+    /// `conn_maxage` when `too_old` says why), then for its end (`Curl_conn_terminate`).
+    fn note_dead(&mut self, id: i64, too_old: Option<&str>) {
+        if let Some(note) = too_old {
+            self.verbose(note);
+        }
+        self.verbose(&format!("Connection {id} seems to be dead"));
+        self.verbose(&format!("shutting down connection #{id}"));
     }
 
     /// curl's note for a connection kept for reuse, named after the host it was asked for.
