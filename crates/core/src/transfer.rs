@@ -2889,16 +2889,6 @@ impl Transfer {
                 }
             };
             self.info.header_size += line.len() as u64;
-            if let Some((name, value)) = head::split_header(trim_eol(&line)) {
-                if t.code == 407 && name.eq_ignore_ascii_case(b"Proxy-Authenticate") {
-                    // Read before the line is shown, as curl does.
-                    let mut notes = Vec::new();
-                    self.proxy_auth.input(value, &mut notes);
-                    for n in notes {
-                        self.verbose(n);
-                    }
-                }
-            }
             if self.opts.verbose {
                 self.handler
                     .debug_live(InfoType::HeaderIn, &line, &self.info);
@@ -2929,6 +2919,17 @@ impl Transfer {
             }
             if t.done {
                 break;
+            }
+            // Read after the line is shown and handed on, as curl's `on_resp_header` does
+            // (a response to a request, `http.c`, reads it first).
+            if let Some((name, value)) = head::split_header(trim_eol(&line)) {
+                if t.code == 407 && name.eq_ignore_ascii_case(b"Proxy-Authenticate") {
+                    let mut notes = Vec::new();
+                    self.proxy_auth.input(value, &mut notes);
+                    for n in notes {
+                        self.verbose(n);
+                    }
+                }
             }
             self.tunnel_body_header(t.code, &line)?;
         }
