@@ -110,6 +110,9 @@ pub struct Info {
     pub time_total: Duration,
     pub ssl_verify_result: i64,
     pub proxy_ssl_verify_result: i64,
+    /// `CURLINFO_EARLYDATA_SENT_T`: the bytes sent as TLS early data that the server
+    /// accepted, or minus those it rejected.
+    pub earlydata_sent: i64,
     pub used_proxy: bool,
     /// `CURLINFO_PROXY_ERROR`: curl's `CURLproxycode` of a failed SOCKS handshake
     /// ([`crate::proto::socks::ProxyCode`]), 0 when none failed.

@@ -848,11 +848,16 @@ impl Transfer {
                     // seen; after one it may go on sending the body (`sending_alongside`).
                     let read = recv
                         || (self.req_sent >= self.req.len() && self.resp.phase != Phase::Complete);
+                    // A handshake deferred for early data that waits for the server.
+                    let early_read = !recv
+                        && c.tls.as_ref().is_some_and(|t| t.early_wants_read())
+                        && !c.wants_write();
                     out[0] = Some(Interest {
                         fd: c.stream.fd(),
                         id: c.sock_id,
-                        read,
-                        write: !recv || self.sending_alongside() || c.wants_write(),
+                        read: read || early_read,
+                        write: !early_read
+                            && (!recv || self.sending_alongside() || c.wants_write()),
                         shared: false,
                     });
                 }
@@ -2319,13 +2324,64 @@ impl Transfer {
             conn.proxy_tls.is_some() || conn.tunnel.is_some(),
         )?;
         let opts = self.opts.tls.clone();
-        self.tls_notes(alpn, &opts, &mut session);
+        // `--tls-earlydata` on a resumed session that allows it: the connection counts as
+        // connected now and the first send carries the request with the ClientHello
+        // (curl's deferred handshake; never for a connect-only transfer).
+        // Not yet for a session that had agreed on h2: curl sends its first frames and the
+        // request's HEADERS as early data, which takes gathering h2's first writes.
+        let early = if opts.earlydata && !self.opts.connect_only {
+            let offer: Vec<&[u8]> = alpn.iter().copied().filter(|p| *p != b"h2").collect();
+            session.defer_for_early_data(&offer)
+        } else {
+            None
+        };
+        // Deferred, curl does not write its ALPN offer but what it goes on with.
+        self.tls_notes(
+            if early.is_some() { &[] } else { alpn },
+            &opts,
+            &mut session,
+        );
         self.conn.as_mut().expect("conn").tls = Some(Box::new(session));
+        if let Some((_, p)) = early {
+            self.verbose(&format!(
+                "ALPN: deferred handshake for early data using '{}'.",
+                String::from_utf8_lossy(&p)
+            ));
+            self.established(cx);
+            return Ok(());
+        }
         self.state = State::TlsConnect {
             want_write: true,
             proxy: false,
         };
         Ok(())
+    }
+
+    /// A handshake deferred for early data ended in a send: what ending a handshake does
+    /// ([`Self::do_tls_connect`]), and curl's note on the early data.
+    /// True when it did (the request then goes on).
+    fn early_handshake_done(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let Some(tls) = self.conn.as_mut().and_then(|c| c.tls.as_mut()) else {
+            return Ok(false);
+        };
+        let Some(n) = tls.take_early_outcome() else {
+            return Ok(false);
+        };
+        let code = tls.verify_result();
+        let notes = tls.take_notes();
+        self.info.ssl_verify_result = code;
+        for n in notes {
+            self.verbose(&n);
+        }
+        self.info.time_appconnect = cx.now.duration_since(self.started);
+        self.tls_established(false, true)?;
+        self.info.earlydata_sent = n;
+        if n >= 0 {
+            self.verbose(&format!("Server accepted {n} bytes of TLS early data."));
+        } else {
+            self.verbose("Server rejected TLS early data.");
+        }
+        Ok(true)
     }
 
     /// Is the proxy of this transfer an HTTPS proxy (TLS to the proxy first)?
@@ -2537,7 +2593,7 @@ impl Transfer {
             crate::tls::Handshake::Done => {}
         }
         if proxy {
-            self.tls_established(true)?;
+            self.tls_established(true, false)?;
             if self.tunnel_wanted && self.proxy_speaks_h2() {
                 self.start_h2_tunnel()?;
             } else if self.tunnel_wanted {
@@ -2550,13 +2606,15 @@ impl Transfer {
             return Ok(true);
         }
         self.info.time_appconnect = cx.now.duration_since(self.started);
-        self.tls_established(false)?;
+        self.tls_established(false, false)?;
         self.established(cx);
         Ok(true)
     }
 
     /// After a handshake (with the proxy or the origin): the pinned key check, `-v` lines.
-    fn tls_established(&mut self, proxy: bool) -> Result<()> {
+    /// `early`: the handshake was deferred for early data, its ALPN asked for from the
+    /// resumed session (and checked by the session).
+    fn tls_established(&mut self, proxy: bool, early: bool) -> Result<()> {
         let conn = self.conn.as_ref().expect("conn");
         let tls = if proxy {
             conn.proxy_tls.as_ref().expect("proxy tls")
@@ -2602,6 +2660,12 @@ impl Transfer {
         };
         if offered {
             lines.push(match tls.alpn() {
+                Some(p) if early => {
+                    format!(
+                        "ALPN: server confirmed to use '{}'",
+                        String::from_utf8_lossy(p)
+                    )
+                }
                 Some(p) => format!("ALPN: server accepted {}", String::from_utf8_lossy(p)),
                 None => "ALPN: server did not agree on a protocol. Uses default.".into(),
             });
@@ -3835,26 +3899,52 @@ impl Transfer {
         if let Some(e) = self.req_error.take() {
             return Err(e);
         }
-        let trace = self.tls_trace_on() && self.req_sent < self.req.len();
-        if trace {
-            self.tls_trace_start();
-        }
-        let conn = self.conn.as_mut().expect("conn");
-        let mut sent = Ok(());
-        while self.req_sent < self.req.len() {
-            match conn.send(&self.req[self.req_sent..]) {
-                Ok(n) => self.req_sent += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    sent = Err(e);
+        let mut sent;
+        loop {
+            let trace = self.tls_trace_on() && self.req_sent < self.req.len();
+            if trace {
+                self.tls_trace_start();
+            }
+            let conn = self.conn.as_mut().expect("conn");
+            sent = Ok(());
+            while self.req_sent < self.req.len() {
+                match conn.send(&self.req[self.req_sent..]) {
+                    Ok(n) => self.req_sent += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        sent = Err(e);
+                        break;
+                    }
+                }
+                // A handshake deferred for early data ended: what it came to is written
+                // before the rest goes.
+                if conn.tls.as_ref().is_some_and(|t| t.early_outcome_ready()) {
                     break;
                 }
             }
+            if trace {
+                self.tls_trace_end();
+            }
+            if let Err(e) = &sent {
+                if e.kind() != io::ErrorKind::WouldBlock {
+                    // A deferred handshake that failed: its verify result stays.
+                    if let Some(t) = self.conn.as_ref().and_then(|c| c.tls.as_ref()) {
+                        self.info.ssl_verify_result = t.verify_result();
+                    }
+                    break;
+                }
+            }
+            if !self.early_handshake_done(cx)? || sent.is_err() {
+                break;
+            }
         }
-        if trace {
-            self.tls_trace_end();
-        }
-        if let Some(n) = self.head_pending.take() {
+        // A handshake deferred for early data is not through yet: the request has not gone.
+        let deferred = self
+            .conn
+            .as_ref()
+            .and_then(|c| c.tls.as_ref())
+            .is_some_and(|t| t.early_pending());
+        if let Some(n) = self.head_pending.take_if(|_| !deferred) {
             let req = std::mem::take(&mut self.req);
             self.handler
                 .debug(InfoType::HeaderOut, &req[..n.min(req.len())]);

@@ -1451,9 +1451,12 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 t.min_version = min;
                 t.max_version = max;
             }
-            // CURLSSLOPT_NATIVE_CA; the other bits ask for nothing this TLS stack does
-            // differently.
-            SSL_OPTIONS => o.tls.ca_native = v & 16 != 0,
+            // CURLSSLOPT_NATIVE_CA and CURLSSLOPT_EARLYDATA; the other bits ask for nothing
+            // this TLS stack does differently.
+            SSL_OPTIONS => {
+                o.tls.ca_native = v & 16 != 0;
+                o.tls.earlydata = v & 64 != 0;
+            }
             PROXY_SSL_OPTIONS => o.proxy_tls.ca_native = v & 16 != 0,
             SSL_SESSIONID_CACHE => o.tls.session_cache = on,
             SSL_ENABLE_ALPN => o.tls.alpn = on,
@@ -2176,7 +2179,8 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     55 => time_us(i.time_redirect),
                     56 => time_us(i.time_appconnect),
                     57 => retry_after(i, oxcurl_core::parsedate::unix_now()),
-                    68 => 0,
+                    // CURLINFO_EARLYDATA_SENT_T.
+                    68 => i.earlydata_sent,
                     63 => i.xfer_id,
                     64 => i.conn_id,
                     65 => time_us(i.time_queue),

@@ -23,7 +23,7 @@ use foreign_types::ForeignTypeRef;
 use openssl::ex_data::Index;
 use openssl::ssl::{
     MidHandshakeSslStream, Ssl, SslContext, SslContextBuilder, SslRef, SslSession,
-    SslSessionCacheMode, SslVersion,
+    SslSessionCacheMode, SslStream, SslVersion,
 };
 use openssl::x509::store::X509StoreRef;
 
@@ -162,6 +162,7 @@ type MsgCallback = unsafe extern "C" fn(
 
 extern "C" {
     fn SSL_CTX_set_msg_callback(ctx: *mut std::ffi::c_void, cb: Option<MsgCallback>);
+    fn SSL_get_early_data_status(ssl: *const std::ffi::c_void) -> std::ffi::c_int;
     fn SSL_alert_desc_string_long(value: std::ffi::c_int) -> *const std::ffi::c_char;
     fn X509_verify_cert_error_string(n: std::ffi::c_long) -> *const std::ffi::c_char;
     fn SSL_ctrl(
@@ -189,16 +190,38 @@ const SET_CHAIN_CERT_STORE: std::ffi::c_int = 107;
 /// them), so one loaded store serves every connection with the same CA options. False if
 /// OpenSSL refused.
 pub fn use_trust_store<S>(m: &mut MidHandshakeSslStream<S>, store: &X509StoreRef) -> bool {
-    let ssl = m.ssl().as_ptr().cast::<std::ffi::c_void>();
+    set_trust_store(m.ssl(), store)
+}
+
+/// [`use_trust_store`] for a connection whose handshake its stream drives itself (a
+/// handshake that sends early data first).
+pub fn use_trust_store_early<S>(s: &mut SslStream<S>, store: &X509StoreRef) -> bool {
+    set_trust_store(s.ssl(), store)
+}
+
+/// Both take the connection by `&mut`, so nothing else uses its `SSL` meanwhile.
+fn set_trust_store(ssl: &SslRef, store: &X509StoreRef) -> bool {
+    let ssl = ssl.as_ptr().cast::<std::ffi::c_void>();
     let st = store.as_ptr().cast::<std::ffi::c_void>();
-    // SAFETY: `ssl` and `st` are live objects, borrowed for the call; the `&mut` on the
-    // stream means nothing else uses its `SSL` meanwhile. The "set1" form (larg 1) makes
+    // SAFETY: `ssl` and `st` are live objects, borrowed for the call; the callers' `&mut` on
+    // the stream means nothing else uses its `SSL` meanwhile. The "set1" form (larg 1) makes
     // OpenSSL take its own reference to the store, which it drops when the `SSL` is freed or
     // given another store; ours stays with the caller.
     unsafe {
         SSL_ctrl(ssl, SET_VERIFY_CERT_STORE, 1, st) == 1
             && SSL_ctrl(ssl, SET_CHAIN_CERT_STORE, 1, st) == 1
     }
+}
+
+/// `SSL_EARLY_DATA_ACCEPTED` (ssl.h); the other answers are "not sent" (0) and "rejected" (1).
+const EARLY_DATA_ACCEPTED: std::ffi::c_int = 2;
+
+/// Did the server take the early data of the connection's handshake
+/// (`SSL_get_early_data_status`)? Meaningful once the handshake is done.
+pub fn early_data_accepted(ssl: &SslRef) -> bool {
+    let p = ssl.as_ptr().cast::<std::ffi::c_void>();
+    // SAFETY: `p` is the live `SSL` behind `ssl`, borrowed for the call, which only reads it.
+    unsafe { SSL_get_early_data_status(p) == EARLY_DATA_ACCEPTED }
 }
 
 /// `SSL_CTRL_GET_NEGOTIATED_GROUP` (ssl.h).

@@ -26,6 +26,8 @@ pub struct Nginx {
     port: u16,
     /// The HTTPS (h2 and http/1.1 by ALPN) port of [`Nginx::start_h2`].
     tls_port: Option<u16>,
+    /// [`Nginx::try_start_early_data`]'s second HTTPS port, without early data.
+    late_port: Option<u16>,
     dir: TempDir,
 }
 
@@ -55,7 +57,7 @@ impl Nginx {
                 bin.display()
             );
         }
-        Nginx::launch(&bin, root, false).unwrap_or_else(|e| panic!("{e}"))
+        Nginx::launch(&bin, root, Mode::Plain).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Starts nginx speaking HTTP/2: cleartext with prior knowledge only (h2c) on
@@ -69,7 +71,23 @@ impl Nginx {
             eprintln!("nginx not installed and OXCURL_SKIP_NGINX=1: skipping");
             return None;
         }
-        Some(Nginx::launch(&bin, root, true).unwrap_or_else(|e| panic!("{e}")))
+        Some(Nginx::launch(&bin, root, Mode::H2).unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    /// Starts nginx with HTTPS on [`Nginx::tls_port`] that takes TLS 1.3 early data
+    /// (`ssl_early_data on`, TLS 1.3 only, ALPN `http/1.1`) and closes each connection after
+    /// its reply, so that a second request resumes the session on a new connection; and the
+    /// same without early data on [`Nginx::late_port`], with the same session ticket key, so
+    /// that a session from the first is resumed there and its early data refused. None when
+    /// nginx is missing and `OXCURL_SKIP_NGINX=1`.
+    pub fn try_start_early_data(root: &Path) -> Option<Nginx> {
+        let bin = nginx_bin();
+        let skip = std::env::var("OXCURL_SKIP_NGINX").is_ok_and(|v| v == "1");
+        if skip && !bin.is_file() {
+            eprintln!("nginx not installed and OXCURL_SKIP_NGINX=1: skipping");
+            return None;
+        }
+        Some(Nginx::launch(&bin, root, Mode::EarlyData).unwrap_or_else(|e| panic!("{e}")))
     }
 
     /// Like [`Nginx::start`], but returns None when nginx is not installed and the
@@ -83,22 +101,28 @@ impl Nginx {
         Some(Nginx::start(root))
     }
 
-    fn launch(bin: &Path, root: &Path, h2: bool) -> Result<Nginx, String> {
+    fn launch(bin: &Path, root: &Path, mode: Mode) -> Result<Nginx, String> {
+        let ports = match mode {
+            Mode::Plain => 1,
+            Mode::H2 => 2,
+            Mode::EarlyData => 3,
+        };
         let root = root
             .canonicalize()
             .map_err(|e| format!("nginx root {}: {e}", root.display()))?;
         let mut last_err = String::new();
         for _ in 0..10 {
             // Both held at once while picked, so the two differ.
-            let held = (0..1 + usize::from(h2))
+            let held = (0..ports)
                 .map(|_| TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0"))
                 .collect::<Vec<_>>();
             let port_of = |l: &TcpListener| l.local_addr().expect("bound").port();
             let port = port_of(&held[0]);
             let tls_port = held.get(1).map(port_of);
+            let late_port = held.get(2).map(port_of);
             drop(held);
             let dir = TempDir::new("nginx");
-            let conf = config(dir.path(), &root, port, tls_port);
+            let conf = config(dir.path(), &root, port, tls_port, late_port, mode);
             let conf_path = dir.join("nginx.conf");
             fs::write(&conf_path, conf).map_err(|e| format!("write nginx.conf: {e}"))?;
             let mut child = Command::new(bin)
@@ -123,6 +147,7 @@ impl Nginx {
                         child,
                         port,
                         tls_port,
+                        late_port,
                         dir,
                     })
                 }
@@ -140,6 +165,11 @@ impl Nginx {
             }
         }
         Err(format!("cannot start nginx: {last_err}"))
+    }
+
+    /// The HTTPS port without early data of [`Nginx::try_start_early_data`].
+    pub fn late_port(&self) -> Option<u16> {
+        self.late_port
     }
 
     /// The listening port.
@@ -223,10 +253,56 @@ pub fn free_port() -> u16 {
         .expect("bind 127.0.0.1:0")
 }
 
-fn config(dir: &Path, root: &Path, port: u16, tls_port: Option<u16>) -> String {
+/// What an [`Nginx`] serves besides HTTP/1.1 on its first port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Plain,
+    H2,
+    EarlyData,
+}
+
+fn config(
+    dir: &Path,
+    root: &Path,
+    port: u16,
+    tls_port: Option<u16>,
+    late_port: Option<u16>,
+    mode: Mode,
+) -> String {
     let d = dir.display();
+    let mut extra = String::new();
     let listen = match tls_port {
         None => format!("listen 127.0.0.1:{port};"),
+        Some(tls) if mode == Mode::EarlyData => {
+            let pki = crate::tls::pki();
+            // One ticket key for both servers (nginx makes one per server otherwise).
+            let key = dir.join("ticket.key");
+            let bytes: Vec<u8> = (0..80u32).map(|i| (i * 37 + 11) as u8).collect();
+            fs::write(&key, bytes).expect("write ticket key");
+            let tls_conf = format!(
+                "ssl_certificate {};\n        \
+                 ssl_certificate_key {};\n        \
+                 ssl_protocols TLSv1.3;\n        \
+                 ssl_session_ticket_key {};\n        \
+                 keepalive_timeout 0;",
+                pki.path("server.pem").display(),
+                pki.path("server.key").display(),
+                key.display(),
+            );
+            if let Some(late) = late_port {
+                extra = format!(
+                    "    server {{\n        listen 127.0.0.1:{late} ssl;\n        \
+                     {tls_conf}\n        root {};\n    }}\n",
+                    root.display()
+                );
+            }
+            format!(
+                "listen 127.0.0.1:{port};\n        \
+                 listen 127.0.0.1:{tls} ssl;\n        \
+                 ssl_early_data on;\n        \
+                 {tls_conf}"
+            )
+        }
         Some(tls) => {
             let pki = crate::tls::pki();
             format!(
@@ -275,7 +351,7 @@ http {{
         root {root};
         autoindex off;
     }}
-}}
+{extra}}}
 "#,
         root = root.display()
     )

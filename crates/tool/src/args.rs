@@ -3048,9 +3048,11 @@ impl Parser {
             "no-alpn" => self.op().tls.alpn = false,
             "sessionid" => self.op().tls.session_cache = on,
             "no-sessionid" => self.op().tls.session_cache = false,
-            // Accepted; rustls has no False Start, revocation is not checked, and early data
-            // is not sent.
-            "false-start" | "ssl-no-revoke" | "tls-earlydata" => {}
+            // Early data is sent with the OpenSSL backend, as curl's; its rustls backend has
+            // none.
+            "tls-earlydata" => self.op().tls.earlydata = on,
+            // Accepted; rustls has no False Start, and revocation is not checked.
+            "false-start" | "ssl-no-revoke" => {}
             "sslv2" | "sslv3" => {
                 self.warn(&format!(
                     "--{name} is deprecated and has no function anymore"

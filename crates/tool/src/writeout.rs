@@ -41,7 +41,7 @@ pub struct WriteoutContext<'a> {
     pub proxy_used: bool,
     /// `%{ftp_entry_path}` (not carried by `Info`).
     pub ftp_entry_path: Option<&'a str>,
-    /// `%{tls_earlydata}`: bytes sent as TLS early data (not carried by `Info`).
+    /// `%{tls_earlydata}`: bytes sent as TLS early data (`Info::earlydata_sent`).
     pub tls_earlydata: i64,
     /// The library version line closing `%{json}` (curl prints `curl_version()`, e.g.
     /// "libcurl/8.14.1 OpenSSL/3.0.19 zlib/1.2.13 ...").

@@ -1487,3 +1487,103 @@ fn reconnect_407_case(
     };
     (c.run(OXCURL), with_basic)
 }
+
+// ---- TLS 1.3 early data (--tls-earlydata) -----------------------------------------------------
+
+/// `--tls-earlydata` with OpenSSL against nginx with `ssl_early_data on`, which closes each
+/// connection after its reply: the first transfer gets a session that allows early data;
+/// the second resumes it, is "connected" before its handshake ("ALPN: deferred handshake
+/// for early data"), sends its request with the ClientHello ("SSL sending N bytes of early
+/// data"), and the server takes it ("Server accepted N bytes", `%{tls_earlydata}`). Then
+/// the second transfer goes to nginx's server without early data instead (`--next`,
+/// `--connect-to`), which resumes the session (the same ticket key) and refuses the early
+/// data: "Server rejected TLS early data.", the request sent again after the handshake,
+/// `%{tls_earlydata}` negative. The whole `-v` trace compared with curl's, digits masked;
+/// left out are curl's racy notes on when the request went ("Request completely sent off",
+/// or "abort upload" when the reply came first), the request heads, which curl does not
+/// write when the reply and the close came before it did, and the record data markers
+/// (`} [5 bytes data]`): a refused request is sent again before or, rarely, after curl reads
+/// the session ticket that follows the handshake.
+#[test]
+fn openssl_early_data_on_a_resumed_session() {
+    let root = oxcurl_testsupport::TempDir::new("earlydata-root");
+    std::fs::write(root.join("a.txt"), "first\n").unwrap();
+    std::fs::write(root.join("b.txt"), "second\n").unwrap();
+    let Some(nginx) = oxcurl_testsupport::Nginx::try_start_early_data(root.path()) else {
+        return;
+    };
+    let port = nginx.tls_port().unwrap();
+    let late = nginx.late_port().unwrap();
+    let ca = pki().ca().to_string_lossy().to_string();
+    let tmp = oxcurl_testsupport::TempDir::new("earlydata-home");
+    let run = |prog: &std::path::Path, early: bool, refused: bool| {
+        let common = |mut e: Exec| {
+            e = e
+                .args(["-sS", "-v", "--cacert", &ca])
+                .arg("--resolve")
+                .arg(format!("localhost:{port}:127.0.0.1"))
+                .args(["-w", "%{tls_earlydata}\n"]);
+            if early {
+                e = e.arg("--tls-earlydata");
+            }
+            e
+        };
+        let mut e = common(
+            oxcurl_testsupport::diff::isolated_exec(prog, tmp.path(), tmp.path())
+                .env("CURL_SSL_BACKEND", "openssl"),
+        )
+        .arg(format!("https://localhost:{port}/a.txt"));
+        if refused {
+            e = common(e.arg("--next"))
+                .arg("--connect-to")
+                .arg(format!("localhost:{port}:127.0.0.1:{late}"));
+        }
+        e.arg(format!("https://localhost:{port}/b.txt")).run()
+    };
+    let norm = |d: &[u8]| {
+        let kept: Vec<u8> = oxcurl_testsupport::diff::mask_digits(d)
+            .split_inclusive(|&b| b == b'\n')
+            .filter(|l| {
+                !l.ends_with(b"Request completely sent off\n")
+                    && !l.ends_with(b"we are done reading and this is set to close, stop send\n")
+                    && !l.ends_with(b"* abort upload\n")
+                    && !l.starts_with(b"> ")
+                    && !l.ends_with(b" bytes data]\n")
+            })
+            .flatten()
+            .copied()
+            .collect();
+        String::from_utf8_lossy(&kept).into_owned()
+    };
+    for (early, refused) in [(true, false), (false, false), (true, true)] {
+        let ours = run(std::path::Path::new(OXCURL), early, refused);
+        let theirs = run(&oxcurl_testsupport::reference_curl(), early, refused);
+        let what = format!("early {early}, refused {refused}");
+        assert_eq!(ours.code, theirs.code, "{what}");
+        assert_eq!(
+            String::from_utf8_lossy(&ours.stdout),
+            String::from_utf8_lossy(&theirs.stdout),
+            "{what}"
+        );
+        assert_eq!(norm(&ours.stderr), norm(&theirs.stderr), "{what}");
+        let out = String::from_utf8_lossy(&ours.stdout);
+        let err = String::from_utf8_lossy(&ours.stderr);
+        if !early {
+            assert_eq!(out, "first\n0\nsecond\n0\n");
+            assert!(!err.contains("early data"), "{err}");
+            continue;
+        }
+        // The request (the same bytes as curl's, the server's reply says) went as early
+        // data; it was taken, or refused and sent again.
+        assert!(out.starts_with("first\n0\nsecond\n"), "{out}");
+        let sent: i64 = out.lines().last().unwrap().parse().unwrap();
+        let note = if refused {
+            assert!(sent < 0, "{out}");
+            "* Server rejected TLS early data.\n".to_string()
+        } else {
+            assert!(sent > 0, "{out}");
+            format!("* Server accepted {sent} bytes of TLS early data.\n")
+        };
+        assert!(err.contains(&note), "{err}");
+    }
+}

@@ -182,6 +182,9 @@ pub struct TlsOptions {
     pub curves: Option<String>,
     /// `CURLOPT_SSL_SESSIONID_CACHE`.
     pub session_cache: bool,
+    /// `CURLSSLOPT_EARLYDATA` (`--tls-earlydata`): send the request as TLS 1.3 early data
+    /// when a resumed session allows it (OpenSSL; curl's rustls backend has no early data).
+    pub earlydata: bool,
     /// `CURLOPT_SSL_ENABLE_ALPN`.
     pub alpn: bool,
     /// `CURLOPT_SSL_VERIFYSTATUS` (`--cert-status`).
@@ -281,6 +284,7 @@ impl Default for TlsOptions {
             tls13_ciphers: None,
             curves: None,
             session_cache: true,
+            earlydata: false,
             alpn: true,
             verify_status: false,
             crlfile: None,
@@ -523,6 +527,51 @@ impl Session {
             Session::Rustls(s) => s.close(io),
             #[cfg(feature = "openssl")]
             Session::OpenSsl(s) => s.close(io),
+        }
+    }
+    /// With `--tls-earlydata`, on a resumed session that allows it and whose ALPN is in
+    /// `offer`: defer the handshake to the first send, which carries early data. The
+    /// session's allowance and ALPN. Never with rustls, as curl's rustls backend.
+    #[cfg_attr(not(feature = "openssl"), allow(unused_variables))]
+    pub fn defer_for_early_data(&mut self, offer: &[&[u8]]) -> Option<(usize, Vec<u8>)> {
+        match self {
+            Session::Rustls(_) => None,
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(s) => s.defer_for_early_data(offer),
+        }
+    }
+    /// Is the handshake deferred for early data (not done yet)?
+    pub fn early_pending(&self) -> bool {
+        match self {
+            Session::Rustls(_) => false,
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(s) => s.early_pending(),
+        }
+    }
+    /// Does a deferred handshake wait for the server's answer?
+    pub fn early_wants_read(&self) -> bool {
+        match self {
+            Session::Rustls(_) => false,
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(s) => s.early_wants_read(),
+        }
+    }
+    /// Once a deferred handshake is done: the early data bytes the server accepted, or
+    /// minus those it rejected. Once.
+    pub fn take_early_outcome(&mut self) -> Option<i64> {
+        match self {
+            Session::Rustls(_) => None,
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(s) => s.take_early_outcome(),
+        }
+    }
+    /// Has a deferred handshake ended in the last send, its outcome not taken yet? The
+    /// transfer writes what it came to before it sends on.
+    pub fn early_outcome_ready(&self) -> bool {
+        match self {
+            Session::Rustls(_) => false,
+            #[cfg(feature = "openssl")]
+            Session::OpenSsl(s) => s.early_outcome_ready(),
         }
     }
     /// The negotiated ALPN protocol.

@@ -609,8 +609,24 @@ impl Write for Dup {
 enum State {
     Start(Ssl),
     Mid(MidHandshakeSslStream<Dup>),
+    /// A handshake that sends early data: the stream exists before the handshake is done
+    /// (`SSL_write_early_data`, then `SSL_connect`).
+    Early(SslStream<Dup>),
     Done(SslStream<Dup>),
     Failed,
+}
+
+/// A handshake deferred for TLS 1.3 early data (curl's `ssl_connection_deferred`): the
+/// resumed session allows it, the connection counts as connected with the session's ALPN,
+/// and the first bytes sent (up to the session's limit) go out as early data with the
+/// ClientHello; the handshake is finished in that send.
+#[derive(Debug)]
+struct EarlyData {
+    max: usize,
+    alpn: Vec<u8>,
+    /// The bytes sent as early data, once the first send gave them.
+    data: Option<Vec<u8>>,
+    written: usize,
 }
 
 /// A TLS session over the connection's socket.
@@ -634,6 +650,16 @@ pub struct Session {
     /// What setting the trust store wrote for `-v` (curl's infof lines), with their place
     /// among the trace's messages.
     notes: Vec<(u64, String)>,
+    /// A resumed session's early data allowance and ALPN, when `--tls-earlydata` may use
+    /// it; the deferred handshake's state once [`Self::defer_for_early_data`] took it.
+    early_offer: Option<(usize, Vec<u8>)>,
+    early: Option<Box<EarlyData>>,
+    /// What became of the early data, for the transfer (bytes the server accepted, or
+    /// the negative count it rejected); taken once.
+    early_outcome: Option<i64>,
+    /// The bytes that went as accepted early data, until the send that ended the
+    /// handshake reports them sent.
+    early_skip: usize,
 }
 
 impl std::fmt::Debug for Session {
@@ -705,7 +731,22 @@ impl Session {
             ca_cache_timeout: opts.ca_cache_duration(),
             // Written before the ALPN offer, as curl fills a hooked context's store first.
             notes: trust_notes,
+            early_offer: None,
+            early: None,
+            early_outcome: None,
+            early_skip: 0,
         };
+        if let (true, Some(Some(alpn)), State::Start(ssl)) =
+            (opts.earlydata, &resumed, &session.state)
+        {
+            // curl's condition: a TLS 1.3 session that allows early data, with an ALPN.
+            if let Some(sess) = ssl.session() {
+                let max = sess.max_early_data() as usize;
+                if max > 0 && sess.protocol_version() == SslVersion::TLS1_3 {
+                    session.early_offer = Some((max, alpn.clone()));
+                }
+            }
+        }
         if let Some(alpn) = resumed {
             // curl's ossl_init_session_and_alpns, after the context is set up.
             let alpn = alpn.as_deref().map_or("-".into(), String::from_utf8_lossy);
@@ -719,7 +760,7 @@ impl Session {
         match &self.state {
             State::Start(ssl) => Some(ssl),
             State::Mid(m) => Some(m.ssl()),
-            State::Done(s) => Some(s.ssl()),
+            State::Early(s) | State::Done(s) => Some(s.ssl()),
             State::Failed => None,
         }
     }
@@ -761,7 +802,7 @@ impl Session {
         match &mut self.state {
             State::Start(_) => self.dup.as_mut(),
             State::Mid(m) => Some(m.get_mut()),
-            State::Done(s) => Some(s.get_mut()),
+            State::Early(s) | State::Done(s) => Some(s.get_mut()),
             State::Failed => None,
         }
     }
@@ -816,7 +857,7 @@ impl Session {
         let bio = match &self.state {
             State::Start(_) => self.dup.as_ref(),
             State::Mid(m) => Some(m.get_ref()),
-            State::Done(s) => Some(s.get_ref()),
+            State::Early(s) | State::Done(s) => Some(s.get_ref()),
             State::Failed => None,
         };
         matches!(bio.map(|d| &d.io), Some(DupIo::Mem { tx, .. }) if !tx.is_empty())
@@ -865,14 +906,22 @@ impl Session {
                 for n in notes {
                     self.note(n);
                 }
-                if let State::Mid(m) = &mut self.state {
-                    if !oxcurl_sys::tls::use_trust_store(m, &store) {
-                        return Err(connect_error(format!(
-                            "TLS connect error: {}",
-                            openssl_last()
-                        )));
+                let set = match &mut self.state {
+                    State::Mid(m) => {
+                        m.get_mut().hold_reads = false;
+                        oxcurl_sys::tls::use_trust_store(m, &store)
                     }
-                    m.get_mut().hold_reads = false;
+                    State::Early(s) => {
+                        s.get_mut().hold_reads = false;
+                        oxcurl_sys::tls::use_trust_store_early(s, &store)
+                    }
+                    _ => true,
+                };
+                if !set {
+                    return Err(connect_error(format!(
+                        "TLS connect error: {}",
+                        openssl_last()
+                    )));
                 }
                 Ok(())
             }
@@ -902,6 +951,11 @@ impl Session {
                 self.state = s;
                 return Ok(Handshake::Done);
             }
+            // Driven by the first send ([`Self::send_early`]), not from here.
+            s @ State::Early(_) => {
+                self.state = s;
+                return Ok(Handshake::WantRead);
+            }
             State::Failed => return Err(connect_error("TLS connect error: handshake failed")),
         };
         match r {
@@ -919,35 +973,217 @@ impl Session {
                 self.state = State::Mid(m);
                 Ok(want)
             }
-            Err(HandshakeError::Failure(m)) => {
-                // The alert that ended it, say, is still to be shown; the `SSL` goes now.
-                self.lost_trace = oxcurl_sys::tls::trace_take(m.ssl());
-                let verify = m.ssl().verify_result();
-                if verify != X509VerifyResult::OK {
-                    self.verify_code = i64::from(verify.as_raw());
-                }
-                if self.verify_peer && verify != X509VerifyResult::OK {
-                    return Err(Error::new(
-                        Code::PeerFailedVerification,
-                        format!("SSL certificate problem: {}", verify.error_string()),
-                    ));
-                }
-                let text = match m.error().ssl_error() {
-                    Some(stack) => err_text(stack),
-                    None => match m.error().io_error() {
-                        Some(e) => e.to_string(),
-                        None => {
-                            "error:0A000126:SSL routines::unexpected eof while reading".to_string()
-                        }
-                    },
-                };
-                Err(connect_error(format!("TLS connect error: {text}")))
-            }
+            Err(HandshakeError::Failure(m)) => Err(self.handshake_failed(m.ssl(), m.error())),
             Err(HandshakeError::SetupFailure(e)) => Err(connect_error(format!(
                 "TLS connect error: {}",
                 err_text(&e)
             ))),
         }
+    }
+
+    /// The error of a handshake that failed on `ssl` with `err`.
+    fn handshake_failed(&mut self, ssl: &SslRef, err: &openssl::ssl::Error) -> Error {
+        // The alert that ended it, say, is still to be shown; the `SSL` goes now.
+        self.lost_trace = oxcurl_sys::tls::trace_take(ssl);
+        let verify = ssl.verify_result();
+        if verify != X509VerifyResult::OK {
+            self.verify_code = i64::from(verify.as_raw());
+        }
+        if self.verify_peer && verify != X509VerifyResult::OK {
+            return Error::new(
+                Code::PeerFailedVerification,
+                format!("SSL certificate problem: {}", verify.error_string()),
+            );
+        }
+        let text = match err.ssl_error() {
+            Some(stack) => err_text(stack),
+            None => match err.io_error() {
+                Some(e) => e.to_string(),
+                None => "error:0A000126:SSL routines::unexpected eof while reading".to_string(),
+            },
+        };
+        connect_error(format!("TLS connect error: {text}"))
+    }
+
+    /// With `--tls-earlydata`: when the resumed session allows early data and its ALPN is
+    /// one of `offer`, defer the handshake (curl's `ossl_init_session_and_alpns` and
+    /// `sess_reuse_cb`): only that ALPN is offered, and the connection counts as connected
+    /// with it until the first send. The allowance and the ALPN, for the transfer's notes.
+    pub fn defer_for_early_data(&mut self, offer: &[&[u8]]) -> Option<(usize, Vec<u8>)> {
+        let (max, alpn) = self.early_offer.take()?;
+        if !offer.contains(&alpn.as_slice()) {
+            return None;
+        }
+        let State::Start(ssl) = &mut self.state else {
+            return None;
+        };
+        let mut wire = Vec::with_capacity(alpn.len() + 1);
+        wire.push(alpn.len() as u8);
+        wire.extend_from_slice(&alpn);
+        ssl.set_alpn_protos(&wire).ok()?;
+        self.note(format!(
+            "SSL session allows {max} bytes of early data, reusing ALPN '{}'",
+            String::from_utf8_lossy(&alpn)
+        ));
+        self.early = Some(Box::new(EarlyData {
+            max,
+            alpn: alpn.clone(),
+            data: None,
+            written: 0,
+        }));
+        Some((max, alpn))
+    }
+
+    /// Is the handshake deferred for early data, or under way in a send?
+    pub fn early_pending(&self) -> bool {
+        self.early.is_some()
+    }
+
+    /// Does the deferred handshake wait for the server (rather than to write)?
+    pub fn early_wants_read(&self) -> bool {
+        self.early
+            .as_ref()
+            .is_some_and(|e| e.data.is_some() && e.written == e.data.as_ref().map_or(0, Vec::len))
+    }
+
+    /// What became of the early data once the handshake is done: the bytes accepted, or
+    /// minus those rejected. Once.
+    pub fn take_early_outcome(&mut self) -> Option<i64> {
+        self.early_outcome.take()
+    }
+
+    /// Has a deferred handshake ended, its outcome not taken yet?
+    pub fn early_outcome_ready(&self) -> bool {
+        self.early_outcome.is_some()
+    }
+
+    /// A send while the handshake is deferred (curl's `ssl_cf_connect_deferred`): the first
+    /// one's bytes, up to the session's allowance, go as early data with the ClientHello,
+    /// and the handshake is driven to its end; WouldBlock until then. Afterwards the bytes
+    /// the server accepted count as sent, and the rest goes as usual.
+    fn send_early(&mut self, io: &mut Io<'_>, buf: &[u8]) -> io::Result<usize> {
+        self.pump_in(io)?;
+        let e = self.early.as_mut().expect("deferred handshake");
+        if e.data.is_none() {
+            e.data = Some(buf[..buf.len().min(e.max)].to_vec());
+            let State::Start(ssl) = std::mem::replace(&mut self.state, State::Failed) else {
+                return Err(super::io_error(connect_error(
+                    "TLS connect error: handshake failed",
+                )));
+            };
+            let stream = SslStream::new(ssl, self.dup.take().expect("socket")).map_err(|e| {
+                super::io_error(connect_error(format!(
+                    "TLS connect error: {}",
+                    err_text(&e)
+                )))
+            })?;
+            self.state = State::Early(stream);
+        }
+        let mut r = self.early_step();
+        let mut out = self.pump_out(io);
+        if let Some(trust) = self.trust.take() {
+            // As for a handshake without early data: once the ClientHello is out.
+            self.set_trust(&trust).map_err(super::io_error)?;
+            let out_ok = !matches!(&out, Err(e) if e.kind() != io::ErrorKind::WouldBlock);
+            if out_ok && matches!(r, Ok(false)) {
+                r = self.early_step();
+                out = self.pump_out(io);
+            }
+        }
+        match out {
+            Err(e) if e.kind() != io::ErrorKind::WouldBlock => return Err(e),
+            _ => {}
+        }
+        if !r.map_err(super::io_error)? {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
+        // Done. What the server accepted counts as sent; anything else goes with the next
+        // send, once the transfer has written what the handshake came to (curl writes it
+        // before it sends the rest, or all again when the early data was refused).
+        match std::mem::take(&mut self.early_skip) {
+            0 => Err(io::ErrorKind::Interrupted.into()),
+            n => Ok(n.min(buf.len())),
+        }
+    }
+
+    /// One step of the deferred handshake: write the early data, then connect. True when
+    /// the handshake is done.
+    fn early_step(&mut self) -> Result<bool, Error> {
+        let State::Early(stream) = &mut self.state else {
+            return Err(connect_error("TLS connect error: handshake failed"));
+        };
+        let e = self.early.as_mut().expect("deferred handshake");
+        let data = e.data.as_deref().unwrap_or_default();
+        while e.written < data.len() {
+            match stream.write_early_data(&data[e.written..]) {
+                Ok(n) => {
+                    e.written += n;
+                    if e.written == data.len() {
+                        let text = format!("SSL sending {} bytes of early data", data.len());
+                        self.notes.push((oxcurl_sys::tls::next_seq(), text));
+                    }
+                }
+                Err(err) => {
+                    if matches!(err.code(), ErrorCode::WANT_READ | ErrorCode::WANT_WRITE) {
+                        return Ok(false);
+                    }
+                    let text = match err.ssl_error() {
+                        Some(st) => err_text(st),
+                        None => err.to_string(),
+                    };
+                    return Err(Error::new(
+                        Code::SendError,
+                        format!("SSL_write_early_data() error: {text}"),
+                    ));
+                }
+            }
+        }
+        match stream.connect() {
+            Ok(()) => {}
+            Err(err) if matches!(err.code(), ErrorCode::WANT_READ | ErrorCode::WANT_WRITE) => {
+                return Ok(false);
+            }
+            Err(err) => {
+                let State::Early(stream) = std::mem::replace(&mut self.state, State::Failed) else {
+                    unreachable!()
+                };
+                return Err(self.handshake_failed(stream.ssl(), &err));
+            }
+        }
+        let e = self.early.take().expect("deferred handshake");
+        let State::Early(stream) = std::mem::replace(&mut self.state, State::Failed) else {
+            unreachable!()
+        };
+        let sent = e.data.as_ref().map_or(0, Vec::len);
+        let accepted = oxcurl_sys::tls::early_data_accepted(stream.ssl());
+        let selected = stream.ssl().selected_alpn_protocol().map(<[u8]>::to_vec);
+        self.state = State::Done(stream);
+        self.after_handshake()?;
+        // curl's Curl_alpn_set_negotiated with the ALPN asked for from the session.
+        let asked = String::from_utf8_lossy(&e.alpn);
+        match selected {
+            None => {
+                return Err(connect_error(format!(
+                    "ALPN: asked for '{asked}' from previous session, but server did not \
+                     confirm it. Refusing to continue."
+                )))
+            }
+            Some(p) if p != e.alpn => {
+                return Err(connect_error(format!(
+                    "ALPN: asked for '{asked}' from previous session, but server selected \
+                     '{}'. Refusing to continue.",
+                    String::from_utf8_lossy(&p)
+                )))
+            }
+            Some(_) => {}
+        }
+        if accepted {
+            self.early_skip = sent;
+            self.early_outcome = Some(sent as i64);
+        } else {
+            self.early_outcome = Some(-(sent as i64));
+        }
+        Ok(true)
     }
 
     /// curl's own checks after the handshake: the host name, the OCSP staple.
@@ -1050,6 +1286,9 @@ impl Session {
     }
 
     pub fn send(&mut self, io: &mut Io<'_>, buf: &[u8]) -> io::Result<usize> {
+        if self.early.is_some() {
+            return self.send_early(io, buf);
+        }
         self.pump_out(io)?;
         let n = self.send_plain(buf)?;
         match self.pump_out(io) {
@@ -1103,6 +1342,10 @@ impl Session {
     }
 
     pub fn alpn(&self) -> Option<&[u8]> {
+        if let Some(e) = &self.early {
+            // Deferred for early data: the session's, until the server confirms it.
+            return Some(&e.alpn);
+        }
         match &self.state {
             State::Done(s) => s.ssl().selected_alpn_protocol(),
             _ => None,
