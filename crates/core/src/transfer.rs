@@ -485,6 +485,9 @@ pub(crate) struct Transfer {
     /// The host a `--connect-to` rule or alt-svc sends a direct connection to instead of
     /// the URL's: curl names the connection after it ("Connected to", "left intact").
     conn_to_host: Option<String>,
+    /// The `--connect-to` (or alt-svc) destination as curl's TLS session cache key adds it
+    /// for sessions made without verification (`:CHOST-host:CPORT-port`); empty without one.
+    conn_to_key: String,
     /// Makes the transfer runnable (set by the multi): h2 wakes it when frames for its
     /// stream arrive, the pool when a connection it waits for is settled.
     pub(crate) waker: std::task::Waker,
@@ -588,6 +591,7 @@ impl Transfer {
             h2_denied: false,
             pending_conn: None,
             conn_to_host: None,
+            conn_to_key: String::new(),
             waker: std::task::Waker::noop().clone(),
             conn_dest: None,
             header_count: 0,
@@ -1393,14 +1397,37 @@ impl Transfer {
         }
         self.alt_used = None;
         self.alt_alpn = None;
+        let target = self.connect_to_target(&host, port)?;
         let connect_to = self.connect_to_rule(&host, port)?;
+        // curl's conn_to_host and conn_to_port, which key TLS sessions made unverified.
+        self.conn_to_key.clear();
         let (conn_host, conn_port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
             Some(p) => (bracket(&p.host), p.port),
             None => match connect_to {
-                Some(hp) => hp,
-                None => self
-                    .alt_svc_route(cx, scheme, port)
-                    .unwrap_or_else(|| (host.clone(), port)),
+                Some(hp) => {
+                    // As curl, a destination equal to the URL's is none.
+                    if let Some((th, tp)) = target {
+                        if !th.is_empty() && !th.eq_ignore_ascii_case(&host) {
+                            let _ = write!(self.conn_to_key, ":CHOST-{th}");
+                        }
+                        if let Some(tp) = tp.filter(|&tp| tp != port) {
+                            let _ = write!(self.conn_to_key, ":CPORT-{tp}");
+                        }
+                    }
+                    hp
+                }
+                None => match self.alt_svc_route(cx, scheme, port) {
+                    Some((h, p)) => {
+                        if !h.eq_ignore_ascii_case(&host) {
+                            let _ = write!(self.conn_to_key, ":CHOST-{h}");
+                        }
+                        if p != port {
+                            let _ = write!(self.conn_to_key, ":CPORT-{p}");
+                        }
+                        (h, p)
+                    }
+                    None => (host.clone(), port),
+                },
             },
         };
         self.conn_to_host = (self.preproxy.is_none() && self.proxy.is_none() && conn_host != host)
@@ -2315,10 +2342,12 @@ impl Transfer {
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
         let port = self.url.as_ref().map_or(0, |u| u.port_or_default());
+        let unverified = !self.opts.tls.verify_peer || !self.opts.tls.verify_host;
+        let extra = if unverified { &*self.conn_to_key } else { "" };
         let mut session = crate::tls::Session::new(
             &config,
             &sni,
-            port,
+            &format!("{sni}:{port}{extra}"),
             &conn.stream,
             &self.opts.tls,
             conn.proxy_tls.is_some() || conn.tunnel.is_some(),
@@ -2421,7 +2450,7 @@ impl Transfer {
         let mut session = crate::tls::Session::new(
             &config,
             &sni,
-            port,
+            &format!("{sni}:{port}"),
             &conn.stream,
             &self.opts.proxy_tls,
             false,

@@ -1217,6 +1217,53 @@ fn openssl_resumed_session_notes() {
     }
 }
 
+/// curl's session cache key holds the `--connect-to` destination for sessions made
+/// without verification (`-k`), so a second transfer to the same URL routed by a rule
+/// resumes nothing; with verification on the rule does not count and the session is
+/// offered ("SSL reusing session"), as it is when the rule names the URL's own host and
+/// port (curl then has no destination). The URL names the server `localhost`, the rule
+/// sends it to 127.0.0.1.
+#[test]
+fn openssl_unverified_session_keyed_by_connect_to() {
+    for (name, tls, rule, reused) in [
+        (
+            "insecure",
+            vec!["-k"],
+            "localhost:{port}:127.0.0.1:{port}",
+            0,
+        ),
+        (
+            "verified",
+            vec!["--cacert", "{ca}"],
+            "localhost:{port}:127.0.0.1:{port}",
+            1,
+        ),
+        (
+            "insecure_same",
+            vec!["-k"],
+            "localhost:{port}:localhost:{port}",
+            1,
+        ),
+    ] {
+        let r = Case::new(&format!("openssl_session_key_connect_to_{name}"))
+            .env("CURL_SSL_BACKEND", "openssl")
+            .tls(TlsServerOptions::default())
+            .args(&["-sSv", "--resolve", "localhost:{port}:127.0.0.1"])
+            .args(&tls)
+            .args(&["https://localhost:{port}/1", "--next", "-sS"])
+            .args(&tls)
+            .args(&["--connect-to", rule, "https://localhost:{port}/2"])
+            .replies(vec![Reply::ok("one\n").close(), Reply::ok("two\n").close()])
+            .compare_stderr(true)
+            .normalise_with(trace_norm)
+            .run(OXCURL);
+        assert_eq!(r.oxcurl.code(), 0, "{name}");
+        let err = String::from_utf8_lossy(&r.oxcurl.stderr);
+        let n = err.matches("* SSL reusing session").count();
+        assert_eq!(n, reused, "{name}: {err}");
+    }
+}
+
 /// rustls: the dead connection is noted the same way, but curl built with rustls has no
 /// resumption note, so neither has oxcurl's.
 #[test]

@@ -426,18 +426,19 @@ pub enum Session {
 impl Session {
     /// Start a session to `host` (a name or an IP literal, no brackets); no SNI for IPs.
     /// `over_tls`: the session runs inside the session to an HTTPS proxy.
-    /// `host` and `port` name the peer, whose OpenSSL sessions are kept and resumed apart
-    /// from other ports' (curl's session cache key starts with `host:port`).
+    /// `peer` keys the OpenSSL sessions kept and resumed for it (curl's session cache key:
+    /// `host:port`, and when unverified the `--connect-to` destination; the rest of curl's
+    /// key is the TLS options, which have a context each).
     pub fn new(
         config: &Config,
         host: &str,
-        port: u16,
+        peer: &str,
         sock: &Stream,
         opts: &TlsOptions,
         over_tls: bool,
     ) -> Result<Session, Error> {
         #[cfg(not(feature = "openssl"))]
-        let _ = (sock, opts, over_tls, port);
+        let _ = (sock, opts, over_tls, peer);
         Ok(match config {
             Config::Rustls(c) => Session::Rustls(rustls_backend::Session::new(
                 c.clone(),
@@ -446,7 +447,7 @@ impl Session {
             )?),
             #[cfg(feature = "openssl")]
             Config::OpenSsl(c, trust) => Session::OpenSsl(openssl_backend::Session::new(
-                c, trust, host, port, sock, opts, over_tls,
+                c, trust, host, peer, sock, opts, over_tls,
             )?),
         })
     }

@@ -675,7 +675,7 @@ impl Session {
         ctx: &SslContext,
         trust: &Arc<TrustStore>,
         host: &str,
-        port: u16,
+        peer: &str,
         sock: &Stream,
         opts: &TlsOptions,
         over_tls: bool,
@@ -713,7 +713,7 @@ impl Session {
             let _ = ssl.set_status_type(StatusType::OCSP);
         }
         let resumed = if opts.session_cache {
-            oxcurl_sys::tls::resume(&mut ssl, &format!("{host}:{port}"))
+            oxcurl_sys::tls::resume(&mut ssl, peer)
         } else {
             None
         };
