@@ -236,6 +236,59 @@ macro_rules! suite {
             }
         }
 
+        /// `--tls13-ciphers`, `--ciphers` (TLS 1.2) and `--curves` choose what is negotiated:
+        /// the summary line (`SSL connection using TLSv1.3 / TLS_AES_128_GCM_SHA256 /
+        /// prime256v1 / ...`) names the one asked for, as curl's does.
+        #[test]
+        fn chosen_suite_and_group_are_negotiated() {
+            for (name, server12, opts, want) in [
+                (
+                    "tls13_aes128",
+                    false,
+                    &["--tls13-ciphers", "TLS_AES_128_GCM_SHA256"][..],
+                    "TLS_AES_128_GCM_SHA256",
+                ),
+                (
+                    "tls13_chacha",
+                    false,
+                    &["--tls13-ciphers", "TLS_CHACHA20_POLY1305_SHA256"][..],
+                    "TLS_CHACHA20_POLY1305_SHA256",
+                ),
+                (
+                    "tls12_cipher",
+                    true,
+                    &["--ciphers", "ECDHE-ECDSA-AES128-GCM-SHA256"][..],
+                    "ECDHE-ECDSA-AES128-GCM-SHA256",
+                ),
+                ("curve_p256", false, &["--curves", "P-256"][..], "prime256v1"),
+                ("curve_x25519", false, &["--curves", "X25519"][..], "X25519"),
+            ] {
+                let r = Case::new(&format!("chosen_suite_{name}"))
+                    .env("CURL_SSL_BACKEND", BACKEND)
+                    .tls(TlsServerOptions {
+                        tls12_only: server12,
+                        ..TlsServerOptions::default()
+                    })
+                    .args(&["-sv", "--cacert", "{ca}", "-o", "/dev/null"])
+                    .args(opts)
+                    .arg("{url}/c")
+                    .reply(Reply::ok("c\n"))
+                    .run(OXCURL);
+                let summary = |e: &[u8]| {
+                    String::from_utf8_lossy(e)
+                        .lines()
+                        .filter(|l| l.starts_with("* SSL connection using"))
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                };
+                let theirs = summary(&r.reference.stderr);
+                assert_eq!(theirs.len(), 1, "{name}: {theirs:?}");
+                assert!(theirs[0].contains(want), "{name}: {theirs:?}");
+                assert_eq!(summary(&r.oxcurl.stderr), theirs, "{name}");
+            }
+        }
+
+        // ---- verification succeeds ------------------------------------------------------------
         // ---- verification succeeds ------------------------------------------------------------
 
         #[test]
