@@ -1399,31 +1399,32 @@ impl Transfer {
         self.alt_alpn = None;
         let target = self.connect_to_target(&host, port)?;
         let connect_to = self.connect_to_rule(&host, port)?;
-        // curl's conn_to_host and conn_to_port, which key TLS sessions made unverified.
+        // curl's conn_to_host and conn_to_port, which key TLS sessions made unverified (a
+        // proxy tunnels to them too). As in curl, a destination equal to the URL's is none.
         self.conn_to_key.clear();
+        fn unbracket(h: &str) -> &str {
+            h.trim_start_matches('[').trim_end_matches(']')
+        }
+        let note_route = |key: &mut String, h: Option<&str>, p: Option<u16>| {
+            if let Some(h) = h.map(unbracket).filter(|h| !h.is_empty()) {
+                if !h.eq_ignore_ascii_case(unbracket(&host)) {
+                    let _ = write!(key, ":CHOST-{h}");
+                }
+            }
+            if let Some(p) = p.filter(|&p| p != port) {
+                let _ = write!(key, ":CPORT-{p}");
+            }
+        };
+        if let Some((th, tp)) = &target {
+            note_route(&mut self.conn_to_key, Some(th), *tp);
+        }
         let (conn_host, conn_port) = match self.preproxy.as_ref().or(self.proxy.as_ref()) {
             Some(p) => (bracket(&p.host), p.port),
             None => match connect_to {
-                Some(hp) => {
-                    // As curl, a destination equal to the URL's is none.
-                    if let Some((th, tp)) = target {
-                        if !th.is_empty() && !th.eq_ignore_ascii_case(&host) {
-                            let _ = write!(self.conn_to_key, ":CHOST-{th}");
-                        }
-                        if let Some(tp) = tp.filter(|&tp| tp != port) {
-                            let _ = write!(self.conn_to_key, ":CPORT-{tp}");
-                        }
-                    }
-                    hp
-                }
+                Some(hp) => hp,
                 None => match self.alt_svc_route(cx, scheme, port) {
                     Some((h, p)) => {
-                        if !h.eq_ignore_ascii_case(&host) {
-                            let _ = write!(self.conn_to_key, ":CHOST-{h}");
-                        }
-                        if p != port {
-                            let _ = write!(self.conn_to_key, ":CPORT-{p}");
-                        }
+                        note_route(&mut self.conn_to_key, Some(&h), Some(p));
                         (h, p)
                     }
                     None => (host.clone(), port),
@@ -1477,7 +1478,9 @@ impl Transfer {
         });
         let key = match (&self.proxy, proxy_key) {
             (Some(p), Some(pk)) if p.kind.is_http() && !self.tunnel_wanted => format!("proxy:{pk}"),
-            (Some(_), Some(pk)) => format!("{key}|tunnel:{pk}"),
+            // A tunnel goes where a `--connect-to` rule sends it (curl's conn_to_host and
+            // conn_to_port, which its connection reuse compares).
+            (Some(_), Some(pk)) => format!("{key}{}|tunnel:{pk}", self.conn_to_key),
             _ => key,
         };
         let key = match &self.preproxy {
@@ -2344,10 +2347,15 @@ impl Transfer {
         let port = self.url.as_ref().map_or(0, |u| u.port_or_default());
         let unverified = !self.opts.tls.verify_peer || !self.opts.tls.verify_host;
         let extra = if unverified { &*self.conn_to_key } else { "" };
+        // Only the OpenSSL backend keeps sessions by it.
+        let peer = match crate::tls::backend() {
+            crate::tls::Backend::Rustls => String::new(),
+            _ => format!("{sni}:{port}{extra}"),
+        };
         let mut session = crate::tls::Session::new(
             &config,
             &sni,
-            &format!("{sni}:{port}{extra}"),
+            &peer,
             &conn.stream,
             &self.opts.tls,
             conn.proxy_tls.is_some() || conn.tunnel.is_some(),
@@ -2384,6 +2392,28 @@ impl Transfer {
             proxy: false,
         };
         Ok(())
+    }
+
+    /// Is the handshake of the transfer's connection deferred for early data?
+    fn early_pending(&self) -> bool {
+        self.conn
+            .as_ref()
+            .and_then(|c| c.tls.as_ref())
+            .is_some_and(|t| t.early_pending())
+    }
+
+    /// A handshake deferred for early data failed in a send: its verify result, and what
+    /// the session noted when there was no trace to carry it.
+    fn early_handshake_failed(&mut self) {
+        let Some(tls) = self.conn.as_mut().and_then(|c| c.tls.as_mut()) else {
+            return;
+        };
+        let code = tls.verify_result();
+        let notes = tls.take_notes();
+        self.info.ssl_verify_result = code;
+        for n in notes {
+            self.verbose(&n);
+        }
     }
 
     /// A handshake deferred for early data ended in a send: what ending a handshake does
@@ -2447,10 +2477,12 @@ impl Transfer {
         let port = self.proxy.as_ref().map_or(0, |p| p.port);
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
+        let unverified = !self.opts.proxy_tls.verify_peer || !self.opts.proxy_tls.verify_host;
+        let extra = if unverified { &*self.conn_to_key } else { "" };
         let mut session = crate::tls::Session::new(
             &config,
             &sni,
-            &format!("{sni}:{port}"),
+            &format!("{sni}:{port}{extra}"),
             &conn.stream,
             &self.opts.proxy_tls,
             false,
@@ -3856,8 +3888,9 @@ impl Transfer {
                 self.info.request_size += f.len() as u64;
             }
         }
-        if self.tls_trace_on() && !self.on_h2() {
-            // curl shows the request once it went out, after the record's trace.
+        if (self.tls_trace_on() || self.early_pending()) && !self.on_h2() {
+            // curl shows the request once it went out, after the record's trace (or the
+            // handshake deferred for early data that carries it).
             self.head_pending = Some(self.req.len());
         } else if self.opts.verbose && !self.on_h2() {
             let req = std::mem::take(&mut self.req);
@@ -3929,16 +3962,38 @@ impl Transfer {
             return Err(e);
         }
         let mut sent;
+        let mut early_body = 0;
         loop {
             let trace = self.tls_trace_on() && self.req_sent < self.req.len();
             if trace {
                 self.tls_trace_start();
             }
+            let was_deferred = self.early_pending();
+            // Deferred for early data, the first send takes the start of a `-d` body with
+            // the head, as curl's send buffer holds both; the same bytes at every try.
+            let body_start = match &self.body {
+                Body::Fields(f) if was_deferred && !self.up.crlf && !self.up.chunked => {
+                    &f[..f.len().min(EARLY_BODY_MAX)]
+                }
+                _ => &[][..],
+            };
             let conn = self.conn.as_mut().expect("conn");
             sent = Ok(());
             while self.req_sent < self.req.len() {
-                match conn.send(&self.req[self.req_sent..]) {
-                    Ok(n) => self.req_sent += n,
+                let r = if was_deferred && self.req_sent == 0 && !body_start.is_empty() {
+                    let mut first = Vec::with_capacity(self.req.len() + body_start.len());
+                    first.extend_from_slice(&self.req);
+                    first.extend_from_slice(body_start);
+                    conn.send(&first)
+                } else {
+                    conn.send(&self.req[self.req_sent..])
+                };
+                match r {
+                    Ok(n) => {
+                        let head = n.min(self.req.len() - self.req_sent);
+                        self.req_sent += head;
+                        early_body = n - head;
+                    }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => {
                         sent = Err(e);
@@ -3951,14 +4006,22 @@ impl Transfer {
                     break;
                 }
             }
+            let inner = conn.proxy_tls.is_some() || conn.tunnel.is_some();
             if trace {
                 self.tls_trace_end();
             }
-            if let Err(e) = &sent {
+            if let Err(e) = &mut sent {
                 if e.kind() != io::ErrorKind::WouldBlock {
-                    // A deferred handshake that failed: its verify result stays.
-                    if let Some(t) = self.conn.as_ref().and_then(|c| c.tls.as_ref()) {
-                        self.info.ssl_verify_result = t.verify_result();
+                    if was_deferred {
+                        // The deferred handshake failed: its verify result stays, what the
+                        // session noted is written, and inside a proxy's session the error
+                        // is told as for any handshake there.
+                        self.early_handshake_failed();
+                        if inner {
+                            if let Some(err) = crate::tls::curl_error(e) {
+                                *e = crate::tls::io_error(crate::tls::inner_handshake_error(err));
+                            }
+                        }
                     }
                     break;
                 }
@@ -3978,6 +4041,18 @@ impl Transfer {
             self.handler
                 .debug(InfoType::HeaderOut, &req[..n.min(req.len())]);
             self.req = req;
+        }
+        if early_body > 0 {
+            // The body's start went as accepted early data: counted and traced as sent.
+            if let Body::Fields(f) = &self.body {
+                let d = f[..early_body].to_vec();
+                self.up.fields_sent = early_body;
+                self.info.size_upload += early_body as u64;
+                self.info.request_size += early_body as u64;
+                if self.opts.verbose {
+                    self.handler.debug_live(InfoType::DataOut, &d, &self.info);
+                }
+            }
         }
         match sent {
             Ok(()) => {}
@@ -5947,6 +6022,10 @@ fn sockopt_refused(host: &str, port: u16, ms: u128) -> Error {
         ),
     )
 }
+
+/// Of a `-d` body, how much may go with the head in the first send of a handshake deferred
+/// for early data (curl's send buffer; the session's allowance cuts it further).
+const EARLY_BODY_MAX: usize = 64 * 1024;
 
 fn send_error(e: &io::Error) -> Error {
     if let Some(err) = crate::tls::curl_error(e) {

@@ -78,8 +78,9 @@ impl Nginx {
     /// (`ssl_early_data on`, TLS 1.3 only, ALPN `http/1.1`) and closes each connection after
     /// its reply, so that a second request resumes the session on a new connection; and the
     /// same without early data on [`Nginx::late_port`], with the same session ticket key, so
-    /// that a session from the first is resumed there and its early data refused. None when
-    /// nginx is missing and `OXCURL_SKIP_NGINX=1`.
+    /// that a session from the first is resumed there and its early data refused. Both answer
+    /// `/post` with "posted" whatever the method. None when nginx is missing and
+    /// `OXCURL_SKIP_NGINX=1`.
     pub fn try_start_early_data(root: &Path) -> Option<Nginx> {
         let bin = nginx_bin();
         let skip = std::env::var("OXCURL_SKIP_NGINX").is_ok_and(|v| v == "1");
@@ -284,7 +285,8 @@ fn config(
                  ssl_certificate_key {};\n        \
                  ssl_protocols TLSv1.3;\n        \
                  ssl_session_ticket_key {};\n        \
-                 keepalive_timeout 0;",
+                 keepalive_timeout 0;\n        \
+                 location = /post {{ return 200 \"posted\\n\"; }}",
                 pki.path("server.pem").display(),
                 pki.path("server.key").display(),
                 key.display(),

@@ -1317,6 +1317,30 @@ fn openssl_unverified_session_keyed_by_connect_to() {
     }
 }
 
+/// Through a proxy too: curl tunnels to the `--connect-to` destination and keys the
+/// unverified session by it, so the second transfer resumes nothing.
+#[test]
+fn openssl_unverified_session_keyed_by_connect_to_through_a_proxy() {
+    let proxy = oxcurl_testsupport::ConnectProxy::start();
+    let r = Case::new("openssl_session_key_connect_to_proxy")
+        .env("CURL_SSL_BACKEND", "openssl")
+        .tls(TlsServerOptions::default())
+        .args(&["-sSv", "-k", "-x", &proxy.host_port()])
+        .args(&["https://localhost:{port}/1", "--next", "-sS", "-k"])
+        .args(&["-x", &proxy.host_port(), "--connect-to"])
+        .args(&[
+            "localhost:{port}:127.0.0.1:{port}",
+            "https://localhost:{port}/2",
+        ])
+        .replies(vec![Reply::ok("one\n").close(), Reply::ok("two\n").close()])
+        .compare_stderr(true)
+        .normalise_with(trace_norm)
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.code(), 0);
+    let err = String::from_utf8_lossy(&r.oxcurl.stderr);
+    assert!(!err.contains("* SSL reusing session"), "{err}");
+}
+
 /// rustls: the dead connection is noted the same way, but curl built with rustls has no
 /// resumption note, so neither has oxcurl's.
 #[test]
@@ -1640,21 +1664,7 @@ fn openssl_early_data_on_a_resumed_session() {
         }
         e.arg(format!("https://localhost:{port}/b.txt")).run()
     };
-    let norm = |d: &[u8]| {
-        let kept: Vec<u8> = oxcurl_testsupport::diff::mask_digits(d)
-            .split_inclusive(|&b| b == b'\n')
-            .filter(|l| {
-                !l.ends_with(b"Request completely sent off\n")
-                    && !l.ends_with(b"we are done reading and this is set to close, stop send\n")
-                    && !l.ends_with(b"* abort upload\n")
-                    && !l.starts_with(b"> ")
-                    && !l.ends_with(b" bytes data]\n")
-            })
-            .flatten()
-            .copied()
-            .collect();
-        String::from_utf8_lossy(&kept).into_owned()
-    };
+    let norm = early_norm;
     for (early, refused) in [(true, false), (false, false), (true, true)] {
         let ours = run(std::path::Path::new(OXCURL), early, refused);
         let theirs = run(&oxcurl_testsupport::reference_curl(), early, refused);
@@ -1686,4 +1696,77 @@ fn openssl_early_data_on_a_resumed_session() {
         };
         assert!(err.contains(&note), "{err}");
     }
+}
+
+/// The `-v` output of an early-data run, for comparison: digits masked, and without curl's
+/// racy lines (see [`openssl_early_data_on_a_resumed_session`]; a body's "upload completely
+/// sent off" too, which curl leaves out when it read the reply first).
+fn early_norm(d: &[u8]) -> String {
+    let kept: Vec<u8> = oxcurl_testsupport::diff::mask_digits(d)
+        .split_inclusive(|&b| b == b'\n')
+        .filter(|l| {
+            !l.ends_with(b"Request completely sent off\n")
+                && !l.starts_with(b"* upload completely sent off: ")
+                && !l.ends_with(b"we are done reading and this is set to close, stop send\n")
+                && !l.ends_with(b"* abort upload\n")
+                && !l.starts_with(b"> ")
+                && !l.ends_with(b" bytes data]\n")
+        })
+        .flatten()
+        .copied()
+        .collect();
+    String::from_utf8_lossy(&kept).into_owned()
+}
+
+/// A `-d` body goes as early data with the head, as far as the allowance goes: curl's
+/// first send holds both, so `%{tls_earlydata}` counts the body too, and the body is not
+/// sent again after the handshake.
+#[test]
+fn openssl_early_data_carries_the_start_of_a_post_body() {
+    let root = oxcurl_testsupport::TempDir::new("earlydata-post-root");
+    std::fs::write(root.join("a.txt"), "first\n").unwrap();
+    let Some(nginx) = oxcurl_testsupport::Nginx::try_start_early_data(root.path()) else {
+        return;
+    };
+    let port = nginx.tls_port().unwrap();
+    let ca = pki().ca().to_string_lossy().to_string();
+    let tmp = oxcurl_testsupport::TempDir::new("earlydata-post-home");
+    // `%{size_upload}` of oxcurl's run alone: curl's is 0 at times, when the reply is read
+    // before it counts what its send took.
+    let run = |prog: &std::path::Path, w: &str| {
+        let resolve = format!("localhost:{port}:127.0.0.1");
+        oxcurl_testsupport::diff::isolated_exec(prog, tmp.path(), tmp.path())
+            .env("CURL_SSL_BACKEND", "openssl")
+            .args(["-sS", "-v", "--tls-earlydata", "--cacert", &ca])
+            .args(["--resolve", &resolve])
+            .arg(format!("https://localhost:{port}/a.txt"))
+            .args(["--next", "--tls-earlydata", "--cacert", &ca])
+            .args(["--resolve", &resolve, "-d", "hello", "-w", w])
+            .arg(format!("https://localhost:{port}/post"))
+            .run()
+    };
+    let w = "%{tls_earlydata}\n";
+    let ours = run(std::path::Path::new(OXCURL), w);
+    let theirs = run(&oxcurl_testsupport::reference_curl(), w);
+    assert_eq!(ours.code, theirs.code);
+    assert_eq!(
+        String::from_utf8_lossy(&ours.stdout),
+        String::from_utf8_lossy(&theirs.stdout)
+    );
+    assert_eq!(early_norm(&ours.stderr), early_norm(&theirs.stderr));
+    let out = String::from_utf8_lossy(&ours.stdout);
+    let sent: i64 = out.lines().last().unwrap().parse().unwrap();
+    // The head (over 100 bytes) and the 5 of the body.
+    assert!(out.starts_with("first\nposted\n"), "{out}");
+    assert!(sent > 105, "{out}");
+    let err = String::from_utf8_lossy(&ours.stderr);
+    let note = format!("* SSL sending {sent} bytes of early data\n");
+    assert!(err.contains(&note), "{err}");
+    // Counted as the body sent, once: no second copy after the handshake.
+    let again = run(
+        std::path::Path::new(OXCURL),
+        "%{size_upload} %{size_request}\n",
+    );
+    let out = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(out, format!("first\nposted\n5 {sent}\n"));
 }

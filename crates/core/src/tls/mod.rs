@@ -428,7 +428,8 @@ impl Session {
     /// `over_tls`: the session runs inside the session to an HTTPS proxy.
     /// `peer` keys the OpenSSL sessions kept and resumed for it (curl's session cache key:
     /// `host:port`, and when unverified the `--connect-to` destination; the rest of curl's
-    /// key is the TLS options, which have a context each).
+    /// key is the TLS options, and a context, with its own store, is made per set of them
+    /// and ALPN offer).
     pub fn new(
         config: &Config,
         host: &str,

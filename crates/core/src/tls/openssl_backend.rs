@@ -627,6 +627,9 @@ struct EarlyData {
     /// The bytes sent as early data, once the first send gave them.
     data: Option<Vec<u8>>,
     written: usize,
+    /// What OpenSSL waited for at the last step (curl's `io_need`): the socket to take
+    /// more, or the server.
+    want_write: bool,
 }
 
 /// A TLS session over the connection's socket.
@@ -1030,6 +1033,7 @@ impl Session {
             alpn: alpn.clone(),
             data: None,
             written: 0,
+            want_write: false,
         }));
         Some((max, alpn))
     }
@@ -1043,7 +1047,7 @@ impl Session {
     pub fn early_wants_read(&self) -> bool {
         self.early
             .as_ref()
-            .is_some_and(|e| e.data.is_some() && e.written == e.data.as_ref().map_or(0, Vec::len))
+            .is_some_and(|e| e.data.is_some() && !e.want_write)
     }
 
     /// What became of the early data once the handshake is done: the bytes accepted, or
@@ -1125,22 +1129,17 @@ impl Session {
                 }
                 Err(err) => {
                     if matches!(err.code(), ErrorCode::WANT_READ | ErrorCode::WANT_WRITE) {
+                        e.want_write = err.code() == ErrorCode::WANT_WRITE;
                         return Ok(false);
                     }
-                    let text = match err.ssl_error() {
-                        Some(st) => err_text(st),
-                        None => err.to_string(),
-                    };
-                    return Err(Error::new(
-                        Code::SendError,
-                        format!("SSL_write_early_data() error: {text}"),
-                    ));
+                    return Err(early_write_error(&err));
                 }
             }
         }
         match stream.connect() {
             Ok(()) => {}
             Err(err) if matches!(err.code(), ErrorCode::WANT_READ | ErrorCode::WANT_WRITE) => {
+                e.want_write = err.code() == ErrorCode::WANT_WRITE;
                 return Ok(false);
             }
             Err(err) => {
@@ -1437,6 +1436,46 @@ impl Session {
 /// curl's `ossl_trace` text for a message: `TLSv1.3 (OUT), TLS handshake, Client hello (1):`;
 /// None for record headers, TLS 1.3 inner content types and messages before a version is
 /// known, which only go out as SSL data.
+/// The error of a failed `SSL_write_early_data`, in curl's words (`ossl_send_earlydata`),
+/// 55.
+fn early_write_error(err: &openssl::ssl::Error) -> Error {
+    let errno = err
+        .io_error()
+        .and_then(io::Error::raw_os_error)
+        .unwrap_or(0);
+    let msg = match err.code() {
+        ErrorCode::SSL => format!(
+            "SSL_write_early_data() error: {}",
+            err.ssl_error().map(err_text).unwrap_or_default()
+        ),
+        ErrorCode::SYSCALL => {
+            let text = match (err.ssl_error(), err.io_error()) {
+                (Some(st), _) => err_text(st),
+                (None, Some(e)) if errno != 0 => crate::connect::os_error_text(e),
+                _ => "SSL_ERROR_SYSCALL".to_string(),
+            };
+            format!("OpenSSL SSL_write:early_data: {text}, errno {errno}")
+        }
+        _ => format!(
+            "OpenSSL SSL_write_early_data: {}, errno {errno}",
+            error_name(err.code())
+        ),
+    };
+    Error::new(Code::SendError, msg)
+}
+
+/// OpenSSL's name of an `SSL_get_error` code, as curl's `SSL_ERROR_to_str` gives it.
+fn error_name(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::ZERO_RETURN => "SSL_ERROR_ZERO_RETURN",
+        ErrorCode::WANT_READ => "SSL_ERROR_WANT_READ",
+        ErrorCode::WANT_WRITE => "SSL_ERROR_WANT_WRITE",
+        ErrorCode::SYSCALL => "SSL_ERROR_SYSCALL",
+        ErrorCode::SSL => "SSL_ERROR_SSL",
+        _ => "SSL_ERROR unknown",
+    }
+}
+
 pub fn trace_text(m: &TlsMessage) -> Option<String> {
     const HEADER: i32 = 256;
     const INNER_CONTENT_TYPE: i32 = 257;
