@@ -31,7 +31,6 @@ fuzz_target!(|data: &[u8]| {
         num_retries: 2,
         proxy_used: false,
         ftp_entry_path: None,
-        tls_earlydata: 0,
         curl_version: "libcurl/8.14.1",
         url_part: &url_part,
     };

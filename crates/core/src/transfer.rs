@@ -2345,13 +2345,7 @@ impl Transfer {
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
         let port = self.url.as_ref().map_or(0, |u| u.port_or_default());
-        let unverified = !self.opts.tls.verify_peer || !self.opts.tls.verify_host;
-        let extra = if unverified { &*self.conn_to_key } else { "" };
-        // Only the OpenSSL backend keeps sessions by it.
-        let peer = match crate::tls::backend() {
-            crate::tls::Backend::Rustls => String::new(),
-            _ => format!("{sni}:{port}{extra}"),
-        };
+        let peer = self.tls_peer_key(&sni, port, &self.opts.tls);
         let mut session = crate::tls::Session::new(
             &config,
             &sni,
@@ -2394,6 +2388,18 @@ impl Transfer {
         Ok(())
     }
 
+    /// What the OpenSSL backend keeps a peer's sessions under (curl's session cache key):
+    /// `host:port`, and for a connection made without verification the `--connect-to` or
+    /// alt-svc destination. Empty for rustls, which keys its own.
+    fn tls_peer_key(&self, sni: &str, port: u16, opts: &crate::tls::TlsOptions) -> String {
+        if crate::tls::backend() == crate::tls::Backend::Rustls {
+            return String::new();
+        }
+        let unverified = !opts.verify_peer || !opts.verify_host;
+        let extra = if unverified { &*self.conn_to_key } else { "" };
+        format!("{sni}:{port}{extra}")
+    }
+
     /// Is the handshake of the transfer's connection deferred for early data?
     fn early_pending(&self) -> bool {
         self.conn
@@ -2402,9 +2408,9 @@ impl Transfer {
             .is_some_and(|t| t.early_pending())
     }
 
-    /// A handshake deferred for early data failed in a send: its verify result, and what
-    /// the session noted when there was no trace to carry it.
-    fn early_handshake_failed(&mut self) {
+    /// A handshake deferred for early data ended in a send, or failed: its verify result,
+    /// and what the session noted when there was no trace to carry it.
+    fn early_handshake_notes(&mut self) {
         let Some(tls) = self.conn.as_mut().and_then(|c| c.tls.as_mut()) else {
             return;
         };
@@ -2426,12 +2432,7 @@ impl Transfer {
         let Some(n) = tls.take_early_outcome() else {
             return Ok(false);
         };
-        let code = tls.verify_result();
-        let notes = tls.take_notes();
-        self.info.ssl_verify_result = code;
-        for n in notes {
-            self.verbose(&n);
-        }
+        self.early_handshake_notes();
         self.info.time_appconnect = cx.now.duration_since(self.started);
         self.tls_established(false, true)?;
         self.info.earlydata_sent = n;
@@ -2477,12 +2478,11 @@ impl Transfer {
         let port = self.proxy.as_ref().map_or(0, |p| p.port);
         let sni = host.split('%').next().unwrap_or(&host).to_string();
         let conn = self.conn.as_ref().expect("conn");
-        let unverified = !self.opts.proxy_tls.verify_peer || !self.opts.proxy_tls.verify_host;
-        let extra = if unverified { &*self.conn_to_key } else { "" };
+        let peer = self.tls_peer_key(&sni, port, &self.opts.proxy_tls);
         let mut session = crate::tls::Session::new(
             &config,
             &sni,
-            &format!("{sni}:{port}{extra}"),
+            &peer,
             &conn.stream,
             &self.opts.proxy_tls,
             false,
@@ -4016,7 +4016,7 @@ impl Transfer {
                         // The deferred handshake failed: its verify result stays, what the
                         // session noted is written, and inside a proxy's session the error
                         // is told as for any handshake there.
-                        self.early_handshake_failed();
+                        self.early_handshake_notes();
                         if inner {
                             if let Some(err) = crate::tls::curl_error(e) {
                                 *e = crate::tls::io_error(crate::tls::inner_handshake_error(err));
@@ -4031,11 +4031,7 @@ impl Transfer {
             }
         }
         // A handshake deferred for early data is not through yet: the request has not gone.
-        let deferred = self
-            .conn
-            .as_ref()
-            .and_then(|c| c.tls.as_ref())
-            .is_some_and(|t| t.early_pending());
+        let deferred = self.early_pending();
         if let Some(n) = self.head_pending.take_if(|_| !deferred) {
             let req = std::mem::take(&mut self.req);
             self.handler

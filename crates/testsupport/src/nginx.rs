@@ -40,6 +40,16 @@ impl std::fmt::Debug for Nginx {
     }
 }
 
+/// nginx is not installed and `OXCURL_SKIP_NGINX=1` lets its tests pass without it.
+fn skipped() -> bool {
+    let skip = std::env::var("OXCURL_SKIP_NGINX").is_ok_and(|v| v == "1");
+    if skip && !nginx_bin().is_file() {
+        eprintln!("nginx not installed and OXCURL_SKIP_NGINX=1: skipping");
+        return true;
+    }
+    false
+}
+
 fn nginx_bin() -> PathBuf {
     std::env::var_os("OXCURL_NGINX")
         .map(PathBuf::from)
@@ -65,13 +75,7 @@ impl Nginx {
     /// test PKI's `localhost` certificate. None when nginx is missing and
     /// `OXCURL_SKIP_NGINX=1`.
     pub fn try_start_h2(root: &Path) -> Option<Nginx> {
-        let bin = nginx_bin();
-        let skip = std::env::var("OXCURL_SKIP_NGINX").is_ok_and(|v| v == "1");
-        if skip && !bin.is_file() {
-            eprintln!("nginx not installed and OXCURL_SKIP_NGINX=1: skipping");
-            return None;
-        }
-        Some(Nginx::launch(&bin, root, Mode::H2).unwrap_or_else(|e| panic!("{e}")))
+        Nginx::try_launch(root, Mode::H2)
     }
 
     /// Starts nginx with HTTPS on [`Nginx::tls_port`] that takes TLS 1.3 early data
@@ -82,24 +86,24 @@ impl Nginx {
     /// `/post` with "posted" whatever the method. None when nginx is missing and
     /// `OXCURL_SKIP_NGINX=1`.
     pub fn try_start_early_data(root: &Path) -> Option<Nginx> {
-        let bin = nginx_bin();
-        let skip = std::env::var("OXCURL_SKIP_NGINX").is_ok_and(|v| v == "1");
-        if skip && !bin.is_file() {
-            eprintln!("nginx not installed and OXCURL_SKIP_NGINX=1: skipping");
-            return None;
-        }
-        Some(Nginx::launch(&bin, root, Mode::EarlyData).unwrap_or_else(|e| panic!("{e}")))
+        Nginx::try_launch(root, Mode::EarlyData)
     }
 
     /// Like [`Nginx::start`], but returns None when nginx is not installed and the
     /// environment has `OXCURL_SKIP_NGINX=1`, so the test can return early.
     pub fn try_start(root: &Path) -> Option<Nginx> {
-        let skip = std::env::var("OXCURL_SKIP_NGINX").is_ok_and(|v| v == "1");
-        if skip && !nginx_bin().is_file() {
-            eprintln!("nginx not installed and OXCURL_SKIP_NGINX=1: skipping");
+        if skipped() {
             return None;
         }
         Some(Nginx::start(root))
+    }
+
+    /// Start nginx in `mode`; None when it is not installed and may be skipped.
+    fn try_launch(root: &Path, mode: Mode) -> Option<Nginx> {
+        if skipped() {
+            return None;
+        }
+        Some(Nginx::launch(&nginx_bin(), root, mode).unwrap_or_else(|e| panic!("{e}")))
     }
 
     fn launch(bin: &Path, root: &Path, mode: Mode) -> Result<Nginx, String> {

@@ -1309,7 +1309,6 @@ fn conclude(
             num_retries: meta.retry.num_retries,
             proxy_used: false,
             ftp_entry_path: None,
-            tls_earlydata: info.earlydata_sent,
             curl_version: &oxcurl_core::version_line(),
             url_part: &part,
         };

@@ -41,8 +41,6 @@ pub struct WriteoutContext<'a> {
     pub proxy_used: bool,
     /// `%{ftp_entry_path}` (not carried by `Info`).
     pub ftp_entry_path: Option<&'a str>,
-    /// `%{tls_earlydata}`: bytes sent as TLS early data (`Info::earlydata_sent`).
-    pub tls_earlydata: i64,
     /// The library version line closing `%{json}` (curl prints `curl_version()`, e.g.
     /// "libcurl/8.14.1 OpenSSL/3.0.19 zlib/1.2.13 ...").
     pub curl_version: &'a str,
@@ -282,7 +280,7 @@ fn value(var: Var, ctx: &WriteoutContext) -> Option<Value> {
         Var::TimeRedirect => Value::Time(info.time_redirect),
         Var::TimeStarttransfer => Value::Time(info.time_starttransfer),
         Var::TimeTotal => Value::Time(info.time_total),
-        Var::TlsEarlydata => Value::Offset(ctx.tls_earlydata),
+        Var::TlsEarlydata => Value::Offset(ctx.info.earlydata_sent),
         Var::Url => string(Some(ctx.url)),
         Var::UrlPart(part) => Value::Str((ctx.url_part)(ctx.url, part)),
         Var::UrlEffective => string(Some(&info.effective_url)),
@@ -629,7 +627,6 @@ mod tests {
             num_retries: 0,
             proxy_used: false,
             ftp_entry_path: None,
-            tls_earlydata: 0,
             curl_version: VERSION,
             url_part,
         }

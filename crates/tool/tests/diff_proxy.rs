@@ -663,19 +663,20 @@ fn proxy_credentials_never_reach_origin_through_tunnel() {
 /// `-v` through a tunnel with `--proxy-anyauth -U pu:pp`: the proxy answers the first
 /// CONNECT with `first` (a 407), then the tunnel is made and the page comes through it.
 fn anyauth_tunnel(name: &str, first: Reply) -> Case {
+    proxy_credentials_case(name, &["--proxy-anyauth"]).replies(vec![
+        first,
+        established(),
+        Reply::ok("through\n"),
+    ])
+}
+
+/// `-v` through a CONNECT tunnel with proxy credentials (`-U pu:pp`) and `auth` (none for
+/// Basic sent at once, `--proxy-anyauth` for a probe first); no replies queued.
+fn proxy_credentials_case(name: &str, auth: &[&str]) -> Case {
     case(name)
-        .args(&[
-            "-sS",
-            "-v",
-            "-p",
-            "-x",
-            "{url}",
-            "--proxy-anyauth",
-            "-U",
-            "pu:pp",
-            "http://example.test/",
-        ])
-        .replies(vec![first, established(), Reply::ok("through\n")])
+        .args(&["-sS", "-v", "-p", "-x", "{url}"])
+        .args(auth)
+        .args(&["-U", "pu:pp", "http://example.test/"])
         .normalise_with(verbose_norm)
 }
 
@@ -724,46 +725,27 @@ fn connect_407_to_credentials_shows_the_header_before_the_auth_note() {
     // Credentials went with the first CONNECT and the proxy refuses them: curl shows each
     // 407 header line before it reads it, so "< Proxy-Authenticate" comes before the note
     // on the rejected Basic credentials (a 401's line comes after its note), then 56.
-    case("connect_407_to_credentials_shows_the_header_before_the_auth_note")
-        .args(&[
-            "-sS",
-            "-v",
-            "-p",
-            "-x",
-            "{url}",
-            "-U",
-            "pu:pp",
-            "http://example.test/",
-        ])
-        .reply(Reply::status(
-            407,
-            &[("Proxy-Authenticate", "Basic realm=\"p\"")],
-            "denied",
-        ))
-        .normalise_with(verbose_norm)
-        .run(OXCURL);
+    proxy_credentials_case(
+        "connect_407_to_credentials_shows_the_header_before_the_auth_note",
+        &[],
+    )
+    .reply(Reply::status(
+        407,
+        &[("Proxy-Authenticate", "Basic realm=\"p\"")],
+        "denied",
+    ))
+    .run(OXCURL);
 }
 
 #[test]
 fn connect_407_to_credentials_closed_inside_its_headers() {
     // The proxy refuses the credentials and closes before its 407 head is complete: curl
     // reports the CONNECT aborted (56) and does not connect again.
-    case("connect_407_to_credentials_closed_inside_its_headers")
-        .args(&[
-            "-sS",
-            "-v",
-            "-p",
-            "-x",
-            "{url}",
-            "-U",
-            "pu:pp",
-            "http://example.test/",
-        ])
+    proxy_credentials_case("connect_407_to_credentials_closed_inside_its_headers", &[])
         .reply(
             Reply::raw("HTTP/1.1 407 no\r\nProxy-Authenticate: Basic realm=\"p\"\r\nContent-Le")
                 .close(),
         )
-        .normalise_with(verbose_norm)
         .run(OXCURL);
 }
 
@@ -771,25 +753,16 @@ fn connect_407_to_credentials_closed_inside_its_headers() {
 fn connect_407_anyauth_second_refusal_closed_inside_its_headers() {
     // --proxy-anyauth: the probe's 407 is answered with credentials on the same connection,
     // and the proxy refuses those too, closing inside the head: 56, no new connection.
-    case("connect_407_anyauth_second_refusal_closed_inside_its_headers")
-        .args(&[
-            "-sS",
-            "-v",
-            "-p",
-            "-x",
-            "{url}",
-            "--proxy-anyauth",
-            "-U",
-            "pu:pp",
-            "http://example.test/",
-        ])
-        .replies(vec![
-            Reply::status(407, &[("Proxy-Authenticate", "Basic realm=\"p\"")], "").keep_open(true),
-            Reply::raw("HTTP/1.1 407 no\r\nProxy-Authenticate: Basic realm=\"p\"\r\nContent-Le")
-                .close(),
-        ])
-        .normalise_with(verbose_norm)
-        .run(OXCURL);
+    proxy_credentials_case(
+        "connect_407_anyauth_second_refusal_closed_inside_its_headers",
+        &["--proxy-anyauth"],
+    )
+    .replies(vec![
+        Reply::status(407, &[("Proxy-Authenticate", "Basic realm=\"p\"")], "").keep_open(true),
+        Reply::raw("HTTP/1.1 407 no\r\nProxy-Authenticate: Basic realm=\"p\"\r\nContent-Le")
+            .close(),
+    ])
+    .run(OXCURL);
 }
 
 #[test]

@@ -162,6 +162,15 @@ fn hsts_malformed_headers_ignored() {
     .run(OXCURL);
 }
 
+/// The lines of `-v` output (`stderr`) that `keep` picks.
+fn lines_where(stderr: &[u8], keep: impl Fn(&str) -> bool) -> Vec<String> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|l| keep(l))
+        .map(str::to_string)
+        .collect()
+}
+
 macro_rules! suite {
     ($module:ident, $backend:literal) => {
         mod $module {
@@ -223,13 +232,7 @@ macro_rules! suite {
                     .args(&["-skv", "-o", "/dev/null", "{url}/v"])
                     .reply(Reply::ok("v\n"))
                     .run(OXCURL);
-                let note = |e: &[u8]| {
-                    String::from_utf8_lossy(e)
-                        .lines()
-                        .filter(|l| l.contains("SSL certificate verify"))
-                        .map(str::to_string)
-                        .collect::<Vec<_>>()
-                };
+                let note = |e: &[u8]| lines_where(e, |l| l.contains("SSL certificate verify"));
                 let want = note(&r.reference.stderr);
                 assert_eq!(want.len(), 1, "{want:?}");
                 assert_eq!(note(&r.oxcurl.stderr), want);
@@ -274,13 +277,7 @@ macro_rules! suite {
                     .arg("{url}/c")
                     .reply(Reply::ok("c\n"))
                     .run(OXCURL);
-                let summary = |e: &[u8]| {
-                    String::from_utf8_lossy(e)
-                        .lines()
-                        .filter(|l| l.starts_with("* SSL connection using"))
-                        .map(str::to_string)
-                        .collect::<Vec<_>>()
-                };
+                let summary = |e: &[u8]| lines_where(e, |l| l.starts_with("* SSL connection using"));
                 let theirs = summary(&r.reference.stderr);
                 assert_eq!(theirs.len(), 1, "{name}: {theirs:?}");
                 assert!(theirs[0].contains(want), "{name}: {theirs:?}");

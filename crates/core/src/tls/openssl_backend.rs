@@ -660,9 +660,6 @@ pub struct Session {
     /// What became of the early data, for the transfer (bytes the server accepted, or
     /// the negative count it rejected); taken once.
     early_outcome: Option<i64>,
-    /// The bytes that went as accepted early data, until the send that ended the
-    /// handshake reports them sent.
-    early_skip: usize,
 }
 
 impl std::fmt::Debug for Session {
@@ -737,7 +734,6 @@ impl Session {
             early_offer: None,
             early: None,
             early_outcome: None,
-            early_skip: 0,
         };
         if let (true, Some(Some(alpn)), State::Start(ssl)) =
             (opts.earlydata, &resumed, &session.state)
@@ -1104,9 +1100,9 @@ impl Session {
         // Done. What the server accepted counts as sent; anything else goes with the next
         // send, once the transfer has written what the handshake came to (curl writes it
         // before it sends the rest, or all again when the early data was refused).
-        match std::mem::take(&mut self.early_skip) {
-            0 => Err(io::ErrorKind::Interrupted.into()),
-            n => Ok(n.min(buf.len())),
+        match self.early_outcome {
+            Some(n) if n > 0 => Ok((n as usize).min(buf.len())),
+            _ => Err(io::ErrorKind::Interrupted.into()),
         }
     }
 
@@ -1176,12 +1172,11 @@ impl Session {
             }
             Some(_) => {}
         }
-        if accepted {
-            self.early_skip = sent;
-            self.early_outcome = Some(sent as i64);
+        self.early_outcome = Some(if accepted {
+            sent as i64
         } else {
-            self.early_outcome = Some(-(sent as i64));
-        }
+            -(sent as i64)
+        });
         Ok(true)
     }
 
@@ -1433,9 +1428,6 @@ impl Session {
     }
 }
 
-/// curl's `ossl_trace` text for a message: `TLSv1.3 (OUT), TLS handshake, Client hello (1):`;
-/// None for record headers, TLS 1.3 inner content types and messages before a version is
-/// known, which only go out as SSL data.
 /// The error of a failed `SSL_write_early_data`, in curl's words (`ossl_send_earlydata`),
 /// 55.
 fn early_write_error(err: &openssl::ssl::Error) -> Error {
@@ -1476,6 +1468,9 @@ fn error_name(code: ErrorCode) -> &'static str {
     }
 }
 
+/// curl's `ossl_trace` text for a message: `TLSv1.3 (OUT), TLS handshake, Client hello (1):`;
+/// None for record headers, TLS 1.3 inner content types and messages before a version is
+/// known, which only go out as SSL data.
 pub fn trace_text(m: &TlsMessage) -> Option<String> {
     const HEADER: i32 = 256;
     const INNER_CONTENT_TYPE: i32 = 257;
