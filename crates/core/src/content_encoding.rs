@@ -16,7 +16,10 @@
 //! * at most 4 codings ("Reject response due to more than 5 content encodings");
 //! * data after the end of a gzip/deflate/br stream is a write error (exit 23); after a zstd
 //!   frame it must be another frame;
-//! * a truncated stream is not an error: the body just ends.
+//! * a truncated stream is not an error: the body just ends;
+//! * windows are bounded as curl's libraries bound them: zstd frames asking for more than
+//!   libzstd's default 128 MiB, and brotli's "large window" streams, fail at their headers
+//!   (61), so memory is bounded by those limits and not by what a server declares.
 
 use std::fmt;
 
@@ -47,6 +50,19 @@ const OUT_SIZE: usize = 16 * 1024;
 #[cfg(feature = "zstd")]
 /// Largest zstd block body (128 KiB) plus its header and a frame checksum.
 const ZSTD_BUF: usize = 128 * 1024 + 3 + 4;
+
+/// The largest zstd window accepted: libzstd's default `ZSTD_MAXWINDOWSIZE_DEFAULT`
+/// (2^27 + 1 bytes), which curl 8.14.1 keeps. A frame asking for more fails at its header
+/// (curl: 61), before any block is decoded, so a small body cannot make the decoder hold
+/// gigabytes of window.
+#[cfg(feature = "zstd")]
+pub const ZSTD_MAX_WINDOW: u64 = (1 << 27) + 1;
+
+/// ruzstd refuses windows above 100 MiB when a decoder is reset for a later frame, though
+/// not for its first: a frame over this size gets a decoder of its own, so every frame up to
+/// [`ZSTD_MAX_WINDOW`] is decoded as libzstd would.
+#[cfg(feature = "zstd")]
+const RUZSTD_RESET_WINDOW: u64 = 100 << 20;
 
 /// One content coding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -338,7 +354,10 @@ struct BrStage {
 impl BrStage {
     fn new() -> Self {
         BrStage {
-            state: BrotliState::new(
+            // `new` would accept "large window" streams (windows up to 1 GiB, an extension
+            // outside RFC 7932); `new_strict` refuses them as curl's libbrotli does with its
+            // default parameters, so a window is at most 16 MiB.
+            state: BrotliState::new_strict(
                 StandardAlloc::default(),
                 StandardAlloc::default(),
                 StandardAlloc::default(),
@@ -420,6 +439,30 @@ struct ZstdStage {
 #[cfg(feature = "zstd")]
 fn bad() -> DecodeError {
     DecodeError::new(DecodeErrorKind::Bad)
+}
+
+/// The window a zstd frame header (magic included, complete) asks for, as libzstd reckons it:
+/// the Window_Descriptor's size, or for a single-segment frame its content size, at least
+/// 1 KiB (RFC 8878, 3.1.1.1).
+#[cfg(feature = "zstd")]
+fn zstd_window(header: &[u8]) -> u64 {
+    let fhd = header[4];
+    if fhd & 0x20 == 0 {
+        let wd = header[5];
+        let base = 1u64 << (10 + u32::from(wd >> 3));
+        return base + (base / 8) * u64::from(wd & 7);
+    }
+    let did = [0, 1, 2, 4][usize::from(fhd & 3)];
+    let fcs = &header[5 + did..];
+    let size = match fhd >> 6 {
+        0 => u64::from(fcs[0]),
+        1 => u64::from(u16::from_le_bytes([fcs[0], fcs[1]])) + 256,
+        2 => u64::from(u32::from_le_bytes([fcs[0], fcs[1], fcs[2], fcs[3]])),
+        _ => u64::from_le_bytes([
+            fcs[0], fcs[1], fcs[2], fcs[3], fcs[4], fcs[5], fcs[6], fcs[7],
+        ]),
+    };
+    size.max(1 << 10)
 }
 
 #[cfg(feature = "zstd")]
@@ -517,6 +560,13 @@ impl ZstdStage {
                     }
                 }
                 ZstdPhase::FrameHeader => {
+                    let window = zstd_window(&self.buf[..self.have]);
+                    if window > ZSTD_MAX_WINDOW {
+                        return Err(bad());
+                    }
+                    if window > RUZSTD_RESET_WINDOW {
+                        self.dec = FrameDecoder::new();
+                    }
                     self.dec.reset(&self.buf[..self.have]).map_err(|_| bad())?;
                     self.have = 0;
                     self.need = 3;
@@ -822,6 +872,73 @@ mod tests {
         for ce in ["gzip", "deflate", "br", "zstd", "foo"] {
             assert_eq!(whole(ce, b""), (Vec::new(), None));
         }
+    }
+
+    /// A zstd frame: `fhd`, then `rest` of the header (window descriptor or content size),
+    /// then `blocks` RLE blocks of 128 KiB zeros and one raw block holding PLAIN.
+    fn zstd_frame(fhd: u8, rest: &[u8], blocks: usize) -> Vec<u8> {
+        let mut f = vec![0x28, 0xb5, 0x2f, 0xfd, fhd];
+        f.extend_from_slice(rest);
+        let rle = (128u32 * 1024) << 3 | 1 << 1;
+        for _ in 0..blocks {
+            f.extend_from_slice(&rle.to_le_bytes()[..3]);
+            f.push(0);
+        }
+        let raw = (PLAIN.len() as u32) << 3 | 1;
+        f.extend_from_slice(&raw.to_le_bytes()[..3]);
+        f.extend_from_slice(PLAIN);
+        f
+    }
+
+    #[test]
+    fn zstd_window_over_libzstds_limit_fails_at_the_header() {
+        // A 2 GiB window (Window_Descriptor exponent 21) before 26,000 blocks that would
+        // decode to 3.4 GB: refused before the first block, with nothing written.
+        let bomb = zstd_frame(0x00, &[21 << 3], 26_000);
+        let bad = Some("Unrecognized or bad HTTP Content or Transfer-Encoding".to_string());
+        assert_eq!(whole("zstd", &bomb), (Vec::new(), bad.clone()));
+        assert_eq!(whole("zstd", &bomb[..6]), (Vec::new(), bad.clone()));
+        // 2^27 + 2^24: just over the limit.
+        assert_eq!(
+            whole("zstd", &zstd_frame(0x00, &[17 << 3 | 1], 0)),
+            (Vec::new(), bad.clone())
+        );
+        // A single-segment frame's window is its content size: 2^27 + 2 is refused.
+        let fcs = ((1u64 << 27) + 2).to_le_bytes();
+        assert_eq!(
+            whole("zstd", &zstd_frame(0xe0, &fcs, 0)),
+            (Vec::new(), bad.clone())
+        );
+        // Behind another coding too.
+        assert_eq!(whole("gzip, zstd", &bomb).1, bad);
+    }
+
+    #[test]
+    fn brotli_large_window_is_refused() {
+        // `brotli -q 5 --large_window=30` of 100,000 zeros: the 0x11 marker, 30 window bits.
+        const LARGE: &[u8] = &[
+            0x11, 0x5e, 0x7d, 0x1a, 0x06, 0x00, 0x09, 0x80, 0x78, 0x2c, 0x10, 0xb2, 0xfc, 0x02,
+            0x00,
+        ];
+        let bad = Some("Unrecognized or bad HTTP Content or Transfer-Encoding".to_string());
+        assert_eq!(whole("br", LARGE), (Vec::new(), bad.clone()));
+        assert_eq!(run("br", LARGE, &mut || 1), (Vec::new(), bad));
+    }
+
+    #[test]
+    fn zstd_windows_up_to_the_limit_decode() {
+        // 128 MiB, libzstd's largest default window, in two frames (the second resets the
+        // decoder, where ruzstd alone stops at 100 MiB), and a 1 KiB one between them.
+        let big = zstd_frame(0x00, &[17 << 3], 1);
+        let mut body = big.clone();
+        body.extend_from_slice(&zstd_frame(0x00, &[0], 0));
+        body.extend_from_slice(&big);
+        let mut want = vec![0u8; 128 * 1024];
+        want.extend_from_slice(PLAIN);
+        want.extend_from_slice(PLAIN);
+        want.extend_from_slice(&[0u8; 128 * 1024]);
+        want.extend_from_slice(PLAIN);
+        assert_eq!(whole("zstd", &body), (want, None));
     }
 
     #[test]

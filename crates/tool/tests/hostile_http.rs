@@ -410,6 +410,84 @@ fn zstd_bomb_streams_to_dev_null() {
     );
 }
 
+/// A zstd frame whose header asks for a 2 GiB window, then 26,000 RLE blocks of 128 KiB
+/// zeros (3.4 GB decoded from 104 KB). curl's libzstd refuses windows over 128 MiB at the
+/// frame header: 61 at once, nothing written, and no window allocated.
+fn zstd_window_bomb() -> Vec<u8> {
+    let mut f = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 21 << 3];
+    let rle = ((128u32 * 1024) << 3 | 1 << 1).to_le_bytes();
+    for i in 0..26_000 {
+        let last = u8::from(i == 25_999);
+        f.extend_from_slice(&[rle[0] | last, rle[1], rle[2], 0]);
+    }
+    f
+}
+
+#[test]
+fn zstd_window_bomb_refused_at_its_header() {
+    let r = hostile("zstd_window_bomb_refused_at_its_header")
+        .case(|c| {
+            c.args(&["-sS", "--compressed", "-o", "{tmp}/out", "{url}/"])
+                .reply(encoded_reply("zstd", zstd_window_bomb()))
+        })
+        // The window is never allocated: what is left is the reply's 104 KB and the buffers.
+        .heap(4 << 20)
+        .wall(Duration::from_secs(10))
+        .run(OXCURL);
+    assert_eq!(r.result.oxcurl.code(), 61);
+}
+
+#[test]
+fn zstd_window_bomb_behind_gzip() {
+    // Stacked: the gzip stage passes the frame on and the zstd stage refuses it.
+    let body = {
+        let dir = TempDir::new("zbomb");
+        let p = dir.join("z");
+        std::fs::write(&p, zstd_window_bomb()).unwrap();
+        let out = Exec::new("gzip").args(["-c", "-1"]).arg(&p).run();
+        assert_eq!(out.code, Some(0));
+        out.stdout
+    };
+    let r = hostile("zstd_window_bomb_behind_gzip")
+        .case(|c| {
+            c.args(&["-sS", "--compressed", "-o", "/dev/null", "{url}/"])
+                .reply(encoded_reply("zstd, gzip", body))
+        })
+        .heap(4 << 20)
+        .wall(Duration::from_secs(10))
+        .run(OXCURL);
+    assert_eq!(r.result.oxcurl.code(), 61);
+}
+
+/// "Large window" brotli (a 1 GiB window, RFC 7932's incompatible extension) is refused by
+/// curl's libbrotli, which leaves the extension off: 61 at once, and no window allocated.
+#[test]
+fn brotli_large_window_refused() {
+    let body = {
+        let dir = TempDir::new("lwbr");
+        let p = dir.join("z");
+        std::fs::write(&p, vec![0u8; 64 << 20]).unwrap();
+        let out = Exec::new("brotli")
+            .args(["-c", "-q", "5", "--large_window=30"])
+            .arg(&p)
+            .timeout(Duration::from_secs(60))
+            .run();
+        assert_eq!(out.code, Some(0), "brotli: {}", out.stderr_str());
+        // The large-window marker and 30 window bits.
+        assert_eq!((out.stdout[0], out.stdout[1] & 0x3f), (0x11, 30));
+        out.stdout
+    };
+    let r = hostile("brotli_large_window_refused")
+        .case(|c| {
+            c.args(&["-sS", "--compressed", "-o", "{tmp}/out", "{url}/"])
+                .reply(encoded_reply("br", body))
+        })
+        .heap(4 << 20)
+        .wall(Duration::from_secs(10))
+        .run(OXCURL);
+    assert_eq!(r.result.oxcurl.code(), 61);
+}
+
 #[test]
 fn gzip_bomb_streams_to_file() {
     let body = bomb("gzip", 32 << 20);
