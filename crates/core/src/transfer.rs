@@ -1777,10 +1777,10 @@ impl Transfer {
                     std::env::var_os("HOME")
                         .map(|h| format!("{}/.netrc", std::path::Path::new(&h).display()))
                 });
-                let found = match file.as_deref().map(std::fs::read) {
-                    Some(Ok(contents)) => {
-                        netrc::lookup(&contents, &host, user.as_deref().filter(|u| !u.is_empty()))
-                    }
+                let found = match file.as_deref().map(std::fs::File::open) {
+                    Some(Ok(f)) => netrc::load(f).and_then(|text| {
+                        netrc::lookup(&text, &host, user.as_deref().filter(|u| !u.is_empty()))
+                    }),
                     _ => Err(netrc::NetrcError::FileMissing),
                 };
                 match found {

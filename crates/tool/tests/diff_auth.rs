@@ -643,6 +643,144 @@ fn netrc_user_option_wins() {
         .run(OXCURL);
 }
 
+// ---- .netrc files as curl 8.14.1 reads them (lib/netrc.c) ---------------------------------
+
+/// oxcurl and curl read the same netrc file for `url` (`{port}` filled in): the request (its
+/// Authorization line or none), exit code and `-sS` message must agree.
+fn netrc_diff(name: &str, file: impl AsRef<[u8]>, url: &str) {
+    Case::new(name)
+        .file("netrc", file)
+        .args(&["-sS", "--netrc-file", "{tmp}/netrc", url])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+const HERE: &str = "http://127.0.0.1:{port}/";
+
+#[test]
+fn netrc_macro_body_gives_no_credentials() {
+    // The body's `default` and `machine` lines are the macro's text, not entries.
+    netrc_diff(
+        "netrc_macro_body_gives_no_credentials",
+        "macdef init\ndefault login evil password stolen\n\
+         machine 127.0.0.1 login evil password x\n\nmachine localhost login b password bp\n",
+        HERE,
+    );
+}
+
+#[test]
+fn netrc_macro_body_to_the_end_of_the_file() {
+    netrc_diff(
+        "netrc_macro_body_to_the_end_of_the_file",
+        "machine other login o password o\nmacdef m\ndefault login e password x\n",
+        HERE,
+    );
+}
+
+#[test]
+fn netrc_entry_after_a_macro_body() {
+    netrc_diff(
+        "netrc_entry_after_a_macro_body",
+        "macdef m\ncd /pub\n\nmachine 127.0.0.1 login a password p\n",
+        HERE,
+    );
+}
+
+#[test]
+fn netrc_macro_name_with_blanks_after_it() {
+    netrc_diff(
+        "netrc_macro_name_with_blanks_after_it",
+        "macdef m \nmachine 127.0.0.1 login a password p\n",
+        HERE,
+    );
+}
+
+#[test]
+fn netrc_macro_in_a_crlf_file() {
+    netrc_diff(
+        "netrc_macro_in_a_crlf_file",
+        "macdef m\r\nmachine 127.0.0.1 login a password p\r\n",
+        HERE,
+    );
+}
+
+#[test]
+fn netrc_control_character_before_a_token() {
+    netrc_diff(
+        "netrc_control_character_before_a_token",
+        "machine o login a password b \r\nmachine 127.0.0.1 login c password d\r\n",
+        HERE,
+    );
+}
+
+#[test]
+fn netrc_token_at_curls_limit() {
+    let file = |n: usize| format!("machine 127.0.0.1 login a password {}\n", "x".repeat(n));
+    netrc_diff("netrc_token_at_curls_limit_4095", file(4095), HERE);
+    netrc_diff("netrc_token_at_curls_limit_4096", file(4096), HERE);
+    let quoted = |n: usize| format!("machine 127.0.0.1 login \"{}\" password p\n", "y".repeat(n));
+    netrc_diff("netrc_quoted_token_at_curls_limit_4095", quoted(4095), HERE);
+    netrc_diff("netrc_quoted_token_at_curls_limit_4096", quoted(4096), HERE);
+}
+
+#[test]
+fn netrc_comments_and_leading_blanks() {
+    netrc_diff(
+        "netrc_comments_and_leading_blanks",
+        "  # machine 127.0.0.1 login c password c\n\t machine 127.0.0.1\n   login a\n password p\n",
+        HERE,
+    );
+}
+
+#[test]
+fn netrc_password_before_the_login_asked_for() {
+    netrc_diff(
+        "netrc_password_before_the_login_asked_for",
+        "machine 127.0.0.1 password P login bob\nmachine 127.0.0.1 login bob password Q\n",
+        "http://bob@127.0.0.1:{port}/",
+    );
+}
+
+#[test]
+fn netrc_file_over_curls_size_limit() {
+    let mut file = "machine other login o password o\n".repeat(4000);
+    file.push_str("machine 127.0.0.1 login a password p\n");
+    assert!(file.len() > 128 * 1024);
+    netrc_diff("netrc_file_over_curls_size_limit", file, HERE);
+    // Comment lines are not kept, so they do not count.
+    let mut file = "# a comment that is never kept in memory\n".repeat(4000);
+    file.push_str("machine 127.0.0.1 login a password p\n");
+    netrc_diff("netrc_comments_over_curls_size_limit", file, HERE);
+}
+
+#[test]
+fn netrc_overlong_line_ends_the_file() {
+    let file = format!(
+        "machine other login o password o\n{}\nmachine 127.0.0.1 login a password p\n",
+        " ".repeat(16383)
+    );
+    netrc_diff("netrc_overlong_line_ends_the_file", file, HERE);
+    let file = format!(
+        "machine other login o password o\n{}\nmachine 127.0.0.1 login a password p\n",
+        " ".repeat(16382)
+    );
+    netrc_diff("netrc_longest_line_is_read", file, HERE);
+}
+
+#[test]
+fn netrc_nul_bytes() {
+    netrc_diff(
+        "netrc_nul_byte_inside_a_line",
+        b"machine 127.0.0.1\0junk\n login a password p\n",
+        HERE,
+    );
+    netrc_diff(
+        "netrc_nul_byte_starting_a_line",
+        b"machine other login o password o\n\0machine 127.0.0.1 login a password p\n",
+        HERE,
+    );
+}
+
 #[test]
 fn netrc_host_not_found() {
     Case::new("netrc_host_not_found")
