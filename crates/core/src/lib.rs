@@ -51,9 +51,8 @@ pub const LIBCURL_VERSION: &str = "8.14.1";
 /// oxcurl's own version.
 pub const OXCURL_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The schemes the engine speaks, in curl's order (`curl -V`'s Protocols line and
-/// `curl_version_info`'s list).
-pub const PROTOCOLS: &[&str] = &["file", "http", "https"];
+/// The scheme table: every scheme curl knows and the handler serving it here.
+pub use oxcurl_urlapi::scheme;
 
 /// What `curl_version()` returns: `libcurl/8.14.1 rustls/0.23 (OpenSSL/3.0.19) oxcurl/0.1.0`,
 /// the TLS backend in use first. `-V` and `%{json}`'s `curl_version` print the same text.

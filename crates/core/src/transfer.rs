@@ -28,6 +28,7 @@ use crate::proto::h1::head::{self, LineBuf, Tri, Version};
 use crate::proto::h1::request::{self, BodyFraming, RequestParts};
 use crate::proto::socks::ProxyCode;
 use crate::ratelimit::RateLimit;
+use crate::scheme::HandlerKind;
 use crate::speedcheck::SpeedCheck;
 use crate::timer::{TimerId, Timers};
 
@@ -1202,7 +1203,8 @@ impl Transfer {
         if self.redirected {
             return match &self.opts.redir_protocols {
                 Some(l) => has(l),
-                None => matches!(scheme, "http" | "https" | "ftp" | "ftps"),
+                None => crate::scheme::find(scheme)
+                    .is_some_and(|s| s.protocol & crate::scheme::proto::REDIR_DEFAULT != 0),
             };
         }
         true
@@ -1346,10 +1348,10 @@ impl Transfer {
                 format!("Protocol \"{scheme}\" disabled{tail}"),
             ));
         }
-        let scheme: &'static str = match scheme {
-            "http" => "http",
-            "https" => "https",
-            "file" => return self.file_start(cx, &url),
+        // The scheme table names the handler serving the scheme.
+        let scheme: &'static str = match crate::scheme::find(scheme) {
+            Some(s) if s.handler == Some(HandlerKind::Http) => s.name,
+            Some(s) if s.handler == Some(HandlerKind::File) => return self.file_start(cx, &url),
             _ => {
                 return Err(Error::new(
                     Code::UnsupportedProtocol,

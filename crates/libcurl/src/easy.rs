@@ -1132,37 +1132,18 @@ fn ssl_version(v: c_long) -> Option<(oxcurl_core::tls::TlsVersion, oxcurl_core::
     Some((min, max))
 }
 
-/// The schemes of a `CURLPROTO_*` mask this build can use (HTTP and HTTPS); the other bits
-/// name protocols a transfer here never runs.
+/// The schemes of a `CURLPROTO_*` mask this build serves (the scheme table's); the other
+/// bits name protocols a transfer here never runs.
 fn protocol_names(mask: c_long) -> Vec<String> {
-    let mut v = Vec::new();
-    if mask & 1 != 0 {
-        v.push("http".to_string());
-    }
-    if mask & 2 != 0 {
-        v.push("https".to_string());
-    }
-    // CURLPROTO_FILE.
-    if mask & (1 << 10) != 0 {
-        v.push("file".to_string());
-    }
-    v
+    oxcurl_core::scheme::served()
+        .filter(|s| mask as u32 & s.protocol != 0)
+        .map(|s| s.name.to_string())
+        .collect()
 }
 
 /// The `CURLPROTO_*` bit of a scheme (`CURLINFO_PROTOCOL`), 0 when there is none.
 fn protocol_bit(scheme: &str) -> c_long {
-    const BITS: &[(&str, u32)] = &[
-        ("http", 0),
-        ("https", 1),
-        ("ftp", 2),
-        ("ftps", 3),
-        ("file", 10),
-        ("ws", 30),
-        ("wss", 31),
-    ];
-    BITS.iter()
-        .find(|(n, _)| scheme.eq_ignore_ascii_case(n))
-        .map_or(0, |(_, b)| (1u32 << b) as c_long)
+    oxcurl_core::scheme::find(scheme).map_or(0, |s| c_long::from(s.protocol))
 }
 
 /// `CURLINFO_FILETIME`: with CURLOPT_FILETIME, the last Last-Modified of the transfer as
@@ -1219,11 +1200,10 @@ fn protocol_list(s: &str) -> Result<Option<Vec<String>>, CURLcode> {
     }
     let mut v = Vec::new();
     for name in s.split(',').filter(|n| !n.is_empty()) {
-        let name = name.to_ascii_lowercase();
-        if !matches!(name.as_str(), "http" | "https" | "file") {
-            return Err(CURLE_UNSUPPORTED_PROTOCOL);
+        match oxcurl_core::scheme::find(name) {
+            Some(s) if s.handler.is_some() => v.push(s.name.to_string()),
+            _ => return Err(CURLE_UNSUPPORTED_PROTOCOL),
         }
-        v.push(name);
     }
     if v.is_empty() {
         return Err(CURLE_BAD_FUNCTION_ARGUMENT);

@@ -68,12 +68,11 @@ fn built_features() -> impl Iterator<Item = &'static (&'static std::ffi::CStr, c
         .iter()
         .filter(move |f| built.iter().any(|b| f.0.to_bytes() == b.as_bytes()))
 }
-/// `oxcurl_core::PROTOCOLS` as C strings.
-const PROTOCOLS: &[&std::ffi::CStr] = &[c"file", c"http", c"https"];
 
 struct Data {
     info: VersionInfo,
     _strings: Vec<CString>,
+    _protocol_names: Vec<CString>,
     _protocols: Vec<*const c_char>,
     _features: Vec<*const c_char>,
 }
@@ -106,7 +105,11 @@ fn build() -> Data {
     .into_iter()
     .map(|s| CString::new(s).unwrap_or_default())
     .collect();
-    let mut protocols: Vec<*const c_char> = PROTOCOLS.iter().map(|p| p.as_ptr()).collect();
+    // The schemes this build serves, from the scheme table; the strings live in `Data`.
+    let protocol_names: Vec<CString> = oxcurl_core::scheme::served()
+        .map(|s| CString::new(s.name).unwrap_or_default())
+        .collect();
+    let mut protocols: Vec<*const c_char> = protocol_names.iter().map(|p| p.as_ptr()).collect();
     protocols.push(null());
     let mut features: Vec<*const c_char> = built_features().map(|f| f.0.as_ptr()).collect();
     features.push(null());
@@ -142,6 +145,7 @@ fn build() -> Data {
     Data {
         info,
         _strings: strings,
+        _protocol_names: protocol_names,
         _protocols: protocols,
         _features: features,
     }

@@ -3075,10 +3075,7 @@ impl Parser {
             "path-as-is" => self.op().path_as_is = on,
             "proto-default" => {
                 let v = a();
-                if !crate::proto::KNOWN
-                    .iter()
-                    .any(|k| k.eq_ignore_ascii_case(&v))
-                {
+                if !crate::proto::known(&v) {
                     return Err(ParseError {
                         msg: format!(
                             "option --{name}: a specified protocol is unsupported by libcurl"

@@ -233,6 +233,17 @@ pub fn manual() -> String {
     s
 }
 
+/// `-V`'s protocols: those this build serves, from the scheme table, as curl's tool lists
+/// them (the `rtmp` variants only as `rtmp`).
+fn protocols_line() -> String {
+    use oxcurl_core::scheme;
+    let names: Vec<&str> = scheme::served()
+        .map(|s| s.name)
+        .filter(|n| !scheme::hidden_in_version(n))
+        .collect();
+    names.join(" ")
+}
+
 /// `-V`: curl's format, listing only what is really built in.
 pub fn version() -> String {
     format!(
@@ -242,7 +253,7 @@ pub fn version() -> String {
          Features: {f}\n\
          oxcurl {o}: curl {v} compatible, written in Rust\n",
         v = oxcurl_core::LIBCURL_VERSION,
-        p = oxcurl_core::PROTOCOLS.join(" "),
+        p = protocols_line(),
         f = oxcurl_core::features_line(),
         o = oxcurl_core::OXCURL_VERSION,
         line = oxcurl_core::version_line()

@@ -3,12 +3,14 @@
 //! this) in front, `all` for every protocol. Turns the list into the set of names handed to
 //! the engine. Does no I/O: unknown names come back for the caller to warn about.
 
-/// The protocols the reference curl 8.14.1 build knows, in curl's order.
-pub const KNOWN: &[&str] = &[
-    "dict", "file", "ftp", "ftps", "gopher", "gophers", "http", "https", "imap", "imaps", "ipfs",
-    "ipns", "ldap", "ldaps", "mqtt", "pop3", "pop3s", "rtmp", "rtsp", "scp", "sftp", "smb", "smbs",
-    "smtp", "smtps", "telnet", "tftp", "ws", "wss",
-];
+use oxcurl_core::scheme::{self, SCHEMES};
+
+/// Whether `name` is a protocol name curl 8.14.1 knows: one of libcurl's schemes (the scheme
+/// table, served here or not), as curl's tool finds it in `curl_version_info`'s list. `ipfs`
+/// and `ipns` are the tool's own and not among them.
+pub fn known(name: &str) -> bool {
+    scheme::find(name).is_some()
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Action {
@@ -20,9 +22,9 @@ enum Action {
 /// Apply `spec` to `start` (the set before the list); returns the new set and the names
 /// that were not recognised, in order.
 pub fn parse(spec: &str, start: &[String]) -> (Vec<String>, Vec<String>) {
-    let mut on: Vec<bool> = KNOWN
+    let mut on: Vec<bool> = SCHEMES
         .iter()
-        .map(|k| start.iter().any(|s| s.eq_ignore_ascii_case(k)))
+        .map(|k| start.iter().any(|s| s.eq_ignore_ascii_case(k.name)))
         .collect();
     let mut unknown = Vec::new();
     // strtok: empty tokens between commas are skipped.
@@ -43,7 +45,10 @@ pub fn parse(spec: &str, start: &[String]) -> (Vec<String>, Vec<String>) {
             on.iter_mut().for_each(|b| *b = v);
             continue;
         }
-        match KNOWN.iter().position(|k| k.eq_ignore_ascii_case(name)) {
+        match SCHEMES
+            .iter()
+            .position(|k| k.name.eq_ignore_ascii_case(name))
+        {
             Some(i) => match action {
                 Action::Allow => on[i] = true,
                 Action::Deny => on[i] = false,
@@ -60,18 +65,18 @@ pub fn parse(spec: &str, start: &[String]) -> (Vec<String>, Vec<String>) {
             }
         }
     }
-    let set = KNOWN
+    let set = SCHEMES
         .iter()
         .zip(on)
         .filter(|(_, b)| *b)
-        .map(|(k, _)| k.to_string())
+        .map(|(k, _)| k.name.to_string())
         .collect();
     (set, unknown)
 }
 
 /// Every known protocol, the starting set of `--proto`.
 pub fn all() -> Vec<String> {
-    KNOWN.iter().map(|s| s.to_string()).collect()
+    SCHEMES.iter().map(|s| s.name.to_string()).collect()
 }
 
 #[cfg(test)]
@@ -87,7 +92,7 @@ mod tests {
         assert_eq!(p("=https").0, vec!["https"]);
         assert_eq!(p("-all,+http,https").0, vec!["http", "https"]);
         assert!(!p("-http").0.contains(&"http".to_string()));
-        assert_eq!(p("all").0.len(), KNOWN.len());
+        assert_eq!(p("all").0.len(), SCHEMES.len());
         assert_eq!(p("=HTTP").0, vec!["http"]);
     }
 
@@ -100,7 +105,7 @@ mod tests {
         assert!(set.is_empty());
         assert_eq!(unk, vec![""]);
         let (set, unk) = p(" =https");
-        assert_eq!(set.len(), KNOWN.len());
+        assert_eq!(set.len(), SCHEMES.len());
         assert_eq!(unk, vec![" =https"]);
     }
 }

@@ -27,7 +27,7 @@
 #![forbid(unsafe_code)]
 
 mod ip;
-mod scheme;
+pub mod scheme;
 
 use std::fmt;
 
@@ -248,8 +248,8 @@ impl std::error::Error for UrlError {}
 
 /// Default port of a scheme, if curl knows it (`file` has none).
 pub fn default_port(scheme: &str) -> Option<u16> {
-    scheme::handler(scheme)
-        .map(|h| h.defport)
+    scheme::find(scheme)
+        .map(|h| h.default_port)
         .filter(|&p| p != 0)
 }
 
@@ -768,7 +768,7 @@ fn parse_url(url: &str, flags: Flags) -> Result<Url, UrlError> {
                     p += 1;
                     i += 1;
                 }
-                if scheme::handler(s).is_none() && !flags.non_support_scheme {
+                if scheme::find(s).is_none() && !flags.non_support_scheme {
                     return Err(UrlError::UnsupportedScheme);
                 }
                 if !(1..=3).contains(&i) {
@@ -871,8 +871,8 @@ fn parse_authority(
         let want_opts = u
             .scheme
             .as_deref()
-            .and_then(scheme::handler)
-            .is_some_and(|h| h.url_options);
+            .and_then(scheme::find)
+            .is_some_and(|h| h.has(scheme::flag::URLOPTIONS));
         let login = parse_login(&auth[..at], want_opts);
         if flags.disallow_user {
             return Err(UrlError::UserNotAllowed);
@@ -1124,13 +1124,13 @@ impl Url {
             Part::Port => {
                 ifmissing = UrlError::NoPort;
                 urldecode_f = false;
-                let h = self.scheme.as_deref().and_then(scheme::handler);
+                let h = self.scheme.as_deref().and_then(scheme::find);
                 if self.port.is_none() && flags.default_port && self.scheme.is_some() {
-                    portbuf = h.map(|h| h.defport.to_string());
+                    portbuf = h.map(|h| h.default_port.to_string());
                     ptr = portbuf.as_deref();
                 } else if self.port.is_some()
                     && self.scheme.is_some()
-                    && h.is_some_and(|h| h.defport == self.portnum)
+                    && h.is_some_and(|h| h.default_port == self.portnum)
                     && flags.no_default_port
                 {
                     ptr = None;
@@ -1235,21 +1235,21 @@ impl Url {
             None if default_scheme => DEFAULT_SCHEME,
             None => return Err(UrlError::NoScheme),
         };
-        let h = scheme::handler(scheme);
+        let h = scheme::find(scheme);
         let defport;
         let mut port: Option<&str> = self.port.as_deref();
         if port.is_none() && flags.default_port {
             if let Some(h) = h {
-                defport = h.defport.to_string();
+                defport = h.default_port.to_string();
                 port = Some(&defport);
             }
         } else if port.is_some()
-            && h.is_some_and(|h| h.defport == self.portnum)
+            && h.is_some_and(|h| h.default_port == self.portnum)
             && flags.no_default_port
         {
             port = None;
         }
-        let options = if h.is_some_and(|h| !h.url_options) {
+        let options = if h.is_some_and(|h| !h.has(scheme::flag::URLOPTIONS)) {
             None
         } else {
             self.options.as_deref()
@@ -1388,7 +1388,7 @@ impl Url {
                 if vb.is_empty() || vb.len() > MAX_SCHEME_LEN {
                     return Err(UrlError::BadScheme);
                 }
-                if !flags.non_support_scheme && scheme::handler(value).is_none() {
+                if !flags.non_support_scheme && scheme::find(value).is_none() {
                     return Err(UrlError::UnsupportedScheme);
                 }
                 let ok = vb[0].is_ascii_alphabetic()
