@@ -6,6 +6,7 @@
 
 pub mod altsvc;
 pub mod auth;
+pub mod codec;
 pub mod conn;
 pub mod connect;
 pub mod content_encoding;
@@ -37,14 +38,14 @@ pub mod timer;
 pub mod tls;
 mod transfer;
 
+/// Standard base64 with padding, as curl encodes credentials and values.
+pub use codec::base64;
 pub use easy::Easy;
 pub use error::{Code, Error};
 pub use info::Info;
 pub use multi::{Message, Multi, MultiWaker, TransferId};
 pub use multi_ev::{SocketChange, SocketWhat};
 pub use options::{Body, Handler, InfoType, Options, ReadResult};
-/// Standard base64 with padding, as curl encodes credentials and values.
-pub use transfer::base64;
 
 /// The version string the engine reports as libcurl's.
 pub const LIBCURL_VERSION: &str = "8.14.1";

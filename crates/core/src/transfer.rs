@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use oxcurl_urlapi::{Flags, GetFlags, Part, Url};
 
 use crate::auth::{self, netrc, HostAuth};
+use crate::codec;
 use crate::conn::{BufPool, Conn, Pool, SharedConn};
 use crate::connect::{self, ConnectPoll, HappyEyeballs, Stream};
 use crate::content_encoding::Decoder;
@@ -6092,62 +6093,15 @@ fn decoded(url: &Url, part: Part) -> String {
     let Ok(raw) = url.get_bytes(part, GetFlags::default()) else {
         return String::new();
     };
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        let mut c = raw[i];
-        if c == b'%' && i + 2 < raw.len() {
-            let hex = |b: u8| (b as char).to_digit(16);
-            if let (Some(hi), Some(lo)) = (hex(raw[i + 1]), hex(raw[i + 2])) {
-                c = (hi * 16 + lo) as u8;
-                i += 2;
-            }
-        }
-        if c == 0 {
-            return String::new();
-        }
-        out.push(c);
-        i += 1;
+    match codec::urldecode(&raw, codec::Reject::Zero) {
+        Some(v) => String::from_utf8_lossy(&v).into_owned(),
+        None => String::new(),
     }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Standard base64 (RFC 4648) with padding.
-pub fn base64(data: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::with_capacity(data.len().div_ceil(3) * 4);
-    for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        s.push(T[(n >> 18) as usize & 63] as char);
-        s.push(T[(n >> 12) as usize & 63] as char);
-        s.push(if c.len() > 1 {
-            T[(n >> 6) as usize & 63] as char
-        } else {
-            '='
-        });
-        s.push(if c.len() > 2 {
-            T[n as usize & 63] as char
-        } else {
-            '='
-        });
-    }
-    s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_vectors() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"us:pw"), "dXM6cHc=");
-    }
 
     #[test]
     fn userinfo_decoding() {

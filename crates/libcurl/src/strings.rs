@@ -3,6 +3,7 @@
 use crate::alloc::{app_free, app_strdup};
 use crate::consts::*;
 use crate::ffi::cstr;
+use oxcurl_core::codec::{easy_escape, urldecode, Reject};
 use oxcurl_core::Code;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::sync::OnceLock;
@@ -156,35 +157,9 @@ unsafe fn input<'a>(s: *const c_char, len: c_int) -> Option<&'a [u8]> {
     }
 }
 
-fn escape(b: &[u8]) -> Vec<u8> {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let mut out = Vec::with_capacity(b.len() * 3);
-    for &c in b {
-        if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
-            out.push(c);
-        } else {
-            out.extend_from_slice(&[b'%', HEX[(c >> 4) as usize], HEX[(c & 15) as usize]]);
-        }
-    }
-    out
-}
-
+/// `curl_easy_unescape` decodes everything (`REJECT_NADA`).
 fn unescape(b: &[u8]) -> Vec<u8> {
-    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(h << 4 | l);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    out
+    urldecode(b, Reject::Nothing).unwrap_or_default()
 }
 
 /// `curl_easy_escape`: URL-encodes all but RFC 3986's unreserved characters.
@@ -193,7 +168,7 @@ pub extern "C" fn curl_easy_escape(_h: *mut c_void, s: *const c_char, len: c_int
     guard!(std::ptr::null_mut(), {
         // SAFETY: per curl_easy_escape(3): a string, NUL-terminated when len is 0.
         match unsafe { input(s, len) } {
-            Some(b) => app_strdup(&escape(b)),
+            Some(b) => app_strdup(&easy_escape(b)),
             None => std::ptr::null_mut(),
         }
     })

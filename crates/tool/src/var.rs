@@ -183,12 +183,10 @@ fn apply(f: &str, v: &[u8]) -> Option<Vec<u8>> {
         "json" => json(v),
         "url" => url(v),
         "b64" => oxcurl_core::base64(v).into_bytes(),
-        "64dec" => {
-            match oxcurl_core::tls::pin::base64_decode(std::str::from_utf8(v).unwrap_or("!")) {
-                Some(d) => d,
-                None => b"[64dec-fail]".to_vec(),
-            }
-        }
+        "64dec" => match oxcurl_core::codec::base64_decode(std::str::from_utf8(v).unwrap_or("!")) {
+            Some(d) => d,
+            None => b"[64dec-fail]".to_vec(),
+        },
         _ => return None,
     })
 }

@@ -26,10 +26,13 @@
 
 #![forbid(unsafe_code)]
 
+pub mod escape;
 mod ip;
 pub mod scheme;
 
 use std::fmt;
+
+use escape::{easy_escape, is_unreserved, push_pct, Reject};
 
 /// Longest accepted input (`CURL_MAX_INPUT_LENGTH`).
 const MAX_INPUT_LENGTH: usize = 8_000_000;
@@ -278,19 +281,6 @@ pub struct Url {
 // ---------------------------------------------------------------------------
 // helpers
 
-fn is_unreserved(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~')
-}
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-fn push_pct(out: &mut Vec<u8>, c: u8, upper: bool) {
-    out.push(b'%');
-    let digits: &[u8; 16] = if upper { b"0123456789ABCDEF" } else { HEX };
-    out.push(digits[(c >> 4) as usize]);
-    out.push(digits[(c & 0xf) as usize]);
-}
-
 fn to_string(v: Vec<u8>) -> String {
     match String::from_utf8(v) {
         Ok(s) => s,
@@ -367,44 +357,6 @@ fn urlencode_str(out: &mut Vec<u8>, url: &[u8], relative: bool, query: bool) {
             }
         }
     }
-}
-
-/// `Curl_urldecode` with `REJECT_CTRL`.
-fn urldecode(s: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut i = 0;
-    while i < s.len() {
-        let mut c = s[i];
-        if c == b'%'
-            && i + 2 < s.len()
-            && s[i + 1].is_ascii_hexdigit()
-            && s[i + 2].is_ascii_hexdigit()
-        {
-            let hi = (s[i + 1] as char).to_digit(16).unwrap_or(0) as u8;
-            let lo = (s[i + 2] as char).to_digit(16).unwrap_or(0) as u8;
-            c = (hi << 4) | lo;
-            i += 2;
-        }
-        if c < 0x20 {
-            return None;
-        }
-        out.push(c);
-        i += 1;
-    }
-    Some(out)
-}
-
-/// `curl_easy_escape`: everything but unreserved characters, upper case hex.
-fn easy_escape(s: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(s.len());
-    for &c in s {
-        if is_unreserved(c) {
-            out.push(c);
-        } else {
-            push_pct(&mut out, c, true);
-        }
-    }
-    out
 }
 
 fn junkscan(url: &str, flags: Flags) -> Result<(), UrlError> {
@@ -945,7 +897,7 @@ fn parse_authority(
     }
     let decoded;
     let name: &[u8] = if host.contains(&b'%') {
-        decoded = urldecode(host).ok_or(UrlError::BadHostname)?;
+        decoded = escape::urldecode(host, Reject::Ctrl).ok_or(UrlError::BadHostname)?;
         &decoded
     } else {
         host
@@ -1170,7 +1122,7 @@ impl Url {
             }
         }
         if urldecode_f {
-            out = urldecode(&out).ok_or(UrlError::Urldecode)?;
+            out = escape::urldecode(&out, Reject::Ctrl).ok_or(UrlError::Urldecode)?;
         }
         if urlencode_f {
             let mut enc = Vec::new();
@@ -1491,7 +1443,7 @@ impl Url {
             let bad = if enc.is_empty() {
                 true
             } else if !urlencode {
-                match urldecode(&enc) {
+                match escape::urldecode(&enc, Reject::Ctrl) {
                     None => true,
                     Some(d) => match hostname_check(&d) {
                         Ok(Some((_, zone))) => {

@@ -3,6 +3,7 @@
 //! `-sess` variants, `qop=auth` and `auth-int` (of an empty body), `userhash`, and the
 //! `Authorization` value in curl's field order. Does no I/O; the caller gives the cnonce bytes.
 
+use crate::codec::hex;
 use md5::{Digest as _, Md5};
 use sha2::{Sha256, Sha512_256};
 
@@ -36,17 +37,6 @@ impl Algo {
             Algo::Sha512_256 | Algo::Sha512_256Sess => hex(&Sha512_256::digest(data)),
         }
     }
-}
-
-/// Lower-case hex, as the Digest and SigV4 hashes are written.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const H: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(H[(b >> 4) as usize] as char);
-        s.push(H[(b & 15) as usize] as char);
-    }
-    s
 }
 
 /// Why a challenge was refused (curl: `CURLE_BAD_CONTENT_ENCODING`).
@@ -242,7 +232,7 @@ impl Digest {
         }
         let cnonce = self
             .cnonce
-            .get_or_insert_with(|| crate::transfer::base64(&random()))
+            .get_or_insert_with(|| crate::codec::base64(&random()))
             .clone();
         let algo = self.algo;
         let realm = self.realm.clone().unwrap_or_default();

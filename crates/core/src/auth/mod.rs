@@ -219,7 +219,7 @@ impl HostAuth {
             if req.creds.is_some() && !req.custom_header {
                 scheme = Some("Basic");
                 let mut v = b"Basic ".to_vec();
-                v.extend(crate::transfer::base64(format!("{user}:{pass}").as_bytes()).bytes());
+                v.extend(crate::codec::base64(format!("{user}:{pass}").as_bytes()).bytes());
                 out.header = Some(v);
             }
             self.done = true;

@@ -57,7 +57,7 @@ pub fn type1() -> String {
     m.extend_from_slice(&1u32.to_le_bytes());
     m.extend_from_slice(&TYPE1_FLAGS.to_le_bytes());
     m.extend_from_slice(&[0u8; 16]);
-    crate::transfer::base64(&m)
+    crate::codec::base64(&m)
 }
 
 fn widen(s: &[u8]) -> Vec<u8> {
@@ -141,7 +141,7 @@ impl Ntlm {
             self.state = State::Type1;
             return Ok(());
         }
-        let msg = crate::tls::pin::base64_decode(std::str::from_utf8(rest).unwrap_or(""))
+        let msg = crate::codec::base64_decode(std::str::from_utf8(rest).unwrap_or(""))
             .filter(|m| !m.is_empty())
             .ok_or(NtlmError::BadType2)?;
         if msg.len() < 32 || &msg[..8] != SIGNATURE || msg[8..12] != [2, 0, 0, 0] {
@@ -227,7 +227,7 @@ impl Ntlm {
         m.extend_from_slice(&user);
         m.extend_from_slice(&host);
         self.state = State::Type3;
-        crate::transfer::base64(&m)
+        crate::codec::base64(&m)
     }
 }
 

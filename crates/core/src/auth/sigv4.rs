@@ -8,7 +8,7 @@
 use hmac::{Hmac, Mac};
 use sha2::{Digest as _, Sha256};
 
-use super::digest::hex;
+use crate::codec::hex;
 use crate::error::{Code, Error};
 use crate::parsedate;
 

@@ -6,38 +6,7 @@
 /// (curl's `Curl_urldecode` with `REJECT_ZERO`). None when it holds a zero byte, encoded or
 /// not, which curl refuses as a malformed URL (the URL parser refuses a raw one before).
 pub fn decode_path(path: &str) -> Option<Vec<u8>> {
-    let b = path.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                let v = h << 4 | l;
-                if v == 0 {
-                    return None;
-                }
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        if c == 0 {
-            return None;
-        }
-        out.push(c);
-        i += 1;
-    }
-    Some(out)
-}
-
-fn hex(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    }
+    crate::codec::urldecode(path.as_bytes(), crate::codec::Reject::Zero)
 }
 
 /// curl's `curlx_str_number` up to `CURL_OFF_T_MAX`: the digits at the start of `s` and

@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn h2_upgrade_settings_encoded() {
         // 18 bytes: base64 without padding, and no '+' or '/' to turn into base64url.
-        let b64 = crate::transfer::base64(&H2_UPGRADE_SETTINGS);
+        let b64 = crate::codec::base64(&H2_UPGRADE_SETTINGS);
         assert_eq!(b64, H2_UPGRADE_SETTINGS_B64);
     }
 
