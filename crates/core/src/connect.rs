@@ -11,8 +11,6 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, Protocol, SockAddr, Socket, TcpKeepalive, Type};
 
-use crate::options::Options;
-
 /// A connected byte stream.
 #[derive(Debug)]
 pub enum Stream {
@@ -78,6 +76,24 @@ pub trait SocketHooks: Send + Sync + std::fmt::Debug {
     fn closes(&self) -> bool {
         false
     }
+}
+
+/// What the socket code reads of a transfer's options ([`crate::Options::socket`]): the
+/// Happy Eyeballs delay, local binding, TCP settings and the application's socket hooks.
+#[derive(Clone, Copy, Debug)]
+pub struct SocketOptions<'a> {
+    pub happy_eyeballs_timeout: Duration,
+    pub local_port: u16,
+    pub local_port_range: u16,
+    /// `--interface`.
+    pub interface: Option<&'a str>,
+    pub tcp_nodelay: bool,
+    pub tcp_keepalive: bool,
+    pub tcp_keepidle: u32,
+    pub tcp_keepintvl: u32,
+    pub tcp_keepcnt: u32,
+    pub ip_tos: Option<u32>,
+    pub socket_hooks: &'a Hooks,
 }
 
 /// The hooks of a transfer (`Options::socket_hooks`).
@@ -263,7 +279,7 @@ impl Family {
 }
 
 impl HappyEyeballs {
-    pub fn new(addrs: &[SocketAddr], now: Instant, opts: &Options) -> HappyEyeballs {
+    pub fn new(addrs: &[SocketAddr], now: Instant, opts: &SocketOptions<'_>) -> HappyEyeballs {
         let first_v6 = addrs.first().is_some_and(|a| a.is_ipv6());
         let mut a = Family::default();
         let mut b = Family::default();
@@ -309,7 +325,12 @@ impl HappyEyeballs {
     }
 
     /// Advance: start attempts, check in-flight ones. `notes` gets `-v` lines.
-    pub fn poll(&mut self, now: Instant, opts: &Options, notes: &mut Vec<Note>) -> ConnectPoll {
+    pub fn poll(
+        &mut self,
+        now: Instant,
+        opts: &SocketOptions<'_>,
+        notes: &mut Vec<Note>,
+    ) -> ConnectPoll {
         if !self.families[0].started {
             self.families[0].started = true;
         }
@@ -437,7 +458,7 @@ fn check_connected(sock: &Socket) -> io::Result<bool> {
 }
 
 /// A socket from the application's open hook, or a new one; `target` may change.
-fn open_socket(target: &mut SockTarget, opts: &Options) -> io::Result<Option<Socket>> {
+fn open_socket(target: &mut SockTarget, opts: &SocketOptions<'_>) -> io::Result<Option<Socket>> {
     match opts.socket_hooks.as_ref().map(|h| h.open(target)) {
         None | Some(Opened::Default) => Ok(None),
         Some(Opened::Fd(fd)) => {
@@ -454,7 +475,7 @@ fn open_socket(target: &mut SockTarget, opts: &Options) -> io::Result<Option<Soc
 }
 
 /// The application's socket-option hook: whether the socket is already connected.
-fn sockopt_hook(sock: &Socket, opts: &Options) -> io::Result<bool> {
+fn sockopt_hook(sock: &Socket, opts: &SocketOptions<'_>) -> io::Result<bool> {
     match opts.socket_hooks.as_ref().map(|h| h.sockopt(sock.as_fd())) {
         None | Some(Sockopt::Ok) => Ok(false),
         Some(Sockopt::AlreadyConnected) => Ok(true),
@@ -464,7 +485,7 @@ fn sockopt_hook(sock: &Socket, opts: &Options) -> io::Result<bool> {
 
 fn start_connect(
     addr: SocketAddr,
-    opts: &Options,
+    opts: &SocketOptions<'_>,
     notes: &mut Vec<String>,
 ) -> io::Result<(Socket, SocketAddr, bool)> {
     let mut target = SockTarget::Ip(addr);
@@ -484,7 +505,7 @@ fn start_connect(
     // The socket closes through the application's hook from here on, also on failure.
     let guard = Guard {
         sock: Some(sock),
-        hooks: &opts.socket_hooks,
+        hooks: opts.socket_hooks,
     };
     let sock = guard.sock.as_ref().expect("socket");
     let connected = setup_socket(sock, addr, opts, notes)?;
@@ -506,7 +527,7 @@ fn start_connect(
 fn setup_socket(
     sock: &Socket,
     addr: SocketAddr,
-    opts: &Options,
+    opts: &SocketOptions<'_>,
     notes: &mut Vec<String>,
 ) -> io::Result<bool> {
     if opts.tcp_nodelay {
@@ -589,11 +610,11 @@ fn bind_failed(msg: String) -> io::Error {
 fn bind_local(
     sock: &Socket,
     addr: SocketAddr,
-    opts: &Options,
+    opts: &SocketOptions<'_>,
     notes: &mut Vec<String>,
 ) -> io::Result<()> {
     let mut port = opts.local_port;
-    let b = opts.interface.as_deref().map(parse_interface);
+    let b = opts.interface.map(parse_interface);
     let mut ip: std::net::IpAddr = if addr.is_ipv6() {
         std::net::Ipv6Addr::UNSPECIFIED.into()
     } else {
@@ -675,7 +696,11 @@ fn bind_local(
 
 /// Connect to a Unix domain socket (blocking connect is immediate for local sockets),
 /// through the application's hooks when it has them.
-pub fn connect_unix(path: &str, abstract_ns: bool, opts: &Options) -> io::Result<UnixStream> {
+pub fn connect_unix(
+    path: &str,
+    abstract_ns: bool,
+    opts: &SocketOptions<'_>,
+) -> io::Result<UnixStream> {
     if opts.socket_hooks.is_some() {
         let mut target = SockTarget::Unix {
             path: path.as_bytes().to_vec(),
@@ -687,7 +712,7 @@ pub fn connect_unix(path: &str, abstract_ns: bool, opts: &Options) -> io::Result
         };
         let guard = Guard {
             sock: Some(sock),
-            hooks: &opts.socket_hooks,
+            hooks: opts.socket_hooks,
         };
         let sock = guard.sock.as_ref().expect("socket");
         if !sockopt_hook(sock, opts)? {
@@ -722,6 +747,7 @@ pub fn connect_unix(path: &str, abstract_ns: bool, opts: &Options) -> io::Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::Options;
     use std::net::TcpListener;
 
     /// A loopback port nothing listens on (bound, then released).
@@ -736,17 +762,17 @@ mod tests {
         let addrs = [l.local_addr().expect("addr")];
         let opts = Options::default();
         let now = Instant::now();
-        let mut he = HappyEyeballs::new(&addrs, now, &opts);
+        let mut he = HappyEyeballs::new(&addrs, now, &opts.socket());
         let mut notes = Vec::new();
         // A loopback connect is done almost at once, but as in curl the round that started
         // it waits for the socket's writability.
         assert!(matches!(
-            he.poll(now, &opts, &mut notes),
+            he.poll(now, &opts.socket(), &mut notes),
             ConnectPoll::Pending
         ));
         std::thread::sleep(Duration::from_millis(20));
         assert!(matches!(
-            he.poll(now, &opts, &mut notes),
+            he.poll(now, &opts.socket(), &mut notes),
             ConnectPoll::Connected(..)
         ));
     }
@@ -760,13 +786,13 @@ mod tests {
         ];
         let opts = Options::default();
         let now = Instant::now();
-        let mut he = HappyEyeballs::new(&addrs, now, &opts);
+        let mut he = HappyEyeballs::new(&addrs, now, &opts.socket());
         let mut notes = Vec::new();
         // The clock never reaches the Happy Eyeballs delay: only the first family's
         // failure can start the second one.
         let mut failed = false;
         for _ in 0..50 {
-            let r = he.poll(now, &opts, &mut notes);
+            let r = he.poll(now, &opts.socket(), &mut notes);
             // Nothing else would wake the transfer before the delay: the poll that sees
             // the first family fail must already have started the second.
             if notes.iter().any(|n| n.starts_with("connect to ::1")) {
@@ -800,8 +826,12 @@ mod tests {
             ip_tos: Some(0x20),
             ..Options::default()
         };
-        let (sock, _, _) =
-            start_connect(l.local_addr().expect("addr"), &opts, &mut Vec::new()).expect("connect");
+        let (sock, _, _) = start_connect(
+            l.local_addr().expect("addr"),
+            &opts.socket(),
+            &mut Vec::new(),
+        )
+        .expect("connect");
         assert_eq!(sock.keepalive_retries().expect("TCP_KEEPCNT"), 4);
         assert_eq!(
             sock.keepalive_time().expect("TCP_KEEPIDLE"),
@@ -810,7 +840,7 @@ mod tests {
         assert_eq!(sock.tos().expect("IP_TOS"), 0x20);
         let (plain, _, _) = start_connect(
             l.local_addr().expect("addr"),
-            &Options::default(),
+            &Options::default().socket(),
             &mut Vec::new(),
         )
         .expect("connect");
@@ -826,8 +856,12 @@ mod tests {
             ip_tos: Some(0xb8),
             ..Options::default()
         };
-        let (sock, _, _) =
-            start_connect(l.local_addr().expect("addr"), &opts, &mut Vec::new()).expect("connect");
+        let (sock, _, _) = start_connect(
+            l.local_addr().expect("addr"),
+            &opts.socket(),
+            &mut Vec::new(),
+        )
+        .expect("connect");
         assert_eq!(sock.tclass_v6().expect("IPV6_TCLASS"), 0xb8);
     }
 
@@ -841,8 +875,12 @@ mod tests {
             tcp_keepcnt: 5,
             ..Options::default()
         };
-        let (sock, _, _) =
-            start_connect(l.local_addr().expect("addr"), &opts, &mut Vec::new()).expect("connect");
+        let (sock, _, _) = start_connect(
+            l.local_addr().expect("addr"),
+            &opts.socket(),
+            &mut Vec::new(),
+        )
+        .expect("connect");
         assert!(sock.keepalive().expect("SO_KEEPALIVE"));
         assert_eq!(sock.keepalive_retries().expect("TCP_KEEPCNT"), 5);
     }

@@ -96,7 +96,7 @@ impl Easy {
         &mut self,
         opts: &Options,
         create: bool,
-        f: impl FnOnce(&mut crate::multi::CookieStore) -> R,
+        f: impl FnOnce(&mut crate::cookie::CookieStore) -> R,
     ) -> Result<Option<R>> {
         let shared = opts
             .share

@@ -14,6 +14,7 @@ pub mod cookie;
 pub mod dns;
 pub mod easy;
 pub mod error;
+mod gather;
 pub mod hsts;
 pub mod info;
 pub mod mime;

@@ -422,6 +422,25 @@ pub const DEFAULT_BUFFER_SIZE: usize = 16 * 1024;
 pub const MIN_BUFFER_SIZE: usize = 1024;
 pub const MAX_BUFFER_SIZE: usize = 10 * 1024 * 1024;
 
+impl Options {
+    /// The view of these options the socket code reads.
+    pub fn socket(&self) -> crate::connect::SocketOptions<'_> {
+        crate::connect::SocketOptions {
+            happy_eyeballs_timeout: self.happy_eyeballs_timeout,
+            local_port: self.local_port,
+            local_port_range: self.local_port_range,
+            interface: self.interface.as_deref(),
+            tcp_nodelay: self.tcp_nodelay,
+            tcp_keepalive: self.tcp_keepalive,
+            tcp_keepidle: self.tcp_keepidle,
+            tcp_keepintvl: self.tcp_keepintvl,
+            tcp_keepcnt: self.tcp_keepcnt,
+            ip_tos: self.ip_tos,
+            socket_hooks: &self.socket_hooks,
+        }
+    }
+}
+
 impl Default for Options {
     fn default() -> Options {
         Options {

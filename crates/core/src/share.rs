@@ -16,9 +16,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::conn::Pool;
+use crate::cookie::CookieStore;
 use crate::dns::{DnsCache, Resolver};
 use crate::hsts::Hsts;
-use crate::multi::CookieStore;
 use crate::tls::TlsCache;
 
 /// What can be shared (`curl_lock_data`; the numbers are curl's).

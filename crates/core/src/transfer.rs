@@ -90,11 +90,11 @@ pub(crate) struct Cx<'a> {
     pub tls: &'a mut crate::tls::TlsCache,
     pub hsts: &'a mut crate::hsts::Hsts,
     pub altsvc: &'a mut crate::altsvc::AltSvc,
-    pub cookies: &'a mut crate::multi::CookieStore,
+    pub cookies: &'a mut crate::cookie::CookieStore,
     /// The multi's connection limits and the connections its other transfers hold.
     pub limits: Option<&'a ConnLimits>,
     /// Wakeups to coalesce for a download outrunning its sender.
-    pub gather: &'a mut crate::multi::Gather,
+    pub gather: &'a mut crate::gather::Gather,
 }
 
 /// `CURLMOPT_MAX_TOTAL_CONNECTIONS` and `CURLMOPT_MAX_HOST_CONNECTIONS` (0: no limit), with
@@ -1926,7 +1926,7 @@ impl Transfer {
                 &filtered
             }
         };
-        let he = HappyEyeballs::new(addrs, cx.now, &self.opts);
+        let he = HappyEyeballs::new(addrs, cx.now, &self.opts.socket());
         if let Some(t) = he.next_deadline() {
             self.timers.set(TimerId::HappyEyeballs, t);
         }
@@ -1985,12 +1985,12 @@ impl Transfer {
         path: &str,
         abstract_ns: bool,
     ) -> io::Result<std::os::unix::net::UnixStream> {
-        let opts = &self.opts;
+        let opts = self.opts.socket();
         let mut made = None;
         self.handler.lend_info(&self.info, &mut || {
-            made = Some(connect::connect_unix(path, abstract_ns, opts))
+            made = Some(connect::connect_unix(path, abstract_ns, &opts))
         });
-        made.unwrap_or_else(|| connect::connect_unix(path, abstract_ns, opts))
+        made.unwrap_or_else(|| connect::connect_unix(path, abstract_ns, &opts))
     }
 
     fn do_connecting(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
@@ -1999,13 +1999,14 @@ impl Transfer {
         };
         let he_port = he.port();
         // The attempts may open sockets: the socket callbacks see this transfer's values.
-        let (now, opts, notes) = (cx.now, &self.opts, &mut self.notes);
+        let (now, opts, notes) = (cx.now, self.opts.socket(), &mut self.notes);
         let mut polled = None;
-        self.handler
-            .lend_info(&self.info, &mut || polled = Some(he.poll(now, opts, notes)));
+        self.handler.lend_info(&self.info, &mut || {
+            polled = Some(he.poll(now, &opts, notes))
+        });
         let r = match polled {
             Some(r) => r,
-            None => he.poll(now, opts, notes),
+            None => he.poll(now, &opts, notes),
         };
         let next = he.next_deadline();
         self.flush_notes();

@@ -23,6 +23,7 @@
 //! * names and values are bytes, not text: anything but control bytes is kept as is.
 
 pub(crate) mod domain;
+
 #[cfg(test)]
 mod tests;
 
@@ -1206,4 +1207,13 @@ fn check_public_suffix(co: &Cookie, host: Option<&[u8]>) -> Result<(), Rejected>
             domain: domain.to_vec(),
         })
     }
+}
+
+/// The cookie engine shared by the multi's transfers (as the tool shares it through a share
+/// handle): the jar, the files read into it, the files to write it to.
+#[derive(Debug, Default)]
+pub(crate) struct CookieStore {
+    pub jar: Option<CookieJar>,
+    pub loaded: Vec<String>,
+    pub save_to: Vec<String>,
 }

@@ -489,14 +489,14 @@ impl Transfer {
                 }
                 return Err(e);
             }
-            // The connection had no more: the next frames may gather (multi::Gather).
+            // The connection had no more: the next frames may gather (gather::Gather).
             // While a body comes, a wakeup often brings part of a frame or of a TLS record
             // only, nothing for the stream yet: those are the ones most worth letting the
             // rest gather for, over TLS and cleartext alike (nginx frames every DATA
             // itself, without sendfile). Waiting for a response head does not pause.
             let body = self.resp.phase == Phase::Body;
             cx.gather.drained(if body {
-                burst.max(crate::multi::Gather::MIN)
+                burst.max(crate::gather::Gather::MIN)
             } else {
                 burst
             });
