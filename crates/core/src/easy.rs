@@ -5,11 +5,11 @@ use crate::cookie::{CookieJar, CookieListAction};
 use crate::error::{Code, Error, Result};
 use crate::info::Info;
 use crate::multi::Multi;
-use crate::options::{Handler, NullHandler, Options};
+use crate::options::{Callbacks, NullCallbacks, Options};
 
 pub struct Easy {
     pub opts: Options,
-    handler: Box<dyn Handler>,
+    callbacks: Box<dyn Callbacks>,
     multi: Option<Box<Multi>>,
     /// Statistics of the last `perform`; boxed on first use so that an idle handle stays small
     /// (`tests/idle_handles.rs`: 1000 handles under 2 KiB each).
@@ -31,36 +31,36 @@ impl std::fmt::Debug for Easy {
 
 impl Default for Easy {
     fn default() -> Easy {
-        Easy::new(Options::default(), Box::new(NullHandler))
+        Easy::new(Options::default(), Box::new(NullCallbacks))
     }
 }
 
 impl Easy {
-    pub fn new(opts: Options, handler: Box<dyn Handler>) -> Easy {
+    pub fn new(opts: Options, callbacks: Box<dyn Callbacks>) -> Easy {
         Easy {
             opts,
-            handler,
+            callbacks,
             multi: None,
             info: None,
             connection: None,
             auth: None,
         }
     }
-    pub(crate) fn into_parts(self) -> (Options, Box<dyn Handler>) {
-        (self.opts, self.handler)
+    pub(crate) fn into_parts(self) -> (Options, Box<dyn Callbacks>) {
+        (self.opts, self.callbacks)
     }
-    pub(crate) fn from_parts(opts: Options, handler: Box<dyn Handler>) -> Easy {
-        Easy::new(opts, handler)
+    pub(crate) fn from_parts(opts: Options, callbacks: Box<dyn Callbacks>) -> Easy {
+        Easy::new(opts, callbacks)
     }
-    pub fn set_handler(&mut self, h: Box<dyn Handler>) {
-        self.handler = h;
+    pub fn set_callbacks(&mut self, h: Box<dyn Callbacks>) {
+        self.callbacks = h;
     }
-    pub fn handler_mut(&mut self) -> &mut dyn Handler {
-        &mut *self.handler
+    pub fn callbacks_mut(&mut self) -> &mut dyn Callbacks {
+        &mut *self.callbacks
     }
-    /// Take the handler out, leaving one that discards everything.
-    pub fn take_handler(&mut self) -> Box<dyn Handler> {
-        std::mem::replace(&mut self.handler, Box::new(NullHandler))
+    /// Take the callbacks out, leaving one that discards everything.
+    pub fn take_callbacks(&mut self) -> Box<dyn Callbacks> {
+        std::mem::replace(&mut self.callbacks, Box::new(NullCallbacks))
     }
     /// The authentication state the last transfer found (see `AuthCarry`), taken out.
     pub fn take_auth(&mut self) -> Option<Box<crate::auth::AuthCarry>> {
@@ -208,14 +208,14 @@ impl Easy {
         }
         let mut me = Easy::new(
             self.opts.clone(),
-            std::mem::replace(&mut self.handler, Box::new(NullHandler)),
+            std::mem::replace(&mut self.callbacks, Box::new(NullCallbacks)),
         );
         me.auth = self.auth.take();
         let id = multi.add(me);
         let r = multi.run_all();
         let (back, info) = multi.remove(id).expect("transfer present");
         let result = multi.result_of_last(id);
-        self.handler = back.handler;
+        self.callbacks = back.callbacks;
         self.connection = back.connection;
         self.auth = back.auth;
         match &mut self.info {

@@ -1,7 +1,7 @@
 //! The oxcurl engine: the Multi as executor, transfers, connections and protocols.
 //!
 //! No unsafe, no async runtime, no threads but the DNS workers. Callbacks run on the thread
-//! that drives the multi. The tool and the C ABI reach it through `Options` and `Handler`.
+//! that drives the multi. The tool and the C ABI reach it through `Options` and `Callbacks`.
 #![forbid(unsafe_code)]
 
 pub mod altsvc;
@@ -46,7 +46,7 @@ pub use error::{Code, Error};
 pub use info::Info;
 pub use multi::{Message, Multi, MultiWaker, TransferId};
 pub use multi_ev::{SocketChange, SocketWhat};
-pub use options::{Body, Handler, InfoType, Options, ReadResult};
+pub use options::{Body, Callbacks, InfoType, Options, ReadResult};
 
 /// The version string the engine reports as libcurl's.
 pub const LIBCURL_VERSION: &str = "8.14.1";

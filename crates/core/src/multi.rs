@@ -267,8 +267,8 @@ impl Multi {
         let now = Instant::now();
         let mut easy = easy;
         let auth = easy.auth.take();
-        let (opts, handler) = easy.into_parts();
-        let mut t = Transfer::new(opts, handler, now);
+        let (opts, callbacks) = easy.into_parts();
+        let mut t = Transfer::new(opts, callbacks, now);
         if let Some(a) = auth {
             t.resume_auth(*a);
         }
@@ -277,7 +277,7 @@ impl Multi {
         t.info.xfer_id = self.next_xfer_id;
         self.next_xfer_id += 1;
         if t.opts.verbose {
-            t.handler.debug_ids(t.info.xfer_id, -1);
+            t.callbacks.debug_ids(t.info.xfer_id, -1);
         }
         let slot = match self.free.pop() {
             Some(i) => i,
@@ -328,7 +328,7 @@ impl Multi {
         self.get(id).is_some_and(Transfer::unstarted)
     }
 
-    /// Replaces the settings and handler of a transfer that has not started (curl reads a
+    /// Replaces the settings and callbacks of a transfer that has not started (curl reads a
     /// handle's options when its transfer starts, not when it is added); false, and nothing
     /// changed, once it started.
     pub fn renew(&mut self, id: TransferId, easy: Easy) -> bool {
@@ -337,8 +337,8 @@ impl Multi {
         };
         match s.t.as_mut() {
             Some(t) if t.unstarted() => {
-                let (opts, handler) = easy.into_parts();
-                t.renew(opts, handler);
+                let (opts, callbacks) = easy.into_parts();
+                t.renew(opts, callbacks);
                 true
             }
             _ => false,
@@ -350,7 +350,7 @@ impl Multi {
         self.get(id).map(|t| &t.info)
     }
 
-    /// Take a transfer out (`curl_multi_remove_handle`), giving its settings and handler back.
+    /// Take a transfer out (`curl_multi_remove_handle`), giving its settings and callbacks back.
     pub fn remove(&mut self, id: TransferId) -> Option<(Easy, Info)> {
         let s = self.slots.get_mut(id.slot)?;
         if s.gen != id.gen {
@@ -389,7 +389,7 @@ impl Multi {
         let info = std::mem::take(&mut t.info);
         let connection = t.take_detached();
         let auth = t.auth_carry();
-        let mut easy = Easy::from_parts(t.opts, t.handler);
+        let mut easy = Easy::from_parts(t.opts, t.callbacks);
         easy.connection = connection.map(|c| Box::new(crate::conn::RawConn(c)));
         easy.auth = auth.map(Box::new);
         Some((easy, info))
@@ -1034,13 +1034,13 @@ impl Multi {
 mod tests {
     use super::*;
     use crate::multi_ev::SocketWhat;
-    use crate::options::{Handler, Options};
+    use crate::options::{Callbacks, Options};
     use oxcurl_testsupport::http::{Reply, ScriptedServer};
     use std::collections::HashMap;
     use std::sync::Mutex;
 
     struct Keep(Arc<Mutex<Vec<u8>>>);
-    impl Handler for Keep {
+    impl Callbacks for Keep {
         fn write(&mut self, d: &[u8]) -> usize {
             self.0.lock().expect("lock").extend_from_slice(d);
             d.len()
@@ -1054,7 +1054,7 @@ mod tests {
     #[test]
     fn a_socket_whose_interest_changed_still_wakes_its_transfer() {
         struct PauseOnce(u8, Arc<Mutex<Vec<u8>>>);
-        impl Handler for PauseOnce {
+        impl Callbacks for PauseOnce {
             fn read(&mut self, buf: &mut [u8]) -> crate::options::ReadResult {
                 self.0 += 1;
                 match self.0 {
@@ -1198,11 +1198,11 @@ mod tests {
         };
         m.add(Easy::new(
             opts.clone(),
-            Box::new(crate::options::NullHandler),
+            Box::new(crate::options::NullCallbacks),
         ));
         let first = m.next_deadline().expect("runnable");
         std::thread::sleep(Duration::from_millis(2));
-        m.add(Easy::new(opts, Box::new(crate::options::NullHandler)));
+        m.add(Easy::new(opts, Box::new(crate::options::NullCallbacks)));
         assert_eq!(m.next_deadline(), Some(first), "unchanged: told once");
     }
 

@@ -87,7 +87,7 @@ pub const WRITEFUNC_PAUSE: usize = 0x1000_0001;
 ///
 /// Every method has curl's default behaviour, so an implementation overrides only what it
 /// uses. Methods are called on the thread driving the multi, never with engine state borrowed.
-pub trait Handler: Send {
+pub trait Callbacks: Send {
     /// Body data (`CURLOPT_WRITEFUNCTION`). Returning fewer bytes than given fails the
     /// transfer with `CURLE_WRITE_ERROR`.
     fn write(&mut self, data: &[u8]) -> usize {
@@ -147,7 +147,7 @@ pub trait Handler: Send {
         crate::hsts::HstsPull::Done
     }
     /// `write`, `header` and `progress` with the running transfer's statistics at hand, for
-    /// a handler whose callbacks may ask for them (`curl_easy_getinfo` inside a callback
+    /// callbacks that may ask for them (`curl_easy_getinfo` inside a callback
     /// answers the running transfer's values). The engine calls these; the defaults forward.
     fn write_live(&mut self, data: &[u8], _info: &crate::info::Info) -> usize {
         self.write(data)
@@ -177,20 +177,20 @@ pub trait Handler: Send {
         self.prereq(remote, local)
     }
     /// Runs `f`, engine work that may call the application's socket callbacks (which are
-    /// not `Handler` methods), with the statistics lent the same way.
+    /// not `Callbacks` methods), with the statistics lent the same way.
     fn lend_info(&mut self, _info: &crate::info::Info, f: &mut dyn FnMut()) {
         f()
     }
-    /// The concrete handler, for applications that need their own type back.
+    /// The concrete callbacks, for applications that need their own type back.
     fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         None
     }
 }
 
-/// A handler that discards everything: the defaults.
+/// Callbacks that discard everything: the defaults.
 #[derive(Debug, Default)]
-pub struct NullHandler;
-impl Handler for NullHandler {}
+pub struct NullCallbacks;
+impl Callbacks for NullCallbacks {}
 
 /// Where the request body comes from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

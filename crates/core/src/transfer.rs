@@ -20,7 +20,7 @@ use crate::dns::{self, Resolver};
 use crate::error::{Code, Error, Result};
 use crate::info::{Header, HttpVersion, Info};
 use crate::options::{
-    Body, FollowMode, Handler, HttpVersionPref, InfoType, IpResolve, NetrcMode, Options,
+    Body, Callbacks, FollowMode, HttpVersionPref, InfoType, IpResolve, NetrcMode, Options,
     ReadResult, TimeCondition, WRITEFUNC_ERROR, WRITEFUNC_PAUSE,
 };
 use crate::pause::{self, Pause};
@@ -345,7 +345,7 @@ const CURL_ERROR_SIZE: usize = 256;
 
 pub(crate) struct Transfer {
     pub opts: Options,
-    pub handler: Box<dyn Handler>,
+    pub callbacks: Box<dyn Callbacks>,
     pub info: Info,
     pub timers: Timers,
     state: State,
@@ -510,14 +510,14 @@ pub(crate) struct Transfer {
 }
 
 impl Transfer {
-    pub fn new(opts: Options, handler: Box<dyn Handler>, now: Instant) -> Transfer {
+    pub fn new(opts: Options, callbacks: Box<dyn Callbacks>, now: Instant) -> Transfer {
         let body = opts.body.clone();
         let referer = opts.referer.clone();
         let auth = HostAuth::new(opts.httpauth);
         let proxy_auth = HostAuth::for_proxy(opts.proxyauth);
         Transfer {
             opts,
-            handler,
+            callbacks,
             // CURLINFO_REFERER: the Referer of the latest request, the set one before any.
             info: Info {
                 referer: referer.clone(),
@@ -627,17 +627,17 @@ impl Transfer {
         matches!(self.state, State::Init) && self.url.is_none() && self.result.is_none()
     }
 
-    /// The transfer made again from new settings and handler, keeping its id, its waker
+    /// The transfer made again from new settings and callbacks, keeping its id, its waker
     /// and its start time; only while `unstarted`.
-    pub(crate) fn renew(&mut self, opts: Options, handler: Box<dyn Handler>) {
-        let mut t = Transfer::new(opts, handler, self.started);
+    pub(crate) fn renew(&mut self, opts: Options, callbacks: Box<dyn Callbacks>) {
+        let mut t = Transfer::new(opts, callbacks, self.started);
         if let Some(a) = self.auth_carry() {
             t.resume_auth(a);
         }
         t.info.xfer_id = self.info.xfer_id;
         t.set_waker(self.waker.clone());
         if t.opts.verbose {
-            t.handler.debug_ids(t.info.xfer_id, -1);
+            t.callbacks.debug_ids(t.info.xfer_id, -1);
         }
         *self = t;
     }
@@ -721,8 +721,8 @@ impl Transfer {
         // bookkeeping keeps it.
         self.info.time_total = self.started.elapsed();
         let n = match out {
-            Out::Header => self.handler.header_live(data, &self.info),
-            Out::HeaderBody | Out::Body => self.handler.write_live(data, &self.info),
+            Out::Header => self.callbacks.header_live(data, &self.info),
+            Out::HeaderBody | Out::Body => self.callbacks.write_live(data, &self.info),
         };
         if n == WRITEFUNC_PAUSE {
             self.pause_now(pause::RECV);
@@ -939,7 +939,7 @@ impl Transfer {
                 line.extend_from_slice(text);
             }
             line.push(b'\n');
-            self.handler.debug_live(InfoType::Text, &line, &self.info);
+            self.callbacks.debug_live(InfoType::Text, &line, &self.info);
         }
     }
 
@@ -1101,7 +1101,7 @@ impl Transfer {
             let (dltotal, ultotal) = self.totals();
             self.info.time_total = now.duration_since(self.started);
             if !self
-                .handler
+                .callbacks
                 .progress_live((dltotal, cur.0, ultotal, cur.1), &self.info)
             {
                 self.result = Some(Err(Error::new(Code::AbortedByCallback, PROGRESS_REFUSED)));
@@ -1304,7 +1304,7 @@ impl Transfer {
             // curl's Curl_pretransfer: the files, then the application's entries.
             if !std::mem::replace(&mut self.hsts_pulled, true) {
                 loop {
-                    match self.handler.hsts_read() {
+                    match self.callbacks.hsts_read() {
                         crate::hsts::HstsPull::Entry(e) => cx.hsts.add_entry(&e),
                         crate::hsts::HstsPull::Done => break,
                         crate::hsts::HstsPull::Fail => {
@@ -1715,7 +1715,7 @@ impl Transfer {
         }
         // curl's Curl_resolv tells the application before any lookup the cache did not
         // answer, literal addresses included.
-        if !self.handler.resolver_start() {
+        if !self.callbacks.resolver_start() {
             return Err(match self.proxy {
                 Some(_) => Error::new(
                     Code::CouldntResolveProxy,
@@ -1987,7 +1987,7 @@ impl Transfer {
     ) -> io::Result<std::os::unix::net::UnixStream> {
         let opts = self.opts.socket();
         let mut made = None;
-        self.handler.lend_info(&self.info, &mut || {
+        self.callbacks.lend_info(&self.info, &mut || {
             made = Some(connect::connect_unix(path, abstract_ns, &opts))
         });
         made.unwrap_or_else(|| connect::connect_unix(path, abstract_ns, &opts))
@@ -2001,7 +2001,7 @@ impl Transfer {
         // The attempts may open sockets: the socket callbacks see this transfer's values.
         let (now, opts, notes) = (cx.now, self.opts.socket(), &mut self.notes);
         let mut polled = None;
-        self.handler.lend_info(&self.info, &mut || {
+        self.callbacks.lend_info(&self.info, &mut || {
             polled = Some(he.poll(now, &opts, notes))
         });
         let r = match polled {
@@ -2550,7 +2550,7 @@ impl Transfer {
     pub(super) fn tls_trace_wanted(&self) -> bool {
         self.opts.verbose
             && crate::tls::backend() == crate::tls::Backend::OpenSsl
-            && self.handler.has_debug_callback()
+            && self.callbacks.has_debug_callback()
     }
 
     /// [`Self::tls_trace_wanted`] on a connection with TLS.
@@ -2594,7 +2594,7 @@ impl Transfer {
             } else {
                 InfoType::SslDataIn
             };
-            self.handler.debug_live(kind, &e.bytes, &self.info);
+            self.callbacks.debug_live(kind, &e.bytes, &self.info);
         }
     }
 
@@ -2921,7 +2921,7 @@ impl Transfer {
         // With the TLS trace, the request shows after the record that carried it
         // (`do_tunnel`), as curl's does.
         if self.opts.verbose && !self.tls_trace_on() {
-            self.handler
+            self.callbacks
                 .debug_live(InfoType::HeaderOut, &req, &self.info);
         }
         self.info.request_size += req.len() as u64;
@@ -2955,7 +2955,7 @@ impl Transfer {
             }
             self.tls_trace_end();
             if first && self.opts.verbose {
-                self.handler
+                self.callbacks
                     .debug_live(InfoType::HeaderOut, &req, &self.info);
             }
             match failed {
@@ -3019,7 +3019,7 @@ impl Transfer {
             };
             self.info.header_size += line.len() as u64;
             if self.opts.verbose {
-                self.handler
+                self.callbacks
                     .debug_live(InfoType::HeaderIn, &line, &self.info);
             }
             if !t.done && t.header_lines() > 0 {
@@ -3039,10 +3039,10 @@ impl Transfer {
                 }
             }
             if !self.opts.suppress_connect_headers {
-                if self.handler.header(&line) != line.len() {
+                if self.callbacks.header(&line) != line.len() {
                     return Err(Error::new(Code::WriteError, "Failed writing header"));
                 }
-                if self.opts.include_header && self.handler.write(&line) != line.len() {
+                if self.opts.include_header && self.callbacks.write(&line) != line.len() {
                     return Err(Error::new(Code::WriteError, "Failed writing header"));
                 }
             }
@@ -3226,7 +3226,7 @@ impl Transfer {
     fn set_conn_id(&mut self, id: i64) {
         self.info.conn_id = id;
         if self.opts.verbose {
-            self.handler.debug_ids(self.info.xfer_id, id);
+            self.callbacks.debug_ids(self.info.xfer_id, id);
         }
     }
 
@@ -3572,7 +3572,7 @@ impl Transfer {
         self.info.size_upload = 0;
         // curl's state_do: the application may stop the request before it goes.
         if !self
-            .handler
+            .callbacks
             .prereq_live(self.info.primary_ip, self.info.local_addr, &self.info)
         {
             self.req_error = Some(Error::new(
@@ -3655,7 +3655,7 @@ impl Transfer {
             // curl's create_conn: a new connection has no NTLM authentication yet.
             if self.auth.picked & auth::NTLM != 0 && self.auth.done {
                 if self.opts.verbose {
-                    self.handler.debug_live(
+                    self.callbacks.debug_live(
                         InfoType::Text,
                         b"NTLM picked AND auth done set, clear picked\n",
                         &self.info,
@@ -3898,7 +3898,7 @@ impl Transfer {
             self.head_pending = Some(self.req.len());
         } else if self.opts.verbose && !self.on_h2() {
             let req = std::mem::take(&mut self.req);
-            self.handler
+            self.callbacks
                 .debug_live(InfoType::HeaderOut, &req, &self.info);
             self.req = req;
         }
@@ -4038,7 +4038,7 @@ impl Transfer {
         let deferred = self.early_pending();
         if let Some(n) = self.head_pending.take_if(|_| !deferred) {
             let req = std::mem::take(&mut self.req);
-            self.handler
+            self.callbacks
                 .debug(InfoType::HeaderOut, &req[..n.min(req.len())]);
             self.req = req;
         }
@@ -4050,7 +4050,7 @@ impl Transfer {
                 self.info.size_upload += early_body as u64;
                 self.info.request_size += early_body as u64;
                 if self.opts.verbose {
-                    self.handler.debug_live(InfoType::DataOut, &d, &self.info);
+                    self.callbacks.debug_live(InfoType::DataOut, &d, &self.info);
                 }
             }
         }
@@ -4162,7 +4162,7 @@ impl Transfer {
                     Ok(n) => {
                         if self.opts.verbose {
                             let d = f[self.up.fields_sent..self.up.fields_sent + n].to_vec();
-                            self.handler.debug_live(InfoType::DataOut, &d, &self.info);
+                            self.callbacks.debug_live(InfoType::DataOut, &d, &self.info);
                         }
                         self.up.fields_sent += n;
                         self.info.size_upload += n as u64;
@@ -4200,7 +4200,7 @@ impl Transfer {
                         if self.opts.verbose && n > 0 {
                             // What went, chunk framing included (curl traces its send buffer).
                             let d = self.up.buf[self.up.pos..self.up.pos + n].to_vec();
-                            self.handler.debug_live(InfoType::DataOut, &d, &self.info);
+                            self.callbacks.debug_live(InfoType::DataOut, &d, &self.info);
                         }
                         self.up.pos += n;
                         self.info.request_size += n as u64;
@@ -4225,7 +4225,7 @@ impl Transfer {
         while self.up.skip > 0 {
             let want = room.min(usize::try_from(self.up.skip).unwrap_or(usize::MAX));
             let got = match self
-                .handler
+                .callbacks
                 .read_live(&mut self.up.buf[start..start + want], &self.info)
             {
                 ReadResult::Data(n) if n > 0 && n <= want => n,
@@ -4356,7 +4356,7 @@ impl Transfer {
                 if room == 0 {
                     ReadResult::Data(0)
                 } else {
-                    self.handler
+                    self.callbacks
                         .read_live(&mut self.up.buf[start..start + room], &self.info)
                 }
             }
@@ -4400,7 +4400,7 @@ impl Transfer {
                 self.up.fields_sent += n;
                 ReadResult::Data(n)
             }
-            _ => self.handler.read_live(buf, &self.info),
+            _ => self.callbacks.read_live(buf, &self.info),
         };
         match read {
             ReadResult::Data(n) => Ok(n),
@@ -4421,7 +4421,7 @@ impl Transfer {
         // HTTP/1 traces the bytes as they are sent.
         if self.opts.verbose && n > 0 && self.on_h2() {
             let d = self.up.buf[start..start + n].to_vec();
-            self.handler.debug_live(InfoType::DataOut, &d, &self.info);
+            self.callbacks.debug_live(InfoType::DataOut, &d, &self.info);
         }
         if self.up.chunked {
             if let Some(left) = &mut self.up.chunked_left {
@@ -4476,7 +4476,7 @@ impl Transfer {
     /// `add_last_chunk`): lines without `: ` after the name are skipped. Returns the new end,
     /// with room for the final CRLF.
     fn last_chunk_trailers(&mut self, mut end: usize) -> Result<usize> {
-        let Some(lines) = self.handler.trailers() else {
+        let Some(lines) = self.callbacks.trailers() else {
             return Err(Error::new(
                 Code::AbortedByCallback,
                 "operation aborted by trailing headers callback",
@@ -4697,7 +4697,7 @@ impl Transfer {
                                     if self.opts.verbose {
                                         if let Some(i) = data.iter().position(|&b| b == b'\n') {
                                             if i + 1 < data.len() {
-                                                self.handler
+                                                self.callbacks
                                                     .debug(InfoType::DataIn, &data[i + 1..]);
                                             }
                                         }
@@ -5085,7 +5085,7 @@ impl Transfer {
 
     fn deliver_header(&mut self, line: &[u8]) -> Result<()> {
         if self.opts.verbose {
-            self.handler
+            self.callbacks
                 .debug_live(InfoType::HeaderIn, line, &self.info);
         }
         self.emit(Out::Header, line)?;
@@ -5514,7 +5514,8 @@ impl Transfer {
     }
     fn hand_over_body(&mut self, data: &[u8]) -> Result<()> {
         if self.opts.verbose {
-            self.handler.debug_live(InfoType::DataIn, data, &self.info);
+            self.callbacks
+                .debug_live(InfoType::DataIn, data, &self.info);
         }
         if let Some(mut dec) = self.resp.decoder.take() {
             let mut failed = None;
@@ -5766,7 +5767,7 @@ impl Transfer {
         } else if matches!(self.body, Body::Upload(_) | Body::PostRead(_)) && {
             // curl's Curl_follow has the new URL in place before it rewinds.
             self.info.effective_url = new.to_url_string();
-            !self.handler.rewind_live(&self.info)
+            !self.callbacks.rewind_live(&self.info)
         } {
             return Err(Error::new(
                 Code::SendFailRewind,
@@ -5818,7 +5819,7 @@ impl Transfer {
         ));
         if matches!(self.body, Body::Upload(_) | Body::PostRead(_))
             && self.up.source_read
-            && !self.handler.rewind_live(&self.info)
+            && !self.callbacks.rewind_live(&self.info)
         {
             return Err(Error::new(
                 Code::SendFailRewind,
@@ -5897,7 +5898,7 @@ impl Transfer {
         self.result = Some(r);
         if !self.opts.no_progress && !refused_at_init && !progress_refused {
             let (dltotal, ultotal) = self.totals();
-            let _ = self.handler.progress_live(
+            let _ = self.callbacks.progress_live(
                 (
                     dltotal,
                     self.info.size_download,

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use oxcurl_core::easy::Easy;
 use oxcurl_core::error::Code;
-use oxcurl_core::options::{Handler, Options, WRITEFUNC_PAUSE};
+use oxcurl_core::options::{Callbacks, Options, WRITEFUNC_PAUSE};
 use oxcurl_testsupport::TempDir;
 
 /// Records the sizes the write callback got; pauses on the first call when asked.
@@ -14,7 +14,7 @@ struct Writes {
     pause_first: bool,
 }
 
-impl Handler for Writes {
+impl Callbacks for Writes {
     fn write(&mut self, data: &[u8]) -> usize {
         let mut s = self.sizes.lock().unwrap();
         s.push(data.len());

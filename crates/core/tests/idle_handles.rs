@@ -7,7 +7,7 @@
 use std::sync::Mutex;
 
 use oxcurl_core::easy::Easy;
-use oxcurl_core::options::{NullHandler, Options};
+use oxcurl_core::options::{NullCallbacks, Options};
 use oxcurl_sys::alloc::{enable, reset_peak, stats, CountingAlloc};
 use oxcurl_testsupport::{Reply, ScriptedServer};
 
@@ -22,7 +22,7 @@ fn handle(url: &str) -> Easy {
         url: Some(url.to_string()),
         ..Options::default()
     };
-    Easy::new(opts, Box::new(NullHandler))
+    Easy::new(opts, Box::new(NullCallbacks))
 }
 
 #[test]

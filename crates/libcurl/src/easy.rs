@@ -7,7 +7,7 @@ use crate::consts::*;
 use crate::ffi::{cstr, cstring_opt};
 use crate::slist::{self, CurlSlist};
 use oxcurl_core::options::{Body, HttpVersionPref, IpResolve};
-use oxcurl_core::{Easy, Handler, Info, InfoType, Options, ReadResult};
+use oxcurl_core::{Callbacks as EngineCallbacks, Easy, Info, InfoType, Options, ReadResult};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_long, c_void, CString};
 use std::time::Duration;
@@ -178,17 +178,17 @@ impl CtxCall {
     }
 }
 
-/// The engine's `Handler` made of C function pointers, and whether the header callback
+/// The engine's `Callbacks` made of C function pointers, and whether the header callback
 /// refused the last line with `CURL_WRITEFUNC_PAUSE` (the header store has it already; the
 /// engine hands it over again).
-struct CHandler(Callbacks, crate::headers::Shared, bool);
+struct CCallbacks(Callbacks, crate::headers::Shared, bool);
 
-// SAFETY: libcurl's contract is that a handle is used by one thread at a time; the handler
+// SAFETY: libcurl's contract is that a handle is used by one thread at a time; the callbacks
 // is only called on the thread inside curl_easy_perform/curl_multi_perform, and the
 // userdata pointers are the application's to synchronise as in C libcurl.
-unsafe impl Send for CHandler {}
+unsafe impl Send for CCallbacks {}
 
-impl CHandler {
+impl CCallbacks {
     fn write_to(&self, f: Option<WriteFn>, data: *mut c_void, buf: &[u8]) -> usize {
         match f.or(self.0.write) {
             // SAFETY: a WRITEFUNCTION-shaped pointer set by the application; buf is valid
@@ -226,7 +226,7 @@ impl Drop for LiveInfo {
     }
 }
 
-impl Handler for CHandler {
+impl EngineCallbacks for CCallbacks {
     fn write_live(&mut self, data: &[u8], info: &Info) -> usize {
         let _live = LiveInfo::set(self.0.handle, info);
         self.write(data)
@@ -589,7 +589,7 @@ pub struct EasyHandle {
     pub(crate) busy: Cell<bool>,
     /// The handle belongs to a multi.
     pub(crate) in_multi: Cell<bool>,
-    /// What curl_easy_header reads; shared with the running transfer's handler.
+    /// What curl_easy_header reads; shared with the running transfer's callbacks.
     pub(crate) headers: crate::headers::Shared,
     /// An error text was written to ERRORBUFFER since the last transfer started.
     errorbuf_used: Cell<bool>,
@@ -661,7 +661,7 @@ impl EasyHandle {
 
     /// The settings and callbacks for a transfer: the options with the C-side values (the
     /// body, slists read now as curl reads them at perform time) and the callbacks.
-    pub(crate) fn prepare(&self) -> (Options, Box<dyn Handler>) {
+    pub(crate) fn prepare(&self) -> (Options, Box<dyn EngineCallbacks>) {
         self.changed.set(false);
         let mut st = self.state.borrow_mut();
         // A new transfer: the previous CONNECT_ONLY connection closes.
@@ -729,7 +729,10 @@ impl EasyHandle {
         opts.pause = Some(self.pause.clone());
         opts.socket_hooks = st.sock_cb.hooks();
         opts.tls.ctx_hook = st.cb.ctx_hook();
-        (opts, Box::new(CHandler(st.cb, self.headers.clone(), false)))
+        (
+            opts,
+            Box::new(CCallbacks(st.cb, self.headers.clone(), false)),
+        )
     }
 
     /// Takes a finished transfer back: its statistics and its error text.
@@ -753,7 +756,7 @@ impl EasyHandle {
         }
         st.certinfo = None;
         if let Some(mut easy) = easy {
-            easy.take_handler();
+            easy.take_callbacks();
             st.raw = easy.take_connection();
             st.easy = Some(easy);
         }
@@ -1071,10 +1074,10 @@ pub extern "C" fn curl_easy_perform(h: *mut EasyHandle) -> CURLcode {
             return 3; // CURLE_URL_MALFORMAT
         }
         e.busy.set(true);
-        let (opts, handler) = e.prepare();
+        let (opts, callbacks) = e.prepare();
         let mut easy = e.state.borrow_mut().easy.take().unwrap_or_default();
         easy.opts = opts;
-        easy.set_handler(handler);
+        easy.set_callbacks(callbacks);
         // No borrow of the handle is held while the engine runs the callbacks.
         let r = easy.perform();
         let info = easy.info().clone();

@@ -211,8 +211,8 @@ pub extern "C" fn curl_multi_add_handle(p: *mut MultiHandle, h: *mut EasyHandle)
             }
             m.dead.set(false);
         }
-        let (opts, handler) = e.prepare();
-        let mut engine = Easy::new(opts, handler);
+        let (opts, callbacks) = e.prepare();
+        let mut engine = Easy::new(opts, callbacks);
         engine.set_auth(e.take_auth());
         let mut st = m.state.borrow_mut();
         let Some(multi) = st.multi.as_deref_mut() else {
@@ -376,8 +376,8 @@ fn renew_changed(handles: &[(*mut EasyHandle, Option<TransferId>)], multi: &mut 
         if !e.changed.replace(false) || !multi.unstarted(id) {
             continue;
         }
-        let (opts, handler) = e.prepare();
-        multi.renew(id, Easy::new(opts, handler));
+        let (opts, callbacks) = e.prepare();
+        multi.renew(id, Easy::new(opts, callbacks));
     }
 }
 

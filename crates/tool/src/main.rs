@@ -1,5 +1,5 @@
 //! The `oxcurl` command-line tool: curl's command line, output and exit codes, on the oxcurl
-//! engine. It reaches the engine only through `Options` and the `Handler` callbacks.
+//! engine. It reaches the engine only through `Options` and the `Callbacks` callbacks.
 
 #![forbid(unsafe_code)]
 

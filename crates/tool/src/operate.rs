@@ -1,5 +1,5 @@
 //! Turning parsed options into transfers (curl's `tool_operate.c` and `config2setopts.c`):
-//! one engine `Options` per URL, the output handler (stdout, `-o`, `-O`, `-D`, `-i`), the
+//! one engine `Options` per URL, the output callbacks (stdout, `-o`, `-O`, `-D`, `-i`), the
 //! verbose/trace writer, the progress meter, `-w`, and error reporting with curl's exit codes.
 
 use std::fs::{File, OpenOptions};
@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use oxcurl_core::options::IpResolve;
-use oxcurl_core::{Body, Code, Easy, Error, Handler, Info, InfoType, Multi, Options, ReadResult};
+use oxcurl_core::{Body, Callbacks, Code, Easy, Error, Info, InfoType, Multi, Options, ReadResult};
 
 use crate::args::{Config, ContinueAt, DataKind, Global, Operation};
 use crate::plan::{Plan, Step, Target};
@@ -437,7 +437,7 @@ impl Tracer {
 }
 
 /// The engine's callbacks for one URL.
-struct ToolHandler {
+struct ToolCallbacks {
     out: Out,
     headers: Option<Out>,
     upload: Option<Box<dyn io::Read + Send>>,
@@ -473,7 +473,7 @@ struct ToolHandler {
     etag_save: Option<PathBuf>,
 }
 
-impl ToolHandler {
+impl ToolCallbacks {
     /// curl's `content_disposition` for `-J`; returns false to fail the transfer.
     fn content_disposition(&mut self, line: &[u8]) -> bool {
         let Some(dir) = &self.cd_pending else {
@@ -519,7 +519,7 @@ impl ToolHandler {
     }
 }
 
-impl Handler for ToolHandler {
+impl Callbacks for ToolCallbacks {
     fn write(&mut self, data: &[u8]) -> usize {
         let echo = self.echo.take() == Some(data.len());
         if echo && self.cd_pending.is_some() {
@@ -1153,11 +1153,11 @@ fn finish_job(
     }
     let mut late_note = None;
     let mut bar_end: Option<(Vec<u8>, ErrOut)> = None;
-    // Take the handler back out to close files and print the meter's last line.
-    let mut handler = easy.take_handler();
-    let th = handler
+    // Take the callbacks back out to close files and print the meter's last line.
+    let mut callbacks = easy.take_callbacks();
+    let th = callbacks
         .as_any_mut()
-        .and_then(|a| a.downcast_mut::<ToolHandler>());
+        .and_then(|a| a.downcast_mut::<ToolCallbacks>());
     if let Some(th) = th {
         if let (Some((b, dest)), true) = (&mut th.bar, th.progressed) {
             let mut buf = Vec::new();
@@ -2006,7 +2006,7 @@ fn configure(
         Some((r, _, p)) => (Some(r), p),
         None => (None, None),
     };
-    let handler = ToolHandler {
+    let callbacks = ToolCallbacks {
         out: Out {
             sink,
             stdout: Arc::clone(stdout),
@@ -2032,10 +2032,10 @@ fn configure(
         resume_from: o.resume_from,
         etag_save,
     };
-    Ok((Easy::new(o, Box::new(handler)), filename, url, xfer))
+    Ok((Easy::new(o, Box::new(callbacks)), filename, url, xfer))
 }
 
-/// A transfer's progress as its handler records it and the `-Z` meter reads it.
+/// A transfer's progress as its callbacks records it and the `-Z` meter reads it.
 type SharedProgress = Arc<Mutex<XferProgress>>;
 
 /// `-Z` shows one combined meter instead of the per-transfer ones, unless silenced.

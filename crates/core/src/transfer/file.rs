@@ -223,7 +223,8 @@ impl Transfer {
     fn file_body(&mut self, data: &[u8]) -> Result<()> {
         self.file_started();
         if self.opts.verbose {
-            self.handler.debug_live(InfoType::DataIn, data, &self.info);
+            self.callbacks
+                .debug_live(InfoType::DataIn, data, &self.info);
         }
         let mut n = data.len();
         if let Some(max) = self.opts.max_filesize {

@@ -777,7 +777,7 @@ impl Transfer {
             for l in &lines {
                 self.verbose(l);
             }
-            self.handler
+            self.callbacks
                 .debug_live(InfoType::HeaderOut, &head.shown, &self.info);
         }
         Ok(stream)
@@ -842,7 +842,7 @@ impl Transfer {
                 Body::Fields(f) => {
                     if self.opts.verbose {
                         let d = f[self.up.fields_sent..self.up.fields_sent + n].to_vec();
-                        self.handler.debug_live(InfoType::DataOut, &d, &self.info);
+                        self.callbacks.debug_live(InfoType::DataOut, &d, &self.info);
                     }
                     self.up.fields_sent += n;
                     self.info.size_upload += n as u64;
@@ -1007,7 +1007,7 @@ impl Transfer {
         // The stream's end comes after them as a body write of its own, which curl's trace
         // shows.
         if self.opts.verbose {
-            self.handler.debug_live(InfoType::DataIn, &[], &self.info);
+            self.callbacks.debug_live(InfoType::DataIn, &[], &self.info);
         }
         Ok(())
     }
