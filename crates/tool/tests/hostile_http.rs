@@ -128,6 +128,29 @@ fn endless_1xx_responses() {
         .run(OXCURL);
 }
 
+#[test]
+fn endless_100_continue_responses() {
+    // Small heads: curl counts every head of the response against its 300 KiB limit
+    // ("Too large response headers: 307223 > 307200"), so the stream ends there.
+    let r = hostile("endless_100_continue_responses")
+        .case(|c| {
+            c.args(&["-sS", "-m", "20", "{url}/"]).server(|s| {
+                s.set_raw_handler(|mut conn| {
+                    conn.read_request();
+                    let head = b"HTTP/1.1 100 Continue\r\n\r\n".repeat(1000);
+                    for _ in 0..100_000 {
+                        if conn.write_all(&head).is_err() {
+                            break;
+                        }
+                    }
+                })
+            })
+        })
+        .wall(Duration::from_secs(10))
+        .run(OXCURL);
+    assert_eq!(r.result.oxcurl.code(), 56);
+}
+
 // ---- Content-Length and chunked framing -----------------------------------------
 
 #[test]

@@ -31,7 +31,14 @@ impl Transfer {
         };
         let trace = self.tls_trace_on();
         let mut burst = 0;
+        let mut reads = 0u32;
         loop {
+            // A peer that never lets the socket drain keeps this loop going: the timeouts
+            // are looked at against the clock every few reads, so `-m` holds all the same.
+            reads = reads.wrapping_add(1);
+            if reads.is_multiple_of(16) {
+                self.check_timeouts(Instant::now())?;
+            }
             if trace {
                 self.tls_trace_start();
             }
@@ -675,7 +682,14 @@ impl Transfer {
             // Informational: another head follows.
             let no = self.resp.request_no;
             let waiting = self.up.await_continue;
+            // The heads of one response count together against curl's 300 KiB limit
+            // (`allheadercount`), so an endless run of 1xx heads ends there. (HTTP/2 counts
+            // its heads' fields itself, in `http2.rs`.)
+            let lines = std::mem::take(&mut self.resp.lines);
             self.resp = Resp::new(no + 1);
+            if !self.on_h2() {
+                self.resp.lines = lines;
+            }
             self.resp.after_1xx = true;
             if code == 100 && waiting {
                 self.up.await_continue = false;
