@@ -558,14 +558,19 @@ fn setup_socket(
 /// The parts of `CURLOPT_INTERFACE` (curl's `Curl_setopt` for it): `if!NAME` an interface
 /// only, `host!NAME` a host name or address only, `ifhost!IF!HOST` both, anything else
 /// either (tried as an interface first).
-struct LocalBind<'a> {
-    iface: Option<&'a str>,
-    host: Option<&'a str>,
-    iface_given: bool,
-    host_given: bool,
+/// What `--interface` names (curl's `Curl_parse_interface`): an interface, a host, or both,
+/// and which of them the `if!`, `host!` and `ifhost!` prefixes fixed.
+#[derive(Debug, PartialEq, Eq)]
+pub struct LocalBind<'a> {
+    pub iface: Option<&'a str>,
+    pub host: Option<&'a str>,
+    pub iface_given: bool,
+    pub host_given: bool,
 }
 
-fn parse_interface(v: &str) -> LocalBind<'_> {
+/// `--interface` read as curl reads it: `if!NAME`, `host!NAME`, `ifhost!IFACE!HOST`, or a
+/// plain name tried as an interface and then as a host.
+pub fn parse_interface(v: &str) -> LocalBind<'_> {
     if let Some(i) = v.strip_prefix("if!") {
         LocalBind {
             iface: Some(i),

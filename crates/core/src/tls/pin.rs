@@ -21,7 +21,7 @@ pub fn matches(pin: &str, spki: &[u8]) -> bool {
 }
 
 /// The DER of a `PUBLIC KEY` PEM file, or the file itself when it is not PEM.
-fn key_der(data: &[u8]) -> Option<Vec<u8>> {
+pub fn key_der(data: &[u8]) -> Option<Vec<u8>> {
     let text = std::str::from_utf8(data).ok();
     let Some(text) = text.filter(|t| t.contains("-----BEGIN PUBLIC KEY-----")) else {
         return Some(data.to_vec());
