@@ -512,6 +512,62 @@ fn gzip_without_compressed_is_raw() {
         .run(OXCURL);
 }
 
+/// `data` through `gzip -c` (scripts/test.sh installs it).
+fn gzip_cli(data: &[u8]) -> Vec<u8> {
+    let dir = oxcurl_testsupport::TempDir::new("gz");
+    let p = dir.join("in");
+    std::fs::write(&p, data).unwrap();
+    let out = Exec::new("gzip").arg("-c").arg(&p).run();
+    assert_eq!(out.code, Some(0), "gzip: {}", out.stderr_str());
+    out.stdout
+}
+
+#[test]
+fn content_encoding_lines_stack() {
+    // Two Content-Encoding lines are two codings, as in curl: the body is gzip twice over.
+    let body = gzip_cli(&gzip_cli(PLAIN.as_bytes()));
+    let r = Case::new("content_encoding_lines_stack")
+        .args(&["-s", "--compressed", "{url}/"])
+        .reply(Reply::status(
+            200,
+            &[("Content-Encoding", "gzip"), ("Content-Encoding", "gzip")],
+            body,
+        ))
+        .run(OXCURL);
+    assert_eq!(r.oxcurl.stdout, PLAIN.as_bytes());
+}
+
+#[test]
+fn five_content_encoding_lines_are_refused_at_the_fifth() {
+    let five: Vec<(&str, &str)> = vec![("Content-Encoding", "identity"); 5];
+    for (name, extra) in [
+        ("five_content_encoding_lines_are_refused_at_the_fifth", "-s"),
+        // A HEAD response is not bodyless to curl: its codings count too.
+        ("five_content_encoding_lines_in_a_head_reply", "-I"),
+    ] {
+        let mut headers = five.clone();
+        headers.push(("X-After", "not shown"));
+        Case::new(name)
+            .args(&["-sS", extra, "--compressed", "-D", "-", "{url}/"])
+            .reply(Reply::status(200, &headers, "abc"))
+            .compare_stderr(true)
+            .run(OXCURL);
+    }
+    // Four are allowed, in two lines.
+    Case::new("four_content_encodings_in_two_lines")
+        .args(&["-sS", "--compressed", "{url}/"])
+        .reply(Reply::status(
+            200,
+            &[
+                ("Content-Encoding", "identity, identity"),
+                ("Content-Encoding", "identity,identity"),
+            ],
+            "abc",
+        ))
+        .compare_stderr(true)
+        .run(OXCURL);
+}
+
 #[test]
 #[ignore = "issue 2: zlib-rs 0.6.8 (the pure-Rust inflate) replaces the message of an error found in its fast path with 'repeated call with bad state'; zlib says 'invalid distance too far back'"]
 fn compressed_gzip_corrupt() {

@@ -473,7 +473,32 @@ impl Transfer {
                 }
             }
         } else if name.eq_ignore_ascii_case("Content-Encoding") {
-            self.resp.content_encoding = Some(value.to_vec());
+            // curl stacks the codings of every Content-Encoding line, in order, and refuses
+            // the fifth as it is added (`Curl_build_unencoding_stack`), when it decodes at all
+            // and the response may have a body.
+            let code = self.resp.code;
+            let bodyless = (100..200).contains(&code) || code == 204 || code == 304;
+            if !bodyless && self.opts.accept_encoding.is_some() && self.opts.http_content_decoding {
+                let have = self
+                    .resp
+                    .content_encoding
+                    .as_deref()
+                    .map_or(0, |c| head::codings(c).count());
+                if have + head::codings(value).count() >= crate::content_encoding::MAX_ENCODE_STACK
+                {
+                    return Err(Error::new(
+                        Code::BadContentEncoding,
+                        "Reject response due to more than 5 content encodings",
+                    ));
+                }
+            }
+            match &mut self.resp.content_encoding {
+                Some(ce) => {
+                    ce.push(b',');
+                    ce.extend_from_slice(value);
+                }
+                None => self.resp.content_encoding = Some(value.to_vec()),
+            }
         } else if name.eq_ignore_ascii_case("Content-Range") {
             // curl's forms: "bytes N-", "bytes: N-", "N-" and "*/TOTAL"; only the start counts.
             let rest = value.iter().position(|&b| b.is_ascii_digit() || b == b'*');
