@@ -87,64 +87,76 @@ fn canon_path(path: &str, encode: bool) -> String {
     out
 }
 
-/// The canonical query: pairs sorted, unreserved bytes kept, `%xx` upper-cased, the rest
-/// encoded, and `=` added to names without a value.
+/// curl's `MAX_QUERY_COMPONENTS`: a query of this many parts or more is refused.
+const MAX_QUERY_COMPONENTS: usize = 128;
+
+/// curl's `http_aws_decode_encode`: a query key or value percent-decoded, then encoded again
+/// with unreserved bytes kept, `+` as `%20` and every other byte as upper-case `%XX`.
+fn query_component(raw: &[u8], out: &mut String) {
+    let decoded = crate::codec::urldecode(raw, crate::codec::Reject::Nothing).unwrap_or_default();
+    for c in decoded {
+        if unreserved(c) {
+            out.push(char::from(c));
+        } else if c == b'+' {
+            out.push_str("%20");
+        } else {
+            out.push_str(&format!("%{c:02X}"));
+        }
+    }
+}
+
+/// The canonical query as curl 8.14.1's `canon_query` makes it: the non-empty `&`-separated
+/// parts split at their first `=` into key and value (none when the `=` ends the part; a part
+/// starting with `=` keeps it in its key too), each decoded and encoded again, sorted by key
+/// then value (an empty value first), and joined as `key=value`.
 fn canon_query(query: Option<&str>) -> Result<String, Error> {
     let Some(q) = query else {
         return Ok(String::new());
     };
-    let mut pairs: Vec<&[u8]> = q.as_bytes().split(|&c| c == b'&').collect();
-    if pairs.len() >= 64 {
-        return Err(Error::new(
-            Code::UrlMalformat,
-            "aws-sigv4: too many query pairs in URL",
-        ));
+    let parts: Vec<&[u8]> = q
+        .as_bytes()
+        .split(|&c| c == b'&')
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.len() >= MAX_QUERY_COMPONENTS {
+        // CURLE_TOO_LARGE, which curl's Curl_http words so.
+        return Err(Error::new(Code::TooLarge, "HTTP request too large"));
     }
-    pairs.sort_by(|a, b| {
-        if a.is_empty() {
-            return std::cmp::Ordering::Less;
-        }
-        if b.is_empty() {
-            return std::cmp::Ordering::Greater;
-        }
-        let n = a.len().min(b.len());
-        a[..n].cmp(&b[..n])
+    let mut pairs: Vec<(String, String)> = parts
+        .iter()
+        .map(|part| {
+            let (key, value) = match part.iter().position(|&c| c == b'=') {
+                // An empty key is the whole part: curl decodes it with length 0, which
+                // Curl_urldecode takes as "up to the end of the string".
+                Some(0) => (&part[..], &part[1..]),
+                Some(i) => (&part[..i], &part[i + 1..]),
+                None => (&part[..], &b""[..]),
+            };
+            let (mut k, mut v) = (String::new(), String::new());
+            query_component(key, &mut k);
+            query_component(value, &mut v);
+            (k, v)
+        })
+        .collect();
+    // curl's compare_func as a sort key: parts with an empty key are all equal to each
+    // other, and before the rest. The sort is stable, as glibc's qsort (a merge sort) is.
+    pairs.sort_by(|(ka, va), (kb, vb)| match (ka.is_empty(), kb.is_empty()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Less,
+        (false, true) => std::cmp::Ordering::Greater,
+        (false, false) => ka
+            .cmp(kb)
+            .then_with(|| (!va.is_empty()).cmp(&!vb.is_empty()))
+            .then_with(|| va.cmp(vb)),
     });
     let mut out = String::new();
-    let last = pairs.len() - 1;
-    for (i, p) in pairs.iter().enumerate() {
-        if p.is_empty() {
-            continue;
-        }
-        let mut eq = false;
-        let mut j = 0;
-        while j < p.len() {
-            let c = p[j];
-            if unreserved(c) {
-                out.push(c as char);
-            } else if c == b'=' {
-                out.push('=');
-                eq = true;
-            } else if c == b'%' {
-                if j + 2 < p.len() && p[j + 1].is_ascii_hexdigit() && p[j + 2].is_ascii_hexdigit() {
-                    out.push('%');
-                    out.push(p[j + 1].to_ascii_uppercase() as char);
-                    out.push(p[j + 2].to_ascii_uppercase() as char);
-                    j += 2;
-                } else {
-                    out.push_str("%25");
-                }
-            } else {
-                out.push_str(&format!("%{c:02X}"));
-            }
-            j += 1;
-        }
-        if !eq {
-            out.push('=');
-        }
-        if i < last {
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        if i > 0 {
             out.push('&');
         }
+        out.push_str(k);
+        out.push('=');
+        out.push_str(v);
     }
     Ok(out)
 }
@@ -396,6 +408,32 @@ mod tests {
             "{}",
             s.notes[0]
         );
+    }
+
+    #[test]
+    fn query_as_curl_8_14_1_canonicalises_it() {
+        let q = |s: &str| canon_query(Some(s)).unwrap();
+        // Decoded and encoded again: `+` is a space, `%7e` the unreserved `~`.
+        assert_eq!(q("b=%7e+x&a=1"), "a=1&b=~%20x");
+        // Sorted by key, then value; a key without `=`, or with `=` last, has an empty value.
+        assert_eq!(q("a=2&a=1&a&b=&&c"), "a=&a=1&a=2&b=&c=");
+        // Only the first `=` splits.
+        assert_eq!(q("k=v=w"), "k=v%3Dw");
+        // A part starting with `=` is its own key, `=` encoded, as in curl.
+        assert_eq!(q("z=1&=b&=a"), "%3Da=a&%3Db=b&z=1");
+        // Prefixes of each other sort as strings do (this comparison was not an order once).
+        let many: Vec<String> = (0..40)
+            .map(|i| "a".repeat(i % 7 + 1) + ["", "b", "c"][i % 3])
+            .collect();
+        let sorted = q(&many.join("&"));
+        let mut want: Vec<String> = many.iter().map(|s| format!("{s}=")).collect();
+        want.sort();
+        assert_eq!(sorted, want.join("&"));
+        assert_eq!(
+            canon_query(Some(&"x&".repeat(128))).unwrap_err().message(),
+            "HTTP request too large"
+        );
+        assert!(canon_query(Some(&"x&".repeat(127))).is_ok());
     }
 
     #[test]
