@@ -207,10 +207,20 @@ set +e
 (cd "$src/tests" && CURL_TEST_EXE_RUNNER=$out/exe-runner CURL_TEST_EXE_EXT_TOOL=$exe OXCURL_SUITE_LIBDIR=$testlib perl runtests.pl -a -n -vc "$verify_curl" -c "$out/oxcurl" -j"$jobs" "${tests[@]}") >"$log" 2>&1
 set -e
 
-# Per-test results. Every test that starts prints "test NNNN...[name]"; a failure prints
-# " NNNN: <part> FAILED" and the summary lists them all; a test whose libtest tool is not built
-# is IGNORED. The requested tests that did not start were skipped (runtests names only the
-# first three skipped for each reason).
+# runtests ends with its "TESTDONE:" summary; without it, it died on the way, and the tests it
+# had not reported on would otherwise look passed.
+if ! grep -q '^TESTDONE: ' "$log"; then
+  echo "curl-testsuite: runtests.pl did not finish (no TESTDONE line); the end of $log:" >&2
+  tail -n 20 "$log" >&2
+  exit 1
+fi
+
+# Per-test results. Every test that starts prints "test NNNN...[name]", and its block (runtests
+# prints a test's lines together, also with -j) ends in "<flags> OK (N out of M, ...)" when it
+# passed: only that line counts as a pass. A failure prints " NNNN: <part> FAILED" and the
+# summary lists them all; a test whose libtest tool is not built is IGNORED. The requested
+# tests that did not start were skipped (runtests names only the first three skipped for each
+# reason).
 if ((full)); then
   ls "$src/tests/data" | sed -n 's/^test\([0-9]\+\)$/\1/p' >"$out/requested.txt"
 else
@@ -222,13 +232,14 @@ else
 fi
 perl -ne '
   BEGIN { open(my $r, "<", shift) or die; while (<$r>) { chomp; $skipped{$_ + 0} = 1 } }
-  if (/^test (\d+)\.\.\./) { $ran{$1 + 0} = 1 }
+  if (/^test (\d+)\.\.\./) { $cur = $1 + 0; $ran{$cur} = 1 }
+  if (/ OK \(\s*\d+\s+out of\s+\d+/ && defined $cur) { $ok{$cur} = 1; undef $cur }
   if (/^ (\d+): .*FAILED/) { $failed{$1} = 1 }
   if (/^TESTFAIL: These test cases failed: (.*)/) { $failed{$_} = 1 for split " ", $1 }
   if (/^ (\d+): IGNORED:/) { delete $ran{$1}; $skipped{$1} = 1 }
   if (/^test (\d+) SKIPPED/) { $skipped{$1 + 0} = 1 }
   END {
-    print "$_ ", ($failed{$_} ? "fail" : "pass"), "\n" for keys %ran;
+    print "$_ ", ($ok{$_} && !$failed{$_} ? "pass" : "fail"), "\n" for keys %ran;
     print "$_ skip\n" for grep { !$ran{$_} } keys %skipped;
   }' "$out/requested.txt" "$log" | sort -n -u >"$out/results.txt"
 
