@@ -250,6 +250,71 @@ fn headers_cut_short() {
 }
 
 #[test]
+fn head_cut_short_after_content_length() {
+    // The promised body never came: 18, and --remove-on-error removes the file.
+    for (name, args) in [
+        (
+            "head_cut_short_after_content_length",
+            &["-sS", "{url}/"][..],
+        ),
+        (
+            "head_cut_short_after_content_length_remove_on_error",
+            &["-sS", "--remove-on-error", "-o", "{tmp}/out", "{url}/"][..],
+        ),
+        (
+            "head_cut_short_after_content_length_to_a_file",
+            &["-sS", "-o", "{tmp}/out", "{url}/"][..],
+        ),
+        // A HEAD, a 204 and a length of 0 have no body to miss.
+        (
+            "head_cut_short_after_content_length_head",
+            &["-sS", "-I", "{url}/"][..],
+        ),
+    ] {
+        err_case(name, args)
+            .reply(Reply::raw("HTTP/1.1 200 OK\r\nContent-Length: 10\r\nX-A: b\r\n").close())
+            .run(OXCURL);
+    }
+    for (name, head) in [
+        (
+            "head_cut_short_204",
+            "HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n",
+        ),
+        (
+            "head_cut_short_length_0",
+            "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX-A: b\r\n",
+        ),
+    ] {
+        err_case(name, &["-sS", "{url}/"])
+            .reply(Reply::raw(head).close())
+            .run(OXCURL);
+    }
+}
+
+#[test]
+fn redirect_head_cut_short_is_followed() {
+    // curl takes a 3xx's Location as the next URL when the header arrives.
+    for (name, head) in [
+        (
+            "redirect_head_cut_short_is_followed",
+            "HTTP/1.1 302 Found\r\nLocation: /next\r\n",
+        ),
+        (
+            "redirect_head_cut_short_with_length_is_followed",
+            "HTTP/1.1 301 Moved\r\nLocation: /next\r\nContent-Length: 5\r\n",
+        ),
+    ] {
+        err_case(name, &["-sS", "-L", "{url}/"])
+            .replies(vec![Reply::raw(head).close(), Reply::ok("next\n")])
+            .run(OXCURL);
+    }
+    // Not followed without -L: the length seen is a missing body.
+    err_case("redirect_head_cut_short_not_followed", &["-sS", "{url}/"])
+        .reply(Reply::raw("HTTP/1.1 301 Moved\r\nLocation: /next\r\nContent-Length: 5\r\n").close())
+        .run(OXCURL);
+}
+
+#[test]
 fn garbage_status_line() {
     err_case("garbage_status_line", &["-sS", "{url}/"])
         .reply(Reply::raw("HTTP/1.1 abc Weird\r\nContent-Length: 2\r\n\r\nok").close())

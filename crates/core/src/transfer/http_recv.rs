@@ -137,9 +137,24 @@ impl Transfer {
                     }
                     return Err(Error::new(Code::GotNothing, "Empty reply from server"));
                 }
-                // An HTTP/0.9 body ends here; so does, without an error in curl, a head cut
-                // short.
+                // An HTTP/0.9 body ends here; so does a head cut short, as curl ends it: a
+                // Location it would follow is followed (curl takes it as the new URL when the
+                // header arrives), else a Content-Length it has seen is a body that never came.
                 self.resp.keepalive = false;
+                let code = self.resp.code;
+                let follow = self.opts.follow_location
+                    && matches!(code, 301 | 302 | 303 | 307 | 308)
+                    && self.resp.location.is_some();
+                if follow {
+                    self.redirect_to = self.resp.location.clone();
+                } else if let Some(n) = self.resp.content_length.filter(|&n| n > 0) {
+                    if self.method != "HEAD" && !matches!(code, 204 | 304) {
+                        return Err(Error::new(
+                            Code::PartialFile,
+                            format!("transfer closed with {n} bytes remaining to read"),
+                        ));
+                    }
+                }
                 self.complete(cx)
             }
             Phase::Body => match self.resp.framing {
