@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use oxcurl_core::proto::h1::head::{
-    check_header_line, codings, continuation, looks_like_status_line, parse_content_length,
+    check_header_line, codings, store_check, StoreError, continuation, looks_like_status_line, parse_content_length,
     parse_status_line, split_header, HeadError, LineBuf,
 };
 
@@ -45,6 +45,13 @@ fuzz_target!(|data: &[u8]| {
     let _ = continuation(data);
     let _ = parse_content_length(data);
     let _ = check_header_line(data, false);
+    // The header store: a line it takes has a colon or folds; a refusal is one of its three.
+    match store_check(data, false) {
+        Ok(()) | Err(StoreError::NoColon | StoreError::Blank | StoreError::NoEnd) => {}
+    }
+    if store_check(data, true).is_err() {
+        assert!(store_check(data, false).is_err());
+    }
     for c in codings(data) {
         assert!(!c.is_empty() && !c.contains(&b','));
     }

@@ -303,6 +303,31 @@ fn connect_garbage_reply() {
 }
 
 #[test]
+fn connect_reply_header_lines_curls_header_store_refuses() {
+    // A zero byte before the line end (8), a bare CR cutting the name (43), a line without a
+    // colon (43), as curl's header store sees each CONNECT reply line.
+    for (name, head) in [
+        (
+            "connect_reply_nul_in_a_header",
+            &b"HTTP/1.1 200 OK\r\nX-A: a\0b\r\n\r\n"[..],
+        ),
+        (
+            "connect_reply_cr_in_a_header_name",
+            b"HTTP/1.1 200 OK\r\nX-A\rB: c\r\n\r\n",
+        ),
+        (
+            "connect_reply_header_without_colon",
+            b"HTTP/1.1 200 OK\r\nX-A\r\n\r\n",
+        ),
+    ] {
+        case(name)
+            .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])
+            .reply(Reply::raw(head).close())
+            .run(OXCURL);
+    }
+}
+
+#[test]
 fn connect_closed_early() {
     case("connect_closed_early")
         .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])

@@ -98,6 +98,41 @@ fn bare_cr_in_header() {
         .run(OXCURL);
 }
 
+/// Lines curl's header store refuses (`Curl_headers_push`): in the head and as trailers.
+#[test]
+fn header_lines_the_header_store_refuses() {
+    for (name, resp) in [
+        // A bare CR ends the line for the store: the name then has no colon (43).
+        (
+            "bare_cr_in_a_header_name",
+            &b"HTTP/1.1 200 OK\r\nX-A\rB: c\r\nContent-Length: 2\r\n\r\nok"[..],
+        ),
+        // Inside a value it only cuts what the store keeps.
+        (
+            "bare_cr_in_a_header_value",
+            b"HTTP/1.1 200 OK\r\nX-A: b\rc\r\nContent-Length: 2\r\n\r\nok",
+        ),
+        // Trailers: a line without a colon (43), a zero byte before the line end (8).
+        (
+            "trailer_without_colon",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nbad trailer line\r\n\r\n",
+        ),
+        (
+            "trailer_with_nul",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nX-T: a\0b\r\n\r\n",
+        ),
+        // A folded trailer continues the header before it.
+        (
+            "trailer_folded",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nX-T: a\r\n  b\r\n\r\n",
+        ),
+    ] {
+        hostile(name)
+            .case(|c| c.args(&["-sS", "-D", "{tmp}/head", "{url}/"]).reply(raw(resp)))
+            .run(OXCURL);
+    }
+}
+
 #[test]
 fn bare_lf_line_ends() {
     hostile("bare_lf_line_ends")

@@ -149,42 +149,6 @@ impl Tunnel {
     }
 }
 
-/// Why curl's header store refuses a CONNECT response header line (its `Curl_headers_push`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BadHeader {
-    /// No colon: curl fails with 43, "Invalid response header".
-    NoColon,
-    /// Only blanks, with no header before to fold into: curl fails with 8.
-    Blank,
-}
-
-/// Check a header line (not the status line, not the blank line ending the head) as curl's
-/// header store does before the header callback sees it. `folds`: a header line came before,
-/// so a line starting with a blank continues it.
-pub fn check_header(line: &[u8], folds: bool) -> Result<(), BadHeader> {
-    let end = line
-        .iter()
-        .position(|&b| b == b'\r' || b == b'\n')
-        .unwrap_or(line.len());
-    let mut line = &line[..end];
-    if matches!(line.first(), Some(b' ' | b'\t')) {
-        if folds {
-            return Ok(());
-        }
-        while let Some(b' ' | b'\t') = line.first() {
-            line = &line[1..];
-        }
-        if line.is_empty() {
-            return Err(BadHeader::Blank);
-        }
-    }
-    // The name ends at a colon or at a zero byte, as in C.
-    match line.iter().find(|&&b| b == b':' || b == 0) {
-        Some(b':') => Ok(()),
-        _ => Err(BadHeader::NoColon),
-    }
-}
-
 /// The status code of `HTTP/1.x NNN ...`, 0 when the line is not one.
 fn status_code(line: &[u8]) -> u32 {
     let Some(rest) = line.strip_prefix(b"HTTP/1.") else {
@@ -275,20 +239,6 @@ Proxy-Connection: Keep-Alive\r\nX-P: 1\r\n\r\n"
         let mut t = Tunnel::new();
         run(&mut t, b"garbage\r\n\r\n").unwrap();
         assert_eq!(t.code, 0);
-    }
-
-    #[test]
-    fn header_lines_checked_as_curl_stores_them() {
-        assert_eq!(check_header(b"A: b\r\n", false), Ok(()));
-        assert_eq!(
-            check_header(b"<h1>400</h1>\n", false),
-            Err(BadHeader::NoColon)
-        );
-        assert_eq!(check_header(b"a\rb:\n", false), Err(BadHeader::NoColon));
-        assert_eq!(check_header(b"a\0:\n", false), Err(BadHeader::NoColon));
-        assert_eq!(check_header(b" folded\r\n", true), Ok(()));
-        assert_eq!(check_header(b" x: y\r\n", false), Ok(()));
-        assert_eq!(check_header(b" \t\r\n", false), Err(BadHeader::Blank));
     }
 
     #[test]

@@ -243,16 +243,16 @@ impl Transfer {
             }
             if !t.done && t.header_lines() > 0 {
                 // curl's header store sees the line before the header callback does.
-                use crate::proto::connect::{check_header, BadHeader};
-                match check_header(&line, t.header_lines() > 1) {
+                use crate::proto::h1::head::{store_check, StoreError};
+                match store_check(&line, t.header_lines() > 1) {
                     Ok(()) => {}
-                    Err(BadHeader::NoColon) => {
+                    Err(StoreError::NoColon) => {
                         return Err(Error::new(
                             Code::BadFunctionArgument,
                             "Invalid response header",
                         ));
                     }
-                    Err(BadHeader::Blank) => {
+                    Err(StoreError::Blank | StoreError::NoEnd) => {
                         return Err(Error::code(Code::WeirdServerReply));
                     }
                 }

@@ -425,7 +425,10 @@ impl Transfer {
                 self.apply_header(&String::from_utf8_lossy(name), value)?;
             }
         }
-        self.deliver_header(line)?;
+        // The header store folds a line starting with a blank into the header before it (any
+        // of this response's heads).
+        let folds = self.resp.seen_header || self.resp.after_1xx;
+        self.deliver_header_stored(line, Some(folds))?;
         self.resp.seen_header = true;
         if !first_header {
             if let Some(more) = head::continuation(trimmed) {
@@ -633,9 +636,30 @@ impl Transfer {
     }
 
     pub(super) fn deliver_header(&mut self, line: &[u8]) -> Result<()> {
+        self.deliver_header_stored(line, None)
+    }
+
+    /// [`Transfer::deliver_header`] for a header line or trailer, which curl's header store
+    /// takes in after `-v` shows it and before the header callback: `folds` as
+    /// [`head::store_check`] has it. The store's refusals end the transfer.
+    pub(super) fn deliver_header_stored(&mut self, line: &[u8], folds: Option<bool>) -> Result<()> {
         if self.opts.verbose {
             self.callbacks
                 .debug_live(InfoType::HeaderIn, line, &self.info);
+        }
+        if let Some(folds) = folds {
+            match head::store_check(line, folds) {
+                Ok(()) => {}
+                Err(head::StoreError::NoColon) => {
+                    return Err(Error::new(
+                        Code::BadFunctionArgument,
+                        "Invalid response header",
+                    ))
+                }
+                Err(head::StoreError::Blank | head::StoreError::NoEnd) => {
+                    return Err(Error::code(Code::WeirdServerReply))
+                }
+            }
         }
         self.emit(Out::Header, line)?;
         // curl's http_write_header counts the line once the callbacks had it.
@@ -1015,7 +1039,18 @@ impl Transfer {
                                 self.count_header()?;
                                 let mut line = t.to_vec();
                                 line.extend_from_slice(b"\r\n");
-                                self.deliver_header(&line)?;
+                                // A refusal of the header store is curl's "passthru" error
+                                // of the chunked reader, worded so unless the store said why.
+                                self.deliver_header_stored(&line, Some(true)).map_err(|e| {
+                                    if e.code == Code::WeirdServerReply {
+                                        Error::new(
+                                            Code::WeirdServerReply,
+                                            "Failed reading the chunked-encoded stream",
+                                        )
+                                    } else {
+                                        e
+                                    }
+                                })?;
                             }
                             Some(ChunkEvent::Done) => {
                                 self.resp.phase = Phase::Complete;

@@ -373,6 +373,51 @@ impl<'a> Iterator for Codings<'a> {
     }
 }
 
+/// Why curl's header store (`Curl_headers_push`, which every response header line, CONNECT
+/// reply line and trailer passes through before the header callback) refuses a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreError {
+    /// No colon in the name: curl fails with 43, "Invalid response header".
+    NoColon,
+    /// Only blanks, with no header before to fold into: curl fails with 8, no message.
+    Blank,
+    /// No CR or LF before a zero byte (curl reads the line as a C string): 8, no message.
+    NoEnd,
+}
+
+/// Check a header line (not the status line) as curl's header store does. `folds`: a header
+/// line came before, so a line starting with a blank continues it. The blank line ending a
+/// head passes.
+pub fn store_check(line: &[u8], folds: bool) -> Result<(), StoreError> {
+    if matches!(line.first(), Some(b'\r' | b'\n')) {
+        return Ok(());
+    }
+    // As a C string: up to the first zero byte; the line ends at its first CR, else LF.
+    let c = &line[..line.iter().position(|&b| b == 0).unwrap_or(line.len())];
+    let end = c
+        .iter()
+        .position(|&b| b == b'\r')
+        .or_else(|| c.iter().position(|&b| b == b'\n'))
+        .ok_or(StoreError::NoEnd)?;
+    let mut line = &c[..end];
+    if matches!(line.first(), Some(b' ' | b'\t')) {
+        if folds {
+            return Ok(());
+        }
+        while let Some(b' ' | b'\t') = line.first() {
+            line = &line[1..];
+        }
+        if line.is_empty() {
+            return Err(StoreError::Blank);
+        }
+    }
+    if line.contains(&b':') {
+        Ok(())
+    } else {
+        Err(StoreError::NoColon)
+    }
+}
+
 /// The non-empty comma-separated names of a coding list, as curl splits them: blanks and commas
 /// before a name are skipped, a name runs to the next comma and loses trailing bytes <= space
 /// (so `"gzip foo"` is one unknown name). Compare with [`coding_is`].
@@ -553,6 +598,25 @@ impl LineBuf {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn header_store_checks_as_curl() {
+        assert_eq!(store_check(b"A: b\r\n", false), Ok(()));
+        assert_eq!(store_check(b"\r\n", false), Ok(()));
+        assert_eq!(
+            store_check(b"<h1>400</h1>\n", false),
+            Err(StoreError::NoColon)
+        );
+        // A bare CR ends the line for the store: the name has no colon then.
+        assert_eq!(store_check(b"a\rb: c\r\n", false), Err(StoreError::NoColon));
+        assert_eq!(store_check(b"a: b\rc\r\n", false), Ok(()));
+        // A zero byte before the line end leaves the C string without one.
+        assert_eq!(store_check(b"a\0:\n", false), Err(StoreError::NoEnd));
+        assert_eq!(store_check(b"X-T: a\0b\r\n", true), Err(StoreError::NoEnd));
+        assert_eq!(store_check(b" folded\r\n", true), Ok(()));
+        assert_eq!(store_check(b" x: y\r\n", false), Ok(()));
+        assert_eq!(store_check(b" \t\r\n", false), Err(StoreError::Blank));
+    }
 
     /// Small deterministic generator for the corpus tests.
     pub(crate) struct Rng(pub u64);
