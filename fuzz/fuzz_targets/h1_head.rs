@@ -4,8 +4,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use oxcurl_core::proto::h1::head::{
-    check_header_line, codings, store_check, StoreError, continuation, looks_like_status_line, parse_content_length,
-    parse_status_line, split_header, HeadError, LineBuf,
+    check_header_line, codings, continuation, looks_like_status_line, parse_content_length,
+    parse_status_line, split_header, store_check, HeadError, LineBuf, StoreError,
 };
 
 fn lines(input: &[u8], piece: usize) -> Vec<Result<Vec<u8>, HeadError>> {
@@ -56,6 +56,9 @@ fuzz_target!(|data: &[u8]| {
         assert!(!c.is_empty() && !c.contains(&b','));
     }
     if let Some((&p, input)) = data.split_first() {
-        assert_eq!(lines(input, usize::MAX), lines(input, usize::from(p % 16) + 1));
+        assert_eq!(
+            lines(input, usize::MAX),
+            lines(input, usize::from(p % 16) + 1)
+        );
     }
 });
