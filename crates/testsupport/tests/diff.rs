@@ -22,7 +22,7 @@ fn same_binary_passes() {
         ])
         .reply(Reply::ok("hello"))
         .compare_stderr(true)
-        .run(&curl);
+        .run_exact(&curl);
     assert_eq!(r.reference.code(), 0);
     assert_eq!(
         r.oxcurl.files.get("out").map(|v| &v[..]),
@@ -45,7 +45,7 @@ fn same_binary_redirects_uploads_and_failures() {
             s.route("/a", Reply::redirect(307, "/b"));
             s.route("/b", Reply::status(404, &[], "nope"));
         })
-        .run(&curl);
+        .run_exact(&curl);
     assert_eq!(r.oxcurl.code(), 22);
     assert_eq!(r.reference.requests.len(), 2);
     assert_eq!(r.reference.requests[1].body, b"name=value");
@@ -56,7 +56,7 @@ fn same_binary_redirects_uploads_and_failures() {
         .stdin(vec![b'z'; 1000])
         .reply(Reply::ok("stored"))
         .compare_stderr(true)
-        .run(&curl);
+        .run_exact(&curl);
 
     Case::new("file_upload_expect")
         .args(&["-s", "-T", "{tmp}/data", "{url}/up"])
@@ -64,7 +64,7 @@ fn same_binary_redirects_uploads_and_failures() {
         .reply(Reply::ok("stored"))
         .server(|s| s.set_continue_mode(ContinueMode::Continue))
         .compare_stderr(true)
-        .run(&curl);
+        .run_exact(&curl);
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn same_binary_keepalive_and_big_body() {
             "{tmp}/two",
         ])
         .replies(vec![Reply::big(3_000_000), Reply::chunked(&["ab", "cd"])])
-        .run(&curl);
+        .run_exact(&curl);
     assert_eq!(r.reference.connections.len(), 1);
     assert_eq!(r.oxcurl.files["one"].len(), 3_000_000);
     assert_eq!(r.oxcurl.files["two"], b"abcd");
@@ -102,7 +102,7 @@ fn connection_refused_and_timing_normaliser() {
         })
         .compare_stderr(true)
         .timeout(Duration::from_secs(10))
-        .run(&curl);
+        .run_exact(&curl);
     assert_eq!(r.reference.code(), 52);
     assert!(r.reference.stderr_str().contains("Empty reply from server"));
 }
@@ -114,7 +114,9 @@ fn different_binaries_are_reported() {
         return;
     }
     let case = Case::new("version_differs").args(&["-V"]);
-    let err = case.try_run(other).expect_err("curl 7.88.1 -V must differ");
+    let err = case
+        .try_run_exact(other)
+        .expect_err("curl 7.88.1 -V must differ");
     assert!(
         err.report.contains("stdout differs at byte"),
         "{}",
@@ -127,7 +129,7 @@ fn different_binaries_are_reported() {
         Case::new("ua_differs")
             .args(&["-s", "{url}/"])
             .reply(Reply::ok("same"))
-            .run(other)
+            .run_exact(other)
     }))
     .expect_err("request bytes differ (User-Agent)");
     let msg = panic.downcast_ref::<String>().cloned().unwrap_or_default();
