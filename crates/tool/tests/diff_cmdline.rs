@@ -6,6 +6,7 @@ use std::io::{Read, Write};
 use std::os::unix::net::UnixListener;
 use std::sync::{Arc, Mutex};
 
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Case, Exec, Reply};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -352,7 +353,7 @@ fn trace_dump_lines_of_binary_and_crlf_body_match_reference() {
 
 #[test]
 fn version_first_line_shape() {
-    let out = Exec::new(OXCURL).arg("-V").run();
+    let out = Exec::new(under_test(OXCURL)).arg("-V").run();
     assert_eq!(out.exit_code(), 0);
     let s = out.stdout_str();
     assert!(s.starts_with("curl 8.14.1 ("), "unexpected -V output: {s}");
@@ -381,7 +382,7 @@ fn version_features_in_curls_order() {
             .map(str::to_string)
             .collect()
     };
-    let ours = features(std::path::Path::new(OXCURL));
+    let ours = features(&under_test(OXCURL));
     let theirs = features(&oxcurl_testsupport::reference_curl());
     for f in [
         "alt-svc",
@@ -400,7 +401,7 @@ fn version_features_in_curls_order() {
 
 #[test]
 fn version_long_option() {
-    let out = Exec::new(OXCURL).arg("--version").run();
+    let out = Exec::new(under_test(OXCURL)).arg("--version").run();
     assert_eq!(out.exit_code(), 0);
     assert!(out.stdout_str().starts_with("curl 8.14.1 ("));
 }
@@ -568,7 +569,7 @@ fn unbuilt_features_are_reported_like_curl() {
 /// curl shows the option's entry in its manual; oxcurl its entry in the built-in manual.
 #[test]
 fn help_for_one_option_shows_its_manual_entry() {
-    let out = Exec::new(OXCURL).args(["-h", "-s"]).run();
+    let out = Exec::new(under_test(OXCURL)).args(["-h", "-s"]).run();
     assert_eq!(out.exit_code(), 0);
     assert_eq!(
         out.stdout_str(),

@@ -4,6 +4,7 @@
 //! address variables of a Unix socket.
 
 use oxcurl_testsupport::diff::{mask_digits, replace_all};
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Case, Reply};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -554,7 +555,7 @@ fn one_data_marker_per_run_of_reads() {
     // The comparison cannot tell one marker from several in a row: count oxcurl's.
     let server = oxcurl_testsupport::ScriptedServer::start();
     server.set_replies(vec![Reply::ok(&body), Reply::ok(&body)]);
-    let out = oxcurl_testsupport::Exec::new(OXCURL)
+    let out = oxcurl_testsupport::Exec::new(under_test(OXCURL))
         .args(["-sS", "-v", "-o", "/dev/null", "-o", "/dev/null"])
         .args([format!("{}/1", server.url()), format!("{}/2", server.url())])
         .run();

@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Case, Exec, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -503,7 +504,7 @@ fn file_remote_time() {
     let dir = TempDir::new("file-remote-time");
     fixtures(dir.path());
     let out = dir.join("out");
-    let o = Exec::new(OXCURL)
+    let o = Exec::new(under_test(OXCURL))
         .args([
             "-sS",
             "-R",
@@ -527,7 +528,7 @@ fn file_64mib_allocates_as_much_as_1mib() {
         let f = dir.join(format!("big{len}"));
         std::fs::File::create(&f).unwrap().set_len(len).unwrap();
         let report = dir.join("allocs.txt");
-        let o = Exec::new(OXCURL)
+        let o = Exec::new(under_test(OXCURL))
             .args([
                 "-q",
                 "-s",

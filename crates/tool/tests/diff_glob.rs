@@ -4,6 +4,7 @@
 //! glob error messages.
 
 use oxcurl_testsupport::diff::{mask_digits, show_diff};
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{reference_curl, Case, Exec, Reply, ScriptedServer};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -680,7 +681,7 @@ fn random_globs_match_curl() {
                 .env("LC_ALL", "C")
                 .run()
         };
-        let (a, b) = (run(&reference_curl()), run(std::path::Path::new(OXCURL)));
+        let (a, b) = (run(&reference_curl()), run(&under_test(OXCURL)));
         let what = format!("glob {tail:?}");
         assert_eq!(a.code, b.code, "exit code for {what}");
         assert!(

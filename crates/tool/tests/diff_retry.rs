@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use oxcurl_testsupport::diff::mask_digits;
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Case, Reply};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -337,7 +338,7 @@ fn rate_spaces_serial_transfers() {
     ]);
     let url = server.url();
     let started = std::time::Instant::now();
-    let out = std::process::Command::new(OXCURL)
+    let out = std::process::Command::new(under_test(OXCURL))
         .args(["-sS", "--rate", "5/s"])
         .args([format!("{url}/a"), format!("{url}/b"), format!("{url}/c")])
         .output()

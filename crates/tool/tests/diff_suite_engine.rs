@@ -2,6 +2,7 @@
 //! (scripts/curl-testsuite.sh) found different: each test names the curl test it stands for
 //! and checks the same behaviour against the reference curl on a scripted server.
 
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Case, Reply};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -684,7 +685,7 @@ fn with_file_stdin(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     };
     (
         wrap("reference", &oxcurl_testsupport::reference_curl()),
-        wrap("oxcurl", std::path::Path::new(OXCURL)),
+        wrap("oxcurl", &under_test(OXCURL)),
     )
 }
 
