@@ -168,6 +168,7 @@ pub struct Case {
     ipv6: bool,
     tls: Option<crate::tls::TlsServerOptions>,
     reference: Option<PathBuf>,
+    expect_failure: bool,
 }
 
 impl fmt::Debug for Case {
@@ -292,6 +293,7 @@ impl Case {
             ipv6: false,
             tls: None,
             reference: None,
+            expect_failure: false,
         }
     }
 
@@ -429,6 +431,21 @@ impl Case {
     /// Per-run timeout (default 20 s); a killed client is reported as such.
     pub fn timeout(mut self, d: Duration) -> Case {
         self.timeout = d;
+        self
+    }
+
+    /// The reference curl is expected to fail, possibly without a transfer: exit non-zero
+    /// without connecting to the case's server and without writing stdout or a file (an
+    /// unknown option, a bad URL, a refused connection, a proxy that says no).
+    pub fn expect_failure(mut self) -> Case {
+        self.expect_failure = true;
+        self
+    }
+
+    /// [`Case::expect_failure`] when `yes`: for tables of command lines of which some are
+    /// refused.
+    pub fn expect_failure_if(mut self, yes: bool) -> Case {
+        self.expect_failure = yes;
         self
     }
 

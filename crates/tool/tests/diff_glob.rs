@@ -307,6 +307,7 @@ fn empty_output_name_silent() {
         &["-sS", "{url}/{,a}", "-o", "#1"],
     )
     .compare_stderr(true)
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -420,6 +421,7 @@ fn upload_name_is_url_encoded() {
 fn upload_glob_error() {
     case("upload_glob_error", &["-T", "{a,b", "{url}/up/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -514,6 +516,7 @@ fn error_stops_later_urls() {
 fn error_silenced_by_silent() {
     case("error_silenced_by_silent", &["-s", "{url}/[1-"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 

@@ -511,6 +511,7 @@ macro_rules! suite {
                     &proxy,
                     &["--proxy-cacert", "{ca}", "--cacert", "{ca}"],
                 )
+                .expect_failure()
                 .run(OXCURL);
                 assert!(
                     proxy.heads().is_empty(),

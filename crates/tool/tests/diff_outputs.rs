@@ -190,6 +190,7 @@ fn proto_only_https_refuses_http() {
         "proto_only_https_refuses_http",
         &["-sS", "--proto", "=https", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -199,12 +200,15 @@ fn proto_refusal_shows_no_meter() {
         "proto_refusal_shows_no_meter",
         &["--proto", "=https", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
 #[test]
 fn proto_deny_http() {
-    proto_case("proto_deny_http", &["-sS", "--proto", "-http", "{url}/"]).run(OXCURL);
+    proto_case("proto_deny_http", &["-sS", "--proto", "-http", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
@@ -234,6 +238,7 @@ fn proto_unknown_alone_disables_all() {
         "proto_unknown_alone_disables_all",
         &["--no-progress-meter", "--proto", "=nope", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -1005,6 +1010,7 @@ fn create_file_mode_rejects_non_octal() {
     Case::new("create_file_mode_rejects_non_octal")
         .args(&["--create-file-mode", "0789", "{url}/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -1013,6 +1019,7 @@ fn create_file_mode_too_large() {
     Case::new("create_file_mode_too_large")
         .args(&["--create-file-mode", "1000", "{url}/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -1080,6 +1087,7 @@ fn out_null_is_unknown_in_8_14() {
     Case::new("out_null_is_unknown_in_8_14")
         .args(&["-s", "--out-null", "{url}/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 

@@ -771,7 +771,7 @@ macro_rules! suite {
                 ServerCert::Good,
                 &["-sS", "--tls-max", "1.5", "{url}/x"],
             )
-            .run(OXCURL);
+            .expect_failure().run(OXCURL);
         }
 
         #[test]
@@ -1458,6 +1458,7 @@ fn openssl_trace_across_407_body_in_https_proxy() {
     let url = nx.url();
     let r = openssl_anyauth_via(&url, "openssl_trace_across_407_body_in_https_proxy")
         .normalise_with(trace_norm)
+        .expect_failure()
         .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 56);
     let err = String::from_utf8_lossy(&trace_norm(&r.oxcurl.stderr)).into_owned();
@@ -1499,6 +1500,7 @@ fn openssl_trace_h2_https_proxy_auth() {
             .reply(Reply::ok("inside the tunnel\n"))
             .compare_stderr(true)
             .normalise_with(h2_setup_norm)
+            .expect_failure_if(code != 0)
             .run(OXCURL);
         assert_eq!(r.oxcurl.code(), code, "{name}");
     }
@@ -1601,7 +1603,8 @@ fn reconnect_407_case(
     } else {
         "openssl_trace_407_reconnect_whole_run"
     };
-    let mut c = openssl_anyauth_via(&proxy, name);
+    // The reference crashes (see above) before it reaches the server.
+    let mut c = openssl_anyauth_via(&proxy, name).expect_failure();
     c = if cut {
         c.normalise_with(cut_at_reconnect).compare_exit(false)
     } else {
