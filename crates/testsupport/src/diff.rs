@@ -21,6 +21,12 @@
 //! exit status, stdout and the files left in `{tmp}`. stderr only on request
 //! ([`Case::compare_stderr`]).
 //!
+//! Both sides must have done something: a case fails when the reference curl failed
+//! without connecting to the server, without writing stdout and without changing `{tmp}`,
+//! as two such failures (an unknown option, a refused connection) compare equal without
+//! showing anything. A case that expects that says so with [`Case::expect_failure`], and
+//! then the reference must fail.
+//!
 //! Each client runs with an environment holding only `PATH`, `HOME`, `CURL_HOME` and
 //! `XDG_CONFIG_HOME` (all an empty directory, so no `.curlrc`), `LC_ALL=C`, `TZ=UTC`
 //! and what the case adds with [`Case::env`]; proxy variables are thus never inherited.
@@ -201,6 +207,9 @@ pub struct RunRecord {
     pub files: BTreeMap<String, Vec<u8>>,
     /// Whether the server went idle after the client exited.
     pub server_idle: bool,
+    /// Whether the run added, removed or changed (length or modification time) anything
+    /// in `{tmp}`.
+    pub changed_tmp: bool,
 }
 
 impl RunRecord {
@@ -248,6 +257,11 @@ pub enum Difference {
     Request(usize),
     /// This file in `{tmp}` (relative path) differs, or only one client left it.
     File(String),
+    /// The reference failed without connecting to the server, writing stdout or changing
+    /// `{tmp}`, and the case does not say it expects that ([`Case::expect_failure`]).
+    ReferenceDidNothing,
+    /// The case expects the reference to fail ([`Case::expect_failure`]) and it exited 0.
+    ReferenceSucceeded,
 }
 
 /// A failed comparison: both runs, what differed and the readable report.
@@ -436,7 +450,8 @@ impl Case {
 
     /// The reference curl is expected to fail, possibly without a transfer: exit non-zero
     /// without connecting to the case's server and without writing stdout or a file (an
-    /// unknown option, a bad URL, a refused connection, a proxy that says no).
+    /// unknown option, a bad URL, a refused connection, a proxy that says no). Without this
+    /// such a run of the reference fails the case; with it, a reference that exits 0 does.
     pub fn expect_failure(mut self) -> Case {
         self.expect_failure = true;
         self
@@ -564,7 +579,9 @@ impl Case {
         if let Some(s) = &self.stdin {
             exec = exec.stdin(s);
         }
+        let before = dir_state(&tmp);
         let output = exec.run();
+        let changed_tmp = dir_state(&tmp) != before;
         let server_idle = server.wait_idle(Duration::from_secs(3));
         let norm = |data: &[u8]| {
             self.normalisers
@@ -590,6 +607,7 @@ impl Case {
                 .map(|(k, v)| (k, norm(&v)))
                 .collect(),
             server_idle,
+            changed_tmp,
         }
     }
 
@@ -600,6 +618,35 @@ impl Case {
     ) -> Option<(Vec<Difference>, String)> {
         let (a, b) = (&r.reference, &r.oxcurl);
         let mut sections: Vec<(Difference, String)> = Vec::new();
+        // Both sides must have done something (a hang is dealt with below).
+        if self.expect_failure && a.output.code == Some(0) {
+            sections.push((
+                Difference::ReferenceSucceeded,
+                format!(
+                    "the case expects the reference curl to fail (expect_failure), and it \
+                     ended with {}",
+                    a.output.status_text()
+                ),
+            ));
+        }
+        if !self.expect_failure
+            && a.output.code != Some(0)
+            && !a.output.timed_out
+            && a.connections.is_empty()
+            && a.output.stdout.is_empty()
+            && !a.changed_tmp
+        {
+            sections.push((
+                Difference::ReferenceDidNothing,
+                format!(
+                    "the reference curl failed ({}) without connecting to the server, writing \
+                     stdout or changing {{tmp}}: two such failures compare equal without \
+                     showing anything. A case that expects it says so with \
+                     Case::expect_failure()",
+                    a.output.status_text()
+                ),
+            ));
+        }
         // Both killed by the harness compare equal but show nothing: a hang is a failure.
         if a.output.timed_out && b.output.timed_out {
             sections.push((
@@ -705,6 +752,34 @@ impl Case {
         }
         Some((differences, report))
     }
+}
+
+/// Length and modification time of everything below `dir` (relative path as key), to tell
+/// whether a run changed it without reading file contents.
+fn dir_state(dir: &Path) -> BTreeMap<PathBuf, (bool, u64, Option<std::time::SystemTime>)> {
+    fn walk(
+        root: &Path,
+        dir: &Path,
+        out: &mut BTreeMap<PathBuf, (bool, u64, Option<std::time::SystemTime>)>,
+    ) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let Ok(m) = fs::symlink_metadata(&p) else {
+                continue;
+            };
+            let rel = p.strip_prefix(root).unwrap_or(&p).to_path_buf();
+            out.insert(rel, (m.is_dir(), m.len(), m.modified().ok()));
+            if m.is_dir() {
+                walk(root, &p, out);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
 }
 
 fn sanitize(name: &str) -> String {

@@ -4,7 +4,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::Duration;
 
-use oxcurl_testsupport::diff::{escape, show_diff, Case};
+use oxcurl_testsupport::diff::{escape, show_diff, Case, Difference};
 use oxcurl_testsupport::http::{ContinueMode, Reply};
 use oxcurl_testsupport::process::reference_curl;
 
@@ -105,6 +105,66 @@ fn connection_refused_and_timing_normaliser() {
         .run_exact(&curl);
     assert_eq!(r.reference.code(), 52);
     assert!(r.reference.stderr_str().contains("Empty reply from server"));
+}
+
+/// Two clients failing alike without a transfer compare equal but show nothing: such a case
+/// fails unless it says it expects the failure, and then the reference must fail.
+#[test]
+fn a_failure_without_a_transfer_must_be_expected() {
+    let curl = reference_curl();
+    let unknown = || Case::new("unknown_option").args(&["--no-such-option", "{url}/"]);
+    let err = unknown()
+        .try_run_exact(&curl)
+        .expect_err("an unexpected failure without a transfer");
+    assert_eq!(
+        err.differences,
+        [Difference::ReferenceDidNothing],
+        "{}",
+        err.report
+    );
+    assert_eq!(
+        unknown().expect_failure().run_exact(&curl).reference.code(),
+        2
+    );
+
+    // A refused connection, the same.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("bind")
+        .port();
+    let refused = format!("http://127.0.0.1:{closed}/");
+    let err = Case::new("refused")
+        .args(&["-s", &refused])
+        .try_run_exact(&curl)
+        .expect_err("an unexpected refused connection");
+    assert_eq!(err.differences, [Difference::ReferenceDidNothing]);
+    assert_eq!(
+        Case::new("refused")
+            .args(&["-s", &refused])
+            .expect_failure()
+            .run_exact(&curl)
+            .reference
+            .code(),
+        7
+    );
+
+    // A failure that shows something needs no mark: after a transfer, or with stdout.
+    Case::new("fail_404")
+        .args(&["-sf", "{url}/"])
+        .reply(Reply::status(404, &[], "nope"))
+        .run_exact(&curl);
+    Case::new("refused_writeout")
+        .args(&["-s", "-w", "%{http_code}\\n", &refused])
+        .run_exact(&curl);
+
+    // The mark on a case whose reference succeeds fails it.
+    let err = Case::new("expected_but_fine")
+        .args(&["-s", "{url}/"])
+        .reply(Reply::ok("fine"))
+        .expect_failure()
+        .try_run_exact(&curl)
+        .expect_err("a reference that succeeds where a failure is expected");
+    assert_eq!(err.differences, [Difference::ReferenceSucceeded]);
 }
 
 #[test]
