@@ -25,8 +25,13 @@ version=7.49.0
 ref=${OXCURL_REFERENCE_CURL:-$HOME/.cache/oxcurl-reference/bin/curl}
 prefix=$(cd "$(dirname "$ref")/.." && pwd)
 [[ -f $prefix/include/curl/curl.h ]] || { echo "pycurl.sh: no curl headers under $prefix/include" >&2; exit 1; }
-so=$(bash scripts/build-libcurl.sh "${link[@]}")
-ourlib=$root/$(dirname "$so")
+# OXCURL_LIB_UNDER_TEST: the directory of another libcurl.so.4 to test as ours (not rebuilt).
+if [[ -n ${OXCURL_LIB_UNDER_TEST:-} ]]; then
+  ourlib=$(cd "$OXCURL_LIB_UNDER_TEST" && pwd)
+else
+  so=$(bash scripts/build-libcurl.sh "${link[@]}")
+  ourlib=$root/$(dirname "$so")
+fi
 case $lib in
   ours) libdir=$ourlib ;;
   reference) libdir=$prefix/lib ;;

@@ -21,6 +21,12 @@
 //! exit status, stdout and the files left in `{tmp}`. stderr only on request
 //! ([`Case::compare_stderr`]).
 //!
+//! Both sides must have done something: a case fails when the reference curl failed
+//! without connecting to the server, without writing stdout and without changing `{tmp}`,
+//! as two such failures (an unknown option, a refused connection) compare equal without
+//! showing anything. A case that expects that says so with [`Case::expect_failure`], and
+//! then the reference must fail.
+//!
 //! Each client runs with an environment holding only `PATH`, `HOME`, `CURL_HOME` and
 //! `XDG_CONFIG_HOME` (all an empty directory, so no `.curlrc`), `LC_ALL=C`, `TZ=UTC`
 //! and what the case adds with [`Case::env`]; proxy variables are thus never inherited.
@@ -30,6 +36,11 @@
 //! `{url}` (`http://127.0.0.1:PORT`, https with [`Case::tls`]), `{host}` (`127.0.0.1:PORT`),
 //! `{ca}` and `{pki}` (the test CA file and certificate directory), `{port}`, `{tmp}`,
 //! `{home}`.
+//!
+//! The oxcurl path given to [`Case::run`] and [`Case::try_run`] is the built one: when
+//! `OXCURL_UNDER_TEST` is set, that binary runs instead ([`under_test`]).
+//! [`Case::run_exact`] and [`Case::try_run_exact`] run exactly the program given (the
+//! harness's own tests use them to compare other binaries and deliberately wrong clients).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -39,7 +50,7 @@ use std::time::Duration;
 
 use crate::fs::{snapshot_dir, TempDir};
 use crate::http::{Reply, Request, ScriptedServer};
-use crate::process::{reference_curl, Exec, Output, DEFAULT_TIMEOUT};
+use crate::process::{reference_curl, under_test, Exec, Output, DEFAULT_TIMEOUT};
 
 type ServerSetup = Box<dyn Fn(&ScriptedServer)>;
 type DirSetup = Box<dyn Fn(&Path)>;
@@ -163,6 +174,7 @@ pub struct Case {
     ipv6: bool,
     tls: Option<crate::tls::TlsServerOptions>,
     reference: Option<PathBuf>,
+    expect_failure: bool,
 }
 
 impl fmt::Debug for Case {
@@ -195,6 +207,9 @@ pub struct RunRecord {
     pub files: BTreeMap<String, Vec<u8>>,
     /// Whether the server went idle after the client exited.
     pub server_idle: bool,
+    /// Whether the run added, removed or changed (length or modification time) anything
+    /// in `{tmp}`.
+    pub changed_tmp: bool,
 }
 
 impl RunRecord {
@@ -225,11 +240,37 @@ pub struct CaseResult {
     pub oxcurl: RunRecord,
 }
 
-/// A failed comparison: both runs and the readable report.
+/// One kind of difference a comparison found (a section of [`Mismatch::report`]).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Difference {
+    /// Both clients were killed by the harness's timeout.
+    BothHung,
+    /// Exit code, signal or timeout differ.
+    Exit,
+    /// stdout differs (after normalisation).
+    Stdout,
+    /// stderr differs (after normalisation; only with [`Case::compare_stderr`]).
+    Stderr,
+    /// The server accepted a different number of connections.
+    ConnectionCount,
+    /// The bytes received on this connection (in accept order) differ.
+    Request(usize),
+    /// This file in `{tmp}` (relative path) differs, or only one client left it.
+    File(String),
+    /// The reference failed without connecting to the server, writing stdout or changing
+    /// `{tmp}`, and the case does not say it expects that ([`Case::expect_failure`]).
+    ReferenceDidNothing,
+    /// The case expects the reference to fail ([`Case::expect_failure`]) and it exited 0.
+    ReferenceSucceeded,
+}
+
+/// A failed comparison: both runs, what differed and the readable report.
 #[derive(Clone, Debug)]
 pub struct Mismatch {
     /// Both runs.
     pub result: CaseResult,
+    /// Each difference found, in the order of the report's sections.
+    pub differences: Vec<Difference>,
     /// What differed, with escaped excerpts.
     pub report: String,
 }
@@ -266,6 +307,7 @@ impl Case {
             ipv6: false,
             tls: None,
             reference: None,
+            expect_failure: false,
         }
     }
 
@@ -406,6 +448,22 @@ impl Case {
         self
     }
 
+    /// The reference curl is expected to fail, possibly without a transfer: exit non-zero
+    /// without connecting to the case's server and without writing stdout or a file (an
+    /// unknown option, a bad URL, a refused connection, a proxy that says no). Without this
+    /// such a run of the reference fails the case; with it, a reference that exits 0 does.
+    pub fn expect_failure(mut self) -> Case {
+        self.expect_failure = true;
+        self
+    }
+
+    /// [`Case::expect_failure`] when `yes`: for tables of command lines of which some are
+    /// refused.
+    pub fn expect_failure_if(mut self, yes: bool) -> Case {
+        self.expect_failure = yes;
+        self
+    }
+
     /// Uses this binary as the reference instead of [`reference_curl`].
     pub fn reference(mut self, path: impl AsRef<Path>) -> Case {
         self.reference = Some(path.as_ref().to_path_buf());
@@ -413,7 +471,8 @@ impl Case {
     }
 
     /// Runs both clients and compares; panics with a readable report on any difference.
-    /// Returns both runs for further assertions.
+    /// Returns both runs for further assertions. `oxcurl` is the built binary;
+    /// `OXCURL_UNDER_TEST` replaces it when set ([`under_test`]).
     pub fn run(&self, oxcurl: impl AsRef<Path>) -> CaseResult {
         match self.try_run(oxcurl) {
             Ok(r) => r,
@@ -423,6 +482,22 @@ impl Case {
 
     /// Like [`Case::run`] but returns the mismatch instead of panicking.
     pub fn try_run(&self, oxcurl: impl AsRef<Path>) -> Result<CaseResult, Box<Mismatch>> {
+        self.try_run_exact(under_test(oxcurl))
+    }
+
+    /// Like [`Case::run`] but runs exactly `program` against the reference, whatever
+    /// `OXCURL_UNDER_TEST` says: for tests of the harness itself.
+    pub fn run_exact(&self, program: impl AsRef<Path>) -> CaseResult {
+        match self.try_run_exact(program) {
+            Ok(r) => r,
+            Err(m) => panic!("{}", m.report),
+        }
+    }
+
+    /// Like [`Case::try_run`] but runs exactly `program` against the reference, whatever
+    /// `OXCURL_UNDER_TEST` says: for tests of the harness itself.
+    pub fn try_run_exact(&self, program: impl AsRef<Path>) -> Result<CaseResult, Box<Mismatch>> {
+        let oxcurl = program;
         let reference = self.reference.clone().unwrap_or_else(reference_curl);
         let server = if let Some(t) = &self.tls {
             ScriptedServer::start_tls(t)
@@ -448,7 +523,11 @@ impl Case {
         };
         match self.compare(&result, &server) {
             None => Ok(result),
-            Some(report) => Err(Box::new(Mismatch { result, report })),
+            Some((differences, report)) => Err(Box::new(Mismatch {
+                result,
+                differences,
+                report,
+            })),
         }
     }
 
@@ -500,7 +579,9 @@ impl Case {
         if let Some(s) = &self.stdin {
             exec = exec.stdin(s);
         }
+        let before = dir_state(&tmp);
         let output = exec.run();
+        let changed_tmp = dir_state(&tmp) != before;
         let server_idle = server.wait_idle(Duration::from_secs(3));
         let norm = |data: &[u8]| {
             self.normalisers
@@ -526,17 +607,54 @@ impl Case {
                 .map(|(k, v)| (k, norm(&v)))
                 .collect(),
             server_idle,
+            changed_tmp,
         }
     }
 
-    fn compare(&self, r: &CaseResult, server: &ScriptedServer) -> Option<String> {
+    fn compare(
+        &self,
+        r: &CaseResult,
+        server: &ScriptedServer,
+    ) -> Option<(Vec<Difference>, String)> {
         let (a, b) = (&r.reference, &r.oxcurl);
-        let mut sections = Vec::new();
+        let mut sections: Vec<(Difference, String)> = Vec::new();
+        // Both sides must have done something (a hang is dealt with below).
+        if self.expect_failure && a.output.code == Some(0) {
+            sections.push((
+                Difference::ReferenceSucceeded,
+                format!(
+                    "the case expects the reference curl to fail (expect_failure), and it \
+                     ended with {}",
+                    a.output.status_text()
+                ),
+            ));
+        }
+        if !self.expect_failure
+            && a.output.code != Some(0)
+            && !a.output.timed_out
+            && a.connections.is_empty()
+            && a.output.stdout.is_empty()
+            && !a.changed_tmp
+        {
+            sections.push((
+                Difference::ReferenceDidNothing,
+                format!(
+                    "the reference curl failed ({}) without connecting to the server, writing \
+                     stdout or changing {{tmp}}: two such failures compare equal without \
+                     showing anything. A case that expects it says so with \
+                     Case::expect_failure()",
+                    a.output.status_text()
+                ),
+            ));
+        }
         // Both killed by the harness compare equal but show nothing: a hang is a failure.
         if a.output.timed_out && b.output.timed_out {
-            sections.push(format!(
-                "both clients were killed after {:?}: the case hangs",
-                self.timeout
+            sections.push((
+                Difference::BothHung,
+                format!(
+                    "both clients were killed after {:?}: the case hangs",
+                    self.timeout
+                ),
             ));
         }
         if self.compare_exit
@@ -544,17 +662,26 @@ impl Case {
                 || a.output.signal != b.output.signal
                 || a.output.timed_out != b.output.timed_out)
         {
-            sections.push(format!(
-                "exit status differs: reference {}, oxcurl {}",
-                a.output.status_text(),
-                b.output.status_text()
+            sections.push((
+                Difference::Exit,
+                format!(
+                    "exit status differs: reference {}, oxcurl {}",
+                    a.output.status_text(),
+                    b.output.status_text()
+                ),
             ));
         }
         if self.compare_stdout && a.stdout != b.stdout {
-            sections.push(show_diff("stdout", &a.stdout, &b.stdout));
+            sections.push((
+                Difference::Stdout,
+                show_diff("stdout", &a.stdout, &b.stdout),
+            ));
         }
         if self.compare_stderr && a.stderr != b.stderr {
-            sections.push(show_diff("stderr", &a.stderr, &b.stderr));
+            sections.push((
+                Difference::Stderr,
+                show_diff("stderr", &a.stderr, &b.stderr),
+            ));
         }
         if self.compare_requests {
             let (mut ca, mut cb) = (a.connections.clone(), b.connections.clone());
@@ -563,10 +690,13 @@ impl Case {
                 cb.sort();
             }
             if ca.len() != cb.len() {
-                sections.push(format!(
-                    "number of connections differs: reference {}, oxcurl {}",
-                    ca.len(),
-                    cb.len()
+                sections.push((
+                    Difference::ConnectionCount,
+                    format!(
+                        "number of connections differs: reference {}, oxcurl {}",
+                        ca.len(),
+                        cb.len()
+                    ),
                 ));
             }
             let empty = Vec::new();
@@ -574,10 +704,9 @@ impl Case {
                 let x = ca.get(i).unwrap_or(&empty);
                 let y = cb.get(i).unwrap_or(&empty);
                 if x != y {
-                    sections.push(show_diff(
-                        &format!("bytes received on connection {i}"),
-                        x,
-                        y,
+                    sections.push((
+                        Difference::Request(i),
+                        show_diff(&format!("bytes received on connection {i}"), x, y),
                     ));
                 }
             }
@@ -586,18 +715,13 @@ impl Case {
             let names: std::collections::BTreeSet<&String> =
                 a.files.keys().chain(b.files.keys()).collect();
             for n in names {
-                match (a.files.get(n), b.files.get(n)) {
-                    (Some(x), Some(y)) if x != y => {
-                        sections.push(show_diff(&format!("file {{tmp}}/{n}"), x, y))
-                    }
-                    (Some(_), None) => {
-                        sections.push(format!("file {{tmp}}/{n} written by the reference only"))
-                    }
-                    (None, Some(_)) => {
-                        sections.push(format!("file {{tmp}}/{n} written by oxcurl only"))
-                    }
-                    _ => {}
-                }
+                let text = match (a.files.get(n), b.files.get(n)) {
+                    (Some(x), Some(y)) if x != y => show_diff(&format!("file {{tmp}}/{n}"), x, y),
+                    (Some(_), None) => format!("file {{tmp}}/{n} written by the reference only"),
+                    (None, Some(_)) => format!("file {{tmp}}/{n} written by oxcurl only"),
+                    _ => continue,
+                };
+                sections.push((Difference::File(n.clone()), text));
             }
         }
         if sections.is_empty() {
@@ -613,7 +737,9 @@ impl Case {
             b.program.display(),
             b.output.status_text(),
         );
-        for s in sections {
+        let mut differences = Vec::with_capacity(sections.len());
+        for (d, s) in sections {
+            differences.push(d);
             report.push_str("\n--- ");
             report.push_str(&s);
             if !report.ends_with('\n') {
@@ -624,8 +750,36 @@ impl Case {
             report.push_str("\n(stderr not compared) ");
             report.push_str(&show_diff("stderr", &a.stderr, &b.stderr));
         }
-        Some(report)
+        Some((differences, report))
     }
+}
+
+/// Length and modification time of everything below `dir` (relative path as key), to tell
+/// whether a run changed it without reading file contents.
+fn dir_state(dir: &Path) -> BTreeMap<PathBuf, (bool, u64, Option<std::time::SystemTime>)> {
+    fn walk(
+        root: &Path,
+        dir: &Path,
+        out: &mut BTreeMap<PathBuf, (bool, u64, Option<std::time::SystemTime>)>,
+    ) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let Ok(m) = fs::symlink_metadata(&p) else {
+                continue;
+            };
+            let rel = p.strip_prefix(root).unwrap_or(&p).to_path_buf();
+            out.insert(rel, (m.is_dir(), m.len(), m.modified().ok()));
+            if m.is_dir() {
+                walk(root, &p, out);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
 }
 
 fn sanitize(name: &str) -> String {

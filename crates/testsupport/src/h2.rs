@@ -394,7 +394,8 @@ pub fn error_line(stderr: &[u8]) -> String {
 /// with `-sS --http2-prior-knowledge`, `extra` and the server's URL, in a clean environment
 /// (with `OXCURL_ALLOCCOUNT` set, for builds with the counting allocator). The reference
 /// must not hang; exit codes, stdout bytes and, with `text`, the `curl: (N)` lines must be
-/// equal. Returns oxcurl's output and its heap peak, when it wrote one.
+/// equal. Returns oxcurl's output and its heap peak, when it wrote one. `oxcurl` is the
+/// built binary; `OXCURL_UNDER_TEST` replaces it when set ([`crate::under_test`]).
 pub fn diff_script(
     oxcurl: &std::path::Path,
     name: &str,
@@ -423,7 +424,7 @@ pub fn diff_script(
     };
     let r = run(&crate::reference_curl());
     assert!(!r.timed_out, "{name}: the reference hung");
-    let x = run(oxcurl);
+    let x = run(&crate::under_test(oxcurl));
     let peak = std::fs::read_to_string(&report).ok().and_then(|t| {
         let mut it = t.split_whitespace();
         while let Some(k) = it.next() {

@@ -145,7 +145,8 @@ impl Hostile {
     }
 
     /// Runs the differential case, then checks oxcurl's run against the budget; panics with
-    /// a readable report on any difference or overrun.
+    /// a readable report on any difference or overrun. `oxcurl` is the built binary;
+    /// `OXCURL_UNDER_TEST` replaces it when set ([`crate::under_test`]).
     pub fn run(self, oxcurl: impl AsRef<Path>) -> HostileResult {
         let _ = std::fs::remove_file(&self.report);
         let result = self.case.run(oxcurl);

@@ -3,7 +3,8 @@
 //! * [`http`]: a scripted HTTP/1.x server modelled on curl's test server `sws`:
 //!   tests give it reply scripts and it records the exact bytes it receives.
 //! * [`process`]: run a program with a timeout and capture its exit code, stdout and
-//!   stderr; find the reference curl 8.14.1 ([`process::reference_curl`]).
+//!   stderr; find the reference curl 8.14.1 ([`process::reference_curl`]) and the oxcurl
+//!   binary and libcurl under test ([`process::under_test`], [`process::lib_under_test`]).
 //! * [`diff`]: a differential harness that runs the reference curl and oxcurl with the
 //!   same command line against the same scripted server and compares everything
 //!   observable (request bytes, stdout, exit code, optionally stderr, written files).
@@ -18,6 +19,12 @@
 //!   wall-time budget (hostile servers).
 //!
 //! Servers listen on loopback only and bind ephemeral ports.
+//!
+//! The binary under test is replaceable: `OXCURL_UNDER_TEST=/path/to/oxcurl` makes every
+//! differential case and every test that starts the oxcurl binary run that one instead of
+//! the one cargo built, and `OXCURL_LIB_UNDER_TEST=/dir` makes the C ABI tests link and run
+//! with the `libcurl.so.4` in that directory instead of linking their own. The reference
+//! curl is `OXCURL_REFERENCE_CURL` ([`process::reference_curl`]).
 #![forbid(unsafe_code)]
 
 pub mod daemons;
@@ -32,11 +39,11 @@ pub mod proxy;
 pub mod socks;
 pub mod tls;
 
-pub use diff::{Case, CaseResult, Mismatch, RunRecord};
+pub use diff::{Case, CaseResult, Difference, Mismatch, RunRecord};
 pub use fs::{sparse_file, TempDir};
 pub use http::{Action, ContinueMode, Exhausted, RawConn, Reply, Request, ScriptedServer};
 pub use nginx::Nginx;
-pub use process::{reference_curl, Exec, Output};
+pub use process::{lib_under_test, reference_curl, under_test, Exec, Output};
 pub use proxy::{ConnectProxy, HttpsProxy};
 pub use socks::{SocksMode, SocksServer};
 pub use tls::{pki, ServerCert, TlsServerOptions};

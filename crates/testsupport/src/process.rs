@@ -31,6 +31,51 @@ pub fn reference_curl() -> PathBuf {
     path
 }
 
+/// The oxcurl binary the tests run: `$OXCURL_UNDER_TEST` when set (and not empty), else
+/// `built`, the one cargo built with the tests. The runners taking oxcurl's path
+/// ([`crate::diff::Case::run`], [`crate::hostile::Hostile::run`], [`crate::h2::diff_script`])
+/// resolve it through here, and so does every test that starts the binary itself, so one
+/// variable puts another build (or a deliberately wrong client) under every test. A relative
+/// value is taken from the current directory; a value that is not a file panics.
+pub fn under_test(built: impl AsRef<Path>) -> PathBuf {
+    match std::env::var_os("OXCURL_UNDER_TEST") {
+        Some(p) if !p.is_empty() => {
+            let p = absolute(Path::new(&p));
+            assert!(
+                p.is_file(),
+                "OXCURL_UNDER_TEST={} is not a file: point it at an oxcurl binary or unset it",
+                p.display()
+            );
+            p
+        }
+        _ => built.as_ref().to_path_buf(),
+    }
+}
+
+/// The directory holding the libcurl.so.4 the C ABI tests link and run with:
+/// `$OXCURL_LIB_UNDER_TEST` when set (and not empty), else None (the tests link the built
+/// one). A relative value is taken from the current directory; a directory without
+/// `libcurl.so.4` panics.
+pub fn lib_under_test() -> Option<PathBuf> {
+    match std::env::var_os("OXCURL_LIB_UNDER_TEST") {
+        Some(p) if !p.is_empty() => {
+            let p = absolute(Path::new(&p));
+            assert!(
+                p.join("libcurl.so.4").is_file(),
+                "OXCURL_LIB_UNDER_TEST={} holds no libcurl.so.4: point it at the directory of one \
+                 or unset it",
+                p.display()
+            );
+            Some(p)
+        }
+        _ => None,
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
 /// What a finished (or killed) program produced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Output {

@@ -4,7 +4,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::time::Duration;
 
-use oxcurl_testsupport::diff::{escape, show_diff, Case};
+use oxcurl_testsupport::diff::{escape, show_diff, Case, Difference};
 use oxcurl_testsupport::http::{ContinueMode, Reply};
 use oxcurl_testsupport::process::reference_curl;
 
@@ -22,7 +22,7 @@ fn same_binary_passes() {
         ])
         .reply(Reply::ok("hello"))
         .compare_stderr(true)
-        .run(&curl);
+        .run_exact(&curl);
     assert_eq!(r.reference.code(), 0);
     assert_eq!(
         r.oxcurl.files.get("out").map(|v| &v[..]),
@@ -45,7 +45,7 @@ fn same_binary_redirects_uploads_and_failures() {
             s.route("/a", Reply::redirect(307, "/b"));
             s.route("/b", Reply::status(404, &[], "nope"));
         })
-        .run(&curl);
+        .run_exact(&curl);
     assert_eq!(r.oxcurl.code(), 22);
     assert_eq!(r.reference.requests.len(), 2);
     assert_eq!(r.reference.requests[1].body, b"name=value");
@@ -56,7 +56,7 @@ fn same_binary_redirects_uploads_and_failures() {
         .stdin(vec![b'z'; 1000])
         .reply(Reply::ok("stored"))
         .compare_stderr(true)
-        .run(&curl);
+        .run_exact(&curl);
 
     Case::new("file_upload_expect")
         .args(&["-s", "-T", "{tmp}/data", "{url}/up"])
@@ -64,7 +64,7 @@ fn same_binary_redirects_uploads_and_failures() {
         .reply(Reply::ok("stored"))
         .server(|s| s.set_continue_mode(ContinueMode::Continue))
         .compare_stderr(true)
-        .run(&curl);
+        .run_exact(&curl);
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn same_binary_keepalive_and_big_body() {
             "{tmp}/two",
         ])
         .replies(vec![Reply::big(3_000_000), Reply::chunked(&["ab", "cd"])])
-        .run(&curl);
+        .run_exact(&curl);
     assert_eq!(r.reference.connections.len(), 1);
     assert_eq!(r.oxcurl.files["one"].len(), 3_000_000);
     assert_eq!(r.oxcurl.files["two"], b"abcd");
@@ -102,9 +102,69 @@ fn connection_refused_and_timing_normaliser() {
         })
         .compare_stderr(true)
         .timeout(Duration::from_secs(10))
-        .run(&curl);
+        .run_exact(&curl);
     assert_eq!(r.reference.code(), 52);
     assert!(r.reference.stderr_str().contains("Empty reply from server"));
+}
+
+/// Two clients failing alike without a transfer compare equal but show nothing: such a case
+/// fails unless it says it expects the failure, and then the reference must fail.
+#[test]
+fn a_failure_without_a_transfer_must_be_expected() {
+    let curl = reference_curl();
+    let unknown = || Case::new("unknown_option").args(&["--no-such-option", "{url}/"]);
+    let err = unknown()
+        .try_run_exact(&curl)
+        .expect_err("an unexpected failure without a transfer");
+    assert_eq!(
+        err.differences,
+        [Difference::ReferenceDidNothing],
+        "{}",
+        err.report
+    );
+    assert_eq!(
+        unknown().expect_failure().run_exact(&curl).reference.code(),
+        2
+    );
+
+    // A refused connection, the same.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("bind")
+        .port();
+    let refused = format!("http://127.0.0.1:{closed}/");
+    let err = Case::new("refused")
+        .args(&["-s", &refused])
+        .try_run_exact(&curl)
+        .expect_err("an unexpected refused connection");
+    assert_eq!(err.differences, [Difference::ReferenceDidNothing]);
+    assert_eq!(
+        Case::new("refused")
+            .args(&["-s", &refused])
+            .expect_failure()
+            .run_exact(&curl)
+            .reference
+            .code(),
+        7
+    );
+
+    // A failure that shows something needs no mark: after a transfer, or with stdout.
+    Case::new("fail_404")
+        .args(&["-sf", "{url}/"])
+        .reply(Reply::status(404, &[], "nope"))
+        .run_exact(&curl);
+    Case::new("refused_writeout")
+        .args(&["-s", "-w", "%{http_code}\\n", &refused])
+        .run_exact(&curl);
+
+    // The mark on a case whose reference succeeds fails it.
+    let err = Case::new("expected_but_fine")
+        .args(&["-s", "{url}/"])
+        .reply(Reply::ok("fine"))
+        .expect_failure()
+        .try_run_exact(&curl)
+        .expect_err("a reference that succeeds where a failure is expected");
+    assert_eq!(err.differences, [Difference::ReferenceSucceeded]);
 }
 
 #[test]
@@ -114,7 +174,9 @@ fn different_binaries_are_reported() {
         return;
     }
     let case = Case::new("version_differs").args(&["-V"]);
-    let err = case.try_run(other).expect_err("curl 7.88.1 -V must differ");
+    let err = case
+        .try_run_exact(other)
+        .expect_err("curl 7.88.1 -V must differ");
     assert!(
         err.report.contains("stdout differs at byte"),
         "{}",
@@ -127,7 +189,7 @@ fn different_binaries_are_reported() {
         Case::new("ua_differs")
             .args(&["-s", "{url}/"])
             .reply(Reply::ok("same"))
-            .run(other)
+            .run_exact(other)
     }))
     .expect_err("request bytes differ (User-Agent)");
     let msg = panic.downcast_ref::<String>().cloned().unwrap_or_default();

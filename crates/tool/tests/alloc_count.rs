@@ -3,6 +3,7 @@
 //! feature (scripts/test.sh enables it).
 #![cfg(feature = "alloc-count")]
 
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{pki, Exec, Reply, ScriptedServer, TempDir, TlsServerOptions};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -24,7 +25,7 @@ fn allocs_with_backend(srv: &ScriptedServer, out: &str, backend: &str) -> (u64, 
     } else {
         "/dev/null".into()
     };
-    let o = Exec::new(OXCURL)
+    let o = Exec::new(under_test(OXCURL))
         .args([
             "-q",
             "-s",
@@ -130,7 +131,7 @@ fn h2_download_memory_is_bounded() {
     };
     let dir = TempDir::new("h2-alloc");
     let report = dir.join("allocs.txt");
-    let o = Exec::new(OXCURL)
+    let o = Exec::new(under_test(OXCURL))
         .args([
             "-q",
             "-s",
@@ -188,7 +189,7 @@ fn h2_parallel_small_files_peak_heap() {
     }
     let dir = TempDir::new("h2-par");
     let report = dir.join("allocs.txt");
-    let o = Exec::new(OXCURL)
+    let o = Exec::new(under_test(OXCURL))
         .args([
             "-q",
             "-s",
@@ -234,7 +235,7 @@ fn plain_get_allocs(n: usize) -> u64 {
     let dir = TempDir::new("alloc-get");
     let report = dir.join("allocs.txt");
     let urls: Vec<String> = (0..n).map(|_| format!("{}/600B", srv.url())).collect();
-    let o = Exec::new(OXCURL)
+    let o = Exec::new(under_test(OXCURL))
         .args(["-q", "-s", "-o", "/dev/null"])
         .args(urls.iter().map(String::as_str))
         .env("OXCURL_ALLOCCOUNT", &report)

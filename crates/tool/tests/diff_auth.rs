@@ -648,11 +648,19 @@ fn netrc_user_option_wins() {
 /// oxcurl and curl read the same netrc file for `url` (`{port}` filled in): the request (its
 /// Authorization line or none), exit code and `-sS` message must agree.
 fn netrc_diff(name: &str, file: impl AsRef<[u8]>, url: &str) {
+    netrc_case(name, file, url).run(OXCURL);
+}
+
+/// [`netrc_diff`] for a file curl refuses (exit 26) before any request.
+fn netrc_refused(name: &str, file: impl AsRef<[u8]>, url: &str) {
+    netrc_case(name, file, url).expect_failure().run(OXCURL);
+}
+
+fn netrc_case(name: &str, file: impl AsRef<[u8]>, url: &str) -> Case {
     Case::new(name)
         .file("netrc", file)
         .args(&["-sS", "--netrc-file", "{tmp}/netrc", url])
         .reply(Reply::ok("ok\n"))
-        .run(OXCURL);
 }
 
 const HERE: &str = "http://127.0.0.1:{port}/";
@@ -706,7 +714,7 @@ fn netrc_macro_in_a_crlf_file() {
 
 #[test]
 fn netrc_control_character_before_a_token() {
-    netrc_diff(
+    netrc_refused(
         "netrc_control_character_before_a_token",
         "machine o login a password b \r\nmachine 127.0.0.1 login c password d\r\n",
         HERE,
@@ -717,10 +725,10 @@ fn netrc_control_character_before_a_token() {
 fn netrc_token_at_curls_limit() {
     let file = |n: usize| format!("machine 127.0.0.1 login a password {}\n", "x".repeat(n));
     netrc_diff("netrc_token_at_curls_limit_4095", file(4095), HERE);
-    netrc_diff("netrc_token_at_curls_limit_4096", file(4096), HERE);
+    netrc_refused("netrc_token_at_curls_limit_4096", file(4096), HERE);
     let quoted = |n: usize| format!("machine 127.0.0.1 login \"{}\" password p\n", "y".repeat(n));
     netrc_diff("netrc_quoted_token_at_curls_limit_4095", quoted(4095), HERE);
-    netrc_diff("netrc_quoted_token_at_curls_limit_4096", quoted(4096), HERE);
+    netrc_refused("netrc_quoted_token_at_curls_limit_4096", quoted(4096), HERE);
 }
 
 #[test]
@@ -746,7 +754,7 @@ fn netrc_file_over_curls_size_limit() {
     let mut file = "machine other login o password o\n".repeat(4000);
     file.push_str("machine 127.0.0.1 login a password p\n");
     assert!(file.len() > 128 * 1024);
-    netrc_diff("netrc_file_over_curls_size_limit", file, HERE);
+    netrc_refused("netrc_file_over_curls_size_limit", file, HERE);
     // Comment lines are not kept, so they do not count.
     let mut file = "# a comment that is never kept in memory\n".repeat(4000);
     file.push_str("machine 127.0.0.1 login a password p\n");
@@ -808,6 +816,7 @@ fn netrc_missing_file_is_error_26() {
             "http://127.0.0.1:{port}/",
         ])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -836,6 +845,7 @@ fn netrc_syntax_error() {
             "http://127.0.0.1:{port}/",
         ])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 

@@ -4,6 +4,7 @@
 //! address variables of a Unix socket.
 
 use oxcurl_testsupport::diff::{mask_digits, replace_all};
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Case, Reply};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -46,6 +47,7 @@ fn closing_connection_after_refused_connect() {
     let url = format!("http://127.0.0.1:{}/", closed_port());
     case("closing_connection_after_refused_connect")
         .args(&["-sS", "-v", &url])
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -57,6 +59,7 @@ fn closing_connection_after_refused_connect() {
 fn shutting_down_connection_after_failed_lookup() {
     let r = lookup_case("shutting_down_connection_after_failed_lookup")
         .args(&["-sS", "-v", "http://no-such-host.invalid/"])
+        .expect_failure()
         .run(OXCURL);
     assert_shuts_down(&r.oxcurl.stderr);
 }
@@ -151,6 +154,7 @@ fn closing_connection_after_max_filesize() {
 fn closing_connection_minus_one_for_unsupported_scheme() {
     case("closing_connection_minus_one_for_unsupported_scheme")
         .args(&["-sS", "-v", "foo://example.com/"])
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -159,6 +163,7 @@ fn closing_connection_minus_one_for_unsupported_scheme() {
 fn closing_connection_minus_one_for_unsupported_proxy() {
     case("closing_connection_minus_one_for_unsupported_proxy")
         .args(&["-sS", "-v", "-x", "socks9://127.0.0.1:1", "{url}/"])
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -168,6 +173,7 @@ fn closing_connection_minus_one_after_netrc_error() {
     case("closing_connection_minus_one_after_netrc_error")
         .file("netrc", "machine 127.0.0.1 login \"unterminated\n")
         .args(&["-sS", "-v", "--netrc-file", "{tmp}/netrc", "{url}/"])
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -205,6 +211,7 @@ fn shutting_down_connection_after_proxy_lookup_fails() {
             "http://no-such-proxy.invalid:3128",
             "{url}/",
         ])
+        .expect_failure()
         .run(OXCURL);
     assert_shuts_down(&r.oxcurl.stderr);
 }
@@ -273,6 +280,7 @@ fn connect_to_refused_names_the_destination() {
     let rule = format!("a.example:80:127.0.0.1:{}", closed_port());
     case("connect_to_refused_names_the_destination")
         .args(&["-sS", "-v", "--connect-to", &rule, "http://a.example/"])
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -298,6 +306,7 @@ fn ipv6_refused_named_without_brackets() {
     let url = format!("http://[::1]:{port}/");
     case("ipv6_refused_named_without_brackets")
         .args(&["-sS", "-v", &url])
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -452,6 +461,7 @@ fn unix_socket_missing_path() {
     let p = path.to_str().unwrap();
     case("unix_socket_missing_path")
         .args(&["-sS", "-v", "--unix-socket", p, "http://localhost/"])
+        .expect_failure()
         .run(OXCURL);
     let name = format!("oxcurl-no-such-{}", std::process::id());
     case("abstract_unix_socket_missing")
@@ -462,6 +472,7 @@ fn unix_socket_missing_path() {
             &name,
             "http://localhost/",
         ])
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -530,6 +541,7 @@ fn unsupported_proxy_syntax_reason() {
     ] {
         case(&format!("unsupported_proxy_syntax_{name}"))
             .args(&["-sS", "-v", "-x", proxy, "{url}/"])
+            .expect_failure()
             .run(OXCURL);
     }
 }
@@ -554,7 +566,7 @@ fn one_data_marker_per_run_of_reads() {
     // The comparison cannot tell one marker from several in a row: count oxcurl's.
     let server = oxcurl_testsupport::ScriptedServer::start();
     server.set_replies(vec![Reply::ok(&body), Reply::ok(&body)]);
-    let out = oxcurl_testsupport::Exec::new(OXCURL)
+    let out = oxcurl_testsupport::Exec::new(under_test(OXCURL))
         .args(["-sS", "-v", "-o", "/dev/null", "-o", "/dev/null"])
         .args([format!("{}/1", server.url()), format!("{}/2", server.url())])
         .run();

@@ -402,6 +402,7 @@ fn t1471_onion_names_are_not_resolved() {
             .args(&[host])
             .compare_stderr(true)
             .compare_requests(false)
+            .expect_failure()
             .run(OXCURL);
     }
 }

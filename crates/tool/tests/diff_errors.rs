@@ -353,6 +353,7 @@ fn connection_refused() {
     let url = format!("http://127.0.0.1:{port}/");
     err_case("connection_refused", &["-sS", &url])
         .normalise_with(mask_digits)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -360,7 +361,9 @@ fn connection_refused() {
 fn connection_refused_silent() {
     let port = closed_port().to_string();
     let url = format!("http://127.0.0.1:{port}/");
-    err_case("connection_refused_silent", &["-s", &url]).run(OXCURL);
+    err_case("connection_refused_silent", &["-s", &url])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
@@ -380,6 +383,7 @@ fn unresolvable_host_with_resolve_elsewhere() {
         "unresolvable_host_with_resolve_elsewhere",
         &["-sS", "http://no-such-host.invalid/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -387,22 +391,30 @@ fn unresolvable_host_with_resolve_elsewhere() {
 
 #[test]
 fn url_with_space_rejected() {
-    err_case("url_with_space_rejected", &["-sS", "{url}/a b"]).run(OXCURL);
+    err_case("url_with_space_rejected", &["-sS", "{url}/a b"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn url_bad_port() {
-    err_case("url_bad_port", &["-sS", "http://127.0.0.1:99999/"]).run(OXCURL);
+    err_case("url_bad_port", &["-sS", "http://127.0.0.1:99999/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn url_empty_host() {
-    err_case("url_empty_host", &["-sS", "http:///path"]).run(OXCURL);
+    err_case("url_empty_host", &["-sS", "http:///path"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn url_unsupported_protocol() {
-    err_case("url_unsupported_protocol", &["-sS", "foo://example.com/"]).run(OXCURL);
+    err_case("url_unsupported_protocol", &["-sS", "foo://example.com/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
@@ -411,22 +423,29 @@ fn url_unsupported_protocol_not_silent() {
         "url_unsupported_protocol_not_silent",
         &["foo://example.com/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
 #[test]
 fn url_empty_string() {
-    err_case("url_empty_string", &["-sS", ""]).run(OXCURL);
+    err_case("url_empty_string", &["-sS", ""])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn blank_output_argument() {
-    err_case("blank_output_argument", &["-o", "", "{url}/"]).run(OXCURL);
+    err_case("blank_output_argument", &["-o", "", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn blank_url_option_argument() {
-    err_case("blank_url_option_argument", &["--url", ""]).run(OXCURL);
+    err_case("blank_url_option_argument", &["--url", ""])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
@@ -435,12 +454,15 @@ fn blank_request_argument_long_form() {
         "blank_request_argument_long_form",
         &["--request", "", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
 #[test]
 fn blank_url_after_other_url() {
-    err_case("blank_url_after_other_url", &["-s", "{url}/", ""]).run(OXCURL);
+    err_case("blank_url_after_other_url", &["-s", "{url}/", ""])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
@@ -458,6 +480,7 @@ fn disallow_username_in_url() {
             &format!("disallow_username_{i}"),
             &["-S", "-s", "--disallow-username-in-url", url],
         )
+        .expect_failure()
         .run(OXCURL);
     }
     // Without credentials in the URL the transfer runs.
@@ -470,7 +493,9 @@ fn disallow_username_in_url() {
 
 #[test]
 fn proto_restriction() {
-    err_case("proto_restriction", &["-sS", "--proto", "=https", "{url}/"]).run(OXCURL);
+    err_case("proto_restriction", &["-sS", "--proto", "=https", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 // ---- local file errors ----------------------------------------------------------
@@ -481,6 +506,7 @@ fn upload_missing_file() {
         "upload_missing_file",
         &["-sS", "-T", "{tmp}/nope", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -491,6 +517,7 @@ fn data_missing_file_warns() {
         &["-sS", "-d", "@{tmp}/nope", "{url}/"],
     )
     .reply(Reply::ok("x"))
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -511,6 +538,7 @@ fn config_file_missing() {
         &["-sS", "-K", "{tmp}/nope.cfg", "{url}/"],
     )
     .reply(Reply::ok("x"))
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -521,6 +549,7 @@ fn header_file_missing() {
         &["-sS", "-H", "@{tmp}/nope", "{url}/"],
     )
     .reply(Reply::ok("x"))
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -531,6 +560,7 @@ fn writeout_file_missing() {
         &["-sS", "-w", "@{tmp}/nope", "{url}/"],
     )
     .reply(Reply::ok("x"))
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -538,52 +568,72 @@ fn writeout_file_missing() {
 
 #[test]
 fn unknown_long_option() {
-    err_case("unknown_long_option", &["--no-such-option", "{url}/"]).run(OXCURL);
+    err_case("unknown_long_option", &["--no-such-option", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn unknown_short_option() {
-    err_case("unknown_short_option", &["-j9", "{url}/"]).run(OXCURL);
+    err_case("unknown_short_option", &["-j9", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn missing_option_parameter() {
-    err_case("missing_option_parameter", &["{url}/", "-H"]).run(OXCURL);
+    err_case("missing_option_parameter", &["{url}/", "-H"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn missing_long_option_parameter() {
-    err_case("missing_long_option_parameter", &["{url}/", "--output"]).run(OXCURL);
+    err_case("missing_long_option_parameter", &["{url}/", "--output"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn no_url_given() {
-    err_case("no_url_given", &["-s"]).run(OXCURL);
+    err_case("no_url_given", &["-s"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn no_arguments_at_all() {
-    err_case("no_arguments_at_all", &[]).run(OXCURL);
+    err_case("no_arguments_at_all", &[])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn equals_syntax_not_supported() {
-    err_case("equals_syntax_not_supported", &["--header=X: y", "{url}/"]).run(OXCURL);
+    err_case("equals_syntax_not_supported", &["--header=X: y", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn abbreviated_long_option_rejected() {
-    err_case("abbreviated_long_option_rejected", &["--verb", "{url}/"]).run(OXCURL);
+    err_case("abbreviated_long_option_rejected", &["--verb", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn bad_numeric_max_time() {
-    err_case("bad_numeric_max_time", &["-m", "abc", "{url}/"]).run(OXCURL);
+    err_case("bad_numeric_max_time", &["-m", "abc", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn bad_numeric_max_redirs() {
-    err_case("bad_numeric_max_redirs", &["--max-redirs", "x1", "{url}/"]).run(OXCURL);
+    err_case("bad_numeric_max_redirs", &["--max-redirs", "x1", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
@@ -595,7 +645,9 @@ fn bad_range_option() {
 
 #[test]
 fn conflicting_data_and_head() {
-    err_case("conflicting_data_and_head", &["-I", "-d", "x", "{url}/"]).run(OXCURL);
+    err_case("conflicting_data_and_head", &["-I", "-d", "x", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
@@ -605,12 +657,14 @@ fn conflicting_head_and_upload_either_order() {
         &["-T", "{tmp}/f", "-I", "{url}/"],
     )
     .file("f", "x")
+    .expect_failure()
     .run(OXCURL);
     err_case(
         "conflicting_head_and_upload_either_order2",
         &["-I", "-T", "{tmp}/f", "{url}/"],
     )
     .file("f", "x")
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -620,6 +674,7 @@ fn conflicting_methods_silent() {
         "conflicting_methods_silent",
         &["-s", "-I", "-d", "x", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -639,6 +694,7 @@ fn conflicting_upload_and_data() {
         &["-T", "{tmp}/f", "-d", "x", "{url}/"],
     )
     .file("f", "x")
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -658,6 +714,7 @@ fn upload_missing_file_not_silent() {
         "upload_missing_file_not_silent",
         &["-T", "{tmp}/nope", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -667,5 +724,6 @@ fn upload_missing_file_silent() {
         "upload_missing_file_silent",
         &["-s", "-T", "{tmp}/nope", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }

@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Case, Exec, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -66,14 +67,18 @@ fn file_get_localhost() {
 
 #[test]
 fn file_other_host_refused() {
-    let r = case_err("file_other_host", &["-sS", "file://example.com{tmp}/a.txt"]).run(OXCURL);
+    let r = case_err("file_other_host", &["-sS", "file://example.com{tmp}/a.txt"])
+        .expect_failure()
+        .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 3);
 }
 
 #[test]
 fn file_percent_encoded_path() {
     case("file_pct", &["-sS", "file://{tmp}/a%2etxt"]).run(OXCURL);
-    let r = case_err("file_pct_zero", &["-sS", "file://{tmp}/a%00txt"]).run(OXCURL);
+    let r = case_err("file_pct_zero", &["-sS", "file://{tmp}/a%00txt"])
+        .expect_failure()
+        .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 3);
 }
 
@@ -89,20 +94,26 @@ fn file_empty() {
 
 #[test]
 fn file_missing() {
-    let r = case_err("file_missing", &["-sS", "file://{tmp}/no%20pe"]).run(OXCURL);
+    let r = case_err("file_missing", &["-sS", "file://{tmp}/no%20pe"])
+        .expect_failure()
+        .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 37);
     assert!(r.oxcurl.stderr_str().contains("Couldn't open file"));
 }
 
 #[test]
 fn file_missing_verbose() {
-    case_err("file_missing_v", &["-sv", "file://{tmp}/nope"]).run(OXCURL);
+    case_err("file_missing_v", &["-sv", "file://{tmp}/nope"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
 fn file_fail_has_no_effect() {
     case("file_fail", &["-sSf", "file://{tmp}/a.txt"]).run(OXCURL);
-    let r = case_err("file_fail_missing", &["-sSf", "file://{tmp}/nope"]).run(OXCURL);
+    let r = case_err("file_fail_missing", &["-sSf", "file://{tmp}/nope"])
+        .expect_failure()
+        .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 37);
 }
 
@@ -194,12 +205,15 @@ fn file_ranges() {
 
 #[test]
 fn file_range_on_directory() {
-    let r = case_err("file_range_dir", &["-sS", "-r", "1-2", "file://{tmp}/d"]).run(OXCURL);
+    let r = case_err("file_range_dir", &["-sS", "-r", "1-2", "file://{tmp}/d"])
+        .expect_failure()
+        .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 36);
     case_err(
         "file_range_dir_tail",
         &["-sS", "-r", "-2", "file://{tmp}/d"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -219,7 +233,9 @@ fn file_resume() {
         )
         .run(OXCURL);
     }
-    let r = case_err("file_resume_dir", &["-sS", "-C", "1", "file://{tmp}/d"]).run(OXCURL);
+    let r = case_err("file_resume_dir", &["-sS", "-C", "1", "file://{tmp}/d"])
+        .expect_failure()
+        .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 36);
 }
 
@@ -235,8 +251,12 @@ fn file_resume_from_output_size() {
 
 #[test]
 fn file_resume_and_range_verbose() {
-    case_err("file_resume_v", &["-sv", "-C", "13", "file://{tmp}/a.txt"]).run(OXCURL);
-    case_err("file_range_v", &["-sv", "-r", "-100", "file://{tmp}/a.txt"]).run(OXCURL);
+    case_err("file_resume_v", &["-sv", "-C", "13", "file://{tmp}/a.txt"])
+        .expect_failure()
+        .run(OXCURL);
+    case_err("file_range_v", &["-sv", "-r", "-100", "file://{tmp}/a.txt"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 // ---- time conditions ---------------------------------------------------------------
@@ -379,6 +399,7 @@ fn file_write_error() {
         "file_write_error",
         &["-sS", "-o", "/dev/full", "file://{tmp}/a.txt"],
     )
+    .expect_failure()
     .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 23);
 }
@@ -411,6 +432,7 @@ fn file_proto_refused() {
         "file_proto",
         &["-sS", "--proto", "-file", "file://{tmp}/a.txt"],
     )
+    .expect_failure()
     .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 1);
 }
@@ -485,12 +507,14 @@ fn file_upload_cannot_open() {
         "file_upload_nodir",
         &["-sS", "-T", "{tmp}/src", "file://{tmp}/no/x"],
     )
+    .expect_failure()
     .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 23);
     case_err(
         "file_upload_nodir_v",
         &["-sv", "-T", "{tmp}/src", "file://{tmp}/no/x"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -503,7 +527,7 @@ fn file_remote_time() {
     let dir = TempDir::new("file-remote-time");
     fixtures(dir.path());
     let out = dir.join("out");
-    let o = Exec::new(OXCURL)
+    let o = Exec::new(under_test(OXCURL))
         .args([
             "-sS",
             "-R",
@@ -527,7 +551,7 @@ fn file_64mib_allocates_as_much_as_1mib() {
         let f = dir.join(format!("big{len}"));
         std::fs::File::create(&f).unwrap().set_len(len).unwrap();
         let report = dir.join("allocs.txt");
-        let o = Exec::new(OXCURL)
+        let o = Exec::new(under_test(OXCURL))
             .args([
                 "-q",
                 "-s",

@@ -243,6 +243,7 @@ fn illegal_field_is_exit_2() {
     Case::new("illegal_field_is_exit_2")
         .args(&["-F", "novalue", "{url}/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -251,6 +252,7 @@ fn unknown_encoder_is_exit_43() {
     Case::new("unknown_encoder_is_exit_43")
         .args(&["-sS", "-F", "a=b;encoder=rot13", "{url}/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -259,6 +261,7 @@ fn missing_file_is_exit_26() {
     Case::new("missing_file_is_exit_26")
         .args(&["-sS", "-F", "f=@{tmp}/nope", "{url}/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -267,6 +270,7 @@ fn form_and_data_conflict() {
     Case::new("form_and_data_conflict")
         .args(&["-s", "-d", "x", "-F", "a=b", "{url}/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -429,6 +433,7 @@ fn unbalanced_close_is_exit_2() {
     Case::new("unbalanced_close_is_exit_2")
         .args(&["-F", "a=b", "-F", "=)", "{url}/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 

@@ -4,6 +4,7 @@
 //! glob error messages.
 
 use oxcurl_testsupport::diff::{mask_digits, show_diff};
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{reference_curl, Case, Exec, Reply, ScriptedServer};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -306,6 +307,7 @@ fn empty_output_name_silent() {
         &["-sS", "{url}/{,a}", "-o", "#1"],
     )
     .compare_stderr(true)
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -419,6 +421,7 @@ fn upload_name_is_url_encoded() {
 fn upload_glob_error() {
     case("upload_glob_error", &["-T", "{a,b", "{url}/up/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -513,6 +516,7 @@ fn error_stops_later_urls() {
 fn error_silenced_by_silent() {
     case("error_silenced_by_silent", &["-s", "{url}/[1-"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -680,7 +684,7 @@ fn random_globs_match_curl() {
                 .env("LC_ALL", "C")
                 .run()
         };
-        let (a, b) = (run(&reference_curl()), run(std::path::Path::new(OXCURL)));
+        let (a, b) = (run(&reference_curl()), run(&under_test(OXCURL)));
         let what = format!("glob {tail:?}");
         assert_eq!(a.code, b.code, "exit code for {what}");
         assert!(

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use oxcurl_testsupport::diff::{isolated_exec, runs_report};
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{pki, reference_curl, Exec, Nginx, Output, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -109,7 +110,7 @@ fn diff(name: &str, args: &[&str], o: Opts<'_>) {
         std::fs::write(tmp.join(f), data).unwrap();
     }
     let r = site.run(&reference_curl(), args, o.env, tmp.path());
-    let x = site.run(Path::new(OXCURL), args, o.env, tmp.path());
+    let x = site.run(&under_test(OXCURL), args, o.env, tmp.path());
     let report = runs_report(&r, &x);
     assert_eq!(r.code, x.code, "{name}: exit code{report}");
     let out = |b: &[u8]| {
@@ -460,7 +461,7 @@ fn diff_script_peak(
     extra: &[&str],
     text: bool,
 ) -> (Output, Option<u64>) {
-    h2::diff_script(Path::new(OXCURL), name, script, extra, text)
+    h2::diff_script(&under_test(OXCURL), name, script, extra, text)
 }
 
 fn ok_head(len: &str) -> H2Action {
@@ -680,7 +681,7 @@ fn diff_sequential_on(
         (out, srv.connections())
     };
     let (r, rc) = run(&reference_curl());
-    let (x, xc) = run(Path::new(OXCURL));
+    let (x, xc) = run(&under_test(OXCURL));
     let received = |b: &[u8]| {
         String::from_utf8_lossy(b)
             .lines()
@@ -905,7 +906,7 @@ fn diff_expect(
         args.push(srv.url());
         isolated_exec(p, tmp.path(), tmp.path()).args(&args).run()
     };
-    let (r, x) = (run(&reference_curl()), run(Path::new(OXCURL)));
+    let (r, x) = (run(&reference_curl()), run(&under_test(OXCURL)));
     let report = runs_report(&r, &x);
     let lines = |b: &[u8]| {
         String::from_utf8_lossy(b)
@@ -1185,7 +1186,7 @@ fn diff_multi(name: &str, urls: usize, extra: &[&str], server: impl Fn() -> H2Se
         (out, srv.connections())
     };
     let (r, rc) = run(&reference_curl());
-    let (x, xc) = run(Path::new(OXCURL));
+    let (x, xc) = run(&under_test(OXCURL));
     let sorted = |b: &[u8]| {
         let mut v: Vec<String> = String::from_utf8_lossy(b)
             .lines()
@@ -1457,7 +1458,7 @@ fn h2_script_switching_protocols_refused() {
                 .collect::<Vec<_>>();
             (o, notes)
         };
-        let ((r, rn), (x, xn)) = (run(&reference_curl()), run(Path::new(OXCURL)));
+        let ((r, rn), (x, xn)) = (run(&reference_curl()), run(&under_test(OXCURL)));
         assert!(rn.len() > 3, "{name}: reference notes {rn:?}");
         assert_eq!(rn, xn, "{name}: -v lines{}", runs_report(&r, &x));
     }
@@ -1757,7 +1758,7 @@ fn h2_openssl_tls_trace() {
     let args = ["-sv", "--cacert", "{ca}", "{h2}/", "{h2}/sub/"];
     let env = [("CURL_SSL_BACKEND", "openssl")];
     let r = site.run(&reference_curl(), &args, &env, tmp.path());
-    let x = site.run(Path::new(OXCURL), &args, &env, tmp.path());
+    let x = site.run(&under_test(OXCURL), &args, &env, tmp.path());
     let tls = |o: &Output| {
         String::from_utf8_lossy(&o.stderr)
             .lines()
@@ -1811,7 +1812,7 @@ fn h2_stream_error_verbose_leaves_the_connection() {
                 .run()
         };
         let r = run(&reference_curl(), a);
-        let x = run(Path::new(OXCURL), b);
+        let x = run(&under_test(OXCURL), b);
         assert_eq!(r.code, Some(92), "{name}{}", runs_report(&r, &x));
         assert_eq!(x.code, r.code, "{name}{}", runs_report(&r, &x));
         // curl leaves out "Request completely sent off" when the bad frame, sent at
@@ -1844,7 +1845,7 @@ fn h2c_waiting_for_a_reply_sleeps() {
         let mut buf = [0u8; 4096];
         while matches!(s.read(&mut buf), Ok(n) if n > 0) {}
     });
-    let mut child = std::process::Command::new(OXCURL)
+    let mut child = std::process::Command::new(under_test(OXCURL))
         .args(["-s", "-m", "3", "--http2-prior-knowledge"])
         .arg(format!("http://127.0.0.1:{port}/"))
         .stdout(std::process::Stdio::null())

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use oxcurl_testsupport::diff::isolated_exec;
 use oxcurl_testsupport::h2::{self, error_line, frame, hpack, hpack_literal, H2Action, H2Server};
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{reference_curl, Output, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -23,7 +24,7 @@ fn run(prog: &Path, url: &str, tmp: &TempDir) -> Output {
 
 /// Both clients against `script`; the output, which must be the same.
 fn diff(name: &str, script: Vec<H2Action>) -> Output {
-    let (x, _) = h2::diff_script(Path::new(OXCURL), name, script, &[], true);
+    let (x, _) = h2::diff_script(&under_test(OXCURL), name, script, &[], true);
     assert!(!x.timed_out, "{name}: hung");
     x
 }
@@ -365,7 +366,7 @@ fn diff_three(name: &str, script: Vec<H2Action>) -> Vec<Vec<u8>> {
         (out, files, srv.connections())
     };
     let (r, rf, rc) = run(&reference_curl());
-    let (x, xf, xc) = run(Path::new(OXCURL));
+    let (x, xf, xc) = run(&under_test(OXCURL));
     assert!(!r.timed_out && !x.timed_out, "{name}: hung");
     let report = format!(
         "\n--- reference {:?}, {rc} connections\n{}\n--- oxcurl {:?}, {xc} connections\n{}",
@@ -518,7 +519,7 @@ fn client_settings(prog: &Path) -> Vec<(u16, u32)> {
 #[test]
 fn the_peer_is_not_told_a_larger_frame_size() {
     // SETTINGS_MAX_FRAME_SIZE (5) is not sent, as curl does not send it.
-    let ours = client_settings(Path::new(OXCURL));
+    let ours = client_settings(&under_test(OXCURL));
     let curls = client_settings(&reference_curl());
     assert!(curls.iter().all(|s| s.0 != 5), "curl: {curls:?}");
     assert!(ours.iter().all(|s| s.0 != 5), "oxcurl: {ours:?}");

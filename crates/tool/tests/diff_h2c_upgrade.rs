@@ -8,6 +8,7 @@ use std::path::Path;
 
 use oxcurl_testsupport::daemons::Nghttpx;
 use oxcurl_testsupport::diff::{isolated_exec, runs_report};
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{reference_curl, Nginx, Output, Reply, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -100,7 +101,7 @@ fn diff(name: &str, args: &[&str], stderr: bool, sorted: bool) {
     };
     let tmp = TempDir::new(name);
     let r = site.run(&reference_curl(), args, tmp.path());
-    let x = site.run(Path::new(OXCURL), args, tmp.path());
+    let x = site.run(&under_test(OXCURL), args, tmp.path());
     let report = runs_report(&r, &x);
     assert!(
         r.stderr

@@ -987,5 +987,6 @@ fn data_file_that_is_a_directory() {
     Case::new("data_file_that_is_a_directory")
         .args(&["-sS", "-d", "@{tmp}", "{url}/a"])
         .compare_stderr(true)
+        .expect_failure()
         .run(env!("CARGO_BIN_EXE_oxcurl"));
 }

@@ -4,6 +4,7 @@
 //! OpenSSL-based. For http:// URLs the scripted TLS server plays the proxy and records the
 //! decrypted request; for https:// URLs an [`HttpsProxy`] relays to the scripted origin.
 
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Case, HttpsProxy, Reply, ServerCert, TlsServerOptions};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -510,6 +511,7 @@ macro_rules! suite {
                     &proxy,
                     &["--proxy-cacert", "{ca}", "--cacert", "{ca}"],
                 )
+                .expect_failure()
                 .run(OXCURL);
                 assert!(
                     proxy.heads().is_empty(),
@@ -556,7 +558,9 @@ fn proxy_closing_on_connect_is_56_rustls() {
 
 #[test]
 fn version_lists_https_proxy_feature() {
-    let out = oxcurl_testsupport::Exec::new(OXCURL).arg("-V").run();
+    let out = oxcurl_testsupport::Exec::new(under_test(OXCURL))
+        .arg("-V")
+        .run();
     let text = String::from_utf8_lossy(&out.stdout);
     let features = text
         .lines()

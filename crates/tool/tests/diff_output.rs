@@ -1,6 +1,7 @@
 //! Differential tests: how oxcurl writes responses (stdout, -i, -D, -o, -O, --raw,
 //! --compressed, -w, -C) compared with the reference curl 8.14.1.
 
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Case, Exec, Reply};
 
 use oxcurl_testsupport::diff::mask_digits;
@@ -765,7 +766,7 @@ fn writeout_json_masked() {
 /// `%{json}`'s `curl_version` is `curl_version()`: the `-V` first line after the platform.
 #[test]
 fn writeout_json_curl_version_is_the_version_line() {
-    let out = Exec::new(OXCURL)
+    let out = Exec::new(under_test(OXCURL))
         .args([
             "-s",
             "-o",
@@ -776,7 +777,7 @@ fn writeout_json_curl_version_is_the_version_line() {
         ])
         .run();
     let json = out.stdout_str();
-    let v = Exec::new(OXCURL).arg("-V").run().stdout_str();
+    let v = Exec::new(under_test(OXCURL)).arg("-V").run().stdout_str();
     let first = v.lines().next().expect("-V line");
     let lib = first.split_once(") ").map(|x| x.1).expect("platform in -V");
     assert!(lib.starts_with("libcurl/8.14.1 "), "{first}");

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{reference_curl, Case, Reply, ScriptedServer, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -145,7 +146,7 @@ fn remote_time_sets_mtime_from_last_modified() {
             "dated\n",
         )
     };
-    let ours = mtime_after(Path::new(OXCURL), reply(), &["-R"]);
+    let ours = mtime_after(&under_test(OXCURL), reply(), &["-R"]);
     let theirs = mtime_after(&reference_curl(), reply(), &["-R"]);
     assert_eq!(ours, Some(1445412480));
     assert_eq!(ours, theirs);
@@ -153,7 +154,7 @@ fn remote_time_sets_mtime_from_last_modified() {
 
 #[test]
 fn remote_time_without_last_modified_leaves_mtime() {
-    let ours = mtime_after(Path::new(OXCURL), Reply::ok("x\n"), &["-R"]).unwrap();
+    let ours = mtime_after(&under_test(OXCURL), Reply::ok("x\n"), &["-R"]).unwrap();
     let theirs = mtime_after(&reference_curl(), Reply::ok("x\n"), &["-R"]).unwrap();
     let now = oxcurl_core_now();
     assert!((now - ours).abs() < 60 && (now - theirs).abs() < 60);
@@ -166,7 +167,7 @@ fn no_remote_time_by_default() {
         &[("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT")],
         "dated\n",
     );
-    let ours = mtime_after(Path::new(OXCURL), reply, &[]).unwrap();
+    let ours = mtime_after(&under_test(OXCURL), reply, &[]).unwrap();
     assert!((oxcurl_core_now() - ours).abs() < 60);
 }
 
@@ -189,6 +190,7 @@ fn proto_only_https_refuses_http() {
         "proto_only_https_refuses_http",
         &["-sS", "--proto", "=https", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -198,12 +200,15 @@ fn proto_refusal_shows_no_meter() {
         "proto_refusal_shows_no_meter",
         &["--proto", "=https", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
 #[test]
 fn proto_deny_http() {
-    proto_case("proto_deny_http", &["-sS", "--proto", "-http", "{url}/"]).run(OXCURL);
+    proto_case("proto_deny_http", &["-sS", "--proto", "-http", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
@@ -233,6 +238,7 @@ fn proto_unknown_alone_disables_all() {
         "proto_unknown_alone_disables_all",
         &["--no-progress-meter", "--proto", "=nope", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -923,7 +929,7 @@ fn xattr_compare(
     url_path: &str,
     args: &[&str],
 ) -> Vec<(String, Vec<u8>)> {
-    let ours = xattrs_after(Path::new(OXCURL), reply(), url_path, args);
+    let ours = xattrs_after(&under_test(OXCURL), reply(), url_path, args);
     let theirs = xattrs_after(&reference_curl(), reply(), url_path, args);
     assert_eq!(ours, theirs);
     ours
@@ -996,7 +1002,7 @@ fn create_file_mode_leaves_http_downloads_alone() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::metadata(&out).unwrap().permissions().mode() & 0o777
     };
-    assert_eq!(mode(Path::new(OXCURL)), mode(&reference_curl()));
+    assert_eq!(mode(&under_test(OXCURL)), mode(&reference_curl()));
 }
 
 #[test]
@@ -1004,6 +1010,7 @@ fn create_file_mode_rejects_non_octal() {
     Case::new("create_file_mode_rejects_non_octal")
         .args(&["--create-file-mode", "0789", "{url}/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -1012,6 +1019,7 @@ fn create_file_mode_too_large() {
     Case::new("create_file_mode_too_large")
         .args(&["--create-file-mode", "1000", "{url}/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -1079,6 +1087,7 @@ fn out_null_is_unknown_in_8_14() {
     Case::new("out_null_is_unknown_in_8_14")
         .args(&["-s", "--out-null", "{url}/"])
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 

@@ -467,6 +467,7 @@ fn https_via_env_https_proxy() {
 fn unresolvable_proxy() {
     case("unresolvable_proxy")
         .args(&["-sS", "-x", "nonexistent.invalid", "http://example.com/"])
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -475,6 +476,7 @@ fn refused_proxy() {
     case("refused_proxy")
         .args(&["-sS", "-x", "127.0.0.1:1", "http://example.com/"])
         .normalise_with(oxcurl_testsupport::diff::mask_digits)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -482,6 +484,7 @@ fn refused_proxy() {
 fn unknown_proxy_scheme() {
     case("unknown_proxy_scheme")
         .args(&["-sS", "-x", "gopher://{host}", "http://example.com/"])
+        .expect_failure()
         .run(OXCURL);
 }
 

@@ -72,6 +72,7 @@ fn limit_rate_argument_errors() {
             &format!("limit_rate_argument_errors_{i}"),
             &["--limit-rate", v, "{url}/"],
         )
+        .expect_failure()
         .run(OXCURL);
     }
 }
@@ -82,6 +83,7 @@ fn limit_rate_warning_silenced_by_s() {
         "limit_rate_warning_silenced_by_s",
         &["-s", "--limit-rate", "7q", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -147,6 +149,7 @@ fn speed_options_argument_errors() {
             &format!("speed_options_argument_errors_{i}"),
             &[args[0], args[1], "{url}/"],
         )
+        .expect_failure()
         .run(OXCURL);
     }
 }

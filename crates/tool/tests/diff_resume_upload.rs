@@ -95,6 +95,7 @@ fn post_resumed_at_offset() {
         "post_resumed_at_offset",
         &["-sS", "-d", "abcdefgh", "-C", "3", "{url}/post"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 

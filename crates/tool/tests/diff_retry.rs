@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use oxcurl_testsupport::diff::mask_digits;
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Case, Reply};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -230,6 +231,7 @@ fn connection_refused_not_retried_by_default() {
         "connection_refused_not_retried_by_default",
         &["--no-progress-meter", "--retry", "2", &url],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -264,6 +266,7 @@ fn retry_all_errors() {
             &url,
         ],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -298,6 +301,7 @@ fn retry_negative_count_rejected() {
         "retry_negative_count_rejected",
         &["--retry", "-1", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -307,6 +311,7 @@ fn retry_delay_not_a_number() {
         "retry_delay_not_a_number",
         &["--retry-delay", "0.5", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -316,6 +321,7 @@ fn retry_max_time_negative_rejected() {
         "retry_max_time_negative_rejected",
         &["--retry-max-time", "-3", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -337,7 +343,7 @@ fn rate_spaces_serial_transfers() {
     ]);
     let url = server.url();
     let started = std::time::Instant::now();
-    let out = std::process::Command::new(OXCURL)
+    let out = std::process::Command::new(under_test(OXCURL))
         .args(["-sS", "--rate", "5/s"])
         .args([format!("{url}/a"), format!("{url}/b"), format!("{url}/c")])
         .output()
@@ -363,7 +369,9 @@ fn rate_per_minute_with_count() {
 
 #[test]
 fn rate_bad_unit() {
-    case("rate_bad_unit", &["--rate", "2/x", "{url}/"]).run(OXCURL);
+    case("rate_bad_unit", &["--rate", "2/x", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
@@ -372,12 +380,15 @@ fn rate_fractional_unit_count() {
         "rate_fractional_unit_count",
         &["--rate", "3/1.5s", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
 #[test]
 fn rate_zero() {
-    case("rate_zero", &["--rate", "0", "{url}/"]).run(OXCURL);
+    case("rate_zero", &["--rate", "0", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
@@ -386,12 +397,15 @@ fn rate_faster_than_a_millisecond() {
         "rate_faster_than_a_millisecond",
         &["--rate", "1001/s", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
 #[test]
 fn rate_zero_units() {
-    case("rate_zero_units", &["--rate", "1/0s", "{url}/"]).run(OXCURL);
+    case("rate_zero_units", &["--rate", "1/0s", "{url}/"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 #[test]
@@ -400,6 +414,7 @@ fn retry_count_with_plus_sign_rejected() {
         "retry_count_with_plus_sign_rejected",
         &["--retry", "+2", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -409,6 +424,7 @@ fn retry_delay_too_large() {
         "retry_delay_too_large",
         &["--retry-delay", "9223372036854776", "{url}/"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 

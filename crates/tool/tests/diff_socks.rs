@@ -9,10 +9,27 @@ const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 /// Run `args` (`{socks}` is the SOCKS server's `127.0.0.1:PORT`) and check both clients
 /// sent the same handshake bytes.
 fn socks_case(name: &str, mode: SocksMode, args: &[&str], tls: bool) {
-    socks_case_with(name, mode, args, tls, vec![Reply::ok("via socks\n")]);
+    socks_run(name, mode, args, tls, vec![Reply::ok("via socks\n")], false);
+}
+
+/// [`socks_case`] where the proxy fails the handshake: curl fails (97) without reaching the
+/// server.
+fn socks_refused(name: &str, mode: SocksMode, args: &[&str], tls: bool) {
+    socks_run(name, mode, args, tls, vec![Reply::ok("via socks\n")], true);
 }
 
 fn socks_case_with(name: &str, mode: SocksMode, args: &[&str], tls: bool, replies: Vec<Reply>) {
+    socks_run(name, mode, args, tls, replies, false);
+}
+
+fn socks_run(
+    name: &str,
+    mode: SocksMode,
+    args: &[&str],
+    tls: bool,
+    replies: Vec<Reply>,
+    refused: bool,
+) {
     let socks = SocksServer::start(mode);
     let hp = format!("127.0.0.1:{}", socks.port());
     let args: Vec<String> = args.iter().map(|a| a.replace("{socks}", &hp)).collect();
@@ -24,7 +41,7 @@ fn socks_case_with(name: &str, mode: SocksMode, args: &[&str], tls: bool, replie
     if tls {
         c = c.tls(TlsServerOptions::default());
     }
-    c.run(OXCURL);
+    c.expect_failure_if(refused).run(OXCURL);
     let hs = socks.handshakes();
     assert_eq!(hs.len() % 2, 0, "{hs:?}");
     let (reference, ours) = hs.split_at(hs.len() / 2);
@@ -202,7 +219,7 @@ fn socks5_basic_only() {
 
 #[test]
 fn socks5_wrong_password() {
-    socks_case(
+    socks_refused(
         "socks5_wrong_password",
         SocksMode::Relay {
             auth: Some(("u".into(), "p".into())),
@@ -245,7 +262,7 @@ fn socks5_from_all_proxy_env() {
 
 #[test]
 fn socks5_garbage_reply() {
-    socks_case(
+    socks_refused(
         "socks5_garbage_reply",
         SocksMode::Raw(b"HTTP/1.1 400 Bad\r\n\r\n".to_vec()),
         &["-sS", "-x", "socks5://{socks}", "{url}/"],
@@ -255,7 +272,7 @@ fn socks5_garbage_reply() {
 
 #[test]
 fn socks4_garbage_reply() {
-    socks_case(
+    socks_refused(
         "socks4_garbage_reply",
         SocksMode::Raw(b"HTTP/1.1 400 Bad\r\n\r\n".to_vec()),
         &["-sS", "-x", "socks4://{socks}", "{url}/"],
@@ -265,7 +282,7 @@ fn socks4_garbage_reply() {
 
 #[test]
 fn socks5_closed_at_once() {
-    socks_case(
+    socks_refused(
         "socks5_closed_at_once",
         SocksMode::Raw(Vec::new()),
         &["-sS", "-x", "socks5://{socks}", "{url}/"],
@@ -275,7 +292,7 @@ fn socks5_closed_at_once() {
 
 #[test]
 fn socks4_closed_at_once() {
-    socks_case(
+    socks_refused(
         "socks4_closed_at_once",
         SocksMode::Raw(Vec::new()),
         &["-sS", "-x", "socks4://{socks}", "{url}/"],
@@ -285,7 +302,7 @@ fn socks4_closed_at_once() {
 
 #[test]
 fn socks5_connect_refused_reply() {
-    socks_case(
+    socks_refused(
         "socks5_connect_refused_reply",
         SocksMode::Socks5Reply(vec![5, 5, 0, 1, 0, 0, 0, 0, 0, 0]),
         &["-sS", "-x", "socks5://{socks}", "{url}/"],
@@ -295,7 +312,7 @@ fn socks5_connect_refused_reply() {
 
 #[test]
 fn socks5h_host_unreachable_reply() {
-    socks_case(
+    socks_refused(
         "socks5h_host_unreachable_reply",
         SocksMode::Socks5Reply(vec![5, 4, 0, 1, 0, 0, 0, 0, 0, 0]),
         &["-sS", "-x", "socks5h://{socks}", "http://localhost:{port}/"],
@@ -305,7 +322,7 @@ fn socks5h_host_unreachable_reply() {
 
 #[test]
 fn socks4_rejected() {
-    socks_case(
+    socks_refused(
         "socks4_rejected",
         SocksMode::Raw(vec![0, 91, 0, 80, 127, 0, 0, 1]),
         &["-sS", "-x", "socks4://{socks}", "{url}/"],
@@ -315,7 +332,7 @@ fn socks4_rejected() {
 
 #[test]
 fn socks5_no_acceptable_method() {
-    socks_case(
+    socks_refused(
         "socks5_no_acceptable_method",
         SocksMode::Raw(vec![5, 0xff]),
         &["-sS", "-x", "socks5://{socks}", "{url}/"],
@@ -339,6 +356,7 @@ fn socks_silent_proxy_connect_timeout() {
             "{url}/",
         ])
         .normalise_with(oxcurl_testsupport::diff::mask_digits)
+        .expect_failure()
         .run(OXCURL);
     drop(silent);
 }
@@ -351,6 +369,10 @@ fn verbose_norm(data: &[u8]) -> Vec<u8> {
 }
 
 fn verbose_case(name: &str, proxy: &str, url: &str) {
+    verbose_run(name, proxy, url, false);
+}
+
+fn verbose_run(name: &str, proxy: &str, url: &str, refused: bool) {
     let socks = SocksServer::start(relay());
     let p = format!("{proxy}://127.0.0.1:{}", socks.port());
     Case::new(name)
@@ -358,6 +380,7 @@ fn verbose_case(name: &str, proxy: &str, url: &str) {
         .args(&["-s", "-v", "-4", "-x", &p, url])
         .reply(Reply::ok("x"))
         .normalise_with(verbose_norm)
+        .expect_failure_if(refused)
         .run(OXCURL);
 }
 
@@ -370,10 +393,11 @@ fn verbose_socks4_name() {
 /// the proxy in the error.
 #[test]
 fn verbose_socks4_unresolvable_name() {
-    verbose_case(
+    verbose_run(
         "verbose_socks4_unresolvable_name",
         "socks4",
         "http://no-such-host.invalid/",
+        true,
     );
 }
 
@@ -483,7 +507,7 @@ fn socks5_resolves_name_locally() {
 
 #[test]
 fn socks4_unresolvable_origin() {
-    socks_case(
+    socks_refused(
         "socks4_unresolvable_origin",
         relay(),
         &[
@@ -498,7 +522,7 @@ fn socks4_unresolvable_origin() {
 
 #[test]
 fn socks5_unresolvable_origin() {
-    socks_case(
+    socks_refused(
         "socks5_unresolvable_origin",
         relay(),
         &[

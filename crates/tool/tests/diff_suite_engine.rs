@@ -2,6 +2,7 @@
 //! (scripts/curl-testsuite.sh) found different: each test names the curl test it stands for
 //! and checks the same behaviour against the reference curl on a scripted server.
 
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Case, Reply};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -561,6 +562,7 @@ fn t1084_t1085_interface_that_does_not_exist() {
             .args(&["-sS", "{url}/1084", "--interface", iface])
             .reply(Reply::ok("never\n"))
             .compare_stderr(true)
+            .expect_failure()
             .run(OXCURL);
     }
     if std::net::TcpListener::bind("[::1]:0").is_ok() {
@@ -573,6 +575,7 @@ fn t1084_t1085_interface_that_does_not_exist() {
                 "non-existing-host.haxx.se.",
             ])
             .compare_stderr(true)
+            .expect_failure()
             .run(OXCURL);
     }
 }
@@ -592,6 +595,7 @@ fn interface_address_and_local_port_in_use() {
         .args(&["-sS", "{url}/b", "--local-port", &port])
         .reply(Reply::ok("never\n"))
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -684,7 +688,7 @@ fn with_file_stdin(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     };
     (
         wrap("reference", &oxcurl_testsupport::reference_curl()),
-        wrap("oxcurl", std::path::Path::new(OXCURL)),
+        wrap("oxcurl", &under_test(OXCURL)),
     )
 }
 
@@ -923,6 +927,7 @@ fn t399_too_long_host_name() {
         .file("input399", format!("url = http://{host}/399\n"))
         .reply(Reply::ok("never\n"))
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 3);
     // Long lines: an error message is cut to curl's 255 bytes, a -v line to 2043 and "...".
@@ -938,6 +943,7 @@ fn t399_too_long_host_name() {
             "* closing connection #0\n",
             "* shutting down connection #0\n",
         )
+        .expect_failure()
         .run(OXCURL);
     let location = format!("http://{host}/next");
     Case::new("t399_redirect_to_too_long_host_name")

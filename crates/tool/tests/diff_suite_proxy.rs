@@ -421,6 +421,7 @@ fn socks5_missing_unix_socket() {
     case("socks5_missing_unix_socket")
         .args(&["-sS", "-v", "--socks5", &proxy, "{url}/none"])
         .normalise_with(verbose_norm)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -542,6 +543,7 @@ fn socks5_unusable_method_replies() {
             }
             case(&format!("socks5_method_{name}_{basic}"))
                 .args(&args)
+                .expect_failure()
                 .run(OXCURL);
         }
     }

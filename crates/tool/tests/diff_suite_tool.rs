@@ -20,11 +20,14 @@ fn case(name: &str, args: &[&str]) -> Case {
 /// curl test 411: a config file that cannot be read.
 #[test]
 fn t411_missing_config_file() {
-    case("t411_missing_config_file", &["-K", "missing", "{url}"]).run(OXCURL);
+    case("t411_missing_config_file", &["-K", "missing", "{url}"])
+        .expect_failure()
+        .run(OXCURL);
     case(
         "t411_missing_config_file_long",
         &["--config", "missing", "{url}"],
     )
+    .expect_failure()
     .run(OXCURL);
 }
 
@@ -95,6 +98,7 @@ fn t458_expand_output_in_config() {
 fn t462_missing_environment_variable_in_config() {
     case("t462_missing_env_in_config", &["{url}/462", "-K", "cmd"])
         .file("cmd", "variable %MISSING\nexpand-data {{MISSING}}\n")
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -130,6 +134,7 @@ fn config_line_errors() {
             &["-K", "cmd", "{url}"],
         )
         .file("cmd", text)
+        .expect_failure()
         .run(OXCURL);
     }
 }
@@ -139,6 +144,7 @@ fn config_line_errors() {
 fn t2080_overly_long_config_option() {
     case("t2080_overly_long_option", &["-K", "config", "{url}"])
         .file("config", format!("{}\n", "D".repeat(20000)))
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -172,6 +178,7 @@ fn next_in_config() {
     case("next_in_config", &["-K", "cmd"])
         .file("cmd", "next\nurl {url}/a\nnext\n-I\nurl {url}/b\n")
         .replies(vec![Reply::ok("a\n"), Reply::ok("b\n")])
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -220,8 +227,11 @@ fn t422_next_without_url_before() {
         "t422_next_without_url_before",
         &["-O", "-I", "--next", "{url}/422"],
     )
+    .expect_failure()
     .run(OXCURL);
-    case("t422_short_next", &["-s", "-:", "{url}/422"]).run(OXCURL);
+    case("t422_short_next", &["-s", "-:", "{url}/422"])
+        .expect_failure()
+        .run(OXCURL);
 }
 
 /// curl test 686: `URL --next` with no URL after: the first transfer runs, then "no URL
@@ -434,7 +444,7 @@ fn progress_meter_switch() {
 
 /// Command lines refused while parsing: each compared on its messages and exit code.
 fn refused(name: &str, args: &[&str]) {
-    case(name, args).run(OXCURL);
+    case(name, args).expect_failure().run(OXCURL);
 }
 
 /// curl test 360: `--fail` and `--fail-with-body` together, in either order.
@@ -582,6 +592,7 @@ fn t369_t370_etag_save_unwritable() {
         "t370_etag_save_unwritable",
         &["{url}/370", "--etag-save", "nowhere/etag"],
     )
+    .expect_failure()
     .run(OXCURL);
     case(
         "t369_next_operation_runs",
@@ -617,6 +628,7 @@ fn t419_dump_header_unwritable() {
         "t419_dump_header_unwritable",
         &["{url}/419", "{url}/b", "-D", "nowhere/h"],
     )
+    .expect_failure()
     .run(OXCURL);
     case(
         "dump_header_create_dirs",

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{pki, Exec, Reply, ScriptedServer, TempDir, TlsServerOptions};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -112,7 +113,7 @@ fn decrypts(backend: &str, extra: &[&str]) {
     let mut args = vec!["-s", "--cacert", ca.to_str().unwrap()];
     args.extend_from_slice(extra);
     args.push(&url);
-    let out = Exec::new(OXCURL)
+    let out = Exec::new(under_test(OXCURL))
         .args(args)
         .env("SSLKEYLOGFILE", &keylog)
         .env("CURL_SSL_BACKEND", backend)

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use oxcurl_testsupport::hostile::AllocReport;
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Exec, Nginx, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -31,7 +32,7 @@ fn run(n: usize) -> Run {
     let nginx = Nginx::start(root.path());
     let out = TempDir::new("load-out");
     let report = out.join("allocs.txt");
-    let o = Exec::new(OXCURL)
+    let o = Exec::new(under_test(OXCURL))
         .args([
             "-q",
             "-s",

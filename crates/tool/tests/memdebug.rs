@@ -3,6 +3,7 @@
 //! curl's `tests/memanalyze.pl -v` does. The numbers must balance: every block is either freed
 //! or reported as a leak, and a plain GET leaks nothing but the runtime's start-up statics.
 
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{Exec, Reply, ScriptedServer, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
@@ -69,7 +70,7 @@ fn memdebug_log_balances_for_a_plain_get() {
     let dir = TempDir::new("memdebug");
     let log = dir.join("memdump");
     let totals = dir.join("totals");
-    let o = Exec::new(OXCURL)
+    let o = Exec::new(under_test(OXCURL))
         .args(["-q", "-s", "-o", "/dev/null", &format!("{}/big", srv.url())])
         .env("OXCURL_MEMDEBUG", &log)
         .env("OXCURL_ALLOCCOUNT", &totals)

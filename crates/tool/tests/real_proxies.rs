@@ -192,6 +192,7 @@ fn squid_unreachable_origin_connect_is_56() {
         .args(&["-sS", "-x", &hp, &url])
         .compare_requests(false)
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 56);
 }
@@ -251,6 +252,7 @@ fn squid_connect_without_credentials_is_56() {
         .tls(TlsServerOptions::default())
         .compare_requests(false)
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 56);
 }
@@ -449,6 +451,7 @@ fn dante_socks4a_is_refused_alike() {
         .reply(Reply::ok("x"))
         .compare_stderr(true)
         .normalise_with(oxcurl_testsupport::diff::mask_digits)
+        .expect_failure()
         .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 97);
     assert_ne!(r.oxcurl.code(), 0, "{}", r.oxcurl.stderr_str());
@@ -464,6 +467,7 @@ fn dante_socks5_ipv6_target() {
         .args(&["-sS", "-x", &socks, "{url}/v6"])
         .reply(Reply::ok("six\n"))
         .compare_stderr(true)
+        .expect_failure()
         .run(OXCURL);
 }
 
@@ -801,6 +805,7 @@ fn nghttpx_unreachable_origin_connect_is_56() {
     )
     .compare_requests(false)
     .compare_stderr(false)
+    .expect_failure()
     .run(OXCURL);
     assert_eq!(r.oxcurl.code(), 56);
     let last = |s: String| s.lines().last().unwrap_or_default().to_string();
@@ -847,6 +852,7 @@ fn nghttpx_407_on_the_connect_stream_is_56() {
         let r = via_h2(name, &nx, &args)
             .tls(TlsServerOptions::default())
             .compare_requests(false)
+            .expect_failure()
             .run(OXCURL);
         assert_eq!(r.oxcurl.code(), 56, "{name}");
     }

@@ -13,6 +13,7 @@ use std::time::Duration;
 use oxcurl_core::tls::record;
 use oxcurl_testsupport::http::generated_body;
 use oxcurl_testsupport::tls::server_config;
+use oxcurl_testsupport::under_test;
 use oxcurl_testsupport::{pki, reference_curl, Exec, Output, TlsServerOptions};
 use rustls::ServerConnection;
 
@@ -234,7 +235,7 @@ fn run(prog: &std::path::Path, port: u16, urls: usize) -> Output {
 fn both(mode: Mode, urls: usize) -> (Output, Output, Vec<Seen>) {
     let (port, h) = serve(mode, 2);
     let reference = run(&reference_curl(), port, urls);
-    let ours = run(std::path::Path::new(OXCURL), port, urls);
+    let ours = run(&under_test(OXCURL), port, urls);
     (reference, ours, h.join().expect("server thread"))
 }
 

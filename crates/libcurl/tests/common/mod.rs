@@ -3,7 +3,7 @@
 
 pub mod cgi;
 
-use oxcurl_testsupport::process::{reference_curl, Exec, Output};
+use oxcurl_testsupport::process::{lib_under_test, reference_curl, Exec, Output};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -12,11 +12,16 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Links (or finds up to date) target/debug/libcurl.so.4 with scripts/build-libcurl.sh from
-/// the staticlib cargo built together with this test (so no nested cargo build).
+/// The directory of the libcurl.so.4 under test: `$OXCURL_LIB_UNDER_TEST` when set (used
+/// as it is, nothing linked), else target/debug, where scripts/build-libcurl.sh links (or
+/// finds up to date) libcurl.so.4 from the staticlib cargo built together with this test (so
+/// no nested cargo build).
 pub fn ours() -> PathBuf {
     static SO: OnceLock<PathBuf> = OnceLock::new();
     SO.get_or_init(|| {
+        if let Some(dir) = lib_under_test() {
+            return dir;
+        }
         let out = Command::new("bash")
             .arg(root().join("scripts/build-libcurl.sh"))
             .arg("--link-only")
@@ -66,7 +71,7 @@ impl Lib {
 /// Compiles tests/c/<name>.c against curl's headers and links it to `lib`.
 pub fn compile(name: &str, lib: Lib) -> PathBuf {
     let libdir = lib.dir();
-    let outdir = ours().join("cabi-tests");
+    let outdir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cabi-tests");
     std::fs::create_dir_all(&outdir).expect("mkdir");
     let exe = outdir.join(format!("{name}-{lib:?}-{}", std::process::id()));
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{name}.c"));
@@ -78,7 +83,9 @@ pub fn compile(name: &str, lib: Lib) -> PathBuf {
         .arg(&src)
         .arg("-L")
         .arg(&libdir)
-        .arg("-lcurl")
+        // By its soname: a directory under test need not have the development link
+        // libcurl.so.
+        .arg("-l:libcurl.so.4")
         .output()
         .expect("run gcc");
     assert!(
