@@ -1195,6 +1195,67 @@ fn sigv4_query_with_too_many_parts() {
 }
 
 #[test]
+fn sigv4_spec_parts_as_curl_8_14_1_reads_them() {
+    // Each part is 1 to 64 bytes: a longer first provider is refused, a missing or too long
+    // second one is the first, and region and service stop at the first that does not parse
+    // (the rest then comes from the host name).
+    let long = "p".repeat(65);
+    // 65 bytes with a character across byte 64.
+    let wide = format!("a{}", "\u{e9}".repeat(32));
+    let specs = [
+        (
+            "sigv4_spec_first_provider_too_long",
+            format!("{long}:amz:r:s"),
+            true,
+        ),
+        (
+            "sigv4_spec_first_provider_non_ascii",
+            format!("{wide}:x"),
+            true,
+        ),
+        (
+            "sigv4_spec_second_provider_too_long",
+            format!("aws:{long}:r:s"),
+            false,
+        ),
+        (
+            "sigv4_spec_empty_second_provider",
+            "aws::r:s".to_string(),
+            false,
+        ),
+        (
+            "sigv4_spec_region_without_service",
+            "aws:amz:eu-1".to_string(),
+            false,
+        ),
+        (
+            "sigv4_spec_service_with_a_blank",
+            "aws:amz:eu-1:s3 x".to_string(),
+            false,
+        ),
+    ];
+    for (name, spec, refused) in specs {
+        frozen_clock(Case::new(name))
+            .args(&[
+                "-sS",
+                "-v",
+                "--aws-sigv4",
+                &spec,
+                "-u",
+                "AKID:SECRET",
+                "--resolve",
+                "ec2.us-west-2.amazonaws.com:{port}:127.0.0.1",
+                "http://ec2.us-west-2.amazonaws.com:{port}/",
+            ])
+            .reply(Reply::ok("ok\n"))
+            .compare_stderr(true)
+            .normalise_with(sigv4_lines)
+            .expect_failure_if(refused)
+            .run(OXCURL);
+    }
+}
+
+#[test]
 fn sigv4_missing_service_is_url_error() {
     Case::new("sigv4_missing_service_is_url_error")
         // "localhost" has no dot to take a service name from.

@@ -56,10 +56,29 @@ fn hmac(key: &[u8], data: &[u8]) -> [u8; 32] {
 }
 
 /// Up to 64 bytes of `s` before the next `:` (curl's `%64[^:]`).
-fn field(s: &str) -> (&str, Option<&str>) {
-    match s.find(':') {
-        Some(i) => (&s[..i.min(64)], Some(&s[i + 1..])),
-        None => (&s[..s.len().min(64)], None),
+/// curl's `MAX_SIGV4_LEN`: the longest provider, region or service.
+const MAX_SIGV4_LEN: usize = 64;
+
+/// curl's `curlx_str_until`: the non-empty run of at most `max` bytes before `delim` or the
+/// end, taken off the front of `s`; None (and `s` as it was) when it is empty or longer.
+fn until<'a>(s: &mut &'a str, max: usize, delim: u8) -> Option<&'a str> {
+    let n = s.bytes().position(|c| c == delim).unwrap_or(s.len());
+    if n == 0 || n > max {
+        return None;
+    }
+    let (word, rest) = s.split_at(n);
+    *s = rest;
+    Some(word)
+}
+
+/// curl's `curlx_str_single`: takes `c` off the front of `s` when it is there.
+fn single(s: &mut &str, c: u8) -> bool {
+    match s.as_bytes().first() {
+        Some(&b) if b == c => {
+            *s = &s[1..];
+            true
+        }
+        _ => false,
     }
 }
 
@@ -186,60 +205,56 @@ fn user_header<'a>(headers: &'a [String], name: &str) -> Option<&'a str> {
 
 pub fn sign(p: &Params<'_>) -> Result<Signed, Error> {
     let mut notes = Vec::new();
-    let (provider0, rest) = field(p.spec);
-    let (mut provider1, rest) = rest.map(field).unwrap_or(("", None));
-    let (mut region, rest) = rest.map(field).unwrap_or(("", None));
-    let service_arg: String = rest
-        .map(|s| {
-            s.split_whitespace()
-                .next()
-                .unwrap_or("")
-                .chars()
-                .take(64)
-                .collect()
-        })
-        .unwrap_or_default();
-    if provider0.is_empty() {
+    // `provider0[:provider1[:region[:service]]]`, read as curl 8.14.1's parse does: each part
+    // 1 to 64 bytes; a second provider that is missing or does not parse is the first, and
+    // region and service stop at the first part that does not parse.
+    let mut line = p.spec;
+    let Some(provider0) = until(&mut line, MAX_SIGV4_LEN, b':') else {
         return Err(Error::new(
             Code::BadFunctionArgument,
             "first aws-sigv4 provider cannot be empty",
         ));
-    }
-    if provider1.is_empty() {
-        provider1 = provider0;
-    }
-    let mut service = service_arg;
-    let region_owned;
+    };
+    let (mut region, mut service) = ("", "");
+    let provider1 = match single(&mut line, b':')
+        .then(|| until(&mut line, MAX_SIGV4_LEN, b':'))
+        .flatten()
+    {
+        None => provider0,
+        Some(p1) => {
+            if single(&mut line, b':') {
+                if let Some(r) = until(&mut line, MAX_SIGV4_LEN, b':') {
+                    region = r;
+                    if single(&mut line, b':') {
+                        service = until(&mut line, MAX_SIGV4_LEN, b':').unwrap_or("");
+                    }
+                }
+            }
+            p1
+        }
+    };
     if service.is_empty() {
-        let Some((svc, after)) = p.hostname.split_once('.') else {
+        // `service.region.` from the host name.
+        let mut host = p.hostname;
+        let Some(svc) = until(&mut host, MAX_SIGV4_LEN, b'.').filter(|_| single(&mut host, b'.'))
+        else {
             return Err(Error::new(
                 Code::UrlMalformat,
                 "aws-sigv4: service missing in parameters and hostname",
             ));
         };
-        if svc.len() > 64 {
-            return Err(Error::new(
-                Code::UrlMalformat,
-                "aws-sigv4: service too long in hostname",
-            ));
-        }
-        service = svc.to_string();
+        service = svc;
         notes.push(format!("aws_sigv4: picked service {service} from host"));
         if region.is_empty() {
-            let Some((reg, _)) = after.split_once('.') else {
+            let Some(reg) =
+                until(&mut host, MAX_SIGV4_LEN, b'.').filter(|_| single(&mut host, b'.'))
+            else {
                 return Err(Error::new(
                     Code::UrlMalformat,
                     "aws-sigv4: region missing in parameters and hostname",
                 ));
             };
-            if reg.len() > 64 {
-                return Err(Error::new(
-                    Code::UrlMalformat,
-                    "aws-sigv4: region too long in hostname",
-                ));
-            }
-            region_owned = reg.to_string();
-            region = &region_owned;
+            region = reg;
             notes.push(format!("aws_sigv4: picked region {region} from host"));
         }
     }

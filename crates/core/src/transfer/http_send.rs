@@ -178,6 +178,8 @@ impl Transfer {
         if let Some(n) = &auth_out.note {
             self.verbose(n);
         }
+        // curl fails a request whose authorization it cannot make before it shows it.
+        let auth_failed = auth_out.error.is_some();
         self.req_error = auth_out.error;
         // --crlf: the converted body's length is unknown, so it goes chunked (curl keeps
         // the form Content-Type of a POST).
@@ -390,7 +392,7 @@ impl Transfer {
             // curl shows the request once it went out, after the record's trace (or the
             // handshake deferred for early data that carries it).
             self.head_pending = Some(self.req.len());
-        } else if self.opts.verbose && !self.on_h2() {
+        } else if self.opts.verbose && !self.on_h2() && !auth_failed {
             let req = std::mem::take(&mut self.req);
             self.callbacks
                 .debug_live(InfoType::HeaderOut, &req, &self.info);
