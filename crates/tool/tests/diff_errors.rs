@@ -315,6 +315,40 @@ fn redirect_head_cut_short_is_followed() {
 }
 
 #[test]
+fn no_address_of_the_family_asked_for() {
+    // An IP literal of the other family leaves nothing to try: 7 with curl's bare message.
+    for (name, args) in [
+        (
+            "ipv6_only_with_an_ipv4_literal",
+            &["-sSv", "-6", "{url}/"][..],
+        ),
+        (
+            "ipv4_only_with_an_ipv6_literal",
+            &["-sSv", "-4", "http://[::1]:{port}/"][..],
+        ),
+    ] {
+        err_case(name, args)
+            .reply(Reply::ok("never\n"))
+            .expect_failure()
+            .run(OXCURL);
+    }
+    // A --resolve entry without the family is dropped and the name resolved for real.
+    err_case(
+        "ipv6_only_with_an_ipv4_resolve_entry",
+        &[
+            "-sSv",
+            "-6",
+            "--resolve",
+            "oxcurl-test.invalid:{port}:127.0.0.1",
+            "http://oxcurl-test.invalid:{port}/",
+        ],
+    )
+    .reply(Reply::ok("never\n"))
+    .expect_failure()
+    .run(OXCURL);
+}
+
+#[test]
 fn garbage_status_line() {
     err_case("garbage_status_line", &["-sS", "{url}/"])
         .reply(Reply::raw("HTTP/1.1 abc Weird\r\nContent-Length: 2\r\n\r\nok").close())

@@ -196,12 +196,29 @@ impl Transfer {
         let cached = cx
             .resolver
             .cached(lookup_host, conn_port, ttl, cx.now)
+            .map(|a| (a, lookup_host))
             .or_else(|| {
                 // curl's fetch_addr: a `--resolve *:PORT:...` entry answers any host.
                 self.wildcard_resolve
                     .then(|| cx.resolver.cached("*", conn_port, ttl, cx.now))
                     .flatten()
+                    .map(|a| (a, "*"))
             });
+        // curl's fetch_addr: an entry without an address of the family asked for is dropped,
+        // and the name is resolved as if it had not been there.
+        let family = |a: &SocketAddr| match self.opts.ip_resolve {
+            IpResolve::Whatever => true,
+            IpResolve::V4 => a.is_ipv4(),
+            IpResolve::V6 => a.is_ipv6(),
+        };
+        let cached = match cached {
+            Some((addrs, entry)) if !addrs.iter().any(family) => {
+                self.verbose("Hostname in DNS cache does not have needed family, zapped");
+                cx.resolver.remove(entry, conn_port);
+                None
+            }
+            c => c.map(|(addrs, _)| addrs),
+        };
         if let Some(addrs) = cached {
             self.info.time_namelookup = cx.now.duration_since(self.started);
             // Connecting again for a proxy tunnel, curl reuses the addresses it had.
@@ -404,6 +421,9 @@ impl Transfer {
             }
             // curl names the host and port it tried: a `--connect-to` destination, an IPv6
             // address without brackets.
+            // No address of the family asked for (`-6` with an IPv4 literal): curl had nothing
+            // to try, and says only that it could not connect.
+            ConnectPoll::Failed(_) if he_port.is_none() => Err(Error::code(Code::CouldntConnect)),
             ConnectPoll::Failed(e) => {
                 let name = self.conn_to_host.as_deref().unwrap_or(&host);
                 let name = name.trim_start_matches('[').trim_end_matches(']');
