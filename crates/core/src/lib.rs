@@ -65,7 +65,16 @@ pub fn features() -> Vec<&'static str> {
     if cfg!(feature = "brotli") {
         f.push("brotli");
     }
-    f.extend(["HSTS", "HTTP2", "HTTPS-proxy", "IPv6", "Largefile", "libz"]);
+    // IDN: host names are converted with the idna crate (UTS 46), as curl with libidn2.
+    f.extend([
+        "HSTS",
+        "HTTP2",
+        "HTTPS-proxy",
+        "IDN",
+        "IPv6",
+        "Largefile",
+        "libz",
+    ]);
     if cfg!(feature = "openssl") {
         f.push("MultiSSL");
     }

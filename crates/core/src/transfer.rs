@@ -1459,6 +1459,11 @@ fn absolute_form(url: &Url) -> String {
     let _ = u.set(Part::User, None, Flags::default());
     let _ = u.set(Part::Password, None, Flags::default());
     let _ = u.set(Part::Fragment, None, Flags::default());
+    // An IDN host goes as the name curl converted it to (its http_target sets the host to
+    // `conn->host.name`), not percent-encoded UTF-8.
+    if let Ok(std::borrow::Cow::Owned(ascii)) = url.host_punycode() {
+        let _ = u.set(Part::Host, Some(&ascii), Flags::default());
+    }
     // curl asks for CURLU_NO_DEFAULT_PORT: "http://host:80/" goes as "http://host/".
     let flags = GetFlags {
         no_default_port: true,

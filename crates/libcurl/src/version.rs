@@ -49,6 +49,7 @@ const FEATURE_BITS: &[(&std::ffi::CStr, c_int)] = &[
     (c"HSTS", 1 << 28),
     (c"HTTP2", 1 << 16),
     (c"HTTPS-proxy", 1 << 21),
+    (c"IDN", 1 << 10),
     (c"IPv6", 1 << 0),
     (c"Largefile", 1 << 9),
     (c"libz", 1 << 3),

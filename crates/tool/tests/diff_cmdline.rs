@@ -389,6 +389,7 @@ fn version_features_in_curls_order() {
         "AsynchDNS",
         "HTTP2",
         "HTTPS-proxy",
+        "IDN",
         "threadsafe",
         "UnixSockets",
     ] {

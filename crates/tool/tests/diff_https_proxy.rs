@@ -567,7 +567,7 @@ fn version_lists_https_proxy_feature() {
         .find(|l| l.starts_with("Features: "))
         .unwrap_or_else(|| panic!("no Features line in {text}"));
     assert!(
-        features.contains(" HSTS HTTP2 HTTPS-proxy IPv6 "),
+        features.contains(" HSTS HTTP2 HTTPS-proxy IDN IPv6 "),
         "HTTPS-proxy in curl's place: {features}"
     );
 }

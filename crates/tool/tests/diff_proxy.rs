@@ -328,6 +328,40 @@ fn connect_reply_header_lines_curls_header_store_refuses() {
 }
 
 #[test]
+fn idn_host_through_a_proxy_goes_as_punycode() {
+    // The absolute-form target names the converted host, as the Host header does.
+    case("idn_host_through_a_proxy_goes_as_punycode")
+        .env("LC_ALL", "C.UTF-8")
+        .args(&[
+            "-sS",
+            "-x",
+            "{host}",
+            "http://www.\u{e5}\u{e4}\u{f6}.se/page",
+        ])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+}
+
+#[test]
+fn idn_host_that_does_not_convert() {
+    // A label over 63 bytes once converted, and a label ending in a hyphen: curl's bare 3.
+    for (name, url) in [
+        (
+            "idn_label_too_long_once_converted",
+            "http://too-long-IDN-name-c\u{fc}rl-r\u{fc}le\u{df}-la-la-la-dee-da-flooby-nooby.local/",
+        ),
+        ("idn_label_ending_in_a_hyphen", "http://a-.\u{fc}.se/"),
+    ] {
+        case(name)
+            .env("LC_ALL", "C.UTF-8")
+            .args(&["-sS", "-x", "{host}", url])
+            .reply(Reply::ok("never\n"))
+            .expect_failure()
+            .run(OXCURL);
+    }
+}
+
+#[test]
 fn connect_closed_early() {
     case("connect_closed_early")
         .args(&["-sS", "-p", "-x", "{host}", "http://example.com/"])

@@ -915,8 +915,12 @@ fn is_ascii_name(s: &str) -> bool {
     s.is_ascii()
 }
 
+/// libidn2's `IDN2_LABEL_MAX_LENGTH`: the longest label it converts to.
+const IDN_LABEL_MAX: usize = 63;
+
 /// IDN to punycode (UTS 46, non-transitional), refusing labels that start
-/// or end with a hyphen or have "--" at positions 3-4, as libidn2 does.
+/// or end with a hyphen or have "--" at positions 3-4, and converted labels
+/// longer than 63 bytes, as libidn2 does.
 fn idn_to_ascii(host: &str) -> Result<String, UrlError> {
     for label in host.split('.') {
         let b = label.as_bytes();
@@ -925,7 +929,11 @@ fn idn_to_ascii(host: &str) -> Result<String, UrlError> {
             return Err(UrlError::BadHostname);
         }
     }
-    idna::domain_to_ascii(host).map_err(|_| UrlError::BadHostname)
+    let ascii = idna::domain_to_ascii(host).map_err(|_| UrlError::BadHostname)?;
+    if ascii.split('.').any(|l| l.len() > IDN_LABEL_MAX) {
+        return Err(UrlError::BadHostname);
+    }
+    Ok(ascii)
 }
 
 /// Punycode to IDN, label by label (like `idn2_to_unicode_8z8z`).

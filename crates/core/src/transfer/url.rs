@@ -185,9 +185,12 @@ impl Transfer {
                 ))
             }
         };
-        let host = url.host_punycode().map(|h| h.into_owned()).map_err(|e| {
-            Error::new(Code::UrlMalformat, format!("URL rejected: {}", e.message()))
-        })?;
+        // An IDN name that does not convert is curl's bare CURLE_URL_MALFORMAT (its
+        // idn_decode says nothing more).
+        let host = url
+            .host_punycode()
+            .map(|h| h.into_owned())
+            .map_err(|_| Error::code(Code::UrlMalformat))?;
         let port = url.port_or_default();
         if self.first_origin.is_none() {
             self.first_origin = Some((scheme, host.to_ascii_lowercase(), port));
