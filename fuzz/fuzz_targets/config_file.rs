@@ -35,10 +35,22 @@ fn reads_files(text: &str) -> bool {
 }
 
 fuzz_target!(|data: &[u8]| {
+    // Read as curl's my_get_line: no line is empty or a comment, none has a newline or a
+    // zero byte, and none is as long as the limit.
+    if let Ok(lines) = args::file_lines(data, 200) {
+        for l in &lines {
+            let t = l.trim_start_matches([' ', '\t']);
+            assert!(!t.is_empty() && !t.starts_with('#'), "{l:?}");
+            assert!(!l.contains('\n') && !l.contains('\0'), "{l:?}");
+        }
+    }
     let text = String::from_utf8_lossy(data);
     for line in args::config_lines(&text) {
         let l = args::parse_config_line(line);
-        assert!(line.starts_with(l.option), "the option starts the line: {line:?}");
+        assert!(
+            line.starts_with(l.option),
+            "the option starts the line: {line:?}"
+        );
         if let Some(p) = &l.param {
             assert!(!p.is_empty() || line.contains('"'), "{line:?}");
         }

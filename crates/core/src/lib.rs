@@ -15,6 +15,7 @@ pub mod dns;
 pub mod easy;
 pub mod error;
 mod gather;
+pub mod getline;
 pub mod hsts;
 pub mod info;
 pub mod mime;

@@ -2736,9 +2736,10 @@ impl Parser {
                     // remote name and not globbed.
                     Some(f) => {
                         let data = read_arg_file(f).map_err(|_| read_error(name))?;
-                        let text = String::from_utf8_lossy(&data);
-                        for line in config_lines(&text) {
-                            let i = self.add_url(line.to_string())?;
+                        let lines =
+                            file_lines(&data, URL_FILE_LINE_MAX).map_err(|_| read_error(name))?;
+                        for line in lines {
+                            let i = self.add_url(line)?;
                             let u = &mut self.op().urls[i];
                             u.remote_name = true;
                             u.noglob = true;
@@ -2778,12 +2779,9 @@ impl Parser {
                 let v = a();
                 if let Some(f) = v.strip_prefix('@') {
                     let text = read_arg_file(f).map_err(|_| read_error(name))?;
-                    for line in String::from_utf8_lossy(&text).split('\n') {
-                        let l = line;
-                        if !l.is_empty() {
-                            self.op().headers.push(l.to_string());
-                        }
-                    }
+                    let lines =
+                        file_lines(&text, HEADER_FILE_LINE_MAX).map_err(|_| read_error(name))?;
+                    self.op().headers.extend(lines);
                 } else {
                     self.op().headers.push(v);
                 }
@@ -2829,11 +2827,9 @@ impl Parser {
                 let v = a();
                 if let Some(f) = v.strip_prefix('@') {
                     let text = read_arg_file(f).map_err(|_| read_error(name))?;
-                    for l in String::from_utf8_lossy(&text).split('\n') {
-                        if !l.is_empty() {
-                            self.op().proxy_headers.push(l.to_string());
-                        }
-                    }
+                    let lines =
+                        file_lines(&text, HEADER_FILE_LINE_MAX).map_err(|_| read_error(name))?;
+                    self.op().proxy_headers.extend(lines);
                 } else {
                     self.op().proxy_headers.push(v);
                 }
@@ -3550,10 +3546,10 @@ impl Parser {
     /// not counted, as in curl).
     fn read_config(&mut self, path: &str) -> Result<(), ()> {
         let data = read_arg_file(path).map_err(|_| ())?;
-        let text = String::from_utf8_lossy(&data);
+        let lines = file_lines(&data, CONFIG_LINE_MAX).map_err(|_| ())?;
         let name = if path == "-" { "<stdin>" } else { path };
         let mut lineno = 0;
-        for line in config_lines(&text) {
+        for line in &lines {
             lineno += 1;
             let l = parse_config_line(line);
             if l.unquoted_whitespace {
@@ -3690,6 +3686,23 @@ pub fn msg_dest() -> MsgDest {
 
 /// The lines of a config file that curl reads: not blank, not comments (`#` as the
 /// first non-blank). A line keeps its leading blanks.
+/// curl's line limits for what its tool reads with `my_get_line`: config files
+/// (`MAX_CONFIG_LINE_LENGTH`), `-H @file` headers and `--url @file` URLs.
+const CONFIG_LINE_MAX: usize = 10 * 1024 * 1024;
+const HEADER_FILE_LINE_MAX: usize = 100 * 1024;
+const URL_FILE_LINE_MAX: usize = 8092;
+
+/// The lines of a config file, `-H @file` or `--url @file` as curl's tool reads them
+/// (`my_get_line`: C strings from `fgets`, so a zero byte cuts the rest of its 127-byte piece;
+/// blank and comment lines left out), as text; Err for a line of `max` bytes or more.
+pub fn file_lines(data: &[u8], max: usize) -> Result<Vec<String>, ()> {
+    let lines = oxcurl_core::getline::tool_lines(data, max).map_err(|_| ())?;
+    Ok(lines
+        .into_iter()
+        .map(|l| String::from_utf8_lossy(&l).into_owned())
+        .collect())
+}
+
 pub fn config_lines(text: &str) -> impl Iterator<Item = &str> {
     text.split('\n').filter(|l| {
         let t = l.trim_start_matches([' ', '\t']);

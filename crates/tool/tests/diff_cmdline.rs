@@ -856,3 +856,29 @@ fn variable_errors_and_warnings() {
             .run(OXCURL);
     }
 }
+
+/// Files the tool reads line by line (`-H @file`, `-K`; `--url @file` reads the same way), as curl's
+/// `my_get_line` reads them: a zero byte cuts the rest of its 127-byte `fgets` piece and the
+/// next piece runs on in the same line; blank and comment lines are left out.
+#[test]
+fn files_read_line_by_line_with_nul_bytes_and_comments() {
+    Case::new("header_file_with_nul_and_comments")
+        .file(
+            "h.txt",
+            &b"X-A: a\0b\nX-B: c\n# not a header\n   \nX-D: e\n"[..],
+        )
+        .args(&["-sS", "-H", "@{tmp}/h.txt", "{url}/"])
+        .reply(Reply::ok("ok\n"))
+        .run(OXCURL);
+    // The NUL swallows the line end: the quoted header runs into the url line, and there
+    // is no URL left.
+    Case::new("config_file_with_nul")
+        .file(
+            "c.txt",
+            &b"header = \"X-C: d\0e\"\nurl = \"http://127.0.0.1:1/\"\n"[..],
+        )
+        .args(&["-sS", "-K", "{tmp}/c.txt"])
+        .compare_stderr(true)
+        .expect_failure()
+        .run(OXCURL);
+}

@@ -6,6 +6,8 @@
 
 use std::io::Read;
 
+use crate::getline::Fgets;
+
 /// Why no credentials came out (curl's `NETRCcode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NetrcError {
@@ -31,60 +33,6 @@ const MAX_LINE: usize = 16384;
 const MAX_FILE: usize = 128 * 1024;
 /// curl's `MAX_NETRC_TOKEN`: a token this long or longer is a syntax error.
 const MAX_TOKEN: usize = 4096;
-/// The piece `fgets` reads into curl's 128-byte buffer.
-const FGETS: usize = 127;
-
-/// A reader read as C's `fgets` reads a `FILE`: pieces of at most 127 bytes that end after a
-/// newline, and an end-of-file flag set once a read has found the end.
-struct Fgets<R> {
-    r: R,
-    buf: [u8; 4096],
-    pos: usize,
-    len: usize,
-    eof: bool,
-}
-
-impl<R: Read> Fgets<R> {
-    fn byte(&mut self) -> Option<u8> {
-        if self.pos == self.len {
-            if self.eof {
-                return None;
-            }
-            self.pos = 0;
-            self.len = loop {
-                match self.r.read(&mut self.buf) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(_) => break 0,
-                }
-            };
-            if self.len == 0 {
-                self.eof = true;
-                return None;
-            }
-        }
-        self.pos += 1;
-        Some(self.buf[self.pos - 1])
-    }
-
-    /// The next piece into `piece`; false at the end of the file with nothing read.
-    fn fgets(&mut self, piece: &mut Vec<u8>) -> bool {
-        piece.clear();
-        while piece.len() < FGETS {
-            match self.byte() {
-                Some(c) => {
-                    piece.push(c);
-                    if c == b'\n' {
-                        break;
-                    }
-                }
-                None => break,
-            }
-        }
-        !piece.is_empty()
-    }
-}
-
 /// curl's `Curl_get_line`: the next whole line into `line`, newline-terminated (one is added at
 /// the end of the file). False at the end, for a line of `MAX_LINE` bytes or more, or at a NUL
 /// that starts a piece; a NUL elsewhere cuts the rest of its piece, as `strlen` does.
@@ -102,7 +50,7 @@ fn get_line<R: Read>(f: &mut Fgets<R>, piece: &mut Vec<u8>, line: &mut Vec<u8>) 
         if piece[n - 1] == b'\n' {
             return true;
         }
-        if f.eof {
+        if f.eof() {
             if line.len() + 2 > MAX_LINE {
                 return false;
             }
@@ -117,13 +65,7 @@ fn get_line<R: Read>(f: &mut Fgets<R>, piece: &mut Vec<u8>, line: &mut Vec<u8>) 
 /// more; more than 128 KiB of text kept is a syntax error. Memory is bounded by those limits
 /// whatever the file holds.
 pub fn load(r: impl Read) -> Result<Vec<u8>, NetrcError> {
-    let mut f = Fgets {
-        r,
-        buf: [0; 4096],
-        pos: 0,
-        len: 0,
-        eof: false,
-    };
+    let mut f = Fgets::new(r);
     let (mut piece, mut line, mut text) = (Vec::new(), Vec::new(), Vec::new());
     while get_line(&mut f, &mut piece, &mut line) {
         let start = line
