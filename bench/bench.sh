@@ -189,16 +189,16 @@ run_once() {  # who scenario index command...: one timed run, appended to runs.t
   rm -f "$OUTFILE"
   printf '%s\t%s\t%s\t%s\n' "$scen" "$who" "$idx" "$line" >> "$RESULTS/runs.tsv"
 }
-count_allocs() {  # who scenario command...
-  local who=$1 scen=$2 out=$RESULTS/heap.$2.$1 line
+count_allocs() {  # who scenario command...: the counts, then the run's exit status
+  local who=$1 scen=$2 out=$RESULTS/heap.$2.$1 line run
   shift 2
   rm -f "$out"
-  "$BIN/runone" -e "$RESULTS/stderr.$who" -- env LD_PRELOAD="$BIN/heapcount.so" \
-    HEAPCOUNT_OUT="$out" "$@" > /dev/null
+  run=$("$BIN/runone" -e "$RESULTS/stderr.$who" -- env LD_PRELOAD="$BIN/heapcount.so" \
+    HEAPCOUNT_OUT="$out" "$@")
   rm -f "$OUTFILE"
   # the last report is the program's own (a wrapper script exec's it under the same pid)
   line=$(tail -n 1 "$out" 2>/dev/null || true)
-  printf '%s\t%s\t%s\n' "$scen" "$who" "${line:-none}" >> "$RESULTS/allocs.tsv"
+  printf '%s\t%s\t%s\t%s\n' "$scen" "$who" "${line:-none}" "${run##* }" >> "$RESULTS/allocs.tsv"
 }
 count_instr() {  # who scenario command...
   local who=$1 scen=$2 log=$RESULTS/callgrind.$2.$1 n
@@ -267,13 +267,26 @@ if ((SHORT)); then
     if [[ -z $got ]]; then
       echo "bench: $scen: no allocation count for oxcurl" >&2; fail=1; failed=$((failed + 1)); continue
     fi
-    # a small margin: 3 % or 5 allocations, whichever is more
-    limit=$(( expected + (expected * 3 / 100 > 5 ? expected * 3 / 100 : 5) ))
+    # Every run of the scenario, timed or counted, must have succeeded: a count from a
+    # transfer that failed early says nothing.
+    bad=$(awk -F'\t' -v s="$scen" '$1 == s && $2 == "A" { n = split($4, f, " "); if (f[n] != 0) print $3 }' "$RESULTS/runs.tsv")
+    bad+=$(awk -F'\t' -v s="$scen" '$1 == s && $2 == "A" && $4 != 0 { print " counted" }' "$RESULTS/allocs.tsv")
+    if [[ -n $bad ]]; then
+      echo "bench: $scen: oxcurl runs failed (exit status not 0: run $bad; stderr in $RESULTS/stderr.A)" >&2
+      fail=1; failed=$((failed + 1)); continue
+    fi
+    # A band of 3 % or 5 allocations, whichever is more, each way: too few is as suspicious
+    # as too many (a transfer that did less than the scenario asks).
+    margin=$(( expected * 3 / 100 > 5 ? expected * 3 / 100 : 5 ))
+    limit=$(( expected + margin )) floor=$(( expected - margin ))
     if ((got > limit)); then
       echo "bench: $scen: oxcurl made $got own allocations, expected at most $expected (+margin: $limit)" >&2
       fail=1; failed=$((failed + 1))
+    elif ((got < floor)); then
+      echo "bench: $scen: oxcurl made only $got own allocations, expected $expected (-margin: $floor): did the run do its work? Lower bench/expected-allocs.txt if a change saved them" >&2
+      fail=1; failed=$((failed + 1))
     else
-      echo "bench: $scen: $got own allocations (expected $expected, limit $limit): ok"
+      echo "bench: $scen: $got own allocations (expected $expected, band $floor-$limit): ok"
       passed=$((passed + 1))
     fi
   done < "$HERE/expected-allocs.txt"
