@@ -234,6 +234,9 @@ pub struct Options {
     pub port: Option<u16>,
     /// Scheme used when the URL has none (`CURLOPT_DEFAULT_PROTOCOL`); None guesses.
     pub default_protocol: Option<String>,
+    /// The mode of files a transfer creates (`CURLOPT_NEW_FILE_PERMS`, `--create-file-mode`):
+    /// file:// uploads here; the umask applies, as to curl's `open`.
+    pub new_file_perms: u32,
     pub path_as_is: bool,
     pub custom_request: Option<String>,
     pub request_target: Option<String>,
@@ -449,6 +452,7 @@ impl Default for Options {
             url_allow_space: false,
             port: None,
             default_protocol: None,
+            new_file_perms: 0o644,
             path_as_is: false,
             custom_request: None,
             request_target: None,

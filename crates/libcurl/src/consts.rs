@@ -236,6 +236,7 @@ pub mod opt {
     pub const ABSTRACT_UNIX_SOCKET: c_int = 10264;
     pub const CRLF: c_int = 27;
     pub const SSL_ENABLE_NPN: c_int = 225;
+    pub const NEW_FILE_PERMS: c_int = 159;
     pub const RANDOM_FILE: c_int = 10076;
     pub const EGDSOCKET: c_int = 10077;
     pub const PREREQFUNCTION: c_int = 20312;

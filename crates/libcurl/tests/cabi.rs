@@ -123,6 +123,10 @@ fn socket_and_framing_option_codes_match_reference() {
     let reference = run_ok("setoptvalues", Lib::Reference, &[]);
     assert!(ours.contains("-1: idle=43"), "{ours}");
     assert!(ours.contains("fnmatch=0 data=0 unset=0\n"), "{ours}");
+    assert!(
+        ours.contains("1: idle=0 intvl=0 cnt=0 he=0 icl=0 disallow=0 perms=0\n"),
+        "{ours}"
+    );
     assert_eq!(ours, reference);
 }
 

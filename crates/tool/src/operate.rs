@@ -1850,6 +1850,9 @@ fn configure(
     o.disallow_username_in_url = op.disallow_username_in_url;
     o.path_as_is = op.path_as_is;
     o.default_protocol = op.proto_default.clone();
+    if let Some(mode) = op.create_file_mode {
+        o.new_file_perms = mode;
+    }
     o.allowed_protocols = op.proto.clone();
     o.redir_protocols = op.proto_redir.clone();
     o.time_condition = op.time_cond;

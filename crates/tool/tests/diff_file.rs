@@ -587,3 +587,41 @@ fn file_64mib_allocates_as_much_as_1mib() {
 fn file_help_category_any_case() {
     case("file_help_category", &["--help", "fIlE"]).run(OXCURL);
 }
+
+/// `--create-file-mode` sets the mode of a file a file:// upload creates (under the umask,
+/// as curl's `open`), and the default is 0644; both clients leave the same modes.
+#[test]
+fn create_file_mode_applies_to_file_uploads() {
+    use std::os::unix::fs::PermissionsExt;
+    let modes = |program: &Path| -> Vec<u32> {
+        let dir = TempDir::new("cfm");
+        std::fs::write(dir.join("src"), "upload\n").unwrap();
+        let mut got = Vec::new();
+        for (name, extra) in [
+            ("a", &["--create-file-mode", "0600"][..]),
+            ("b", &["--create-file-mode", "0751"][..]),
+            ("c", &[][..]),
+        ] {
+            let target = format!("file://{}/{name}", dir.path().display());
+            let mut args = vec!["-sS", "-T"];
+            let src = dir.join("src");
+            args.push(src.to_str().unwrap());
+            args.extend_from_slice(extra);
+            args.push(&target);
+            // umask 022 for the run, so the modes asked for show.
+            let out = Exec::new("sh")
+                .arg("-c")
+                .arg("umask 022; exec \"$0\" \"$@\"")
+                .arg(program)
+                .args(&args)
+                .run();
+            assert_eq!(out.code, Some(0), "{}", out.stderr_str());
+            let meta = std::fs::metadata(dir.join(name)).unwrap();
+            got.push(meta.permissions().mode() & 0o777);
+        }
+        got
+    };
+    let reference = modes(&oxcurl_testsupport::reference_curl());
+    assert_eq!(reference, [0o600, 0o751 & !0o022, 0o644]);
+    assert_eq!(modes(&under_test(OXCURL)), reference);
+}

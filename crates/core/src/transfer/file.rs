@@ -31,9 +31,6 @@ pub(super) enum FileJob {
     Done,
 }
 
-/// curl's `new_file_perms` default (`CURLOPT_NEW_FILE_PERMS`).
-const NEW_FILE_PERMS: u32 = 0o644;
-
 impl Transfer {
     /// `file_connect` and the start of `file_do`: open the file, then decide what to read
     /// or write. The transfer then goes on in `do_file`.
@@ -160,7 +157,7 @@ impl Transfer {
         }
         let resume = self.opts.resume_from > 0 || self.opts.resume_from_unknown;
         let mut oo = OpenOptions::new();
-        oo.write(true).create(true).mode(NEW_FILE_PERMS);
+        oo.write(true).create(true).mode(self.opts.new_file_perms);
         if resume {
             oo.append(true);
         } else {

@@ -1,4 +1,4 @@
-/* Return codes of the socket and framing options for edge values; the FTP wildcard
+/* Return codes of the socket, framing and file-mode options for edge values; the FTP wildcard
  * match callback and its data set and unset (taken, unused for HTTP). */
 #include <curl/curl.h>
 #include <stdio.h>
@@ -15,13 +15,14 @@ int main(void)
   long v[] = {-1, 0, 1, 3000000};
   int i;
   for(i = 0; i < 4; i++)
-    printf("%ld: idle=%d intvl=%d cnt=%d he=%d icl=%d disallow=%d\n", v[i],
+    printf("%ld: idle=%d intvl=%d cnt=%d he=%d icl=%d disallow=%d perms=%d\n", v[i],
            (int)curl_easy_setopt(c, CURLOPT_TCP_KEEPIDLE, v[i]),
            (int)curl_easy_setopt(c, CURLOPT_TCP_KEEPINTVL, v[i]),
            (int)curl_easy_setopt(c, CURLOPT_TCP_KEEPCNT, v[i]),
            (int)curl_easy_setopt(c, CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, v[i]),
            (int)curl_easy_setopt(c, CURLOPT_IGNORE_CONTENT_LENGTH, v[i]),
-           (int)curl_easy_setopt(c, CURLOPT_DISALLOW_USERNAME_IN_URL, v[i]));
+           (int)curl_easy_setopt(c, CURLOPT_DISALLOW_USERNAME_IN_URL, v[i]),
+           (int)curl_easy_setopt(c, CURLOPT_NEW_FILE_PERMS, v[i]));
   printf("fnmatch=%d data=%d unset=%d\n",
          (int)curl_easy_setopt(c, CURLOPT_FNMATCH_FUNCTION, match),
          (int)curl_easy_setopt(c, CURLOPT_FNMATCH_DATA, (void *)c),
