@@ -92,7 +92,7 @@ pub struct SocketOptions<'a> {
     pub tcp_keepidle: u32,
     pub tcp_keepintvl: u32,
     pub tcp_keepcnt: u32,
-    pub ip_tos: Option<u32>,
+    pub ip_tos: Option<u8>,
     pub socket_hooks: &'a Hooks,
 }
 
@@ -543,7 +543,7 @@ fn setup_socket(
             sock.set_tcp_keepalive(&TcpKeepalive::new().with_interval(secs(opts.tcp_keepintvl)));
         let _ = sock.set_tcp_keepalive(&TcpKeepalive::new().with_retries(opts.tcp_keepcnt));
     }
-    if let Some(tos) = opts.ip_tos {
+    if let Some(tos) = opts.ip_tos.map(u32::from) {
         let _ = if addr.is_ipv6() {
             sock.set_tclass_v6(tos)
         } else {

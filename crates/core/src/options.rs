@@ -236,7 +236,7 @@ pub struct Options {
     pub default_protocol: Option<String>,
     /// The mode of files a transfer creates (`CURLOPT_NEW_FILE_PERMS`, `--create-file-mode`):
     /// file:// uploads here; the umask applies, as to curl's `open`.
-    pub new_file_perms: u32,
+    pub new_file_perms: u16,
     pub path_as_is: bool,
     pub custom_request: Option<String>,
     pub request_target: Option<String>,
@@ -322,7 +322,8 @@ pub struct Options {
     pub disallow_username_in_url: bool,
     /// The IP Type of Service (IPv6: traffic class) set on every socket (the tool's
     /// `--ip-tos`; libcurl programs do it in a sockopt callback).
-    pub ip_tos: Option<u32>,
+    /// `--ip-tos`: at most 255, so a byte (an idle handle stays small).
+    pub ip_tos: Option<u8>,
     pub buffer_size: usize,
     pub upload_buffer_size: usize,
     pub fresh_connect: bool,

@@ -1513,7 +1513,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             // Deprecated in curl and ignored there too.
             SSL_ENABLE_NPN => {}
             NEW_FILE_PERMS if !(0..=0o777).contains(&v) => return CURLE_BAD_FUNCTION_ARGUMENT,
-            NEW_FILE_PERMS => o.new_file_perms = v as u32,
+            NEW_FILE_PERMS => o.new_file_perms = v as u16,
             _ if known(opt) => return CURLE_NOT_BUILT_IN,
             _ => return CURLE_UNKNOWN_OPTION,
         }

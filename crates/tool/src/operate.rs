@@ -1845,13 +1845,15 @@ fn configure(
     if let Some(ms) = op.happy_eyeballs_ms {
         o.happy_eyeballs_timeout = std::time::Duration::from_millis(ms);
     }
-    o.ip_tos = op.ip_tos;
+    // At most 0xff (args.rs refuses more).
+    o.ip_tos = op.ip_tos.map(|t| t as u8);
     o.ignore_content_length = op.ignore_content_length;
     o.disallow_username_in_url = op.disallow_username_in_url;
     o.path_as_is = op.path_as_is;
     o.default_protocol = op.proto_default.clone();
     if let Some(mode) = op.create_file_mode {
-        o.new_file_perms = mode;
+        // At most 0o777 (args.rs refuses more).
+        o.new_file_perms = mode as u16;
     }
     o.allowed_protocols = op.proto.clone();
     o.redir_protocols = op.proto_redir.clone();

@@ -157,7 +157,9 @@ impl Transfer {
         }
         let resume = self.opts.resume_from > 0 || self.opts.resume_from_unknown;
         let mut oo = OpenOptions::new();
-        oo.write(true).create(true).mode(self.opts.new_file_perms);
+        oo.write(true)
+            .create(true)
+            .mode(u32::from(self.opts.new_file_perms));
         if resume {
             oo.append(true);
         } else {
