@@ -2,7 +2,7 @@
 //! percent-decoding (curl's `Curl_urldecode`, from `oxcurl_urlapi::escape`, the one
 //! implementation the URL parser uses too). Pure functions, no I/O.
 
-pub use oxcurl_urlapi::escape::{easy_escape, hexval, urldecode, Reject};
+pub use oxcurl_urlapi::escape::{easy_escape, hexval, is_unreserved, urldecode, Reject};
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

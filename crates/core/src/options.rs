@@ -51,6 +51,17 @@ pub enum IpResolve {
     V6,
 }
 
+impl IpResolve {
+    /// Whether an address of `a`'s family may be used.
+    pub fn allows(self, a: &std::net::SocketAddr) -> bool {
+        match self {
+            IpResolve::Whatever => true,
+            IpResolve::V4 => a.is_ipv4(),
+            IpResolve::V6 => a.is_ipv6(),
+        }
+    }
+}
+
 /// Kinds of debug data (`curl_infotype`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InfoType {

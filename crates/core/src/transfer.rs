@@ -1473,6 +1473,17 @@ fn absolute_form(url: &Url) -> String {
         .unwrap_or_else(|_| u.to_url_string())
 }
 
+/// The error of a line curl's header store refuses: 43 "Invalid response header" for a name
+/// without a colon, else curl's bare 8.
+fn store_refused(e: head::StoreError) -> Error {
+    match e {
+        head::StoreError::NoColon => {
+            Error::new(Code::BadFunctionArgument, "Invalid response header")
+        }
+        head::StoreError::Blank | head::StoreError::NoEnd => Error::code(Code::WeirdServerReply),
+    }
+}
+
 fn connect_failed(host: &str, port: u16, ms: u128) -> Error {
     Error::new(
         Code::CouldntConnect,

@@ -8,7 +8,7 @@
 use hmac::{Hmac, Mac};
 use sha2::{Digest as _, Sha256};
 
-use crate::codec::hex;
+use crate::codec::{hex, is_unreserved as unreserved};
 use crate::error::{Code, Error};
 use crate::parsedate;
 
@@ -80,10 +80,6 @@ fn single(s: &mut &str, c: u8) -> bool {
         }
         _ => false,
     }
-}
-
-fn unreserved(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~')
 }
 
 /// The canonical URI: as sent for S3, encoded once more for everything else.

@@ -206,13 +206,9 @@ impl Transfer {
             });
         // curl's fetch_addr: an entry without an address of the family asked for is dropped,
         // and the name is resolved as if it had not been there.
-        let family = |a: &SocketAddr| match self.opts.ip_resolve {
-            IpResolve::Whatever => true,
-            IpResolve::V4 => a.is_ipv4(),
-            IpResolve::V6 => a.is_ipv6(),
-        };
+        let want = self.opts.ip_resolve;
         let cached = match cached {
-            Some((addrs, entry)) if !addrs.iter().any(family) => {
+            Some((addrs, entry)) if !addrs.iter().any(|a| want.allows(a)) => {
                 self.verbose("Hostname in DNS cache does not have needed family, zapped");
                 cx.resolver.remove(entry, conn_port);
                 None
@@ -304,15 +300,7 @@ impl Transfer {
         let addrs = match self.opts.ip_resolve {
             IpResolve::Whatever => addrs,
             want => {
-                filtered = addrs
-                    .iter()
-                    .copied()
-                    .filter(|a| match want {
-                        IpResolve::Whatever => true,
-                        IpResolve::V4 => a.is_ipv4(),
-                        IpResolve::V6 => a.is_ipv6(),
-                    })
-                    .collect();
+                filtered = addrs.iter().copied().filter(|a| want.allows(a)).collect();
                 &filtered
             }
         };

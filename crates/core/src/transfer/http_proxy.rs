@@ -243,19 +243,8 @@ impl Transfer {
             }
             if !t.done && t.header_lines() > 0 {
                 // curl's header store sees the line before the header callback does.
-                use crate::proto::h1::head::{store_check, StoreError};
-                match store_check(&line, t.header_lines() > 1) {
-                    Ok(()) => {}
-                    Err(StoreError::NoColon) => {
-                        return Err(Error::new(
-                            Code::BadFunctionArgument,
-                            "Invalid response header",
-                        ));
-                    }
-                    Err(StoreError::Blank | StoreError::NoEnd) => {
-                        return Err(Error::code(Code::WeirdServerReply));
-                    }
-                }
+                crate::proto::h1::head::store_check(&line, t.header_lines() > 1)
+                    .map_err(store_refused)?;
             }
             if !self.opts.suppress_connect_headers {
                 if self.callbacks.header(&line) != line.len() {

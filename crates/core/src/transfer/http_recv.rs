@@ -141,14 +141,10 @@ impl Transfer {
                 // Location it would follow is followed (curl takes it as the new URL when the
                 // header arrives), else a Content-Length it has seen is a body that never came.
                 self.resp.keepalive = false;
-                let code = self.resp.code;
-                let follow = self.opts.follow_location
-                    && matches!(code, 301 | 302 | 303 | 307 | 308)
-                    && self.resp.location.is_some();
-                if follow {
+                if self.follows_location() {
                     self.redirect_to = self.resp.location.clone();
                 } else if let Some(n) = self.resp.content_length.filter(|&n| n > 0) {
-                    if self.method != "HEAD" && !matches!(code, 204 | 304) {
+                    if !self.response_has_no_body() {
                         return Err(Error::new(
                             Code::PartialFile,
                             format!("transfer closed with {n} bytes remaining to read"),
@@ -648,18 +644,7 @@ impl Transfer {
                 .debug_live(InfoType::HeaderIn, line, &self.info);
         }
         if let Some(folds) = folds {
-            match head::store_check(line, folds) {
-                Ok(()) => {}
-                Err(head::StoreError::NoColon) => {
-                    return Err(Error::new(
-                        Code::BadFunctionArgument,
-                        "Invalid response header",
-                    ))
-                }
-                Err(head::StoreError::Blank | head::StoreError::NoEnd) => {
-                    return Err(Error::code(Code::WeirdServerReply))
-                }
-            }
+            head::store_check(line, folds).map_err(store_refused)?;
         }
         self.emit(Out::Header, line)?;
         // curl's http_write_header counts the line once the callbacks had it.
@@ -825,9 +810,7 @@ impl Transfer {
                 format!("The requested URL returned error: {code}"),
             ));
         }
-        let follow = self.opts.follow_location
-            && matches!(code, 301 | 302 | 303 | 307 | 308)
-            && self.resp.location.is_some();
+        let follow = self.follows_location();
         if let Some(loc) = &self.resp.location {
             if follow {
                 // Resolved against the current URL when followed, after the body.
@@ -883,7 +866,7 @@ impl Transfer {
             self.resp.keepalive = false;
             stop = true;
         }
-        let no_body = self.method == "HEAD" || code == 204 || code == 304;
+        let no_body = self.response_has_no_body();
         // CURLOPT_IGNORE_CONTENT_LENGTH: the body runs until the server closes; so does a
         // transfer-encoded body without chunks when curl decodes transfer codings.
         let te_unchunked =
@@ -953,6 +936,18 @@ impl Transfer {
             _ => Phase::Body,
         };
         Ok(())
+    }
+
+    /// With `-L`, a redirect code and a Location: the response leads to its Location.
+    pub(super) fn follows_location(&self) -> bool {
+        self.opts.follow_location
+            && matches!(self.resp.code, 301 | 302 | 303 | 307 | 308)
+            && self.resp.location.is_some()
+    }
+
+    /// The response can have no body: the answer to a HEAD, a 204 or a 304.
+    pub(super) fn response_has_no_body(&self) -> bool {
+        self.method == "HEAD" || matches!(self.resp.code, 204 | 304)
     }
 
     /// Does `--fail` end the transfer on this response code?
