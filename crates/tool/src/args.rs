@@ -3703,13 +3703,6 @@ pub fn file_lines(data: &[u8], max: usize) -> Result<Vec<String>, ()> {
         .collect())
 }
 
-pub fn config_lines(text: &str) -> impl Iterator<Item = &str> {
-    text.split('\n').filter(|l| {
-        let t = l.trim_start_matches([' ', '\t']);
-        !t.is_empty() && !t.starts_with('#')
-    })
-}
-
 /// One config file line, split as curl's `parseconfig` does.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ConfigLine<'a> {
@@ -3781,9 +3774,10 @@ fn unslashquote(q: &str) -> String {
 /// Parse a config file's text as `-q -K FILE` would, without the messages about lines
 /// (for the fuzz target).
 #[allow(dead_code)]
-pub fn parse_config_text(text: &str) -> Result<Config, ParseError> {
+pub fn parse_config_text(data: &[u8]) -> Result<Config, ParseError> {
     let mut p = Parser::new();
-    for line in config_lines(text) {
+    let lines = file_lines(data, CONFIG_LINE_MAX).map_err(|_| read_error("config"))?;
+    for line in &lines {
         let l = parse_config_line(line);
         match p.getparameter(l.option, l.param.as_deref())? {
             Got::Next if p.has_url() => p.next_operation(),
@@ -4381,6 +4375,9 @@ mod tests {
         assert_eq!(l("header: \"\""), ("header", s(""), false));
         assert_eq!(l("url:http://x"), ("url", s("http://x"), false));
         let text = "# c\n\n  \t\nsilent\n  # more\nurl x\n";
-        assert_eq!(config_lines(text).collect::<Vec<_>>(), ["silent", "url x"]);
+        assert_eq!(
+            file_lines(text.as_bytes(), CONFIG_LINE_MAX).unwrap(),
+            ["silent", "url x"]
+        );
     }
 }
