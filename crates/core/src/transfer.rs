@@ -29,7 +29,6 @@ use crate::proto::h1::head::{self, LineBuf, Tri, Version};
 use crate::proto::h1::request::{self, BodyFraming, RequestParts};
 use crate::proto::socks::ProxyCode;
 use crate::ratelimit::RateLimit;
-use crate::scheme::HandlerKind;
 use crate::speedcheck::SpeedCheck;
 use crate::timer::{TimerId, Timers};
 
@@ -38,6 +37,8 @@ mod cookie;
 mod file;
 mod follow;
 mod h2proxy;
+mod handler;
+mod http;
 mod http2;
 mod http_proxy;
 mod http_recv;
@@ -131,49 +132,66 @@ pub(crate) struct Interest<'a> {
 // connect, and a transfer has one State.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
+/// curl's multi states (`MSTATE_*`). What a state means for one protocol is its handler's
+/// (`handler.rs`); the connection's set-up above the socket is `Filter`.
 enum State {
+    /// `MSTATE_INIT` and `MSTATE_SETUP`: the URL is read and the handler picked.
     Init,
     Resolving {
         job: u64,
         host: String,
         port: u16,
     },
+    /// The socket connecting (Happy Eyeballs).
     Connecting {
         he: HappyEyeballs,
         host: String,
         port: u16,
     },
-    /// TLS handshake on a connected socket; which readiness it waits for, and whether it
-    /// is the handshake with an HTTPS proxy (else with the origin).
-    TlsConnect {
-        want_write: bool,
-        proxy: bool,
-    },
-    /// CONNECT handshake with an HTTP proxy.
-    Tunnel,
-    /// Dropping the body of a 407 reply to CONNECT before asking again.
-    TunnelSkip,
-    /// Resolving the origin for a socks4/socks5 handshake (proxy already connected).
-    SocksResolving {
-        job: u64,
-    },
-    /// SOCKS handshake.
-    Socks,
-    /// Sending the HAProxy PROXY line (`--haproxy-protocol`).
-    HaProxy,
-    Send,
-    Recv,
-    /// Request and response on an HTTP/2 stream (`http2.rs`).
-    H2,
+    /// The connection's filters above the socket connecting (still `MSTATE_CONNECTING`).
+    Filter(FilterStep),
     /// Waiting for a connection being set up to show whether it multiplexes
     /// (`CURLOPT_PIPEWAIT`); then the lookup runs again.
     PipeWait(Box<Target>),
     /// Waiting for the multi's connection limits (`CURLMOPT_MAX_HOST_CONNECTIONS`,
     /// `CURLMOPT_MAX_TOTAL_CONNECTIONS`) to allow a new connection: curl's PENDING.
     Pending,
-    /// A file:// transfer reading or writing its file (`file.rs`).
-    File,
+    /// `MSTATE_PROTOCONNECT`: the handler's login or greeting on a ready connection.
+    ProtoConnect,
+    /// `MSTATE_DO`: the handler starts the request.
+    Do,
+    /// `MSTATE_PERFORMING`: the handler moves data.
+    Perform,
     Done,
+}
+
+/// One filter of the connection connecting, each a mechanism of curl's filter chain.
+#[derive(Debug, Clone, Copy)]
+enum FilterStep {
+    /// TLS handshake (`cf-ssl`) on a connected socket; which readiness it waits for, and
+    /// whether it is the handshake with an HTTPS proxy (else with the origin).
+    Tls { want_write: bool, proxy: bool },
+    /// CONNECT handshake with an HTTP proxy (`cf-h1-proxy`, `cf-h2-proxy`).
+    Tunnel,
+    /// Dropping the body of a 407 reply to CONNECT before asking again.
+    TunnelSkip,
+    /// Resolving the origin for a socks4/socks5 handshake (proxy already connected).
+    SocksResolving { job: u64 },
+    /// SOCKS handshake (`cf-socks-proxy`).
+    Socks,
+    /// Sending the HAProxy PROXY line (`cf-haproxy`, `--haproxy-protocol`).
+    HaProxy,
+}
+
+/// What an HTTP transfer does in `State::Perform`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HttpIo {
+    /// Sending the request (and reading, for an early answer).
+    Send,
+    /// Receiving the response.
+    Recv,
+    /// Request and response on an HTTP/2 stream (`http2.rs`).
+    H2,
 }
 
 /// Where a transfer connects: the pool key, the origin (or proxy) and the address to dial.
@@ -358,6 +376,10 @@ pub(crate) struct Transfer {
     pub info: Info,
     pub timers: Timers,
     state: State,
+    /// The handler serving the current URL's scheme.
+    handler: &'static dyn handler::Handler,
+    /// What an HTTP transfer does while performing.
+    http_io: HttpIo,
     /// The parsed URL, shared (not copied) by the steps of a request that need it.
     url: Option<Arc<Url>>,
     conn: Option<Conn>,
@@ -534,6 +556,8 @@ impl Transfer {
             },
             timers: Timers::default(),
             state: State::Init,
+            handler: &http::HTTP,
+            http_io: HttpIo::Send,
             url: None,
             conn: None,
             conn_reused: false,
@@ -798,7 +822,7 @@ impl Transfer {
                     });
                 }
             }
-            State::TlsConnect { want_write, .. } => {
+            State::Filter(FilterStep::Tls { want_write, .. }) => {
                 if let Some(c) = &self.conn {
                     out[0] = Some(Interest {
                         fd: c.stream.fd(),
@@ -809,8 +833,10 @@ impl Transfer {
                     });
                 }
             }
-            State::Tunnel if self.h2connect.is_some() => out[0] = self.h2_tunnel_interest(),
-            State::Tunnel => {
+            State::Filter(FilterStep::Tunnel) if self.h2connect.is_some() => {
+                out[0] = self.h2_tunnel_interest()
+            }
+            State::Filter(FilterStep::Tunnel) => {
                 if let (Some(c), Some((_, req, sent))) = (&self.conn, &self.tunnel) {
                     let write = *sent < req.len() || c.wants_write();
                     out[0] = Some(Interest {
@@ -822,7 +848,7 @@ impl Transfer {
                     });
                 }
             }
-            State::TunnelSkip => {
+            State::Filter(FilterStep::TunnelSkip) => {
                 if let Some(c) = &self.conn {
                     out[0] = Some(Interest {
                         fd: c.stream.fd(),
@@ -833,7 +859,7 @@ impl Transfer {
                     });
                 }
             }
-            State::HaProxy => {
+            State::Filter(FilterStep::HaProxy) => {
                 if let Some(c) = &self.conn {
                     out[0] = Some(Interest {
                         fd: c.stream.fd(),
@@ -844,7 +870,7 @@ impl Transfer {
                     });
                 }
             }
-            State::Socks => {
+            State::Filter(FilterStep::Socks) => {
                 if let (Some(c), Some((s, _))) = (&self.conn, &self.socks) {
                     let write = !s.output().is_empty();
                     out[0] = Some(Interest {
@@ -856,28 +882,7 @@ impl Transfer {
                     });
                 }
             }
-            State::Send | State::Recv => {
-                if let Some(c) = &self.conn {
-                    let recv = matches!(self.state, State::Recv);
-                    // curl reads while it sends the body, so that an early answer is
-                    // seen; after one it may go on sending the body (`sending_alongside`).
-                    let read = recv
-                        || (self.req_sent >= self.req.len() && self.resp.phase != Phase::Complete);
-                    // A handshake deferred for early data that waits for the server.
-                    let early_read = !recv
-                        && c.tls.as_ref().is_some_and(|t| t.early_wants_read())
-                        && !c.wants_write();
-                    out[0] = Some(Interest {
-                        fd: c.stream.fd(),
-                        id: c.sock_id,
-                        read: read || early_read,
-                        write: !early_read
-                            && (!recv || self.sending_alongside() || c.wants_write()),
-                        shared: false,
-                    });
-                }
-            }
-            State::H2 => out[0] = self.h2_interest(),
+            State::ProtoConnect | State::Do | State::Perform => out = self.handler.interests(self),
             _ => {}
         }
         // A tunnel on an HTTP/2 stream is always read; written when the proxy connection
@@ -891,14 +896,14 @@ impl Transfer {
         // A paused direction is not waited for (a receive is not read: no buffering beyond
         // what the callbacks refused).
         let paused = self.paused();
-        if paused != 0 && matches!(self.state, State::Send | State::Recv) {
+        if paused != 0 && self.moving() {
             let wants_write = self.conn.as_ref().is_some_and(|c| c.wants_write());
             for i in out.iter_mut().flatten() {
                 if paused & pause::RECV != 0 {
                     i.read = false;
                 }
                 if paused & pause::SEND != 0
-                    && (matches!(self.state, State::Send) || self.sending_alongside())
+                    && (self.io_is(HttpIo::Send) || self.sending_alongside())
                 {
                     i.write = wants_write;
                 }
@@ -932,7 +937,7 @@ impl Transfer {
     pub fn resolving(&self) -> bool {
         matches!(
             self.state,
-            State::Resolving { .. } | State::SocksResolving { .. }
+            State::Resolving { .. } | State::Filter(FilterStep::SocksResolving { .. })
         )
     }
 
@@ -984,18 +989,17 @@ impl Transfer {
                 State::Init => self.do_init(cx),
                 State::Resolving { .. } => self.do_resolving(cx),
                 State::Connecting { .. } => self.do_connecting(cx),
-                State::TlsConnect { .. } => self.do_tls_connect(cx),
-                State::Tunnel => self.do_tunnel(cx),
-                State::TunnelSkip => self.do_tunnel_skip(cx),
-                State::Socks => self.do_socks(cx),
-                State::HaProxy => self.do_haproxy(cx),
-                State::SocksResolving { .. } => self.do_socks_resolving(cx),
-                State::Send => self.do_send(cx),
-                State::Recv => self.do_recv(cx),
-                State::H2 => self.do_h2(cx),
+                State::Filter(FilterStep::Tls { .. }) => self.do_tls_connect(cx),
+                State::Filter(FilterStep::Tunnel) => self.do_tunnel(cx),
+                State::Filter(FilterStep::TunnelSkip) => self.do_tunnel_skip(cx),
+                State::Filter(FilterStep::Socks) => self.do_socks(cx),
+                State::Filter(FilterStep::HaProxy) => self.do_haproxy(cx),
+                State::Filter(FilterStep::SocksResolving { .. }) => self.do_socks_resolving(cx),
                 State::PipeWait(_) => self.do_pipewait(cx),
                 State::Pending => self.do_init(cx),
-                State::File => self.do_file(cx),
+                State::ProtoConnect => self.do_protoconnect(cx),
+                State::Do => self.do_do(cx),
+                State::Perform => self.handler.perform(self, cx),
                 State::Done => return,
             };
             match r {
@@ -1015,6 +1019,36 @@ impl Transfer {
         self.progress(cx.now);
     }
 
+    /// `MSTATE_PROTOCONNECT`: the handler's login or greeting, then `MSTATE_DO`.
+    fn do_protoconnect(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let h = self.handler;
+        if !h.connect(self, cx)? {
+            return Ok(false);
+        }
+        if matches!(self.state, State::ProtoConnect) {
+            self.state = State::Do;
+        }
+        Ok(true)
+    }
+
+    /// `MSTATE_DO`: the handler starts the request, then `MSTATE_PERFORMING`.
+    fn do_do(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let h = self.handler;
+        if !h.do_it(self, cx)? {
+            return Ok(false);
+        }
+        if matches!(self.state, State::Do) {
+            self.state = State::Perform;
+        }
+        Ok(true)
+    }
+
+    /// Performing, in a phase that moves data over the network (rate limits and the
+    /// low-speed check apply).
+    fn moving(&self) -> bool {
+        matches!(self.state, State::Perform) && self.handler.moving(self)
+    }
+
     /// The connection this transfer set up is no longer being set up (connected, or given
     /// up): transfers waiting for it look again once it shows what it speaks.
     fn settle_pending(&mut self, cx: &mut Cx<'_>) {
@@ -1022,11 +1056,11 @@ impl Transfer {
             self.state,
             State::Resolving { .. }
                 | State::Connecting { .. }
-                | State::TlsConnect { .. }
-                | State::Tunnel
-                | State::TunnelSkip
-                | State::SocksResolving { .. }
-                | State::Socks
+                | State::Filter(FilterStep::Tls { .. })
+                | State::Filter(FilterStep::Tunnel)
+                | State::Filter(FilterStep::TunnelSkip)
+                | State::Filter(FilterStep::SocksResolving { .. })
+                | State::Filter(FilterStep::Socks)
         );
         if connecting || (self.h2_upgrade.0 && !self.is_done()) {
             return;
@@ -1044,7 +1078,7 @@ impl Transfer {
     fn low_speed_check(&mut self, now: Instant) -> Result<()> {
         let limit = self.opts.low_speed_limit;
         let time = self.opts.low_speed_time.unwrap_or_default();
-        if limit == 0 || time.is_zero() || !matches!(self.state, State::Send | State::Recv) {
+        if limit == 0 || time.is_zero() || !self.moving() {
             self.timers.clear(TimerId::SpeedCheck);
             return Ok(());
         }
@@ -1075,7 +1109,7 @@ impl Transfer {
     /// the rate-limit timer says the average is back under (curl's `MSTATE_RATELIMITING`).
     fn rate_limited(&mut self, now: Instant) -> bool {
         let max = (self.opts.max_recv_speed, self.opts.max_send_speed);
-        if max == (0, 0) || !matches!(self.state, State::Send | State::Recv) {
+        if max == (0, 0) || !self.moving() {
             return false;
         }
         let cur = (self.info.size_download, self.info.size_upload);
@@ -1144,10 +1178,10 @@ impl Transfer {
                 State::Init
                     | State::Resolving { .. }
                     | State::Connecting { .. }
-                    | State::Tunnel
-                    | State::TunnelSkip
-                    | State::SocksResolving { .. }
-                    | State::Socks
+                    | State::Filter(FilterStep::Tunnel)
+                    | State::Filter(FilterStep::TunnelSkip)
+                    | State::Filter(FilterStep::SocksResolving { .. })
+                    | State::Filter(FilterStep::Socks)
             );
             let msg = match &self.state {
                 State::Resolving { .. } => format!("Resolving timed out after {ms} milliseconds"),
@@ -1175,64 +1209,9 @@ impl Transfer {
             };
             return Err(Error::new(Code::OperationTimedout, msg));
         }
-        if self.timers.expired(TimerId::Expect100, now) && self.up.await_continue {
-            self.timers.clear(TimerId::Expect100);
-            self.up.await_continue = false;
-            self.verbose("Done waiting for 100-continue");
-            if matches!(self.state, State::Recv)
-                && self.resp.phase == Phase::Head
-                && self.resp.raw_bytes == 0
-            {
-                self.state = State::Send;
-            }
-        }
+        let h = self.handler;
+        h.check_timers(self, now);
         Ok(())
-    }
-
-    /// The response is fully received: follow a redirect or finish.
-    fn complete(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
-        if let Some(mut dec) = self.resp.decoder.take() {
-            let mut failed = None;
-            let r = dec
-                .finish(&mut |out: &[u8]| self.emit(Out::Body, out).map_err(|e| failed = Some(e)));
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            r.map_err(|e| {
-                Error::new(
-                    Code::from_u32(e.curl_code()).unwrap_or(Code::BadContentEncoding),
-                    e.to_string(),
-                )
-            })?;
-        }
-        self.resp.phase = Phase::Complete;
-        // Data kept during a pause goes first: the transfer completes when it is let go.
-        if self.recv_held() {
-            return Ok(false);
-        }
-        // The answer came before the whole body and the body goes on: the transfer ends
-        // once it is sent (`do_send` comes back here).
-        if !self.up.body_done && !self.up.await_continue {
-            self.state = State::Send;
-            return Ok(true);
-        }
-        let reusable = self.resp.keepalive && self.up.body_done && !self.opts.forbid_reuse;
-        // The connection is settled before a next request begins: one that fails before it
-        // connects has none (curl's "closing connection #-1").
-        self.settle_pending(cx);
-        if self.auth_retry {
-            self.auth_retry = false;
-            self.redirect_to = None;
-            self.release_conn(cx, reusable);
-            return self.retry_for_auth(cx).map(|_| true);
-        }
-        if let Some(next) = self.redirect_to.take() {
-            self.release_conn(cx, reusable);
-            return self.follow(cx, next).map(|_| true);
-        }
-        self.release_conn(cx, reusable);
-        self.finish(cx, Ok(()));
-        Ok(false)
     }
 
     /// Announce an access to a shared connection pool to the application's lock callback,
@@ -1336,7 +1315,9 @@ impl Transfer {
         if self.info.time_starttransfer.is_zero() && r.is_ok() {
             self.info.time_starttransfer = self.info.time_total;
         }
-        if let State::Resolving { job, .. } | State::SocksResolving { job } = self.state {
+        if let State::Resolving { job, .. } | State::Filter(FilterStep::SocksResolving { job }) =
+            self.state
+        {
             cx.resolver.cancel(job);
         }
         self.timers.clear_all();
@@ -1394,25 +1375,15 @@ impl Transfer {
             State::Resolving { .. } if code != Code::OperationTimedout => "shutting down",
             State::Resolving { .. }
             | State::Connecting { .. }
-            | State::TlsConnect { .. }
-            | State::Tunnel
-            | State::TunnelSkip
-            | State::SocksResolving { .. }
-            | State::Socks
-            | State::HaProxy => "closing",
+            | State::Filter(FilterStep::Tls { .. })
+            | State::Filter(FilterStep::Tunnel)
+            | State::Filter(FilterStep::TunnelSkip)
+            | State::Filter(FilterStep::SocksResolving { .. })
+            | State::Filter(FilterStep::Socks)
+            | State::Filter(FilterStep::HaProxy) => "closing",
             // curl's multi_done counts a callback's abort and a read or write error as
             // premature: the file's connection is closed, else it ends the regular way.
-            State::File => match code {
-                Code::AbortedByCallback | Code::ReadError | Code::WriteError => "closing",
-                _ => "shutting down",
-            },
-            State::Send | State::Recv if self.conn.is_some() => {
-                if code == Code::GotNothing {
-                    "shutting down"
-                } else {
-                    "closing"
-                }
-            }
+            State::ProtoConnect | State::Do | State::Perform => self.handler.closing(self, code)?,
             _ => return None,
         };
         Some(format!("{how} connection #{id}"))

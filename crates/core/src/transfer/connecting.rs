@@ -56,7 +56,7 @@ impl Transfer {
                     self.verbose(&format!(
                         "Re-using existing {scheme}: connection with host {chost}"
                     ));
-                    self.start_request(cx);
+                    self.state = State::ProtoConnect;
                     return Ok(true);
                 }
                 Lookup::Wait => {
@@ -107,7 +107,7 @@ impl Transfer {
                 );
                 self.conn = Some(c);
                 self.verbose(&msg);
-                self.start_request(cx);
+                self.state = State::ProtoConnect;
                 return Ok(true);
             }
         }
@@ -518,7 +518,7 @@ impl Transfer {
                 _ => "PROXY UNKNOWN\r\n".to_string(),
             };
             self.haproxy = Some((line.into_bytes(), 0));
-            self.state = State::HaProxy;
+            self.state = State::Filter(FilterStep::HaProxy);
             return Ok(());
         }
         if self.info.scheme == "https" {
@@ -598,7 +598,7 @@ impl Transfer {
         } else {
             "using HTTP/1.x"
         });
-        self.start_request(cx);
+        self.state = State::ProtoConnect;
     }
 
     /// The Unix socket of the SOCKS proxy, when it is one (`localhost/path`).

@@ -13,7 +13,8 @@ use std::path::Path;
 
 use oxcurl_urlapi::Url;
 
-use super::{Cx, Out, State, Transfer, MAX_WRITE_SIZE};
+use super::handler::Handler;
+use super::{Cx, Out, Transfer, MAX_WRITE_SIZE};
 use crate::error::{Code, Error, Result};
 use crate::options::{Body, InfoType, TimeCondition};
 use crate::proto::file::{self as proto, PlanError};
@@ -29,12 +30,44 @@ pub(super) enum FileJob {
     Upload { file: File, skip: u64, written: u64 },
     /// Nothing to read (a head only, or a time condition not met).
     Done,
+    /// Opened (or, for an upload, to be created) and not planned yet: the path, decoded.
+    Open { file: Option<File>, path: Vec<u8> },
+}
+
+/// The handler of `file://` (curl's `Curl_handler_file`).
+pub(super) struct FileHandler;
+
+pub(super) static FILE: FileHandler = FileHandler;
+
+impl Handler for FileHandler {
+    /// curl's `file_connect`: the file opens (no network, no connection to look for).
+    fn setup(&self, t: &mut Transfer, cx: &mut Cx<'_>, url: &Url) -> Result<()> {
+        t.file_open(cx, url)
+    }
+
+    /// The start of curl's `file_do`: what to read or write.
+    fn do_it(&self, t: &mut Transfer, cx: &mut Cx<'_>) -> Result<bool> {
+        t.file_plan(cx)?;
+        Ok(true)
+    }
+
+    fn perform(&self, t: &mut Transfer, cx: &mut Cx<'_>) -> Result<bool> {
+        t.do_file(cx)
+    }
+
+    /// curl's multi_done counts a callback's abort and a read or write error as premature:
+    /// the file's connection is closed, else it ends the regular way.
+    fn closing(&self, _t: &Transfer, code: Code) -> Option<&'static str> {
+        Some(match code {
+            Code::AbortedByCallback | Code::ReadError | Code::WriteError => "closing",
+            _ => "shutting down",
+        })
+    }
 }
 
 impl Transfer {
-    /// `file_connect` and the start of `file_do`: open the file, then decide what to read
-    /// or write. The transfer then goes on in `do_file`.
-    pub(super) fn file_start(&mut self, cx: &mut Cx<'_>, url: &Url) -> Result<bool> {
+    /// `file_connect`: open the file (an upload's may not exist yet).
+    fn file_open(&mut self, cx: &mut Cx<'_>, url: &Url) -> Result<()> {
         self.info.scheme = "file".to_string();
         self.info.effective_method = self.request_method().into_owned();
         // No connection until the file opens.
@@ -57,15 +90,25 @@ impl Transfer {
         let id = *cx.next_conn_id;
         *cx.next_conn_id += 1;
         self.set_conn_id(id);
-        self.state = State::File;
+        self.file = Some(Box::new(FileJob::Open { file, path }));
+        Ok(())
+    }
+
+    /// The start of `file_do`: decide what to read or write. The transfer then goes on in
+    /// `do_file`.
+    fn file_plan(&mut self, cx: &mut Cx<'_>) -> Result<()> {
         self.info.time_pretransfer = cx.now.duration_since(self.started);
+        let Some(FileJob::Open { file, path }) = self.file.take().map(|j| *j) else {
+            unreachable!("opened before planned");
+        };
+        let upload = matches!(self.body, Body::Upload(_));
         let job = match file {
             _ if upload => self.file_upload_start(&path)?,
             Some(f) => self.file_download_start(f, &path)?,
             None => unreachable!("opened or uploading"),
         };
         self.file = Some(Box::new(job));
-        Ok(true)
+        Ok(())
     }
 
     /// The download side of `file_do` up to the reading: time condition, head lines,
@@ -269,7 +312,7 @@ impl Transfer {
                 cx.bufs.put(buf);
                 r?
             }
-            FileJob::Done => {}
+            FileJob::Done | FileJob::Open { .. } => {}
         }
         drop(job);
         let id = self.info.conn_id;

@@ -14,7 +14,7 @@ use bytes::Bytes;
 use h2::client::{ResponseFuture, SendRequest};
 use h2::SendStream;
 
-use super::{Cx, Interest, State, Transfer};
+use super::{Cx, FilterStep, Interest, State, Transfer};
 
 use crate::conn::Conn;
 use crate::error::{Code, Error, Result};
@@ -64,7 +64,7 @@ impl Transfer {
             request: Some(request),
             ..H2Connect::default()
         }));
-        self.state = State::Tunnel;
+        self.state = State::Filter(FilterStep::Tunnel);
         Ok(())
     }
 
@@ -118,7 +118,7 @@ impl Transfer {
     pub(super) fn do_h2_tunnel(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         let mut st = self.h2connect.take().expect("h2 connect");
         let r = self.h2_tunnel_step(cx, &mut st);
-        if matches!(self.state, State::Tunnel) && r.is_ok() {
+        if matches!(self.state, State::Filter(FilterStep::Tunnel)) && r.is_ok() {
             self.h2connect = Some(st);
         }
         r

@@ -12,7 +12,7 @@ use std::task::{Poll, Waker};
 
 use bytes::Bytes;
 
-use super::{Cx, Framing, Interest, Lookup, Phase, State, Transfer};
+use super::{Cx, Framing, HttpIo, Interest, Lookup, Phase, State, Transfer};
 
 use crate::error::{Code, Error, Result};
 use crate::options::{Body, HttpVersionPref, InfoType};
@@ -316,7 +316,7 @@ impl Transfer {
             ended: false,
         }));
         self.h2_sid = 1;
-        self.state = State::H2;
+        self.set_io(HttpIo::H2);
     }
 
     /// The request head is built: open a stream for it instead of writing it. A custom
@@ -342,7 +342,7 @@ impl Transfer {
             head_bytes: 0,
             ended: false,
         }));
-        self.state = State::H2;
+        self.set_io(HttpIo::H2);
         Ok(())
     }
 
@@ -449,7 +449,7 @@ impl Transfer {
                 Err(e) if self.h2_refused.0 => return self.h2_retry(e),
                 r => r?,
             };
-            if !matches!(self.state, State::H2) {
+            if !self.io_is(HttpIo::H2) {
                 return Ok(!self.is_done());
             }
             if let Some(r) = self.result.take() {
@@ -508,7 +508,7 @@ impl Transfer {
     fn h2_step(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         let mut st = self.h2.take().expect("h2 stream");
         let r = self.h2_step_with(cx, &mut st);
-        if matches!(self.state, State::H2) {
+        if self.io_is(HttpIo::H2) {
             self.h2 = Some(st);
         }
         r
@@ -600,7 +600,7 @@ impl Transfer {
                             self.timers.clear(TimerId::Expect100);
                         }
                         self.h2_informational(cx, id, &info, &mut st.head_bytes)?;
-                        if !matches!(self.state, State::H2) {
+                        if !self.io_is(HttpIo::H2) {
                             return Ok(true);
                         }
                     }
@@ -667,7 +667,7 @@ impl Transfer {
                         self.verbose("HTTP error before end of send, stop sending");
                         self.verbose(&format!("abort upload after having sent {sent} bytes"));
                     }
-                    if code >= 200 && self.fails_on(code) && matches!(self.state, State::H2) {
+                    if code >= 200 && self.fails_on(code) && self.io_is(HttpIo::H2) {
                         // curl fails before it shows the blank line, and the stream's end
                         // leaves the connection usable.
                         self.h2_fail(cx, code)?;
@@ -678,7 +678,7 @@ impl Transfer {
                     if waiting && code < 300 {
                         self.up.await_continue = true;
                     }
-                    if !matches!(self.state, State::H2) {
+                    if !self.io_is(HttpIo::H2) {
                         return Ok(true);
                     }
                     progress = true;
@@ -710,7 +710,7 @@ impl Transfer {
                     }
                     self.resp.raw_bytes += data.len() as u64;
                     self.process(cx, &data)?;
-                    if !matches!(self.state, State::H2) || self.result.is_some() {
+                    if !self.io_is(HttpIo::H2) || self.result.is_some() {
                         return Ok(true);
                     }
                     if self.recv_held() {

@@ -145,7 +145,7 @@ impl Transfer {
         }
         self.info.request_size += req.len() as u64;
         self.tunnel = Some((crate::proto::connect::Tunnel::new(), req, 0));
-        self.state = State::Tunnel;
+        self.state = State::Filter(FilterStep::Tunnel);
     }
 
     /// Drive the CONNECT handshake: send the request, read the reply a byte at a time so
@@ -337,7 +337,7 @@ impl Transfer {
         self.tunnel_again = true;
         self.tunnel_skip = body;
         self.tunnel_reconnect = close;
-        self.state = State::TunnelSkip;
+        self.state = State::Filter(FilterStep::TunnelSkip);
         Ok(true)
     }
 

@@ -79,7 +79,7 @@ impl Transfer {
             self.resp.raw_bytes += n as u64;
             burst += n;
             self.process(cx, &buf[..n])?;
-            if self.is_done() || !matches!(self.state, State::Recv) {
+            if self.is_done() || !self.io_is(HttpIo::Recv) {
                 return Ok(!self.is_done());
             }
             if self.result.is_some() {
@@ -743,7 +743,7 @@ impl Transfer {
             if code == 100 && waiting {
                 self.up.await_continue = false;
                 self.timers.clear(TimerId::Expect100);
-                self.state = State::Send;
+                self.set_io(HttpIo::Send);
             }
             // The h2c upgrade asked for: HTTP/2 follows ([`Transfer::h2_switch`]).
             if code == 101 && self.h2_upgrade.0 {

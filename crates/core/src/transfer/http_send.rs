@@ -73,7 +73,7 @@ impl Transfer {
                 Code::AbortedByCallback,
                 "operation aborted by pre-request callback",
             ));
-            self.state = State::Send;
+            self.set_io(HttpIo::Send);
             return;
         }
         let now = cx.now;
@@ -449,7 +449,7 @@ impl Transfer {
             self.resp.request_no + 1
         };
         self.resp = Resp::new(next_no);
-        self.state = State::Send;
+        self.set_io(HttpIo::Send);
         if self.on_h2() {
             if let Err(e) = self.h2_start() {
                 self.req_error = Some(e);
@@ -560,7 +560,7 @@ impl Transfer {
                 self.timers
                     .set(TimerId::Expect100, cx.now + self.opts.expect_100_timeout);
             }
-            self.state = State::Recv;
+            self.set_io(HttpIo::Recv);
             return Ok(true);
         }
         while !self.up.body_done {
@@ -577,7 +577,7 @@ impl Transfer {
         if self.resp.phase == Phase::Complete {
             return self.complete(cx);
         }
-        self.state = State::Recv;
+        self.set_io(HttpIo::Recv);
         Ok(true)
     }
 
@@ -605,13 +605,10 @@ impl Transfer {
             return Ok(false);
         }
         let before = self.resp.raw_bytes;
-        self.state = State::Recv;
+        self.set_io(HttpIo::Recv);
         let r = self.do_recv(cx);
-        if matches!(self.state, State::Recv)
-            && self.resp.raw_bytes == before
-            && matches!(r, Ok(false))
-        {
-            self.state = State::Send;
+        if self.io_is(HttpIo::Recv) && self.resp.raw_bytes == before && matches!(r, Ok(false)) {
+            self.set_io(HttpIo::Send);
             // The read may have let the body go on (an HTTP/2 tunnel reads its window
             // updates with the answer): one more try before waiting.
             if self.paused() & pause::SEND == 0 && self.send_body_some()? {
@@ -624,7 +621,7 @@ impl Transfer {
     /// An answer is being received while the body still goes (after an early answer that
     /// does not stop it: a 2xx, or an error with `KEEP_SENDING_ON_ERROR`).
     pub(super) fn sending_alongside(&self) -> bool {
-        matches!(self.state, State::Recv)
+        self.io_is(HttpIo::Recv)
             && !self.up.body_done
             && !self.up.await_continue
             && self.resp.phase != Phase::Complete

@@ -89,7 +89,7 @@ impl Transfer {
             Some(addrs) => self.socks_pick(&addrs).map(Some),
             None => {
                 let job = cx.resolver.start(&host, port);
-                self.state = State::SocksResolving { job };
+                self.state = State::Filter(FilterStep::SocksResolving { job });
                 if self.socks_version() == crate::proto::socks::Version::Socks4 {
                     self.verbose(&format!("SOCKS4 non-blocking resolve of {host}"));
                 }
@@ -100,7 +100,7 @@ impl Transfer {
 
     /// The origin's name resolution for a socks4/socks5 handshake finished.
     pub(super) fn do_socks_resolving(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
-        let State::SocksResolving { job } = self.state else {
+        let State::Filter(FilterStep::SocksResolving { job }) = self.state else {
             unreachable!()
         };
         let Some(ans) = cx.resolver.take(job) else {
@@ -129,7 +129,7 @@ impl Transfer {
             let s = &mut self.socks.as_mut().expect("socks").0;
             let r = s.set_target(t);
             r.map_err(|e| self.socks_failed(e))?;
-            self.state = State::Socks;
+            self.state = State::Filter(FilterStep::Socks);
         } else {
             self.begin_socks(Some(t))?;
         }
@@ -199,7 +199,7 @@ impl Transfer {
         let s = Socks::new(version, target, &host, port, creds, self.opts.socks5_gssapi)
             .map_err(|e| self.socks_failed(e))?;
         self.socks = Some((s, Vec::new()));
-        self.state = State::Socks;
+        self.state = State::Filter(FilterStep::Socks);
         Ok(())
     }
 

@@ -175,16 +175,21 @@ impl Transfer {
             ));
         }
         // The scheme table names the handler serving the scheme.
-        let scheme: &'static str = match crate::scheme::find(scheme) {
-            Some(s) if s.handler == Some(HandlerKind::Http) => s.name,
-            Some(s) if s.handler == Some(HandlerKind::File) => return self.file_start(cx, &url),
-            _ => {
-                return Err(Error::new(
-                    Code::UnsupportedProtocol,
-                    format!("Protocol \"{scheme}\" not supported"),
-                ))
-            }
+        let (scheme, kind, flags) = match crate::scheme::find(scheme) {
+            Some(s) => match s.handler {
+                Some(kind) => (s.name, kind, s.flags),
+                None => return Err(not_supported(scheme)),
+            },
+            None => return Err(not_supported(scheme)),
         };
+        let h = handler::of(kind);
+        self.handler = h;
+        if flags & crate::scheme::flag::NONETWORK != 0 {
+            // No resolving, connecting or proxy: the handler opens what it serves.
+            h.setup(self, cx, &url)?;
+            self.state = State::ProtoConnect;
+            return Ok(true);
+        }
         // An IDN name that does not convert is curl's bare CURLE_URL_MALFORMAT (its
         // idn_decode says nothing more).
         let host = url
@@ -196,24 +201,7 @@ impl Transfer {
             self.first_origin = Some((scheme, host.to_ascii_lowercase(), port));
         }
         self.info.scheme = scheme.to_string();
-        self.method = self.request_method();
-        self.find_credentials(&url)?;
-        if let Body::Mime(m) = &self.body {
-            // A fresh reader per request: redirects and auth retries send it again.
-            let custom = request::custom_mime_type(&self.opts.headers);
-            let (r, size) = m.reader_as(custom).map_err(|e| match e {
-                // curl's cr_mime_rewind, for a body sent before.
-                crate::mime::MimeError::Rewind => {
-                    Error::new(Code::SendFailRewind, "Cannot rewind mime/post data")
-                }
-                _ => Error::new(
-                    Code::ReadError,
-                    "Failed to open/read local data from file/application",
-                ),
-            })?;
-            self.mime = Some(r);
-            self.mime_size = size;
-        }
+        h.setup(self, cx, &url)?;
 
         self.select_proxy(scheme, &host)?;
         if !self.tunnel_again {
@@ -477,4 +465,12 @@ impl Transfer {
             .unwrap_or_default();
         h.trim_start_matches('[').trim_end_matches(']').to_string()
     }
+}
+
+/// curl's refusal of a scheme it has no handler for.
+fn not_supported(scheme: &str) -> Error {
+    Error::new(
+        Code::UnsupportedProtocol,
+        format!("Protocol \"{scheme}\" not supported"),
+    )
 }

@@ -72,10 +72,10 @@ impl Transfer {
             self.established(cx);
             return Ok(());
         }
-        self.state = State::TlsConnect {
+        self.state = State::Filter(FilterStep::Tls {
             want_write: true,
             proxy: false,
-        };
+        });
         Ok(())
     }
 
@@ -186,10 +186,10 @@ impl Transfer {
         let opts = self.opts.proxy_tls.clone();
         self.tls_notes(alpn, &opts, &mut session);
         self.conn.as_mut().expect("conn").proxy_tls = Some(Box::new(session));
-        self.state = State::TlsConnect {
+        self.state = State::Filter(FilterStep::Tls {
             want_write: true,
             proxy: true,
-        };
+        });
         Ok(())
     }
 
@@ -291,7 +291,7 @@ impl Transfer {
     }
 
     pub(super) fn do_tls_connect(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
-        let State::TlsConnect { proxy, .. } = self.state else {
+        let State::Filter(FilterStep::Tls { proxy, .. }) = self.state else {
             unreachable!()
         };
         let trace = self.tls_trace_on();
@@ -334,17 +334,17 @@ impl Transfer {
         })?;
         match step {
             crate::tls::Handshake::WantRead => {
-                self.state = State::TlsConnect {
+                self.state = State::Filter(FilterStep::Tls {
                     want_write: false,
                     proxy,
-                };
+                });
                 return Ok(false);
             }
             crate::tls::Handshake::WantWrite => {
-                self.state = State::TlsConnect {
+                self.state = State::Filter(FilterStep::Tls {
                     want_write: true,
                     proxy,
-                };
+                });
                 return Ok(false);
             }
             crate::tls::Handshake::Done => {}
