@@ -1,6 +1,7 @@
-//! One transfer's state machine (curl's multi states: init, resolving, connecting, do,
-//! perform, done) for HTTP/1.x. The multi drives it: `drive` advances as far as the sockets
-//! allow without blocking, then the multi asks `interests` what to wait for.
+//! One transfer's state machine: curl's multi states (init, pending, resolving, connecting,
+//! protocol connect, do, perform, done). What protocol connect, do and perform mean is the
+//! transfer's protocol handler's (`handler.rs`). The multi drives it: `drive` advances as far
+//! as the sockets allow without blocking, then the multi asks `interests` what to wait for.
 
 use std::fmt::Write as _;
 use std::io;
