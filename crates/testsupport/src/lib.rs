@@ -17,7 +17,8 @@
 //! * [`proxy`]: a CONNECT proxy that records the handshake and relays the tunnel, and an
 //!   HTTPS proxy (TLS in front of it).
 //! * [`socks`]: a SOCKS4/4a/5 proxy that records the handshake and relays.
-//! * [`daemons`]: Debian's squid, nghttpx and dante as real HTTP, HTTP/2 and SOCKS proxies.
+//! * [`daemons`]: Debian's squid, nghttpx and dante as real HTTP, HTTP/2 and SOCKS proxies,
+//!   and vsftpd as a real FTP server.
 //! * [`hostile`]: differential cases whose oxcurl run must also stay within a heap, RSS and
 //!   wall-time budget (hostile servers).
 //!

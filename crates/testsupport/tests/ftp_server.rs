@@ -1,10 +1,11 @@
-//! The scripted FTP server, driven by a plain TCP client: every reply and
+//! The scripted FTP server and vsftpd, driven by a plain TCP client: every reply and
 //! every recorded byte is checked exactly.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
+use oxcurl_testsupport::daemons::{Vsftpd, VsftpdOptions};
 use oxcurl_testsupport::fs::TempDir;
 use oxcurl_testsupport::ftp::{mdtm, FinalAt, FtpReply, FtpServer, Transfer, DEFAULT_GREETING};
 use oxcurl_testsupport::process::Exec;
@@ -492,4 +493,92 @@ fn reference_curl_downloads_and_uploads_with_the_scripted_server() {
     assert_eq!(out.code, Some(0), "{}", out.stderr_str());
     assert!(s.wait_idle(IDLE));
     assert_eq!(s.uploaded("/dir/up.txt").unwrap(), b"up\n");
+}
+
+/// Logs in to vsftpd anonymously, fetches `name` over EPSV and checks every reply.
+fn vsftpd_retr(ftpd: &Vsftpd, name: &str, want: &[u8]) {
+    let mut c = Client::connect(SocketAddr::from(([127, 0, 0, 1], ftpd.port())));
+    assert_eq!(c.reply(), "220 (vsFTPd 3.0.3)\r\n");
+    assert_eq!(
+        c.cmd("USER anonymous"),
+        "331 Please specify the password.\r\n"
+    );
+    assert_eq!(c.cmd("PASS x"), "230 Login successful.\r\n");
+    assert_eq!(c.cmd("TYPE I"), "200 Switching to Binary mode.\r\n");
+    let d = c.epsv();
+    assert_eq!(
+        c.cmd(&format!("RETR {name}")),
+        format!(
+            "150 Opening BINARY mode data connection for {name} ({} bytes).\r\n",
+            want.len()
+        )
+    );
+    assert_eq!(read_all(d), want);
+    assert_eq!(c.reply(), "226 Transfer complete.\r\n");
+    assert_eq!(c.cmd("QUIT"), "221 Goodbye.\r\n");
+}
+
+#[test]
+fn vsftpd_serves_anonymous_downloads() {
+    let root = TempDir::new("vsftpd-root");
+    let body: Vec<u8> = (0..=255u8).cycle().take(70_000).collect();
+    std::fs::write(root.join("file.bin"), &body).unwrap();
+    let Some(ftpd) = Vsftpd::try_start(root.path()) else {
+        return;
+    };
+    assert_eq!(ftpd.url(), format!("ftp://127.0.0.1:{}/", ftpd.port()));
+    vsftpd_retr(&ftpd, "file.bin", &body);
+    assert!(ftpd.log().contains("\"RETR file.bin\""), "{}", ftpd.log());
+    assert!(
+        ftpd.xferlog().contains("/file.bin b _ o a"),
+        "{}",
+        ftpd.xferlog()
+    );
+    if let Some(curl) = reference() {
+        let out = Exec::new(&curl)
+            .args(["-sS", &format!("{}file.bin", ftpd.url())])
+            .timeout(Duration::from_secs(20))
+            .run();
+        assert_eq!(out.code, Some(0), "{}", out.stderr_str());
+        assert_eq!(out.stdout, body);
+    }
+}
+
+#[test]
+fn vsftpd_takes_anonymous_uploads() {
+    let root = TempDir::new("vsftpd-up");
+    let opts = VsftpdOptions::new().upload_dir("incoming");
+    let Some(ftpd) = Vsftpd::try_start_with(root.path(), &opts) else {
+        return;
+    };
+    let mut c = Client::connect(SocketAddr::from(([127, 0, 0, 1], ftpd.port())));
+    c.login();
+    // The root itself is not writable.
+    let _d = c.epsv();
+    assert_eq!(c.cmd("STOR nope.txt"), "553 Could not create file.\r\n");
+    let mut d = c.epsv();
+    assert_eq!(c.cmd("STOR incoming/up.txt"), "150 Ok to send data.\r\n");
+    d.write_all(b"sent by test\n").unwrap();
+    drop(d);
+    assert_eq!(c.reply(), "226 Transfer complete.\r\n");
+    assert_eq!(
+        std::fs::read(ftpd.root().join("incoming/up.txt")).unwrap(),
+        b"sent by test\n"
+    );
+    vsftpd_retr(&ftpd, "incoming/up.txt", b"sent by test\n");
+    if let Some(curl) = reference() {
+        let src = TempDir::new("vsftpd-src");
+        std::fs::write(src.join("c.txt"), "from curl\n").unwrap();
+        let out = Exec::new(&curl)
+            .args(["-sS", "--ftp-create-dirs", "-T"])
+            .arg(src.join("c.txt"))
+            .arg(format!("{}incoming/new/", ftpd.url()))
+            .timeout(Duration::from_secs(20))
+            .run();
+        assert_eq!(out.code, Some(0), "{}", out.stderr_str());
+        assert_eq!(
+            std::fs::read(root.join("incoming/new/c.txt")).unwrap(),
+            b"from curl\n"
+        );
+    }
 }
