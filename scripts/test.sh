@@ -16,6 +16,7 @@ if [[ -z ${OXCURL_NO_INSTALL:-} ]]; then
   command -v gcc >/dev/null || need+=(gcc)
   [[ -x /usr/sbin/squid ]] || need+=(squid)
   [[ -x /usr/sbin/danted ]] || need+=(dante-server)
+  [[ -x /usr/sbin/vsftpd ]] || need+=(vsftpd)
   [[ -x /usr/sbin/nghttpx ]] || need+=(nghttp2-proxy)
   command -v openssl >/dev/null || need+=(openssl)
   command -v tshark >/dev/null || need+=(tshark)

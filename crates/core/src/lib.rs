@@ -34,6 +34,7 @@ pub mod proto {
     pub mod file;
     pub mod h1;
     pub mod h2;
+    pub mod pingpong;
     pub mod socks;
 }
 pub mod timer;

@@ -1,6 +1,7 @@
 //! Debian's squid (an HTTP forward and CONNECT proxy), nghttpx (an HTTP/2 proxy in front of
-//! squid, as curl's own test suite runs it) and dante (a SOCKS 4/5 server) on ephemeral
-//! loopback ports, for tests that want a real proxy rather than a scripted one.
+//! squid, as curl's own test suite runs it), dante (a SOCKS 4/5 server) and vsftpd (an FTP
+//! server) on ephemeral loopback ports, for tests that want a real proxy or server rather
+//! than a scripted one.
 //!
 //! ```no_run
 //! use oxcurl_testsupport::daemons::{ProxyAuth, Squid};
@@ -10,8 +11,8 @@
 //! println!("-x {}", squid.host_port());
 //! ```
 //!
-//! Both run in the foreground, are killed on drop, and keep their configuration and logs
-//! in a temporary directory (readable by the unprivileged user squid switches to).
+//! All run in the foreground, are killed on drop, and keep their configuration and logs
+//! in a temporary directory (readable by the unprivileged users they switch to).
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -28,6 +29,8 @@ pub const SQUID_BIN: &str = "/usr/sbin/squid";
 pub const NGHTTPX_BIN: &str = "/usr/sbin/nghttpx";
 /// Where Debian installs dante's server.
 pub const DANTED_BIN: &str = "/usr/sbin/danted";
+/// Where Debian installs vsftpd.
+pub const VSFTPD_BIN: &str = "/usr/sbin/vsftpd";
 
 /// Proxy authentication squid asks for (407) before it forwards anything.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,22 +58,25 @@ impl Drop for Daemon {
     }
 }
 
-/// `None` (skip) when `bin` is missing and `OXCURL_SKIP_PROXIES=1`; panics when it is
+/// `None` (skip) when `bin` is missing and the environment has `skip=1`; panics when it is
 /// missing otherwise, naming the package to install.
-fn find(bin: &str, package: &str) -> Option<PathBuf> {
+fn find(bin: &str, package: &str, skip: &str) -> Option<PathBuf> {
     let p = PathBuf::from(bin);
     if p.is_file() {
         return Some(p);
     }
-    if std::env::var("OXCURL_SKIP_PROXIES").is_ok_and(|v| v == "1") {
-        eprintln!("{bin} not installed and OXCURL_SKIP_PROXIES=1: skipping");
+    if std::env::var(skip).is_ok_and(|v| v == "1") {
+        eprintln!("{bin} not installed and {skip}=1: skipping");
         return None;
     }
     panic!(
         "{bin} not found (install it with `apt-get install -y {package}`, or set \
-         OXCURL_SKIP_PROXIES=1 to skip these tests)"
+         {skip}=1 to skip these tests)"
     );
 }
+
+/// The proxies' skip switch.
+const SKIP_PROXIES: &str = "OXCURL_SKIP_PROXIES";
 
 /// Starts `cmd` (built by `make` for a port and a directory) until it listens on the port;
 /// retries on another port when the first was taken meanwhile.
@@ -115,7 +121,7 @@ pub struct Squid {
 impl Squid {
     /// Starts squid; `None` when it is not installed and `OXCURL_SKIP_PROXIES=1`.
     pub fn try_start(auth: ProxyAuth) -> Option<Squid> {
-        let bin = find(SQUID_BIN, "squid")?;
+        let bin = find(SQUID_BIN, "squid", SKIP_PROXIES)?;
         let d = launch("squid", |port, dir| {
             let conf = dir.join("squid.conf");
             fs::write(&conf, squid_config(port, dir.path(), &auth)).expect("write squid.conf");
@@ -215,7 +221,7 @@ impl Nghttpx {
     /// Starts nghttpx in front of `squid`; `None` when it is not installed and
     /// `OXCURL_SKIP_PROXIES=1`.
     pub fn try_start(squid: &Squid) -> Option<Nghttpx> {
-        let bin = find(NGHTTPX_BIN, "nghttp2-proxy")?;
+        let bin = find(NGHTTPX_BIN, "nghttp2-proxy", SKIP_PROXIES)?;
         let (cert, key) = crate::tls::ServerCert::Good.paths();
         let backend = squid.port();
         let d = launch("nghttpx", |port, dir| {
@@ -245,7 +251,7 @@ impl Nghttpx {
     /// HTTP/2 by `Upgrade: h2c` (curl's suite uses it so for its `http/2` server). `None`
     /// when it is not installed and `OXCURL_SKIP_PROXIES=1`.
     pub fn try_start_h2c(backend: u16) -> Option<Nghttpx> {
-        let bin = find(NGHTTPX_BIN, "nghttp2-proxy")?;
+        let bin = find(NGHTTPX_BIN, "nghttp2-proxy", SKIP_PROXIES)?;
         let d = launch("nghttpx-h2c", |port, dir| {
             let mut c = Command::new(&bin);
             c.arg(format!("--frontend=127.0.0.1,{port};no-tls"))
@@ -322,7 +328,7 @@ pub struct Dante {
 impl Dante {
     /// Starts danted; `None` when it is not installed and `OXCURL_SKIP_PROXIES=1`.
     pub fn try_start() -> Option<Dante> {
-        let bin = find(DANTED_BIN, "dante-server")?;
+        let bin = find(DANTED_BIN, "dante-server", SKIP_PROXIES)?;
         let d = launch("dante", |port, dir| {
             let conf = dir.join("danted.conf");
             let cfg = format!(
@@ -364,4 +370,177 @@ impl Dante {
     pub fn log(&self) -> String {
         fs::read_to_string(self.d.dir.join("log")).unwrap_or_default()
     }
+}
+
+/// What a [`Vsftpd`] allows besides anonymous download.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VsftpdOptions {
+    /// A directory below the root (e.g. `upload`) where anonymous users may upload
+    /// (`STOR`, `APPE`), create directories, delete and rename. It is created, and made
+    /// writable for everyone, when missing.
+    pub upload_dir: Option<String>,
+}
+
+impl VsftpdOptions {
+    /// Anonymous download only.
+    pub fn new() -> VsftpdOptions {
+        VsftpdOptions::default()
+    }
+
+    /// Also lets anonymous users write in `dir` below the root.
+    pub fn upload_dir(mut self, dir: &str) -> VsftpdOptions {
+        self.upload_dir = Some(dir.trim_matches('/').to_string());
+        self
+    }
+}
+
+/// Debian's vsftpd on `127.0.0.1:PORT`, serving a directory to anonymous users (any
+/// password, `USER anonymous` or `USER ftp`), passive ports in 40000-44999, active mode
+/// from any port.
+///
+/// As root it runs as the package expects: it serves each session as its unprivileged
+/// `ftp` user (which the package creates), chrooted into the root. vsftpd refuses a root
+/// that user can write to, so [`Vsftpd::try_start`] takes away the group and other write
+/// bits (and makes the root readable); uploads go to [`VsftpdOptions::upload_dir`]. As
+/// another user it needs `run_as_launching_user` and then serves as that user, without a
+/// chroot. Its namespace isolation and seccomp sandbox are off: both can fail inside a
+/// container that withholds the privileges they need. Only world-readable files are
+/// served.
+#[derive(Debug)]
+pub struct Vsftpd {
+    d: Daemon,
+    root: PathBuf,
+}
+
+impl Vsftpd {
+    /// Starts vsftpd serving `root` for anonymous download; `None` when it is not
+    /// installed and `OXCURL_SKIP_FTPD=1`.
+    pub fn try_start(root: &Path) -> Option<Vsftpd> {
+        Vsftpd::try_start_with(root, &VsftpdOptions::new())
+    }
+
+    /// Starts vsftpd serving `root` with `opts`; `None` when it is not installed and
+    /// `OXCURL_SKIP_FTPD=1`.
+    pub fn try_start_with(root: &Path, opts: &VsftpdOptions) -> Option<Vsftpd> {
+        let bin = find(VSFTPD_BIN, "vsftpd", "OXCURL_SKIP_FTPD")?;
+        let root = root
+            .canonicalize()
+            .unwrap_or_else(|e| panic!("vsftpd root {}: {e}", root.display()));
+        let meta = fs::metadata(&root).expect("stat vsftpd root");
+        let mode = ((meta.permissions().mode() & 0o7777) | 0o555) & !0o022;
+        fs::set_permissions(&root, fs::Permissions::from_mode(mode)).expect("chmod vsftpd root");
+        if let Some(up) = &opts.upload_dir {
+            let dir = root.join(up);
+            if !dir.is_dir() {
+                fs::create_dir_all(&dir).expect("create vsftpd upload dir");
+                fs::set_permissions(&dir, fs::Permissions::from_mode(0o777))
+                    .expect("chmod vsftpd upload dir");
+            }
+        }
+        let d = launch("vsftpd", |port, dir| {
+            let empty = dir.join("empty");
+            let _ = fs::create_dir(&empty);
+            let _ = fs::set_permissions(&empty, fs::Permissions::from_mode(0o755));
+            let conf = dir.join("vsftpd.conf");
+            fs::write(&conf, vsftpd_config(port, dir.path(), &root, opts))
+                .expect("write vsftpd.conf");
+            let mut c = Command::new(&bin);
+            c.arg(&conf);
+            c
+        });
+        Some(Vsftpd { d, root })
+    }
+
+    /// The listening port.
+    pub fn port(&self) -> u16 {
+        self.d.port
+    }
+
+    /// `127.0.0.1:PORT`.
+    pub fn host_port(&self) -> String {
+        format!("127.0.0.1:{}", self.d.port)
+    }
+
+    /// `ftp://127.0.0.1:PORT/`, with the trailing slash.
+    pub fn url(&self) -> String {
+        format!("ftp://127.0.0.1:{}/", self.d.port)
+    }
+
+    /// The directory it serves (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// vsftpd's own log so far: connections, logins, and every command and response
+    /// (`FTP command: Client "127.0.0.1", "RETR file"`).
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.d.dir.join("log")).unwrap_or_default()
+    }
+
+    /// The transfer log so far, one line per file sent or received (wu-ftpd `xferlog`
+    /// format).
+    pub fn xferlog(&self) -> String {
+        fs::read_to_string(self.d.dir.join("xferlog")).unwrap_or_default()
+    }
+
+    /// The directory holding the configuration and logs.
+    pub fn dir(&self) -> &Path {
+        self.d.dir.path()
+    }
+}
+
+/// Whether this process runs as root (the effective uid in `/proc/self/status`).
+fn is_root() -> bool {
+    fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("Uid:"))?.to_string();
+            line.split_whitespace().nth(2).map(|e| e == "0")
+        })
+        .unwrap_or(false)
+}
+
+fn vsftpd_config(port: u16, dir: &Path, root: &Path, opts: &VsftpdOptions) -> String {
+    let d = dir.display();
+    let writes = if opts.upload_dir.is_some() {
+        "write_enable=YES\n\
+         anon_upload_enable=YES\n\
+         anon_mkdir_write_enable=YES\n\
+         anon_other_write_enable=YES\n\
+         anon_umask=022\n"
+    } else {
+        "write_enable=NO\n"
+    };
+    let user = if is_root() {
+        ""
+    } else {
+        "run_as_launching_user=YES\n"
+    };
+    format!(
+        "listen=YES\n\
+         listen_ipv6=NO\n\
+         listen_address=127.0.0.1\n\
+         listen_port={port}\n\
+         background=NO\n\
+         anonymous_enable=YES\n\
+         local_enable=NO\n\
+         anon_root={root}\n\
+         secure_chroot_dir={d}/empty\n\
+         pasv_enable=YES\n\
+         pasv_min_port=40000\n\
+         pasv_max_port=44999\n\
+         port_enable=YES\n\
+         connect_from_port_20=NO\n\
+         seccomp_sandbox=NO\n\
+         isolate=NO\n\
+         isolate_network=NO\n\
+         syslog_enable=NO\n\
+         xferlog_enable=YES\n\
+         dual_log_enable=YES\n\
+         xferlog_file={d}/xferlog\n\
+         vsftpd_log_file={d}/log\n\
+         log_ftp_protocol=YES\n\
+         {writes}{user}",
+        root = root.display()
+    )
 }

@@ -2,6 +2,9 @@
 //!
 //! * [`http`]: a scripted HTTP/1.x server modelled on curl's test server `sws`:
 //!   tests give it reply scripts and it records the exact bytes it receives.
+//! * [`ftp`]: a scripted FTP server modelled on curl's `ftpserver.pl`: a small sane server
+//!   with an in-memory file tree whose replies tests override with raw bytes, recording
+//!   every control and data connection.
 //! * [`process`]: run a program with a timeout and capture its exit code, stdout and
 //!   stderr; find the reference curl 8.14.1 ([`process::reference_curl`]) and the oxcurl
 //!   binary and libcurl under test ([`process::under_test`], [`process::lib_under_test`]).
@@ -14,7 +17,8 @@
 //! * [`proxy`]: a CONNECT proxy that records the handshake and relays the tunnel, and an
 //!   HTTPS proxy (TLS in front of it).
 //! * [`socks`]: a SOCKS4/4a/5 proxy that records the handshake and relays.
-//! * [`daemons`]: Debian's squid, nghttpx and dante as real HTTP, HTTP/2 and SOCKS proxies.
+//! * [`daemons`]: Debian's squid, nghttpx and dante as real HTTP, HTTP/2 and SOCKS proxies,
+//!   and vsftpd as a real FTP server.
 //! * [`hostile`]: differential cases whose oxcurl run must also stay within a heap, RSS and
 //!   wall-time budget (hostile servers).
 //!
@@ -30,6 +34,7 @@
 pub mod daemons;
 pub mod diff;
 pub mod fs;
+pub mod ftp;
 pub mod h2;
 pub mod hostile;
 pub mod http;
@@ -41,6 +46,7 @@ pub mod tls;
 
 pub use diff::{Case, CaseResult, Difference, Mismatch, RunRecord};
 pub use fs::{sparse_file, TempDir};
+pub use ftp::{FtpReply, FtpServer, Transfer};
 pub use http::{Action, ContinueMode, Exhausted, RawConn, Reply, Request, ScriptedServer};
 pub use nginx::Nginx;
 pub use process::{lib_under_test, reference_curl, under_test, Exec, Output};
