@@ -36,7 +36,11 @@ fuzz_target!(|data: &[u8]| {
     }
 
     let text = String::from_utf8_lossy(data);
-    for method in [FileMethod::MultiCwd, FileMethod::SingleCwd, FileMethod::NoCwd] {
+    for method in [
+        FileMethod::MultiCwd,
+        FileMethod::SingleCwd,
+        FileMethod::NoCwd,
+    ] {
         let Ok(p) = ftp::parse_url_path(&text, method, false) else {
             continue;
         };
@@ -70,7 +74,10 @@ fuzz_target!(|data: &[u8]| {
         let cmd = ftp::port_command(v4);
         assert_eq!(cmd.matches(',').count(), 5);
         let v6: [u8; 16] = data[..16].try_into().unwrap();
-        for addr in [SocketAddr::V4(v4), SocketAddr::new(Ipv6Addr::from(v6).into(), port)] {
+        for addr in [
+            SocketAddr::V4(v4),
+            SocketAddr::new(Ipv6Addr::from(v6).into(), port),
+        ] {
             let cmd = ftp::eprt_command(addr);
             assert!(cmd.starts_with("EPRT |") && cmd.ends_with(&format!("|{port}|")));
         }
