@@ -32,6 +32,7 @@ pub mod proto {
     //! Protocol code, sans-IO where hot or byte-subtle.
     pub mod connect;
     pub mod file;
+    pub mod ftp;
     pub mod h1;
     pub mod h2;
     pub mod pingpong;
