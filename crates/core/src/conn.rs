@@ -82,10 +82,45 @@ pub struct Conn {
     pub created: Instant,
     /// The application's socket hooks: its close hook closes the socket.
     pub hooks: crate::connect::Hooks,
+    /// The protocol's state kept with the connection between transfers (curl's connection
+    /// meta data: an FTP connection's working directory and transfer type).
+    pub proto: Option<Box<dyn ConnProto>>,
+}
+
+/// A protocol's state kept with a connection (curl's connection meta data).
+pub trait ConnProto: std::any::Any + Send + std::fmt::Debug {
+    /// What to send when the connection ends (FTP's `QUIT`; curl's handler `disconnect`).
+    /// Sent best effort: as curl 8.14.1 without an overall timeout, the reply is not
+    /// waited for.
+    fn goodbye(&self) -> Option<&'static [u8]> {
+        None
+    }
+    fn as_any(&self) -> &dyn std::any::Any;
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
+impl Conn {
+    /// The protocol's state, when it is a `T`.
+    pub fn proto_mut<T: ConnProto>(&mut self) -> Option<&mut T> {
+        self.proto.as_mut()?.as_any_mut().downcast_mut::<T>()
+    }
+
+    pub fn proto_ref<T: ConnProto>(&self) -> Option<&T> {
+        self.proto.as_ref()?.as_any().downcast_ref::<T>()
+    }
+
+    /// Send the protocol's goodbye, once, without waiting.
+    fn say_goodbye(&mut self) {
+        if let Some(bye) = self.proto.take().and_then(|p| p.goodbye()) {
+            let _ = self.send(bye);
+            let _ = self.flush();
+        }
+    }
 }
 
 impl Drop for Conn {
     fn drop(&mut self) {
+        self.say_goodbye();
         if let Some(h) = self.hooks.take().filter(|h| h.closes()) {
             let stream = std::mem::replace(&mut self.stream, Stream::Closed);
             if let Some(fd) = stream.into_fd() {
@@ -321,8 +356,9 @@ impl Conn {
         all.sort_by_key(|e| e.seq);
         all
     }
-    /// Orderly close: TLS close_notify (inner first), best effort.
+    /// Orderly close: the protocol's goodbye, TLS close_notify (inner first), best effort.
     pub fn close(&mut self) {
+        self.say_goodbye();
         if let (Some(t), mut io) = self.layers() {
             t.close(&mut io);
         }

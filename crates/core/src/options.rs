@@ -248,6 +248,13 @@ pub struct Options {
     /// The mode of files a transfer creates (`CURLOPT_NEW_FILE_PERMS`, `--create-file-mode`):
     /// file:// uploads here; the umask applies, as to curl's `open`.
     pub new_file_perms: u16,
+    /// FTP: EPSV before PASV (`CURLOPT_FTP_USE_EPSV`, off with `--disable-epsv`).
+    pub ftp_use_epsv: bool,
+    /// FTP: connect the data connection to the control connection's peer, not to the
+    /// address a PASV reply names (`CURLOPT_FTP_SKIP_PASV_IP`, on by default).
+    pub ftp_skip_pasv_ip: bool,
+    /// FTP: ASCII transfers (`CURLOPT_TRANSFERTEXT`, `-B`).
+    pub use_ascii: bool,
     pub path_as_is: bool,
     pub custom_request: Option<String>,
     pub request_target: Option<String>,
@@ -465,6 +472,9 @@ impl Default for Options {
             port: None,
             default_protocol: None,
             new_file_perms: 0o644,
+            ftp_use_epsv: true,
+            ftp_skip_pasv_ip: true,
+            use_ascii: false,
             path_as_is: false,
             custom_request: None,
             request_target: None,

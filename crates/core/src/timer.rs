@@ -24,8 +24,10 @@ pub enum TimerId {
     Progress,
     /// Back under the speed limits (`EXPIRE_TOOFAST`).
     RateLimit,
+    /// A protocol's own deadline (a text protocol's server response timeout).
+    Protocol,
 }
-const SLOTS: usize = 7;
+const SLOTS: usize = 8;
 
 /// A transfer's timer slots.
 #[derive(Clone, Debug, Default)]

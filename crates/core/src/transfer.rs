@@ -37,6 +37,7 @@ mod connecting;
 mod cookie;
 mod file;
 mod follow;
+mod ftp;
 mod h2proxy;
 mod handler;
 mod http;
@@ -539,6 +540,8 @@ pub(crate) struct Transfer {
     detached: Option<Conn>,
     /// The file of a file:// transfer and what is left to do with it.
     file: Option<Box<file::FileJob>>,
+    /// An FTP transfer's state.
+    ftp: Option<Box<ftp::FtpXfer>>,
 }
 
 impl Transfer {
@@ -635,6 +638,7 @@ impl Transfer {
             held: std::collections::VecDeque::new(),
             detached: None,
             file: None,
+            ftp: None,
         }
     }
 
@@ -1278,6 +1282,17 @@ impl Transfer {
     }
 
     fn finish(&mut self, cx: &mut Cx<'_>, r: Result<()>) {
+        // A protocol may keep its connection after some errors (curl's handler `done`).
+        if let Err(e) = &r {
+            if matches!(self.state, State::ProtoConnect | State::Do | State::Perform) {
+                let premature = !matches!(self.state, State::Do);
+                let h = self.handler;
+                if let Some(notes) = h.failed(self, cx, e.code, premature) {
+                    self.finish_noting(cx, r, Some(notes));
+                    return;
+                }
+            }
+        }
         let closing = r.as_ref().err().and_then(|e| self.closing_note(e.code));
         self.finish_noting(cx, r, closing);
     }
@@ -1335,8 +1350,9 @@ impl Transfer {
                 if !std::mem::take(&mut self.resp.error_shown) && !e.msg.is_empty() {
                     self.verbose(&e.msg);
                 }
-                if let Some(note) = closing {
-                    self.verbose(&note);
+                // One note a line.
+                for note in closing.iter().flat_map(|n| n.split('\n')) {
+                    self.verbose(note);
                 }
             }
         }

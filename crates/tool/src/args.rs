@@ -2210,6 +2210,11 @@ pub struct Operation {
     pub url_query: Vec<String>,
     pub netrc: bool,
     pub netrc_optional: bool,
+    /// FTP: `--disable-epsv` (PASV only), `--no-ftp-skip-pasv-ip` (the PASV reply's address
+    /// is used), `-B` (ASCII).
+    pub disable_epsv: bool,
+    pub ftp_use_pasv_ip: bool,
+    pub use_ascii: bool,
     pub netrc_file: Option<String>,
     pub junk_session_cookies: bool,
     /// `-F`/`--form-string` parts, parsed as given, nested by `(` and `)`.
@@ -3219,6 +3224,9 @@ impl Parser {
             }
             "netrc" => self.op().netrc = on,
             "netrc-optional" => self.op().netrc_optional = on,
+            "disable-epsv" => self.op().disable_epsv = on,
+            "ftp-skip-pasv-ip" => self.op().ftp_use_pasv_ip = !on,
+            "use-ascii" => self.op().use_ascii = on,
             "netrc-file" => self.op().netrc_file = Some(a()),
             "fail-early" => self.cfg.global.fail_early = on,
             "rate" => self.cfg.global.rate_ms = parse_rate(&a())?,
@@ -3234,13 +3242,11 @@ impl Parser {
             "append"
             | "compressed-ssh"
             | "disable-eprt"
-            | "disable-epsv"
             | "doh-cert-status"
             | "doh-insecure"
             | "ftp-create-dirs"
             | "ftp-pasv"
             | "ftp-pret"
-            | "ftp-skip-pasv-ip"
             | "ftp-ssl-ccc"
             | "ftp-ssl-control"
             | "list-only"
@@ -3252,8 +3258,7 @@ impl Parser {
             | "ssl-auto-client-cert"
             | "ssl-reqd"
             | "ssl-revoke-best-effort"
-            | "tftp-no-options"
-            | "use-ascii" => {}
+            | "tftp-no-options" => {}
             // Accepted, not applied: the terminal styling of header names, Linux TCP Fast
             // Open and MPTCP (the kernel falls back to plain TCP the same way).
             "styled-output" | "tcp-fastopen" | "mptcp" => {}

@@ -1873,6 +1873,9 @@ fn configure(
         o.httpauth = op.authtype;
     }
     // curl: --netrc-optional wins; --netrc or --netrc-file make .netrc required.
+    o.ftp_use_epsv = !op.disable_epsv;
+    o.ftp_skip_pasv_ip = !op.ftp_use_pasv_ip;
+    o.use_ascii = op.use_ascii;
     o.netrc = if op.netrc_optional {
         oxcurl_core::options::NetrcMode::Optional
     } else if op.netrc || op.netrc_file.is_some() {

@@ -15,6 +15,8 @@ pub enum HandlerKind {
     Http,
     /// `file://`.
     File,
+    /// `ftp://`.
+    Ftp,
 }
 
 /// `CURLPROTO_*` bits, as in curl's `include/curl/curl.h` (`WS` and `WSS` from
@@ -161,7 +163,7 @@ pub static SCHEMES: &[Scheme] = &[
         proto::FTP,
         proto::FTP,
         FTP_FLAGS | PROXY_AS_HTTP,
-        None,
+        Some(Ftp),
     ),
     s("ftps", 990, proto::FTPS, proto::FTP, FTP_FLAGS | SSL, None),
     s("gopher", 70, proto::GOPHER, proto::GOPHER, 0, None),

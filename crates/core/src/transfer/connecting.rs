@@ -56,7 +56,8 @@ impl Transfer {
                     self.verbose(&format!(
                         "Re-using existing {scheme}: connection with host {chost}"
                     ));
-                    self.state = State::ProtoConnect;
+                    // A reused connection had its protocol connect (curl goes to DO).
+                    self.state = State::Do;
                     return Ok(true);
                 }
                 Lookup::Wait => {
@@ -107,7 +108,7 @@ impl Transfer {
                 );
                 self.conn = Some(c);
                 self.verbose(&msg);
-                self.state = State::ProtoConnect;
+                self.state = State::Do;
                 return Ok(true);
             }
         }
@@ -482,6 +483,7 @@ impl Transfer {
             idle_since: cx.now,
             created: cx.now,
             hooks: self.opts.socket_hooks.clone(),
+            proto: None,
         });
         if self.socks_proxy().is_some() {
             return self.start_socks(cx);
@@ -591,13 +593,6 @@ impl Transfer {
             self.connect_only_done(cx);
             return;
         }
-        // curl names HTTP/2 here only when ALPN chose it, not for prior knowledge.
-        let alpn_h2 = self.h2_negotiate(cx);
-        self.verbose(if alpn_h2 {
-            "using HTTP/2"
-        } else {
-            "using HTTP/1.x"
-        });
         self.state = State::ProtoConnect;
     }
 

@@ -238,6 +238,7 @@ impl Transfer {
             created: proxy.created,
             // A second descriptor: the proxy connection inside the tunnel has the hooks.
             hooks: None,
+            proto: None,
             tunnel: Some(Box::new(Tunnel::new(proxy, st.id, send, recv))),
         });
         self.timers.clear(TimerId::ConnectTimeout);

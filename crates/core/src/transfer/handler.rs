@@ -64,6 +64,20 @@ pub(crate) trait Handler: Sync {
     /// "closing" (premature), "shutting down" (the regular way), or None when the transfer
     /// holds none to end.
     fn closing(&self, t: &Transfer, code: Code) -> Option<&'static str>;
+
+    /// The transfer fails with `code` in protocol connect, do (`premature` false) or
+    /// perform (curl's handler `done` with an error status). A handler that keeps the
+    /// connection for reuse puts it back itself and returns the notes to show after the
+    /// error (one a line); None lets the connection end as `closing` says.
+    fn failed(
+        &self,
+        _t: &mut Transfer,
+        _cx: &mut Cx<'_>,
+        _code: Code,
+        _premature: bool,
+    ) -> Option<String> {
+        None
+    }
 }
 
 /// The handler serving `kind`.
@@ -71,5 +85,6 @@ pub(crate) fn of(kind: HandlerKind) -> &'static dyn Handler {
     match kind {
         HandlerKind::Http => &super::http::HTTP,
         HandlerKind::File => &super::file::FILE,
+        HandlerKind::Ftp => &super::ftp::FTP,
     }
 }

@@ -35,6 +35,18 @@ impl Handler for Http {
         Ok(())
     }
 
+    /// A new connection: whether it speaks HTTP/2 (curl names HTTP/2 here only when ALPN
+    /// chose it, not for prior knowledge).
+    fn connect(&self, t: &mut Transfer, cx: &mut Cx<'_>) -> Result<bool> {
+        let alpn_h2 = t.h2_negotiate(cx);
+        t.verbose(if alpn_h2 {
+            "using HTTP/2"
+        } else {
+            "using HTTP/1.x"
+        });
+        Ok(true)
+    }
+
     fn do_it(&self, t: &mut Transfer, cx: &mut Cx<'_>) -> Result<bool> {
         t.start_request(cx);
         Ok(true)

@@ -303,6 +303,7 @@ mod tests {
             idle_since: Instant::now(),
             created: Instant::now(),
             hooks: None,
+            proto: None,
         }
     }
 

@@ -1,0 +1,416 @@
+//! Differential tests: ftp:// downloads (curl's `lib/ftp.c`) against the reference curl
+//! 8.14.1. Each client runs against a fresh scripted FTP server
+//! (`oxcurl_testsupport::ftp`) set up the same way, and the two runs must agree on the exit
+//! code, stdout, the exact bytes of every control connection (the commands, in order, the
+//! closing QUIT included), and stderr where the case compares it. Port numbers, which the
+//! servers pick, are masked. `vsftpd_*` run against Debian's vsftpd.
+
+use std::path::Path;
+use std::time::Duration;
+
+use oxcurl_testsupport::daemons::Vsftpd;
+use oxcurl_testsupport::ftp::{FtpServer, Transfer};
+use oxcurl_testsupport::process::{reference_curl, Output};
+use oxcurl_testsupport::{under_test, Exec, TempDir};
+
+const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
+
+/// What one client did against its server.
+struct Side {
+    out: Output,
+    /// The bytes of each control connection, ports masked.
+    control: Vec<String>,
+    stderr: String,
+    /// stdout with ports masked (`-D -` shows the EPSV reply).
+    stdout: Vec<u8>,
+}
+
+/// Digits after `port `, in `(|||N|)`, after `127.0.0.1:` and in a PASV tuple's last two
+/// numbers become `N`: the servers' ports differ between runs.
+fn mask_ports(text: &str, server_port: u16) -> String {
+    let text = text.replace(&server_port.to_string(), "SERVERPORT");
+    let mut out = String::with_capacity(text.len());
+    let b = text.as_bytes();
+    let mut i = 0;
+    let after = |i: usize, pat: &str| i >= pat.len() && text[..i].ends_with(pat);
+    while i < b.len() {
+        if b[i].is_ascii_digit()
+            && (after(i, "port ") || after(i, "(|||") || after(i, "127.0.0.1:"))
+        {
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            out.push('N');
+            continue;
+        }
+        out.push(b[i] as char);
+        i += 1;
+    }
+    // A PASV reply's port: the last two numbers of its tuple.
+    while let Some(at) = out.find("(127,0,0,1,") {
+        let from = at + "(127,0,0,1,".len();
+        let Some(len) = out[from..].find(')') else {
+            break;
+        };
+        out.replace_range(at..from + len + 1, "[127,0,0,1,P1,P2]");
+    }
+    out
+}
+
+fn run_side(bin: &Path, setup: &dyn Fn(&FtpServer), args: &[&str], tmp: &Path) -> Side {
+    let server = FtpServer::start();
+    setup(&server);
+    let base = server.url();
+    let base = base.trim_end_matches('/');
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| {
+            a.replace("{ftp}", base)
+                .replace("{hp}", &server.host_port())
+                .replace("{tmp}", &tmp.display().to_string())
+        })
+        .collect();
+    let out = Exec::new(bin)
+        .args(&args)
+        .cwd(tmp)
+        .timeout(Duration::from_secs(30))
+        .run();
+    server.wait_idle(Duration::from_secs(5));
+    let port = server.port();
+    let control = (0..server.connections())
+        .map(|c| mask_ports(&String::from_utf8_lossy(&server.control_bytes(c)), port))
+        .collect();
+    let stderr = mask_ports(&out.stderr_str(), port);
+    let stdout = if out.stdout.is_ascii() {
+        mask_ports(&out.stdout_str(), port).into_bytes()
+    } else {
+        out.stdout.clone()
+    };
+    Side {
+        out,
+        stdout,
+        control,
+        stderr,
+    }
+}
+
+/// Run both clients; assert they agree; return (reference, oxcurl).
+fn ftp_case(
+    name: &str,
+    setup: impl Fn(&FtpServer),
+    args: &[&str],
+    compare_stderr: bool,
+) -> (Side, Side) {
+    let rt = TempDir::new(&format!("ftp-ref-{name}"));
+    let ot = TempDir::new(&format!("ftp-ox-{name}"));
+    let r = run_side(&reference_curl(), &setup, args, rt.path());
+    let o = run_side(&under_test(OXCURL), &setup, args, ot.path());
+    assert_eq!(
+        r.out.exit_code(),
+        o.out.exit_code(),
+        "{name}: exit codes differ\nreference stderr:\n{}\noxcurl stderr:\n{}",
+        r.stderr,
+        o.stderr
+    );
+    assert!(
+        r.stdout == o.stdout,
+        "{name}: stdout differs\nreference: {:?}\noxcurl:    {:?}\nreference stderr:\n{}\noxcurl stderr:\n{}",
+        r.out.stdout_str(),
+        o.out.stdout_str(),
+        r.stderr,
+        o.stderr
+    );
+    assert_eq!(
+        r.control, o.control,
+        "{name}: control connection bytes differ\nreference stderr:\n{}\noxcurl stderr:\n{}",
+        r.stderr, o.stderr
+    );
+    if compare_stderr {
+        assert_eq!(r.stderr, o.stderr, "{name}: stderr differs");
+    }
+    (r, o)
+}
+
+fn files(s: &FtpServer) {
+    s.file("/top.txt", "at the top\n");
+    s.file("/dir/sub/file.txt", "hello ftp world\n");
+    s.file(
+        "/dir/other.bin",
+        oxcurl_testsupport::http::generated_body(100_000),
+    );
+}
+
+// ---- downloads ------------------------------------------------------------------
+
+#[test]
+fn ftp_download_root_file() {
+    let (_, o) = ftp_case("root", files, &["-sS", "{ftp}/top.txt"], true);
+    assert_eq!(o.out.stdout, b"at the top\n");
+}
+
+#[test]
+fn ftp_download_nested_dirs() {
+    let (_, o) = ftp_case("nested", files, &["-sS", "{ftp}/dir/sub/file.txt"], true);
+    assert!(o.control[0].contains("CWD dir\r\nCWD sub\r\n"));
+}
+
+#[test]
+fn ftp_download_large_binary() {
+    ftp_case("large", files, &["-sS", "{ftp}/dir/other.bin"], true);
+}
+
+#[test]
+fn ftp_reuse_across_urls_goes_back_to_the_entry_path() {
+    let (_, o) = ftp_case(
+        "reuse",
+        files,
+        &[
+            "-sS",
+            "{ftp}/dir/sub/file.txt",
+            "{ftp}/top.txt",
+            "{ftp}/dir/other.bin",
+        ],
+        true,
+    );
+    assert_eq!(o.control.len(), 1, "one control connection for all three");
+    assert!(o.control[0].contains("CWD /\r\n"));
+}
+
+#[test]
+fn ftp_same_path_twice_needs_no_cwd() {
+    ftp_case(
+        "same_path",
+        files,
+        &["-sS", "{ftp}/dir/sub/file.txt", "{ftp}/dir/sub/file.txt"],
+        true,
+    );
+}
+
+#[test]
+fn ftp_verbose_trace() {
+    ftp_case(
+        "verbose",
+        files,
+        &["-sv", "{ftp}/dir/sub/file.txt", "{ftp}/top.txt"],
+        true,
+    );
+}
+
+#[test]
+fn ftp_dump_header_gets_the_replies() {
+    ftp_case(
+        "dump_header",
+        files,
+        &["-sS", "-D", "-", "{ftp}/dir/sub/file.txt"],
+        true,
+    );
+}
+
+#[test]
+fn ftp_user_and_password() {
+    ftp_case(
+        "userpwd",
+        |s| {
+            files(s);
+            s.set_login("alice", "s3cret");
+        },
+        &["-sS", "-u", "alice:s3cret", "{ftp}/top.txt"],
+        true,
+    );
+    ftp_case(
+        "url_userpwd",
+        |s| {
+            files(s);
+            s.set_login("bob", "p@ss");
+        },
+        &["-sS", "ftp://bob:p%40ss@{hp}/top.txt"],
+        true,
+    );
+}
+
+#[test]
+fn ftp_type_a_from_url_and_option() {
+    ftp_case("type_a", files, &["-sS", "{ftp}/top.txt;type=A"], true);
+    ftp_case("use_ascii", files, &["-sS", "-B", "{ftp}/top.txt"], true);
+}
+
+#[test]
+fn ftp_percent_encoded_path() {
+    ftp_case(
+        "pct",
+        |s| s.file("/a dir/b.txt", "spaced\n"),
+        &["-sS", "{ftp}/a%20dir/b.txt"],
+        true,
+    );
+}
+
+// ---- passive mode -------------------------------------------------------------------
+
+#[test]
+fn ftp_epsv_refused_falls_back_to_pasv() {
+    ftp_case(
+        "epsv_refused",
+        |s| {
+            files(s);
+            s.reply_once("EPSV", "500 no EPSV here\r\n");
+        },
+        &["-sv", "{ftp}/top.txt"],
+        true,
+    );
+}
+
+#[test]
+fn ftp_disable_epsv_uses_pasv() {
+    let (_, o) = ftp_case(
+        "disable_epsv",
+        files,
+        &["-sS", "--disable-epsv", "{ftp}/top.txt"],
+        true,
+    );
+    assert!(o.control[0].contains("PASV\r\n") && !o.control[0].contains("EPSV"));
+}
+
+#[test]
+fn ftp_weird_epsv_reply() {
+    ftp_case(
+        "weird_epsv",
+        |s| {
+            files(s);
+            s.reply_always("EPSV", "229 Entering Extended Passive Mode (no port)\r\n");
+        },
+        &["-sS", "{ftp}/top.txt"],
+        true,
+    );
+}
+
+#[test]
+fn ftp_weird_pasv_reply() {
+    ftp_case(
+        "weird_pasv",
+        |s| {
+            files(s);
+            s.reply_always("PASV", "227 Entering Passive Mode (1,2,3)\r\n");
+        },
+        &["-sS", "--disable-epsv", "{ftp}/top.txt"],
+        true,
+    );
+}
+
+// ---- errors -------------------------------------------------------------------------
+
+#[test]
+fn ftp_missing_file() {
+    ftp_case("missing", files, &["-sS", "{ftp}/nope.txt"], true);
+}
+
+#[test]
+fn ftp_missing_dir() {
+    ftp_case("missing_dir", files, &["-sS", "{ftp}/nodir/x.txt"], true);
+}
+
+#[test]
+fn ftp_login_denied() {
+    ftp_case(
+        "login_denied",
+        |s| {
+            files(s);
+            s.reply_always("PASS", "530 Login incorrect.\r\n");
+        },
+        &["-sS", "{ftp}/top.txt"],
+        true,
+    );
+}
+
+#[test]
+fn ftp_greeting_not_220() {
+    ftp_case(
+        "greeting",
+        |s| s.set_greeting("421 Too many users\r\n"),
+        &["-sS", "{ftp}/top.txt"],
+        true,
+    );
+}
+
+#[test]
+fn ftp_multiline_greeting_and_replies() {
+    ftp_case(
+        "multiline",
+        |s| {
+            files(s);
+            s.set_greeting("220-Welcome\r\n220-to the\r\n220 server\r\n");
+            s.reply_once("PWD", "257-\"/\" is current\r\n257 directory\r\n");
+        },
+        &["-sv", "{ftp}/top.txt"],
+        true,
+    );
+}
+
+#[test]
+fn ftp_truncated_download() {
+    ftp_case(
+        "truncated",
+        |s| {
+            files(s);
+            s.set_transfer(Transfer::new().truncate(5));
+        },
+        &["-sS", "{ftp}/dir/sub/file.txt"],
+        true,
+    );
+}
+
+#[test]
+fn ftp_server_closes_control_connection() {
+    ftp_case(
+        "closed",
+        |s| {
+            files(s);
+            s.reply_always("PWD", oxcurl_testsupport::ftp::FtpReply::new().close());
+        },
+        &["-sS", "{ftp}/top.txt"],
+        false,
+    );
+}
+
+// ---- a real server ------------------------------------------------------------------
+
+fn vsftpd_case(name: &str, paths: &[&str]) {
+    let root = TempDir::new("vsftpd-root");
+    std::fs::write(root.join("hello.txt"), "hello from vsftpd\n").unwrap();
+    std::fs::create_dir_all(root.join("pub/deep")).unwrap();
+    std::fs::write(
+        root.join("pub/deep/data.bin"),
+        oxcurl_testsupport::http::generated_body(300_000),
+    )
+    .unwrap();
+    let Some(d) = Vsftpd::try_start(root.path()) else {
+        return;
+    };
+    let base = d.url();
+    let base = base.trim_end_matches('/');
+    let args: Vec<String> = std::iter::once("-sS".to_string())
+        .chain(paths.iter().map(|p| format!("{base}/{p}")))
+        .collect();
+    let r = Exec::new(reference_curl()).args(&args).run();
+    let o = Exec::new(under_test(OXCURL)).args(&args).run();
+    assert_eq!(r.exit_code(), o.exit_code(), "{name}: {}", o.stderr_str());
+    assert!(r.stdout == o.stdout, "{name}: stdout differs");
+    assert_eq!(r.stderr_str(), o.stderr_str(), "{name}: stderr differs");
+}
+
+#[test]
+fn vsftpd_download() {
+    vsftpd_case("vsftpd_one", &["hello.txt"]);
+}
+
+#[test]
+fn vsftpd_downloads_on_one_connection() {
+    vsftpd_case(
+        "vsftpd_reuse",
+        &["pub/deep/data.bin", "hello.txt", "pub/deep/data.bin"],
+    );
+}
+
+#[test]
+fn vsftpd_missing_file() {
+    vsftpd_case("vsftpd_missing", &["nope.txt"]);
+}
