@@ -471,6 +471,67 @@ impl Request {
     }
 }
 
+/// Read more of `stream` after the unread bytes of `buf` (those from `pos`), dropping the
+/// read ones first once they are many; the new bytes are the last ones of `buf`. Ok(0) at
+/// end of stream.
+pub(crate) fn fill_from(
+    stream: &mut impl Read,
+    buf: &mut Vec<u8>,
+    pos: &mut usize,
+) -> io::Result<usize> {
+    if *pos == buf.len() {
+        buf.clear();
+        *pos = 0;
+    } else if *pos > 65536 {
+        buf.drain(..*pos);
+        *pos = 0;
+    }
+    let mut tmp = [0u8; 16384];
+    let n = loop {
+        match stream.read(&mut tmp) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    buf.extend_from_slice(&tmp[..n]);
+    Ok(n)
+}
+
+/// Wait until a server's state says no connection is open, and it stays so (no new one, no
+/// reset) for a short while; at most `timeout`. `probe` gives the open connections, the
+/// reset generation and the connections seen so far; the server notifies `idle` when a
+/// connection ends.
+pub(crate) fn wait_quiet<S>(
+    state: &Mutex<S>,
+    idle: &Condvar,
+    timeout: Duration,
+    probe: impl Fn(&S) -> (usize, u64, usize),
+) -> bool {
+    let lock = || state.lock().unwrap_or_else(|e| e.into_inner());
+    let deadline = Instant::now() + timeout;
+    let mut st = lock();
+    loop {
+        while probe(&st).0 > 0 {
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            st = idle
+                .wait_timeout(st, deadline - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        let before = probe(&st);
+        drop(st);
+        thread::sleep(Duration::from_millis(15));
+        st = lock();
+        if probe(&st) == before {
+            return true;
+        }
+    }
+}
+
 pub(crate) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     if needle.is_empty() || hay.len() < needle.len() {
         return None;
@@ -756,29 +817,9 @@ impl ScriptedServer {
     /// while), at most `timeout`. Returns whether the server became idle. Call after
     /// the client exited, before reading the records.
     pub fn wait_idle(&self, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
-        let mut st = self.shared.lock();
-        loop {
-            while st.active > 0 {
-                let now = Instant::now();
-                if now >= deadline {
-                    return false;
-                }
-                st = self
-                    .shared
-                    .idle
-                    .wait_timeout(st, deadline - now)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
-            }
-            let (gen, seen) = (st.gen, st.conns.len());
-            drop(st);
-            thread::sleep(Duration::from_millis(15));
-            st = self.shared.lock();
-            if st.active == 0 && st.gen == gen && st.conns.len() == seen {
-                return true;
-            }
-        }
+        wait_quiet(&self.shared.state, &self.shared.idle, timeout, |st| {
+            (st.active, st.gen, st.conns.len())
+        })
     }
 }
 
@@ -986,24 +1027,9 @@ impl Conn {
 
     /// Reads more bytes into the buffer; Ok(0) at end of stream.
     fn fill(&mut self) -> io::Result<usize> {
-        if self.pos == self.buf.len() {
-            self.buf.clear();
-            self.pos = 0;
-        } else if self.pos > 65536 {
-            self.buf.drain(..self.pos);
-            self.pos = 0;
-        }
-        let mut tmp = [0u8; 16384];
-        let n = loop {
-            match self.stream.read(&mut tmp) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-        };
+        let n = fill_from(&mut self.stream, &mut self.buf, &mut self.pos)?;
         if n > 0 {
-            self.record(&tmp[..n]);
-            self.buf.extend_from_slice(&tmp[..n]);
+            self.record(&self.buf[self.buf.len() - n..]);
         }
         Ok(n)
     }

@@ -377,22 +377,17 @@ impl Transfer {
             unreachable!()
         };
         let he_port = he.port();
-        // The attempts may open sockets: the socket callbacks see this transfer's values.
-        let (now, opts, notes) = (cx.now, self.opts.socket(), &mut self.notes);
-        let mut polled = None;
-        self.callbacks.lend_info(&self.info, &mut || {
-            polled = Some(he.poll(now, &opts, notes))
-        });
-        let r = match polled {
-            Some(r) => r,
-            None => he.poll(now, &opts, notes),
-        };
+        let opts = self.opts.socket();
+        let r = eyeballs_pass(
+            &mut *self.callbacks,
+            &self.info,
+            &opts,
+            &mut self.notes,
+            he,
+            cx.now,
+        );
         let next = he.next_deadline();
-        self.flush_notes();
-        match next {
-            Some(t) => self.timers.set(TimerId::HappyEyeballs, t),
-            None => self.timers.clear(TimerId::HappyEyeballs),
-        }
+        self.eyeballs_after(next);
         if matches!(r, ConnectPoll::Pending) {
             return Ok(false);
         }
@@ -616,5 +611,35 @@ impl Transfer {
                 .clone()
                 .or_else(|| self.socks_unix_path()),
         };
+    }
+}
+
+impl Transfer {
+    /// After a Happy Eyeballs pass: its notes shown, the timer for its next attempt set.
+    pub(super) fn eyeballs_after(&mut self, next: Option<Instant>) {
+        self.flush_notes();
+        match next {
+            Some(t) => self.timers.set(TimerId::HappyEyeballs, t),
+            None => self.timers.clear(TimerId::HappyEyeballs),
+        }
+    }
+}
+
+/// One pass of the Happy Eyeballs attempts `he` (the transfer's connection, or a protocol's
+/// second one). The attempts may open sockets: the socket callbacks see the transfer's
+/// values (`lend_info`).
+pub(super) fn eyeballs_pass(
+    callbacks: &mut dyn Callbacks,
+    info: &Info,
+    opts: &connect::SocketOptions<'_>,
+    notes: &mut Vec<String>,
+    he: &mut HappyEyeballs,
+    now: Instant,
+) -> ConnectPoll {
+    let mut polled = None;
+    callbacks.lend_info(info, &mut || polled = Some(he.poll(now, opts, notes)));
+    match polled {
+        Some(r) => r,
+        None => he.poll(now, opts, notes),
     }
 }

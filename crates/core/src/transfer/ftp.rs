@@ -42,8 +42,6 @@ pub(crate) struct FtpConn {
     prev_path: Option<Vec<u8>>,
     /// The transfer type last set with TYPE (`b'A'` or `b'I'`).
     transfer_type: Option<u8>,
-    /// The first transfer on the connection is done: later ones are reuses.
-    reused: bool,
     /// USER (and PASS) were accepted.
     logged_in: bool,
     /// The last line of the latest response (the one the state machine reads).
@@ -148,13 +146,11 @@ impl Handler for FtpHandler {
 
     /// curl's `ftp_connect` and the login states: the greeting, USER, PASS, PWD.
     fn connect(&self, t: &mut Transfer, cx: &mut Cx<'_>) -> Result<bool> {
-        let fresh = {
-            let c = conn_meta(t.conn.as_mut().expect("conn"));
-            !c.reused && c.entry_path.is_none() && c.sent_at.is_none()
-        };
-        if fresh && t.ftp_step() == Step::Greeting {
-            // The greeting's response time counts from the connect.
-            conn_meta(t.conn.as_mut().expect("conn")).sent_at = Some(cx.now);
+        // Only a new connection comes here. The greeting's response time counts from the
+        // connect.
+        let m = conn_meta(t.conn.as_mut().expect("conn"));
+        if t.ftp.as_ref().is_some_and(|x| x.step == Step::Greeting) && m.sent_at.is_none() {
+            m.sent_at = Some(cx.now);
         }
         loop {
             if t.ftp_step() == Step::LoggedIn {
@@ -284,7 +280,6 @@ impl Handler for FtpHandler {
         }
         let mut notes = String::new();
         let m = conn_meta(conn);
-        m.reused = true;
         m.sent_at = None;
         if !x.cwd_failed {
             if let Some(dir) = x.path.remembered_dir(METHOD) {
@@ -326,10 +321,9 @@ impl Transfer {
         let conn = self.conn.as_mut().expect("conn");
         let m = conn_meta(conn);
         m.sender.send(cmd, arg)?;
-        let out = m.sender.output().to_vec();
         if self.opts.verbose {
             self.callbacks
-                .debug_live(InfoType::HeaderOut, &out, &self.info);
+                .debug_live(InfoType::HeaderOut, m.sender.output(), &self.info);
         }
         self.ftp_flush()
     }
@@ -553,14 +547,16 @@ impl Transfer {
     /// curl's `ftp_state_cwd`: on a reused connection, back to the entry path first (unless
     /// the first directory is absolute); the same path as the transfer before needs none.
     fn ftp_start_cwd(&mut self) -> Result<()> {
-        let (reused, prev, entry) = {
+        let reused = self.conn_reused;
+        let (prev, entry) = {
             let m = conn_meta(self.conn.as_mut().expect("conn"));
-            let prev = if m.reused {
+            // A new connection is in the entry directory.
+            let prev = if reused {
                 m.prev_path.clone()
             } else {
                 Some(Vec::new())
             };
-            (m.reused, prev, m.entry_path.clone())
+            (prev, m.entry_path.clone())
         };
         let x = self.ftp.as_ref().expect("ftp");
         if x.path.cwd_done(METHOD, prev.as_deref()) {
@@ -661,10 +657,14 @@ impl Transfer {
     fn ftp_pasv_reply(&mut self, cx: &mut Cx<'_>, code: u32) -> Result<()> {
         let line = self.ftp_last();
         let peer = self.conn.as_ref().and_then(|c| c.remote);
-        let port = match (self.ftp_step(), code) {
-            (Step::Epsv, 229) if ftp::epsv_reply(line.as_bytes())? != 0 => {
-                ftp::epsv_reply(line.as_bytes())?
-            }
+        let step = self.ftp_step();
+        // A 229 naming port 0 falls back to PASV, as a refused EPSV does.
+        let epsv = match (step, code) {
+            (Step::Epsv, 229) => ftp::epsv_reply(line.as_bytes())?,
+            _ => 0,
+        };
+        let port = match (step, code) {
+            (Step::Epsv, _) if epsv != 0 => epsv,
             (Step::Pasv, 227) => {
                 let (ip, port) = ftp::pasv_reply(line.as_bytes())?;
                 if let Some(p) = peer {
@@ -716,14 +716,17 @@ impl Transfer {
             return Ok(true);
         };
         let port = he.port().unwrap_or(0);
-        let (now, opts, notes) = (cx.now, self.opts.socket(), &mut self.notes);
-        let r = he.poll(now, &opts, notes);
+        let opts = self.opts.socket();
+        let r = super::connecting::eyeballs_pass(
+            &mut *self.callbacks,
+            &self.info,
+            &opts,
+            &mut self.notes,
+            he,
+            cx.now,
+        );
         let next = he.next_deadline();
-        self.flush_notes();
-        match next {
-            Some(t) => self.timers.set(TimerId::HappyEyeballs, t),
-            None => self.timers.clear(TimerId::HappyEyeballs),
-        }
+        self.eyeballs_after(next);
         match r {
             ConnectPoll::Pending => Ok(false),
             ConnectPoll::Connected(s, addr) => {
@@ -930,7 +933,6 @@ impl Transfer {
             }
         }
         self.timers.clear(TimerId::Protocol);
-        conn_meta(self.conn.as_mut().expect("conn")).reused = true;
         self.ftp = None;
         // curl's multi_done updates the progress before the connection is kept.
         self.progress(cx.now);

@@ -40,7 +40,7 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::http::find;
 
@@ -703,29 +703,9 @@ impl FtpServer {
     /// while), at most `timeout`. Returns whether the server became idle. Call after the
     /// client exited, before reading the records.
     pub fn wait_idle(&self, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
-        let mut st = self.shared.lock();
-        loop {
-            while st.active > 0 {
-                let now = Instant::now();
-                if now >= deadline {
-                    return false;
-                }
-                st = self
-                    .shared
-                    .idle
-                    .wait_timeout(st, deadline - now)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
-            }
-            let (gen, seen) = (st.gen, st.controls.len());
-            drop(st);
-            thread::sleep(Duration::from_millis(15));
-            st = self.shared.lock();
-            if st.active == 0 && st.gen == gen && st.controls.len() == seen {
-                return true;
-            }
-        }
+        crate::http::wait_quiet(&self.shared.state, &self.shared.idle, timeout, |st| {
+            (st.active, st.gen, st.controls.len())
+        })
     }
 }
 

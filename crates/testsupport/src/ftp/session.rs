@@ -168,28 +168,12 @@ impl Conn {
 
     /// Reads more control bytes into the buffer, recording them; Ok(0) at end of stream.
     fn fill(&mut self) -> io::Result<usize> {
-        if self.pos == self.buf.len() {
-            self.buf.clear();
-            self.pos = 0;
-        } else if self.pos > 65536 {
-            self.buf.drain(..self.pos);
-            self.pos = 0;
-        }
-        let mut tmp = [0u8; 16384];
-        let n = loop {
-            match self.stream.read(&mut tmp) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-        };
+        let n = crate::http::fill_from(&mut self.stream, &mut self.buf, &mut self.pos)?;
         if n > 0 {
             let mut st = self.shared.lock();
             if st.gen == self.gen {
-                st.controls[self.id].extend_from_slice(&tmp[..n]);
+                st.controls[self.id].extend_from_slice(&self.buf[self.buf.len() - n..]);
             }
-            drop(st);
-            self.buf.extend_from_slice(&tmp[..n]);
         }
         Ok(n)
     }
