@@ -296,6 +296,34 @@ fn ftp_weird_pasv_reply() {
     );
 }
 
+#[test]
+fn ftp_pasv_address_used_without_skip_pasv_ip() {
+    // Nothing listens on 127.0.0.2:1: the client fails where the reply sends it, and only
+    // when it takes the reply's address.
+    let pasv = |s: &FtpServer| {
+        files(s);
+        s.reply_always("PASV", "227 Entering Passive Mode (127,0,0,2,0,1)\r\n");
+    };
+    let (_, o) = ftp_case(
+        "pasv_ip_used",
+        pasv,
+        &[
+            "-sv",
+            "--disable-epsv",
+            "--no-ftp-skip-pasv-ip",
+            "{ftp}/top.txt",
+        ],
+        true,
+    );
+    assert!(o.stderr.contains("127.0.0.2"), "{}", o.stderr);
+    ftp_case(
+        "pasv_ip_skipped",
+        pasv,
+        &["-sv", "--disable-epsv", "{ftp}/top.txt"],
+        true,
+    );
+}
+
 // ---- errors -------------------------------------------------------------------------
 
 #[test]
@@ -354,6 +382,15 @@ fn ftp_truncated_download() {
             s.set_transfer(Transfer::new().truncate(5));
         },
         &["-sS", "{ftp}/dir/sub/file.txt"],
+        true,
+    );
+    ftp_case(
+        "truncated_verbose",
+        |s| {
+            files(s);
+            s.set_transfer(Transfer::new().truncate(5));
+        },
+        &["-sv", "{ftp}/dir/sub/file.txt"],
         true,
     );
 }

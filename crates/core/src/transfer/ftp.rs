@@ -74,7 +74,7 @@ enum Step {
 
 /// The data connection.
 enum Data {
-    Connecting(Box<HappyEyeballs>, String),
+    Connecting(Box<HappyEyeballs>),
     Open(TcpStream, u64),
 }
 
@@ -209,7 +209,7 @@ impl Handler for FtpHandler {
             shared: false,
         };
         match &x.data {
-            Some(Data::Connecting(he, _)) => {
+            Some(Data::Connecting(he)) => {
                 out[0] = Some(control);
                 if let Some((fd, id)) = he.pending_fds().next() {
                     out[1] = Some(Interest {
@@ -239,9 +239,15 @@ impl Handler for FtpHandler {
         t.ftp.as_ref().is_some_and(|x| x.step == Step::Transfer)
     }
 
-    /// A transfer failing in the middle leaves the control connection in an unknown state.
+    /// curl's multi_done: a failure while doing ends the connection the regular way; one
+    /// in protocol connect or in the middle of the transfer is premature.
     fn closing(&self, t: &Transfer, _code: Code) -> Option<&'static str> {
-        t.conn.as_ref().map(|_| "closing")
+        t.conn.as_ref()?;
+        Some(if matches!(t.state, State::Do) {
+            "shutting down"
+        } else {
+            "closing"
+        })
     }
 
     /// curl's `ftp_done` with an error: after the errors that leave the control connection
@@ -663,24 +669,24 @@ impl Transfer {
             (Step::Epsv, 229) => ftp::epsv_reply(line.as_bytes())?,
             _ => 0,
         };
-        let port = match (step, code) {
-            (Step::Epsv, _) if epsv != 0 => epsv,
+        let Some(peer) = peer else {
+            return Err(Error::code(Code::CouldntConnect));
+        };
+        // EPSV's data connection goes to the control connection's peer; PASV's to the
+        // address it names unless --ftp-skip-pasv-ip (curl's default) says the peer.
+        let (ip, port) = match (step, code) {
+            (Step::Epsv, _) if epsv != 0 => (peer.ip(), epsv),
             (Step::Pasv, 227) => {
                 let (ip, port) = ftp::pasv_reply(line.as_bytes())?;
-                if let Some(p) = peer {
-                    if self.opts.ftp_skip_pasv_ip {
-                        let o = ip.octets();
-                        self.verbose(&format!(
-                            "Skip {}.{}.{}.{} for data connection, reuse {} instead",
-                            o[0],
-                            o[1],
-                            o[2],
-                            o[3],
-                            p.ip()
-                        ));
-                    }
+                if self.opts.ftp_skip_pasv_ip {
+                    self.verbose(&format!(
+                        "Skip {ip} for data connection, reuse {} instead",
+                        peer.ip()
+                    ));
+                    (peer.ip(), port)
+                } else {
+                    (IpAddr::V4(ip), port)
                 }
-                port
             }
             (Step::Epsv, _) => {
                 // curl's ftp_epsv_disable.
@@ -697,14 +703,11 @@ impl Transfer {
                 ))
             }
         };
-        let Some(peer) = peer else {
-            return Err(Error::code(Code::CouldntConnect));
-        };
-        let addr = SocketAddr::new(peer.ip(), port);
-        let host = peer.ip().to_string();
+        let addr = SocketAddr::new(ip, port);
+        let host = ip.to_string();
         self.verbose(&format!("Connecting to {host} ({host}) port {port}"));
         let he = HappyEyeballs::new(&[addr], cx.now, &self.opts.socket());
-        self.ftp.as_mut().expect("ftp").data = Some(Data::Connecting(Box::new(he), host));
+        self.ftp.as_mut().expect("ftp").data = Some(Data::Connecting(Box::new(he)));
         self.ftp_set(Step::DataConnect);
         Ok(())
     }
@@ -712,10 +715,9 @@ impl Transfer {
     /// Drive the data connection's connect; true once it is up (then TYPE or SIZE).
     fn ftp_data_connect(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         let x = self.ftp.as_mut().expect("ftp");
-        let Some(Data::Connecting(he, _)) = x.data.as_mut() else {
+        let Some(Data::Connecting(he)) = x.data.as_mut() else {
             return Ok(true);
         };
-        let port = he.port().unwrap_or(0);
         let opts = self.opts.socket();
         let r = super::connecting::eyeballs_pass(
             &mut *self.callbacks,
@@ -749,20 +751,13 @@ impl Transfer {
                 }
                 Ok(true)
             }
-            ConnectPoll::Failed(e) => {
-                let host = match self.ftp.as_mut().and_then(|x| x.data.take()) {
-                    Some(Data::Connecting(_, host)) => host,
-                    _ => String::new(),
-                };
-                let why = connect::os_error_text(&e);
-                self.verbose(&format!("connect to {host} port {port} failed: {why}"));
-                Err(Error::new(
-                    Code::CouldntConnect,
-                    format!(
-                        "Failed to connect to {host} port {port} after {} ms: {why}",
-                        self.elapsed_ms(cx.now)
-                    ),
-                ))
+            // The attempt noted why; curl's failure names the connection's host and port,
+            // not the data address.
+            ConnectPoll::Failed(_) => {
+                self.ftp.as_mut().expect("ftp").data = None;
+                let c = self.conn.as_ref().expect("conn");
+                let host = c.host.trim_start_matches('[').trim_end_matches(']');
+                Err(connect_failed(host, c.port, self.elapsed_ms(cx.now)))
             }
         }
     }
@@ -861,7 +856,12 @@ impl Transfer {
         match r? {
             Some(_) => Ok(true),
             None => {
-                // The data connection ended: curl's ftp_done.
+                // The data connection ended: the end of the body goes out (curl's
+                // end-of-stream write, traced as no data), then curl's ftp_done.
+                self.verbose("abort upload");
+                if self.opts.verbose {
+                    self.callbacks.debug_live(InfoType::DataIn, &[], &self.info);
+                }
                 let x = self.ftp.as_mut().expect("ftp");
                 x.data = None;
                 if let Some(size) = x.size.filter(|&s| s > x.got) {
@@ -870,10 +870,6 @@ impl Transfer {
                         Code::PartialFile,
                         format!("transfer closed with {left} bytes remaining to read"),
                     ));
-                }
-                self.verbose("abort upload");
-                if self.opts.verbose {
-                    self.callbacks.debug_live(InfoType::DataIn, &[], &self.info);
                 }
                 let key = self
                     .ftp
