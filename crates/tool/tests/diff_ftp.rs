@@ -80,7 +80,10 @@ fn run_side(bin: &Path, setup: &dyn Fn(&FtpServer), args: &[&str], tmp: &Path) -
     let control = (0..server.connections())
         .map(|c| mask_ports(&String::from_utf8_lossy(&server.control_bytes(c)), port))
         .collect();
-    let stderr = mask_ports(&out.stderr_str(), port);
+    let stderr = mask_ports(
+        &String::from_utf8_lossy(&oxcurl_testsupport::diff::mask_elapsed_ms(&out.stderr)),
+        port,
+    );
     let stdout = if out.stdout.is_ascii() {
         mask_ports(&out.stdout_str(), port).into_bytes()
     } else {
