@@ -1,137 +1,27 @@
 //! Differential tests: ftp:// downloads (curl's `lib/ftp.c`) against the reference curl
-//! 8.14.1. Each client runs against a fresh scripted FTP server
-//! (`oxcurl_testsupport::ftp`) set up the same way, and the two runs must agree on the exit
-//! code, stdout, the exact bytes of every control connection (the commands, in order, the
-//! closing QUIT included), and stderr where the case compares it. Port numbers, which the
-//! servers pick, are masked. `vsftpd_*` run against Debian's vsftpd.
-
-use std::path::Path;
-use std::time::Duration;
+//! 8.14.1, through `oxcurl_testsupport::ftp::diff` (a fresh scripted server for each side;
+//! exit code, stdout, control-connection bytes and stderr compared). `vsftpd_*` run against
+//! Debian's vsftpd.
 
 use oxcurl_testsupport::daemons::Vsftpd;
+use oxcurl_testsupport::ftp::diff::{self, Case, Side};
 use oxcurl_testsupport::ftp::{FtpServer, Transfer};
-use oxcurl_testsupport::process::{reference_curl, Output};
+use oxcurl_testsupport::process::reference_curl;
 use oxcurl_testsupport::{under_test, Exec, TempDir};
 
 const OXCURL: &str = env!("CARGO_BIN_EXE_oxcurl");
 
-/// What one client did against its server.
-struct Side {
-    out: Output,
-    /// The bytes of each control connection, ports masked.
-    control: Vec<String>,
-    stderr: String,
-    /// stdout with ports masked (`-D -` shows the EPSV reply).
-    stdout: Vec<u8>,
-}
-
-/// Digits after `port `, in `(|||N|)`, after `127.0.0.1:` and in a PASV tuple's last two
-/// numbers become `N`: the servers' ports differ between runs.
-fn mask_ports(text: &str, server_port: u16) -> String {
-    let text = text.replace(&server_port.to_string(), "SERVERPORT");
-    let mut out = String::with_capacity(text.len());
-    let b = text.as_bytes();
-    let mut i = 0;
-    let after = |i: usize, pat: &str| i >= pat.len() && text[..i].ends_with(pat);
-    while i < b.len() {
-        if b[i].is_ascii_digit()
-            && (after(i, "port ") || after(i, "(|||") || after(i, "127.0.0.1:"))
-        {
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-            out.push('N');
-            continue;
-        }
-        out.push(b[i] as char);
-        i += 1;
-    }
-    // A PASV reply's port: the last two numbers of its tuple.
-    while let Some(at) = out.find("(127,0,0,1,") {
-        let from = at + "(127,0,0,1,".len();
-        let Some(len) = out[from..].find(')') else {
-            break;
-        };
-        out.replace_range(at..from + len + 1, "[127,0,0,1,P1,P2]");
-    }
-    out
-}
-
-fn run_side(bin: &Path, setup: &dyn Fn(&FtpServer), args: &[&str], tmp: &Path) -> Side {
-    let server = FtpServer::start();
-    setup(&server);
-    let base = server.url();
-    let base = base.trim_end_matches('/');
-    let args: Vec<String> = args
-        .iter()
-        .map(|a| {
-            a.replace("{ftp}", base)
-                .replace("{hp}", &server.host_port())
-                .replace("{tmp}", &tmp.display().to_string())
-        })
-        .collect();
-    let out = Exec::new(bin)
-        .args(&args)
-        .cwd(tmp)
-        .timeout(Duration::from_secs(30))
-        .run();
-    server.wait_idle(Duration::from_secs(5));
-    let port = server.port();
-    let control = (0..server.connections())
-        .map(|c| mask_ports(&String::from_utf8_lossy(&server.control_bytes(c)), port))
-        .collect();
-    let stderr = mask_ports(
-        &String::from_utf8_lossy(&oxcurl_testsupport::diff::mask_elapsed_ms(&out.stderr)),
-        port,
-    );
-    let stdout = if out.stdout.is_ascii() {
-        mask_ports(&out.stdout_str(), port).into_bytes()
-    } else {
-        out.stdout.clone()
-    };
-    Side {
-        out,
-        stdout,
-        control,
-        stderr,
-    }
-}
-
-/// Run both clients; assert they agree; return (reference, oxcurl).
 fn ftp_case(
     name: &str,
     setup: impl Fn(&FtpServer),
     args: &[&str],
     compare_stderr: bool,
 ) -> (Side, Side) {
-    let rt = TempDir::new(&format!("ftp-ref-{name}"));
-    let ot = TempDir::new(&format!("ftp-ox-{name}"));
-    let r = run_side(&reference_curl(), &setup, args, rt.path());
-    let o = run_side(&under_test(OXCURL), &setup, args, ot.path());
-    assert_eq!(
-        r.out.exit_code(),
-        o.out.exit_code(),
-        "{name}: exit codes differ\nreference stderr:\n{}\noxcurl stderr:\n{}",
-        r.stderr,
-        o.stderr
-    );
-    assert!(
-        r.stdout == o.stdout,
-        "{name}: stdout differs\nreference: {:?}\noxcurl:    {:?}\nreference stderr:\n{}\noxcurl stderr:\n{}",
-        r.out.stdout_str(),
-        o.out.stdout_str(),
-        r.stderr,
-        o.stderr
-    );
-    assert_eq!(
-        r.control, o.control,
-        "{name}: control connection bytes differ\nreference stderr:\n{}\noxcurl stderr:\n{}",
-        r.stderr, o.stderr
-    );
-    if compare_stderr {
-        assert_eq!(r.stderr, o.stderr, "{name}: stderr differs");
-    }
-    (r, o)
+    let case = Case {
+        compare_stderr,
+        ..Case::new(name, args)
+    };
+    diff::ftp_case(&under_test(OXCURL), setup, case)
 }
 
 fn files(s: &FtpServer) {

@@ -44,6 +44,7 @@ use std::time::Duration;
 
 use crate::http::find;
 
+pub mod diff;
 mod session;
 
 /// The greeting sent to each new control connection unless [`FtpServer::set_greeting`]
