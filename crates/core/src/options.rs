@@ -255,6 +255,11 @@ pub struct Options {
     pub ftp_skip_pasv_ip: bool,
     /// FTP: ASCII transfers (`CURLOPT_TRANSFERTEXT`, `-B`).
     pub use_ascii: bool,
+    /// `CURLOPT_FILETIME`: ask for the remote file's time (FTP's MDTM; `-R`, `-I`).
+    pub filetime: bool,
+    /// The rest of the FTP settings; None while all are at their defaults (an idle handle
+    /// pays for none of them).
+    pub ftp: Option<Box<FtpOptions>>,
     pub path_as_is: bool,
     pub custom_request: Option<String>,
     pub request_target: Option<String>,
@@ -439,12 +444,60 @@ pub struct Options {
     pub socket_hooks: crate::connect::Hooks,
 }
 
+/// FTP settings beyond the common ones (curl's `CURLOPT_QUOTE`, `CURLOPT_FTP_*` family).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FtpOptions {
+    /// `CURLOPT_QUOTE`: commands before the transfer's CWDs (`-Q CMD`); a leading `*` lets
+    /// a command fail.
+    pub quote: Vec<Vec<u8>>,
+    /// `CURLOPT_PREQUOTE`: after TYPE, just before RETR or STOR (`-Q +CMD`).
+    pub prequote: Vec<Vec<u8>>,
+    /// `CURLOPT_POSTQUOTE`: after the transfer (`-Q -CMD`).
+    pub postquote: Vec<Vec<u8>>,
+    /// `CURLOPT_FTP_FILEMETHOD` (`--ftp-method`).
+    pub method: crate::proto::ftp::FileMethod,
+    /// `CURLOPT_FTP_CREATE_MISSING_DIRS`: 0 none, 1 MKD a directory CWD refused, 2 also
+    /// CWD again when that MKD failed (`--ftp-create-dirs` is 2).
+    pub create_dirs: u8,
+    /// `CURLOPT_DIRLISTONLY` (`-l`): NLST for listings.
+    pub list_only: bool,
+    /// `CURLOPT_APPEND` (`-a`): APPE instead of STOR.
+    pub append: bool,
+    /// `CURLOPT_FTP_ACCOUNT` (`--ftp-account`): sent with ACCT when the server asks (332).
+    pub account: Option<String>,
+    /// `CURLOPT_FTP_ALTERNATIVE_TO_USER`: sent instead when USER and PASS fail.
+    pub alternative_to_user: Option<String>,
+}
+
+/// The FTP settings of a handle that set none.
+pub static FTP_DEFAULTS: FtpOptions = FtpOptions {
+    quote: Vec::new(),
+    prequote: Vec::new(),
+    postquote: Vec::new(),
+    method: crate::proto::ftp::FileMethod::MultiCwd,
+    create_dirs: 0,
+    list_only: false,
+    append: false,
+    account: None,
+    alternative_to_user: None,
+};
+
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).
 pub const DEFAULT_BUFFER_SIZE: usize = 16 * 1024;
 pub const MIN_BUFFER_SIZE: usize = 1024;
 pub const MAX_BUFFER_SIZE: usize = 10 * 1024 * 1024;
 
 impl Options {
+    /// The FTP settings.
+    pub fn ftp(&self) -> &FtpOptions {
+        self.ftp.as_deref().unwrap_or(&FTP_DEFAULTS)
+    }
+
+    /// The FTP settings, to change.
+    pub fn ftp_mut(&mut self) -> &mut FtpOptions {
+        self.ftp.get_or_insert_with(Box::default)
+    }
+
     /// The view of these options the socket code reads.
     pub fn socket(&self) -> crate::connect::SocketOptions<'_> {
         crate::connect::SocketOptions {
@@ -475,6 +528,8 @@ impl Default for Options {
             ftp_use_epsv: true,
             ftp_skip_pasv_ip: true,
             use_ascii: false,
+            filetime: false,
+            ftp: None,
             path_as_is: false,
             custom_request: None,
             request_target: None,

@@ -2215,6 +2215,9 @@ pub struct Operation {
     pub disable_epsv: bool,
     pub ftp_use_pasv_ip: bool,
     pub use_ascii: bool,
+    /// FTP: `-Q` (`-CMD` after the transfer, `+CMD` just before it), `--ftp-method`,
+    /// `--ftp-create-dirs`, `-l`, `-a`, `--ftp-account`, `--ftp-alternative-to-user`.
+    pub ftp: oxcurl_core::options::FtpOptions,
     pub netrc_file: Option<String>,
     pub junk_session_cookies: bool,
     /// `-F`/`--form-string` parts, parsed as given, nested by `(` and `)`.
@@ -3227,6 +3230,20 @@ impl Parser {
             "disable-epsv" => self.op().disable_epsv = on,
             "ftp-skip-pasv-ip" => self.op().ftp_use_pasv_ip = !on,
             "use-ascii" => self.op().use_ascii = on,
+            "quote" => {
+                let v = a().into_bytes();
+                let f = &mut self.op().ftp;
+                match v.first() {
+                    Some(b'-') => f.postquote.push(v[1..].to_vec()),
+                    Some(b'+') => f.prequote.push(v[1..].to_vec()),
+                    _ => f.quote.push(v),
+                }
+            }
+            "ftp-create-dirs" => self.op().ftp.create_dirs = if on { 2 } else { 0 },
+            "list-only" => self.op().ftp.list_only = on,
+            "append" => self.op().ftp.append = on,
+            "ftp-account" => self.op().ftp.account = Some(a()),
+            "ftp-alternative-to-user" => self.op().ftp.alternative_to_user = Some(a()),
             "netrc-file" => self.op().netrc_file = Some(a()),
             "fail-early" => self.cfg.global.fail_early = on,
             "rate" => self.cfg.global.rate_ms = parse_rate(&a())?,
@@ -3239,17 +3256,14 @@ impl Parser {
             // TELNET, TFTP, LDAP, IPFS) and TLS switches of other backends: curl stores
             // them and an HTTP transfer never reads them, so they are accepted and have no
             // effect. Arguments are still checked as curl checks them.
-            "append"
-            | "compressed-ssh"
+            "compressed-ssh"
             | "disable-eprt"
             | "doh-cert-status"
             | "doh-insecure"
-            | "ftp-create-dirs"
             | "ftp-pasv"
             | "ftp-pret"
             | "ftp-ssl-ccc"
             | "ftp-ssl-control"
-            | "list-only"
             | "mail-rcpt-allowfails"
             | "sasl-ir"
             | "socks5-gssapi-nec"
@@ -3262,16 +3276,13 @@ impl Parser {
             // Accepted, not applied: the terminal styling of header names, Linux TCP Fast
             // Open and MPTCP (the kernel falls back to plain TCP the same way).
             "styled-output" | "tcp-fastopen" | "mptcp" => {}
-            "ftp-account"
-            | "ftp-alternative-to-user"
-            | "ftp-port"
+            "ftp-port"
             | "hostpubsha256"
             | "login-options"
             | "mail-auth"
             | "mail-from"
             | "mail-rcpt"
             | "pubkey"
-            | "quote"
             | "sasl-authzid"
             | "service-name"
             | "proxy-service-name"
@@ -3313,12 +3324,18 @@ impl Parser {
                 }
             }
             "ftp-method" => {
-                if !matches!(a().as_str(), "multicwd" | "nocwd" | "singlecwd") {
-                    self.warn(&format!(
-                        "unrecognized ftp file method '{}', using default",
-                        a()
-                    ));
-                }
+                use oxcurl_core::proto::ftp::FileMethod;
+                self.op().ftp.method = match a().as_str() {
+                    "singlecwd" => FileMethod::SingleCwd,
+                    "nocwd" => FileMethod::NoCwd,
+                    "multicwd" => FileMethod::MultiCwd,
+                    other => {
+                        self.warn(&format!(
+                            "unrecognized ftp file method '{other}', using default"
+                        ));
+                        FileMethod::MultiCwd
+                    }
+                };
             }
             "ftp-ssl-ccc-mode" => {
                 if !matches!(a().as_str(), "active" | "passive") {

@@ -1876,6 +1876,11 @@ fn configure(
     o.ftp_use_epsv = !op.disable_epsv;
     o.ftp_skip_pasv_ip = !op.ftp_use_pasv_ip;
     o.use_ascii = op.use_ascii;
+    // curl asks for the file's time for -I and -R (FTP's MDTM).
+    o.filetime = op.head || op.remote_time;
+    if op.ftp != oxcurl_core::options::FtpOptions::default() {
+        o.ftp = Some(Box::new(op.ftp.clone()));
+    }
     o.netrc = if op.netrc_optional {
         oxcurl_core::options::NetrcMode::Optional
     } else if op.netrc || op.netrc_file.is_some() {

@@ -1,13 +1,17 @@
-//! The FTP handler (curl's `lib/ftp.c`): login and the entry path in protocol connect, the
-//! working directory, a passive data connection (EPSV, then PASV), the transfer type, SIZE
-//! and RETR in do, the file over the data connection in perform, and the final reply.
+//! The FTP handler (curl's `lib/ftp.c`): login and the entry path in protocol connect; in
+//! do, the quote commands, the working directory, then the data connection and the commands
+//! of the transfer; in perform, the file over the data connection and the final reply.
 //!
 //! The control connection is the transfer's connection and carries the protocol's state
 //! between transfers (`FtpConn`: the entry path, the directory it is in, the transfer type
 //! set, the response reader): a reused connection logs in once. The data connection belongs
 //! to the transfer (`FtpXfer`) and is the transfer's second socket. Commands and replies go
-//! through `proto::pingpong`; the reply texts are read by `proto::ftp`. Design note:
-//! `docs/internals/FTP.md`.
+//! through `proto::pingpong`; the reply texts are read by `proto::ftp`.
+//!
+//! This file holds the control connection, the login, the quote lists and the directory
+//! changes; `ftp/steps.rs` the commands between the directory and the data (MDTM, TYPE,
+//! SIZE, REST, RETR, LIST, STOR, APPE); `ftp/data.rs` the data connection and the end of a
+//! transfer. Design note: `docs/internals/FTP.md`.
 
 use std::net::TcpStream;
 
@@ -16,8 +20,8 @@ use super::*;
 use crate::proto::ftp;
 use crate::proto::pingpong::{self, Event};
 
-/// How a path becomes CWDs (`--ftp-method`): curl's default, one CWD per directory.
-const METHOD: ftp::FileMethod = ftp::FileMethod::MultiCwd;
+mod data;
+mod steps;
 
 /// curl's default FTP user and password (`CURL_DEFAULT_USER`, `CURL_DEFAULT_PASSWORD`).
 const DEFAULT_USER: &str = "anonymous";
@@ -40,12 +44,34 @@ pub(crate) struct FtpConn {
     /// The directory the last transfer left the connection in, relative to the entry path
     /// (curl's `prevpath`); None when unknown (a CWD failed, or none was made yet).
     prev_path: Option<Vec<u8>>,
-    /// The transfer type last set with TYPE (`b'A'` or `b'I'`).
+    /// The transfer type last asked for with TYPE (`b'A'` or `b'I'`; curl's
+    /// `transfertype`, set when TYPE is sent).
     transfer_type: Option<u8>,
     /// USER (and PASS) were accepted.
     logged_in: bool,
     /// The last line of the latest response (the one the state machine reads).
     last: Vec<u8>,
+}
+
+/// Which quote list is being sent (curl's `FTP_QUOTE`, `FTP_*_PREQUOTE`, `FTP_POSTQUOTE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quote {
+    /// `CURLOPT_QUOTE`, before the CWDs.
+    Before,
+    /// `CURLOPT_PREQUOTE`, after TYPE.
+    Pre,
+    /// `CURLOPT_POSTQUOTE`, after the transfer.
+    Post,
+}
+
+/// What TYPE is sent for (curl's `FTP_TYPE`, `FTP_LIST_TYPE`, `FTP_RETR_TYPE`,
+/// `FTP_STOR_TYPE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TypeFor {
+    Info,
+    List,
+    Retr,
+    Stor,
 }
 
 /// What the transfer is waiting for on the control connection.
@@ -54,22 +80,50 @@ enum Step {
     Greeting,
     User,
     Pass,
+    Acct,
     Pwd,
     /// Logged in; protocol connect is done.
     LoggedIn,
+    /// The reply to the quote command at this index of the list.
+    Quote(Quote, usize),
     /// CWD to the entry path (index None) or to `dirs[i]`.
     Cwd(Option<usize>),
+    /// MKD of `dirs[i]` after its CWD failed.
+    Mkd(usize),
+    Mdtm,
+    Type(TypeFor),
+    /// SIZE for `-I`, before a download, before a resumed upload.
+    InfoSize,
+    Size,
+    StorSize,
+    /// REST 0 for `-I`, REST before a resumed download.
+    InfoRest,
+    Rest,
     Epsv,
     Pasv,
     /// The data connection is being made.
     DataConnect,
-    Type,
-    Size,
+    /// RETR or the listing command.
     Retr,
-    /// The file comes over the data connection.
+    Stor,
+    /// The file goes over the data connection.
     Transfer,
     /// The data connection ended: the final reply (226) is awaited.
     Final,
+    /// The do phase ended without a transfer: the end of the transfer is next.
+    Stop,
+    /// All is done: the connection goes back.
+    Done,
+}
+
+/// Whether the transfer moves a file (curl's `PPTRANSFER_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Body,
+    /// `-I`: the size and time only.
+    Info,
+    /// Nothing to move (a time condition, a file already complete).
+    None,
 }
 
 /// The data connection.
@@ -81,21 +135,65 @@ enum Data {
 /// One FTP transfer (curl's `struct FTP` and the transfer parts of `ftp_conn`).
 pub(super) struct FtpXfer {
     step: Step,
-    /// The URL's path cut into directories and the file (curl's multicwd method).
+    /// How the path becomes CWDs (`--ftp-method`).
+    method: ftp::FileMethod,
+    /// The URL's path cut into directories and the file.
     path: ftp::FtpPath,
-    /// A directory listing: no file name in the URL, or `;type=D`.
+    /// A directory listing: no file name in the URL, `-l`, or `;type=D`.
     listing: bool,
-    /// `b'I'` (binary, the default) or `b'A'` (`;type=A`, `--use-ascii`, listings).
+    /// NLST rather than LIST.
+    list_only: bool,
+    /// `b'I'` (binary, the default) or `b'A'` (`;type=A`, `--use-ascii`).
     want_type: u8,
+    mode: Mode,
+    /// A STOR or APPE (`CURLOPT_UPLOAD`), with the size of the source when known.
+    upload: bool,
+    in_size: Option<u64>,
+    /// APPE rather than STOR.
+    append: bool,
     data: Option<Data>,
-    /// The size from SIZE or the 150 reply, when the server told.
+    /// The size from SIZE (curl's `downloadsize`, -1 unknown).
+    download_size: Option<u64>,
+    /// What the data connection is expected to carry (curl's `req.size`).
     size: Option<u64>,
-    /// Bytes that came over the data connection.
+    /// Where the download starts (curl's `state.resume_from`: below 0 counts from the end).
+    resume_from: i64,
+    /// The upload's start is not known: SIZE asks the server.
+    resume_unknown: bool,
+    /// `-r`'s length (curl's `req.maxdownload`).
+    max_download: Option<u64>,
+    /// The final reply is not checked: the download stops early (curl's `dont_check`).
+    dont_check: bool,
+    /// Body bytes handed on (curl's `req.bytecount`).
     got: u64,
+    /// Upload bytes sent (curl's `req.writebytecount`) and read from the source.
+    sent: u64,
+    src_read: u64,
+    /// An ASCII download's CR waits for the byte after it.
+    cr_pending: bool,
+    /// The upload staging buffer and what of it is still to send.
+    up: Vec<u8>,
+    up_pos: usize,
+    up_len: usize,
+    up_eof: bool,
+    /// The LF-to-CRLF conversion of an upload saw a CR last.
+    up_prev_cr: bool,
     /// EPSV was refused: PASV is used.
     epsv_failed: bool,
     /// A CWD was refused: the connection's directory is not known.
     cwd_failed: bool,
+    /// The CWD being retried after MKD (curl's `count2`) and the MKD allowed to fail once
+    /// (`count3`).
+    mkd_done: bool,
+    mkd_may_fail: bool,
+    /// The quote command being answered may fail (it started with `*`).
+    quote_may_fail: bool,
+    /// USER was already retried with `--ftp-alternative-to-user`.
+    alt_user_sent: bool,
+    /// The path needs no CWD (curl's `cwddone`, found when the do phase starts).
+    cwd_done: bool,
+    /// `ftp_done` runs: a failure now leaves the control connection in step.
+    in_done: bool,
 }
 
 impl crate::conn::ConnProto for FtpConn {
@@ -119,32 +217,68 @@ fn conn_meta(conn: &mut Conn) -> &mut FtpConn {
 }
 
 impl Handler for FtpHandler {
-    /// curl's `ftp_setup_connection` and `ftp_parse_url_path` (multicwd): the directories
-    /// and the file of the URL's path; `;type=` picks the transfer type.
+    /// curl's `ftp_setup_connection` and `ftp_parse_url_path`: the directories and the
+    /// file of the URL's path for the file method; `;type=` picks the transfer type.
     fn setup(&self, t: &mut Transfer, _cx: &mut Cx<'_>, url: &Url) -> Result<()> {
         t.find_credentials(url)?;
-        let path = ftp::parse_url_path(url.path(), METHOD, false)?;
-        let listing = path.file.is_none() || path.typecode == Some(ftp::TypeCode::List);
+        let method = t.opts.ftp().method;
+        let (upload, in_size) = match t.opts.body {
+            Body::Upload(n) => (true, n),
+            _ => (false, None),
+        };
+        let path = ftp::parse_url_path(url.path(), method, upload)?;
+        let list_only = t.opts.ftp().list_only || path.typecode == Some(ftp::TypeCode::List);
+        let listing = !upload && (path.file.is_none() || list_only);
         let ascii = match path.typecode {
             Some(ftp::TypeCode::Ascii) => true,
             Some(ftp::TypeCode::Binary) => false,
             _ => t.opts.use_ascii,
         };
+        let mode = if t.opts.nobody {
+            Mode::Info
+        } else {
+            Mode::Body
+        };
         t.ftp = Some(Box::new(FtpXfer {
             step: Step::Greeting,
+            method,
             path,
             listing,
-            want_type: if ascii || listing { b'A' } else { b'I' },
+            list_only,
+            want_type: if ascii { b'A' } else { b'I' },
+            mode,
+            upload,
+            in_size,
+            append: t.opts.ftp().append,
             data: None,
+            download_size: None,
             size: None,
+            resume_from: i64::try_from(t.opts.resume_from).unwrap_or(i64::MAX),
+            resume_unknown: t.opts.resume_from_unknown,
+            max_download: None,
+            dont_check: false,
             got: 0,
+            sent: 0,
+            src_read: 0,
+            cr_pending: false,
+            up: Vec::new(),
+            up_pos: 0,
+            up_len: 0,
+            up_eof: false,
+            up_prev_cr: false,
             epsv_failed: false,
             cwd_failed: false,
+            mkd_done: false,
+            mkd_may_fail: false,
+            quote_may_fail: false,
+            alt_user_sent: false,
+            cwd_done: false,
+            in_done: false,
         }));
         Ok(())
     }
 
-    /// curl's `ftp_connect` and the login states: the greeting, USER, PASS, PWD.
+    /// curl's `ftp_connect` and the login states: the greeting, USER, PASS, ACCT, PWD.
     fn connect(&self, t: &mut Transfer, cx: &mut Cx<'_>) -> Result<bool> {
         // Only a new connection comes here. The greeting's response time counts from the
         // connect.
@@ -163,17 +297,19 @@ impl Handler for FtpHandler {
         }
     }
 
-    /// curl's `ftp_do`: CWD, then the data connection, TYPE, SIZE, RETR.
+    /// curl's `ftp_perform` and `ftp_do_more`: the quote commands, CWD, MDTM, then the
+    /// data connection and the commands that start the transfer.
     fn do_it(&self, t: &mut Transfer, cx: &mut Cx<'_>) -> Result<bool> {
         // A reused connection skipped protocol connect: it is logged in.
         if matches!(t.ftp_step(), Step::LoggedIn | Step::Greeting) {
             // curl updates the progress after every step with a connection.
             t.progress(cx.now);
-            t.ftp_start_cwd()?;
+            t.ftp_check_cwd_done();
+            t.ftp_quote(Quote::Before, 0)?;
         }
         loop {
             match t.ftp_step() {
-                Step::Transfer => return Ok(true),
+                Step::Transfer | Step::Stop => return Ok(true),
                 Step::DataConnect => {
                     if !t.ftp_data_connect(cx)? {
                         return Ok(false);
@@ -225,8 +361,8 @@ impl Handler for FtpHandler {
                 out[0] = Some(Interest {
                     fd: std::os::fd::AsFd::as_fd(s),
                     id: *id,
-                    read: t.paused() & pause::RECV == 0,
-                    write: false,
+                    read: !x.upload && t.paused() & pause::RECV == 0,
+                    write: x.upload && t.paused() & pause::SEND == 0,
                     shared: false,
                 });
             }
@@ -277,8 +413,32 @@ impl Handler for FtpHandler {
                 | Code::RemoteFileNotFound
                 | Code::WriteError
         );
+        // Errors of ftp_done's own (the final reply, the size checks, the post-quote
+        // commands) come after a transfer that went well: the connection is in step, unless
+        // it failed to talk.
+        let in_done = t.ftp.as_ref().is_some_and(|x| x.in_done)
+            && !matches!(
+                code,
+                Code::RecvError | Code::SendError | Code::OperationTimedout
+            );
+        if alive && !premature {
+            // curl's ftp_done sends ABOR after a range even when the transfer failed.
+            let x = t.ftp.as_ref()?;
+            if x.data.is_some() && x.dont_check && x.max_download.is_some_and(|m| m > 0) {
+                let _ = t.ftp_send("ABOR", None);
+            }
+        }
         let x = t.ftp.take()?;
         let conn = t.conn.as_mut()?;
+        if in_done {
+            let c = t.conn.take()?;
+            let _ = cx.poller.delete(c.stream.fd());
+            t.info.last_socket = Some(std::os::fd::AsRawFd::as_raw_fd(&c.stream.fd()));
+            let note = t.left_intact(c.id, &c.host);
+            t.touch_pool();
+            drop(cx.pool.put(c, cx.now));
+            return Some(note);
+        }
         if !alive || premature || t.opts.forbid_reuse || x.step == Step::Final {
             // curl's ctl_valid goes false: no QUIT on this connection.
             conn_meta(conn).logged_in = false;
@@ -288,7 +448,7 @@ impl Handler for FtpHandler {
         let m = conn_meta(conn);
         m.sent_at = None;
         if !x.cwd_failed {
-            if let Some(dir) = x.path.remembered_dir(METHOD) {
+            if let Some(dir) = x.path.remembered_dir(x.method) {
                 notes.push_str(&format!(
                     "Remembering we are in dir \"{}\"\n",
                     String::from_utf8_lossy(dir)
@@ -324,9 +484,17 @@ impl Transfer {
     }
 
     fn ftp_send_bytes(&mut self, cmd: &str, arg: Option<&[u8]>) -> Result<()> {
+        match arg {
+            Some(arg) => self.ftp_send_line(&[cmd.as_bytes(), b" ", arg]),
+            None => self.ftp_send_line(&[cmd.as_bytes()]),
+        }
+    }
+
+    /// Queue the command made of `parts` and try to send it.
+    fn ftp_send_line(&mut self, parts: &[&[u8]]) -> Result<()> {
         let conn = self.conn.as_mut().expect("conn");
         let m = conn_meta(conn);
-        m.sender.send(cmd, arg)?;
+        m.sender.send_parts(parts)?;
         if self.opts.verbose {
             self.callbacks
                 .debug_live(InfoType::HeaderOut, m.sender.output(), &self.info);
@@ -489,7 +657,7 @@ impl Transfer {
     }
 
     /// A response during login (curl's `ftp_pp_statemachine` for `FTP_WAIT220`, `FTP_USER`,
-    /// `FTP_PASS`, `FTP_PWD`).
+    /// `FTP_PASS`, `FTP_ACCT`, `FTP_PWD`).
     fn ftp_connect_reply(&mut self, code: u32) -> Result<()> {
         match self.ftp_step() {
             Step::Greeting => {
@@ -516,15 +684,37 @@ impl Transfer {
                     return self.ftp_logged_in();
                 }
                 if code == 332 {
-                    return Err(Error::new(
+                    let Some(acct) = self.opts.ftp().account.clone() else {
+                        return Err(Error::new(
+                            Code::LoginDenied,
+                            "ACCT requested but none available",
+                        ));
+                    };
+                    self.ftp_set(Step::Acct);
+                    return self.ftp_send("ACCT", Some(&acct));
+                }
+                let alt = self.opts.ftp().alternative_to_user.clone();
+                let x = self.ftp.as_mut().expect("ftp");
+                match alt {
+                    Some(cmd) if !x.alt_user_sent => {
+                        x.alt_user_sent = true;
+                        self.ftp_set(Step::User);
+                        self.ftp_send_line(&[cmd.as_bytes()])
+                    }
+                    _ => Err(Error::new(
                         Code::LoginDenied,
-                        "ACCT requested but none available",
+                        format!("Access denied: {code:03}"),
+                    )),
+                }
+            }
+            Step::Acct => {
+                if code != 230 {
+                    return Err(Error::new(
+                        Code::FtpWeirdPassReply,
+                        format!("ACCT rejected by server: {code:03}"),
                     ));
                 }
-                Err(Error::new(
-                    Code::LoginDenied,
-                    format!("Access denied: {code:03}"),
-                ))
+                self.ftp_logged_in()
             }
             Step::Pwd => {
                 if code == 257 {
@@ -550,24 +740,82 @@ impl Transfer {
         self.ftp_send("PWD", None)
     }
 
+    /// curl's `ftp_state_quote`: send the command at `i` of the list, or go on to what
+    /// follows the list (the CWDs, the download's SIZE or the upload's STOR, the end).
+    fn ftp_quote(&mut self, list: Quote, i: usize) -> Result<()> {
+        let f = self.opts.ftp();
+        let cmds = match list {
+            Quote::Before => &f.quote,
+            Quote::Pre => &f.prequote,
+            Quote::Post => &f.postquote,
+        };
+        if let Some(cmd) = cmds.get(i) {
+            let (cmd, may_fail) = match cmd.strip_prefix(b"*") {
+                Some(rest) => (rest.to_vec(), true),
+                None => (cmd.clone(), false),
+            };
+            let x = self.ftp.as_mut().expect("ftp");
+            x.quote_may_fail = may_fail;
+            x.step = Step::Quote(list, i);
+            return self.ftp_send_line(&[&cmd]);
+        }
+        match list {
+            Quote::Before => self.ftp_start_cwd(),
+            Quote::Pre => self.ftp_after_prequote(),
+            Quote::Post => {
+                self.ftp_set(Step::Done);
+                Ok(())
+            }
+        }
+    }
+
+    /// A quote command's reply: 400 and up fails the transfer unless the command may fail.
+    fn ftp_quote_reply(&mut self, list: Quote, i: usize, code: u32) -> Result<()> {
+        if code >= 400 && !self.ftp.as_ref().expect("ftp").quote_may_fail {
+            if list == Quote::Post {
+                // curl's ftp_sendquote names the command.
+                let cmd = &self.opts.ftp().postquote[i];
+                let cmd = String::from_utf8_lossy(cmd).into_owned();
+                return Err(Error::new(
+                    Code::QuoteError,
+                    format!("QUOT string not accepted: {cmd}"),
+                ));
+            }
+            return Err(Error::new(
+                Code::QuoteError,
+                format!("QUOT command failed with {code:03}"),
+            ));
+        }
+        self.ftp_quote(list, i + 1)
+    }
+
     /// curl's `ftp_state_cwd`: on a reused connection, back to the entry path first (unless
     /// the first directory is absolute); the same path as the transfer before needs none.
+    /// curl's `ftp_parse_url_path` end: the connection is where the path leads already.
+    fn ftp_check_cwd_done(&mut self) {
+        let reused = self.conn_reused;
+        let m = conn_meta(self.conn.as_mut().expect("conn"));
+        // A new connection is in the entry directory.
+        let prev = if reused {
+            m.prev_path.clone()
+        } else {
+            Some(Vec::new())
+        };
+        let x = self.ftp.as_mut().expect("ftp");
+        x.cwd_done = x.path.cwd_done(x.method, prev.as_deref());
+        if x.cwd_done {
+            self.verbose("Request has same path as previous transfer");
+        }
+    }
+
     fn ftp_start_cwd(&mut self) -> Result<()> {
         let reused = self.conn_reused;
-        let (prev, entry) = {
-            let m = conn_meta(self.conn.as_mut().expect("conn"));
-            // A new connection is in the entry directory.
-            let prev = if reused {
-                m.prev_path.clone()
-            } else {
-                Some(Vec::new())
-            };
-            (prev, m.entry_path.clone())
-        };
+        let entry = conn_meta(self.conn.as_mut().expect("conn"))
+            .entry_path
+            .clone();
         let x = self.ftp.as_ref().expect("ftp");
-        if x.path.cwd_done(METHOD, prev.as_deref()) {
-            self.verbose("Request has same path as previous transfer");
-            return self.ftp_start_data();
+        if x.cwd_done {
+            return self.ftp_mdtm();
         }
         conn_meta(self.conn.as_mut().expect("conn")).prev_path = None;
         let absolute = x
@@ -585,355 +833,71 @@ impl Transfer {
     }
 
     fn ftp_next_cwd(&mut self, i: usize) -> Result<()> {
-        let dir = self.ftp.as_ref().expect("ftp").path.dirs.get(i).cloned();
-        match dir {
+        let x = self.ftp.as_mut().expect("ftp");
+        x.mkd_done = false;
+        match x.path.dirs.get(i).cloned() {
             Some(d) => {
                 self.ftp_set(Step::Cwd(Some(i)));
                 self.ftp_send_bytes("CWD", Some(&d))
             }
-            None => self.ftp_start_data(),
+            None => self.ftp_mdtm(),
         }
     }
 
-    /// curl's `ftp_state_use_pasv`: EPSV, or PASV once EPSV failed or is disabled.
-    fn ftp_start_data(&mut self) -> Result<()> {
-        let epsv = self.opts.ftp_use_epsv && !self.ftp.as_ref().expect("ftp").epsv_failed;
-        let (cmd, step) = if epsv {
-            ("EPSV", Step::Epsv)
-        } else {
-            ("PASV", Step::Pasv)
-        };
-        self.ftp_set(step);
-        self.ftp_send(cmd, None)?;
-        self.verbose("Connect data stream passively");
-        Ok(())
+    /// A CWD's reply; a refused one may be followed by MKD (`--ftp-create-dirs`), once per
+    /// directory.
+    fn ftp_cwd_reply(&mut self, i: Option<usize>, code: u32) -> Result<()> {
+        if code / 100 == 2 {
+            return self.ftp_next_cwd(i.map_or(0, |i| i + 1));
+        }
+        let create = self.opts.ftp().create_dirs;
+        let x = self.ftp.as_mut().expect("ftp");
+        if let (Some(i), true) = (i, create > 0 && !x.mkd_done) {
+            x.mkd_done = true;
+            x.mkd_may_fail = create == 2;
+            let dir = x.path.dirs[i].clone();
+            x.step = Step::Mkd(i);
+            return self.ftp_send_bytes("MKD", Some(&dir));
+        }
+        x.cwd_failed = true;
+        Err(Error::new(
+            Code::RemoteAccessDenied,
+            "Server denied you to change to the given directory",
+        ))
+    }
+
+    /// MKD's reply: CWD into the directory again (also after a refused MKD when another
+    /// client may have made it).
+    fn ftp_mkd_reply(&mut self, i: usize, code: u32) -> Result<()> {
+        let x = self.ftp.as_mut().expect("ftp");
+        if code / 100 != 2 {
+            if !x.mkd_may_fail {
+                return Err(Error::new(
+                    Code::RemoteAccessDenied,
+                    format!("Failed to MKD dir: {code:03}"),
+                ));
+            }
+            x.mkd_may_fail = false;
+        }
+        let dir = x.path.dirs[i].clone();
+        x.step = Step::Cwd(Some(i));
+        self.ftp_send_bytes("CWD", Some(&dir))
     }
 
     /// A response in the do phase.
     fn ftp_do_reply(&mut self, cx: &mut Cx<'_>, code: u32) -> Result<()> {
         match self.ftp_step() {
-            Step::Cwd(i) => {
-                if code / 100 != 2 {
-                    self.ftp.as_mut().expect("ftp").cwd_failed = true;
-                    return Err(Error::new(
-                        Code::RemoteAccessDenied,
-                        "Server denied you to change to the given directory",
-                    ));
-                }
-                self.ftp_next_cwd(i.map_or(0, |i| i + 1))
-            }
+            Step::Quote(list, i) => self.ftp_quote_reply(list, i, code),
+            Step::Cwd(i) => self.ftp_cwd_reply(i, code),
+            Step::Mkd(i) => self.ftp_mkd_reply(i, code),
+            Step::Mdtm => self.ftp_mdtm_reply(code),
+            Step::Type(next) => self.ftp_type_reply(next, code),
+            Step::InfoSize | Step::Size | Step::StorSize => self.ftp_size_reply(code),
+            Step::InfoRest | Step::Rest => self.ftp_rest_reply(code),
             Step::Epsv | Step::Pasv => self.ftp_pasv_reply(cx, code),
-            Step::Type => {
-                if code / 100 != 2 {
-                    return Err(Error::new(
-                        Code::FtpCouldntSetType,
-                        "Couldn't set desired mode",
-                    ));
-                }
-                if code != 200 {
-                    self.verbose(&format!(
-                        "Got a {code:03} response code instead of the assumed 200"
-                    ));
-                }
-                let want = self.ftp.as_ref().expect("ftp").want_type;
-                conn_meta(self.conn.as_mut().expect("conn")).transfer_type = Some(want);
-                self.ftp_size()
-            }
-            Step::Size => {
-                if code == 550 {
-                    return Err(Error::new(
-                        Code::RemoteFileNotFound,
-                        "The file does not exist",
-                    ));
-                }
-                if code == 213 {
-                    let line = self.ftp_last();
-                    if let Some(n) = ftp::size_reply(line.as_bytes()) {
-                        self.ftp.as_mut().expect("ftp").size = u64::try_from(n).ok();
-                    }
-                }
-                self.ftp_retr()
-            }
             Step::Retr => self.ftp_retr_reply(code),
+            Step::Stor => self.ftp_stor_reply(code),
             _ => Ok(()),
         }
-    }
-
-    /// curl's `ftp_state_pasv_resp`: where the data connection goes.
-    fn ftp_pasv_reply(&mut self, cx: &mut Cx<'_>, code: u32) -> Result<()> {
-        let line = self.ftp_last();
-        let peer = self.conn.as_ref().and_then(|c| c.remote);
-        let step = self.ftp_step();
-        // A 229 naming port 0 falls back to PASV, as a refused EPSV does.
-        let epsv = match (step, code) {
-            (Step::Epsv, 229) => ftp::epsv_reply(line.as_bytes())?,
-            _ => 0,
-        };
-        let Some(peer) = peer else {
-            return Err(Error::code(Code::CouldntConnect));
-        };
-        // EPSV's data connection goes to the control connection's peer; PASV's to the
-        // address it names unless --ftp-skip-pasv-ip (curl's default) says the peer.
-        let (ip, port) = match (step, code) {
-            (Step::Epsv, _) if epsv != 0 => (peer.ip(), epsv),
-            (Step::Pasv, 227) => {
-                let (ip, port) = ftp::pasv_reply(line.as_bytes())?;
-                if self.opts.ftp_skip_pasv_ip {
-                    self.verbose(&format!(
-                        "Skip {ip} for data connection, reuse {} instead",
-                        peer.ip()
-                    ));
-                    (peer.ip(), port)
-                } else {
-                    (IpAddr::V4(ip), port)
-                }
-            }
-            (Step::Epsv, _) => {
-                // curl's ftp_epsv_disable.
-                self.verbose("Failed EPSV attempt. Disabling EPSV");
-                self.ftp.as_mut().expect("ftp").epsv_failed = true;
-                self.ftp_set(Step::Pasv);
-                self.ftp_send("PASV", None)?;
-                return Ok(());
-            }
-            _ => {
-                return Err(Error::new(
-                    Code::FtpWeirdPasvReply,
-                    format!("Bad PASV/EPSV response: {code:03}"),
-                ))
-            }
-        };
-        let addr = SocketAddr::new(ip, port);
-        let host = ip.to_string();
-        self.verbose(&format!("Connecting to {host} ({host}) port {port}"));
-        let he = HappyEyeballs::new(&[addr], cx.now, &self.opts.socket());
-        self.ftp.as_mut().expect("ftp").data = Some(Data::Connecting(Box::new(he)));
-        self.ftp_set(Step::DataConnect);
-        Ok(())
-    }
-
-    /// Drive the data connection's connect; true once it is up (then TYPE or SIZE).
-    fn ftp_data_connect(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
-        let x = self.ftp.as_mut().expect("ftp");
-        let Some(Data::Connecting(he)) = x.data.as_mut() else {
-            return Ok(true);
-        };
-        let opts = self.opts.socket();
-        let r = super::connecting::eyeballs_pass(
-            &mut *self.callbacks,
-            &self.info,
-            &opts,
-            &mut self.notes,
-            he,
-            cx.now,
-        );
-        let next = he.next_deadline();
-        self.eyeballs_after(next);
-        match r {
-            ConnectPoll::Pending => Ok(false),
-            ConnectPoll::Connected(s, addr) => {
-                self.timers.clear(TimerId::HappyEyeballs);
-                self.verbose(&format!(
-                    "Connected 2nd connection to {} port {}",
-                    addr.ip(),
-                    addr.port()
-                ));
-                let x = self.ftp.as_mut().expect("ftp");
-                x.data = Some(Data::Open(s, connect::next_sock_id()));
-                let want = x.want_type;
-                let have = conn_meta(self.conn.as_mut().expect("conn")).transfer_type;
-                if have != Some(want) {
-                    self.ftp_set(Step::Type);
-                    let t = if want == b'A' { "A" } else { "I" };
-                    self.ftp_send("TYPE", Some(t))?;
-                } else {
-                    self.ftp_size()?;
-                }
-                Ok(true)
-            }
-            // The attempt noted why; curl's failure names the connection's host and port,
-            // not the data address.
-            ConnectPoll::Failed(_) => {
-                self.ftp.as_mut().expect("ftp").data = None;
-                let c = self.conn.as_ref().expect("conn");
-                let host = c.host.trim_start_matches('[').trim_end_matches(']');
-                Err(connect_failed(host, c.port, self.elapsed_ms(cx.now)))
-            }
-        }
-    }
-
-    /// SIZE before a download (a listing goes straight to LIST).
-    fn ftp_size(&mut self) -> Result<()> {
-        let x = self.ftp.as_ref().expect("ftp");
-        // curl asks no SIZE for a listing, an ASCII transfer (the size would not match)
-        // or with --ignore-content-length.
-        let skip = x.listing || x.want_type == b'A' || self.opts.ignore_content_length;
-        let Some(file) = x.path.file.clone().filter(|_| !skip) else {
-            return self.ftp_retr();
-        };
-        self.ftp_set(Step::Size);
-        self.ftp_send_bytes("SIZE", Some(&file))
-    }
-
-    /// RETR, or the listing command (curl's `ftp_state_list`).
-    fn ftp_retr(&mut self) -> Result<()> {
-        self.ftp_set(Step::Retr);
-        let x = self.ftp.as_ref().expect("ftp");
-        if x.listing {
-            let custom = self.opts.custom_request.clone();
-            let cmd = x
-                .path
-                .list_command(METHOD, custom.as_deref().map(str::as_bytes), false);
-            let cmd = String::from_utf8_lossy(&cmd).into_owned();
-            return self.ftp_send(&cmd, None);
-        }
-        let file = x.path.file.clone().unwrap_or_default();
-        self.ftp_send_bytes("RETR", Some(&file))
-    }
-
-    /// curl's `ftp_state_get_resp` for RETR.
-    fn ftp_retr_reply(&mut self, code: u32) -> Result<()> {
-        if code == 150 || code == 125 {
-            let line = self.ftp_last();
-            let x = self.ftp.as_mut().expect("ftp");
-            if x.size.is_none() {
-                x.size = ftp::retr_size(line.as_bytes()).and_then(|n| u64::try_from(n).ok());
-            }
-            let size = x.size;
-            self.verbose("Maxdownload = -1");
-            if let Some(n) = size {
-                self.verbose(&format!("Getting file with size: {n}"));
-                self.resp.content_length = Some(n);
-                self.info.content_length_download = Some(n);
-            }
-            self.info.time_pretransfer = self.started.elapsed();
-            self.ftp_set(Step::Transfer);
-            return Ok(());
-        }
-        if code == 550 {
-            return Err(Error::new(
-                Code::RemoteFileNotFound,
-                format!("RETR response: {code:03}"),
-            ));
-        }
-        Err(Error::new(
-            Code::FtpCouldntRetrFile,
-            format!("RETR response: {code:03}"),
-        ))
-    }
-
-    /// Read the data connection into the write callback; at its end, the final reply.
-    fn ftp_perform(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
-        if self.ftp_step() == Step::Final {
-            return self.ftp_final(cx);
-        }
-        if self.recv_held() && !self.flush_held()? {
-            return Ok(false);
-        }
-        let mut buf = cx.bufs.get(self.opts.buffer_size.max(1024));
-        let r = loop {
-            let x = self.ftp.as_mut().expect("ftp");
-            let Some(Data::Open(s, _)) = x.data.as_mut() else {
-                break Ok(0);
-            };
-            match io::Read::read(s, &mut buf) {
-                Ok(0) => break Ok(0),
-                Ok(n) => break Ok(n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => break Err(e),
-            }
-        };
-        let r = match r {
-            Ok(0) => Ok(None),
-            Ok(n) => self.ftp_body(&buf[..n]).map(|_| Some(n)),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                cx.bufs.put(buf);
-                return Ok(false);
-            }
-            Err(e) => Err(Error::new(Code::RecvError, format!("Recv failure: {e}"))),
-        };
-        cx.bufs.put(buf);
-        match r? {
-            Some(_) => Ok(true),
-            None => {
-                // The data connection ended: the end of the body goes out (curl's
-                // end-of-stream write, traced as no data), then curl's ftp_done.
-                self.verbose("abort upload");
-                if self.opts.verbose {
-                    self.callbacks.debug_live(InfoType::DataIn, &[], &self.info);
-                }
-                let x = self.ftp.as_mut().expect("ftp");
-                x.data = None;
-                if let Some(size) = x.size.filter(|&s| s > x.got) {
-                    let left = size - x.got;
-                    return Err(Error::new(
-                        Code::PartialFile,
-                        format!("transfer closed with {left} bytes remaining to read"),
-                    ));
-                }
-                let key = self
-                    .ftp
-                    .as_ref()
-                    .expect("ftp")
-                    .path
-                    .remembered_dir(METHOD)
-                    .map(<[u8]>::to_vec);
-                if let Some(key) = key {
-                    let shown = String::from_utf8_lossy(&key).into_owned();
-                    self.verbose(&format!("Remembering we are in dir \"{shown}\""));
-                    conn_meta(self.conn.as_mut().expect("conn")).prev_path = Some(key);
-                }
-                conn_meta(self.conn.as_mut().expect("conn")).sent_at = Some(cx.now);
-                self.ftp_set(Step::Final);
-                self.ftp_final(cx)
-            }
-        }
-    }
-
-    /// Body bytes from the data connection: traced, cut at `--max-filesize`, written,
-    /// counted.
-    fn ftp_body(&mut self, data: &[u8]) -> Result<()> {
-        if self.info.time_starttransfer.is_zero() {
-            self.info.time_starttransfer = self.started.elapsed();
-        }
-        if self.opts.verbose {
-            self.callbacks
-                .debug_live(InfoType::DataIn, data, &self.info);
-        }
-        for piece in data.chunks(MAX_WRITE_SIZE) {
-            self.emit(Out::Body, piece)?;
-        }
-        self.info.size_download += data.len() as u64;
-        self.ftp.as_mut().expect("ftp").got += data.len() as u64;
-        Ok(())
-    }
-
-    /// curl's `ftp_done`: the 226 after the data, the size check, the connection kept.
-    fn ftp_final(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
-        let Some(code) = self.ftp_response(cx)? else {
-            return Ok(false);
-        };
-        if code != 226 && code != 250 {
-            return Err(Error::new(
-                Code::PartialFile,
-                format!("server did not report OK, got {code}"),
-            ));
-        }
-        let x = self.ftp.as_ref().expect("ftp");
-        if let Some(size) = x.size {
-            if x.got != size {
-                return Err(Error::new(
-                    Code::PartialFile,
-                    format!("Received only partial file: {} bytes", x.got),
-                ));
-            }
-        }
-        self.timers.clear(TimerId::Protocol);
-        self.ftp = None;
-        // curl's multi_done updates the progress before the connection is kept.
-        self.progress(cx.now);
-        self.release_conn(cx, !self.opts.forbid_reuse);
-        self.finish(cx, Ok(()));
-        Ok(false)
     }
 }

@@ -1,0 +1,531 @@
+//! The FTP data connection and the end of a transfer (curl's `ftp_state_use_pasv`,
+//! `ftp_state_pasv_resp`, the transfer loop's FTP writers and readers, and `ftp_done`):
+//! EPSV then PASV, the connect, the download written through curl's ASCII line-end
+//! conversion and its range and size limits, the upload read through the LF-to-CRLF
+//! conversion, then ABOR after a range, the final reply, the size checks and the post-quote
+//! commands.
+
+use super::*;
+
+impl Transfer {
+    /// curl's `ftp_state_use_pasv`: EPSV, or PASV once EPSV failed or is disabled.
+    pub(super) fn ftp_start_data(&mut self) -> Result<()> {
+        let epsv = self.opts.ftp_use_epsv && !self.ftp.as_ref().expect("ftp").epsv_failed;
+        let (cmd, step) = if epsv {
+            ("EPSV", Step::Epsv)
+        } else {
+            ("PASV", Step::Pasv)
+        };
+        self.ftp_set(step);
+        self.ftp_send(cmd, None)?;
+        self.verbose("Connect data stream passively");
+        Ok(())
+    }
+
+    /// curl's `ftp_state_pasv_resp`: where the data connection goes.
+    pub(super) fn ftp_pasv_reply(&mut self, cx: &mut Cx<'_>, code: u32) -> Result<()> {
+        let line = self.ftp_last();
+        let peer = self.conn.as_ref().and_then(|c| c.remote);
+        let step = self.ftp_step();
+        // A 229 naming port 0 falls back to PASV, as a refused EPSV does.
+        let epsv = match (step, code) {
+            (Step::Epsv, 229) => ftp::epsv_reply(line.as_bytes())?,
+            _ => 0,
+        };
+        let Some(peer) = peer else {
+            return Err(Error::code(Code::CouldntConnect));
+        };
+        // EPSV's data connection goes to the control connection's peer; PASV's to the
+        // address it names unless --ftp-skip-pasv-ip (curl's default) says the peer.
+        let (ip, port) = match (step, code) {
+            (Step::Epsv, _) if epsv != 0 => (peer.ip(), epsv),
+            (Step::Pasv, 227) => {
+                let (ip, port) = ftp::pasv_reply(line.as_bytes())?;
+                if self.opts.ftp_skip_pasv_ip {
+                    self.verbose(&format!(
+                        "Skip {ip} for data connection, reuse {} instead",
+                        peer.ip()
+                    ));
+                    (peer.ip(), port)
+                } else {
+                    (IpAddr::V4(ip), port)
+                }
+            }
+            (Step::Epsv, _) => {
+                // curl's ftp_epsv_disable.
+                self.verbose("Failed EPSV attempt. Disabling EPSV");
+                self.ftp.as_mut().expect("ftp").epsv_failed = true;
+                self.ftp_set(Step::Pasv);
+                self.ftp_send("PASV", None)?;
+                return Ok(());
+            }
+            _ => {
+                return Err(Error::new(
+                    Code::FtpWeirdPasvReply,
+                    format!("Bad PASV/EPSV response: {code:03}"),
+                ))
+            }
+        };
+        let addr = SocketAddr::new(ip, port);
+        let host = ip.to_string();
+        self.verbose(&format!("Connecting to {host} ({host}) port {port}"));
+        let he = HappyEyeballs::new(&[addr], cx.now, &self.opts.socket());
+        self.ftp.as_mut().expect("ftp").data = Some(Data::Connecting(Box::new(he)));
+        self.ftp_set(Step::DataConnect);
+        Ok(())
+    }
+
+    /// Drive the data connection's connect; true once it is up (then TYPE and the rest).
+    pub(super) fn ftp_data_connect(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let x = self.ftp.as_mut().expect("ftp");
+        let Some(Data::Connecting(he)) = x.data.as_mut() else {
+            return Ok(true);
+        };
+        let opts = self.opts.socket();
+        let r = super::super::connecting::eyeballs_pass(
+            &mut *self.callbacks,
+            &self.info,
+            &opts,
+            &mut self.notes,
+            he,
+            cx.now,
+        );
+        let next = he.next_deadline();
+        self.eyeballs_after(next);
+        match r {
+            ConnectPoll::Pending => Ok(false),
+            ConnectPoll::Connected(s, addr) => {
+                self.timers.clear(TimerId::HappyEyeballs);
+                self.verbose(&format!(
+                    "Connected 2nd connection to {} port {}",
+                    addr.ip(),
+                    addr.port()
+                ));
+                let x = self.ftp.as_mut().expect("ftp");
+                x.data = Some(Data::Open(s, connect::next_sock_id()));
+                self.ftp_data_ready()?;
+                Ok(true)
+            }
+            // The attempt noted why; curl's failure names the connection's host and port,
+            // not the data address.
+            ConnectPoll::Failed(_) => {
+                self.ftp.as_mut().expect("ftp").data = None;
+                let c = self.conn.as_ref().expect("conn");
+                let host = c.host.trim_start_matches('[').trim_end_matches(']');
+                Err(connect_failed(host, c.port, self.elapsed_ms(cx.now)))
+            }
+        }
+    }
+
+    /// The perform phase: the data, then the end of the transfer.
+    pub(super) fn ftp_perform(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        match self.ftp_step() {
+            Step::Transfer if self.ftp.as_ref().expect("ftp").upload => self.ftp_upload(cx),
+            Step::Transfer => self.ftp_download(cx),
+            Step::Stop => {
+                self.ftp_done(cx)?;
+                Ok(true)
+            }
+            Step::Final => self.ftp_final(cx),
+            Step::Quote(Quote::Post, i) => {
+                let Some(code) = self.ftp_response(cx)? else {
+                    return Ok(false);
+                };
+                self.ftp_quote_reply(Quote::Post, i, code)?;
+                Ok(true)
+            }
+            _ => {
+                self.ftp_end(cx, true);
+                Ok(false)
+            }
+        }
+    }
+
+    /// Read the data connection into the write callback; at its end (or the range's),
+    /// curl's `ftp_done`.
+    fn ftp_download(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        if self.recv_held() && !self.flush_held()? {
+            return Ok(false);
+        }
+        let mut buf = cx.bufs.get(self.opts.buffer_size.max(1024));
+        let r = loop {
+            let x = self.ftp.as_mut().expect("ftp");
+            // curl reads no more than the size it expects, and takes having it all as the
+            // end (`xfer_recv_resp`).
+            let want = match x.size {
+                Some(size) => usize::try_from(size.saturating_sub(x.got))
+                    .unwrap_or(usize::MAX)
+                    .min(buf.len()),
+                None => buf.len(),
+            };
+            let Some(Data::Open(s, _)) = x.data.as_mut().filter(|_| want > 0) else {
+                break Ok(0);
+            };
+            match io::Read::read(s, &mut buf[..want]) {
+                Ok(n) => break Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        let r = match r {
+            Ok(0) => Ok(None),
+            Ok(n) => self.ftp_body(&buf[..n]).map(Some),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                cx.bufs.put(buf);
+                return Ok(false);
+            }
+            Err(e) => Err(Error::new(Code::RecvError, format!("Recv failure: {e}"))),
+        };
+        cx.bufs.put(buf);
+        match r? {
+            // More to read, unless the range is complete.
+            Some(false) => Ok(true),
+            Some(true) => {
+                self.ftp_done(cx)?;
+                Ok(true)
+            }
+            None => {
+                // The data connection ended: the end of the body goes out (curl's
+                // end-of-stream write, traced as no data).
+                self.verbose("abort upload");
+                if self.opts.verbose {
+                    self.callbacks.debug_live(InfoType::DataIn, &[], &self.info);
+                }
+                if self.ftp.as_mut().expect("ftp").cr_pending {
+                    self.ftp.as_mut().expect("ftp").cr_pending = false;
+                    self.ftp_write(b"\n")?;
+                }
+                let x = self.ftp.as_mut().expect("ftp");
+                x.data = None;
+                if let Some(max) = x.max_download.filter(|&m| m > x.got) {
+                    let left = max - x.got;
+                    return Err(Error::new(
+                        Code::PartialFile,
+                        format!("end of response with {left} bytes missing"),
+                    ));
+                }
+                if let Some(size) = x.size.filter(|&s| s > x.got) {
+                    let left = size - x.got;
+                    return Err(Error::new(
+                        Code::PartialFile,
+                        format!("transfer closed with {left} bytes remaining to read"),
+                    ));
+                }
+                self.ftp_done(cx)?;
+                Ok(true)
+            }
+        }
+    }
+
+    /// The last of the upload went: curl's request end, then `ftp_done`.
+    fn ftp_upload_end(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        let x = self.ftp.as_ref().expect("ftp");
+        let n = x.sent;
+        if n > 0 {
+            self.verbose(&format!("upload completely sent off: {n} bytes"));
+        } else if x.in_size == Some(0) {
+            self.verbose("Request completely sent off");
+        } else {
+            self.verbose("We are completely uploaded and fine");
+        }
+        self.ftp_done(cx)
+    }
+
+    /// Body bytes from the data connection (curl's raw, download and FTP line-end
+    /// writers): traced whole, cut at the range's end and at `--max-filesize`, converted,
+    /// written, counted. True when the range is complete.
+    fn ftp_body(&mut self, data: &[u8]) -> Result<bool> {
+        if self.info.time_starttransfer.is_zero() {
+            self.info.time_starttransfer = self.started.elapsed();
+        }
+        if self.opts.verbose {
+            self.callbacks
+                .debug_live(InfoType::DataIn, data, &self.info);
+        }
+        let x = self.ftp.as_ref().expect("ftp");
+        let mut n = data.len();
+        let mut done = false;
+        let mut excess = 0;
+        if let Some(max) = x.max_download {
+            let room = usize::try_from(max.saturating_sub(x.got)).unwrap_or(usize::MAX);
+            if n >= room {
+                excess = n - room;
+                n = room;
+                done = true;
+            }
+        }
+        let mut w = n;
+        if let Some(max) = self.opts.max_filesize {
+            w = w.min(usize::try_from(max.saturating_sub(x.got)).unwrap_or(usize::MAX));
+        }
+        let ascii = conn_meta(self.conn.as_mut().expect("conn")).transfer_type == Some(b'A');
+        if ascii {
+            self.ftp_write_ascii(&data[..w])?;
+        } else {
+            self.ftp_write(&data[..w])?;
+        }
+        self.info.size_download += w as u64;
+        let x = self.ftp.as_mut().expect("ftp");
+        x.got += w as u64;
+        if excess > 0 {
+            let msg = format!(
+                "Excess found writing body: excess = {excess}, size = {}, maxdownload = {}, \
+                 bytecount = {}",
+                x.size.map_or(-1, |s| s as i64),
+                x.max_download.map_or(-1, |m| m as i64),
+                x.got
+            );
+            self.verbose(&msg);
+        } else if w < n {
+            return Err(Error::new(
+                Code::FilesizeExceeded,
+                format!(
+                    "Exceeded the maximum allowed file size ({}) with {} bytes",
+                    self.opts.max_filesize.unwrap_or(0),
+                    x.got
+                ),
+            ));
+        }
+        Ok(done)
+    }
+
+    /// Write body bytes in pieces a write callback may get.
+    fn ftp_write(&mut self, data: &[u8]) -> Result<()> {
+        for piece in data.chunks(MAX_WRITE_SIZE) {
+            self.emit(Out::Body, piece)?;
+        }
+        Ok(())
+    }
+
+    /// curl's `ftp_cw_lc_write`: in an ASCII transfer CRLF becomes LF and a lone CR an LF;
+    /// a CR at the end of a piece waits for the next byte.
+    fn ftp_write_ascii(&mut self, mut data: &[u8]) -> Result<()> {
+        while !data.is_empty() {
+            let x = self.ftp.as_mut().expect("ftp");
+            if x.cr_pending {
+                x.cr_pending = false;
+                if data[0] != b'\n' {
+                    self.ftp_write(b"\n")?;
+                }
+            }
+            let Some(cr) = data.iter().position(|&b| b == b'\r') else {
+                break;
+            };
+            if cr > 0 {
+                self.ftp_write(&data[..cr])?;
+            }
+            data = &data[cr + 1..];
+            self.ftp.as_mut().expect("ftp").cr_pending = true;
+        }
+        if !data.is_empty() {
+            self.ftp_write(data)?;
+        }
+        Ok(())
+    }
+
+    /// Send the upload over the data connection, reading the source as the sending takes
+    /// it; at its end, close the data connection and go to `ftp_done`.
+    fn ftp_upload(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        loop {
+            let x = self.ftp.as_mut().expect("ftp");
+            if x.up_pos == x.up_len {
+                if x.up_eof {
+                    x.data = None;
+                    self.ftp_upload_end(cx)?;
+                    return Ok(true);
+                }
+                if !self.ftp_fill_upload()? {
+                    return Ok(false);
+                }
+                continue;
+            }
+            let Some(Data::Open(s, _)) = x.data.as_mut() else {
+                return Err(Error::code(Code::SendError));
+            };
+            let r = io::Write::write(s, &x.up[x.up_pos..x.up_len]);
+            match r {
+                Ok(n) => {
+                    if self.opts.verbose {
+                        let x = self.ftp.as_ref().expect("ftp");
+                        let d = &x.up[x.up_pos..x.up_pos + n];
+                        self.callbacks.debug_live(InfoType::DataOut, d, &self.info);
+                    }
+                    let x = self.ftp.as_mut().expect("ftp");
+                    x.up_pos += n;
+                    x.sent += n as u64;
+                    self.info.size_upload += n as u64;
+                    if self.info.time_starttransfer.is_zero() {
+                        self.info.time_starttransfer = self.started.elapsed();
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) => return Err(send_error(&e)),
+            }
+        }
+    }
+
+    /// Read the next piece of the upload source (no more than its announced size), LF
+    /// made CRLF with `--crlf` or in ASCII (curl's `cr_lc_read`). False when the source
+    /// paused.
+    fn ftp_fill_upload(&mut self) -> Result<bool> {
+        let cap = self.opts.upload_buffer_size.max(1024);
+        let convert = self.opts.crlf || self.ftp.as_ref().expect("ftp").want_type == b'A';
+        let x = self.ftp.as_mut().expect("ftp");
+        let mut buf = std::mem::take(&mut x.up);
+        // Converting reads into the second half and writes the first.
+        buf.resize(if convert { cap * 2 } else { cap }, 0);
+        let from = if convert { cap } else { 0 };
+        let mut room = cap;
+        if let Some(total) = x.in_size {
+            room = room.min(usize::try_from(total.saturating_sub(x.src_read)).unwrap_or(room));
+        }
+        let read = if room == 0 {
+            ReadResult::Data(0)
+        } else {
+            self.callbacks
+                .read_live(&mut buf[from..from + room], &self.info)
+        };
+        let x = self.ftp.as_mut().expect("ftp");
+        let n = match read {
+            ReadResult::Data(n) => n.min(room),
+            ReadResult::Pause => {
+                x.up = buf;
+                self.pause_now(pause::SEND);
+                return Ok(false);
+            }
+            ReadResult::Abort => {
+                x.up = buf;
+                return Err(Error::new(
+                    Code::AbortedByCallback,
+                    "operation aborted by callback",
+                ));
+            }
+        };
+        x.src_read += n as u64;
+        let mut len = n;
+        if convert {
+            len = 0;
+            for i in from..from + n {
+                let b = buf[i];
+                if b == b'\n' && !x.up_prev_cr {
+                    buf[len] = b'\r';
+                    len += 1;
+                }
+                x.up_prev_cr = b == b'\r';
+                buf[len] = b;
+                len += 1;
+            }
+        }
+        x.up = buf;
+        x.up_pos = 0;
+        x.up_len = len;
+        x.up_eof = n == 0;
+        Ok(true)
+    }
+
+    /// curl's `ftp_done` after a transfer that went well or did not start: the directory
+    /// remembered, ABOR after a range, the data connection closed, then the final reply
+    /// when data moved, else the checks and the post-quote commands.
+    fn ftp_done(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        self.ftp.as_mut().expect("ftp").in_done = true;
+        let x = self.ftp.as_ref().expect("ftp");
+        if !x.cwd_failed {
+            if let Some(key) = x.path.remembered_dir(x.method).map(<[u8]>::to_vec) {
+                let shown = String::from_utf8_lossy(&key).into_owned();
+                self.verbose(&format!("Remembering we are in dir \"{shown}\""));
+                conn_meta(self.conn.as_mut().expect("conn")).prev_path = Some(key);
+            }
+        }
+        let x = self.ftp.as_ref().expect("ftp");
+        let open = x.data.is_some();
+        if open && x.dont_check && x.max_download.is_some_and(|m| m > 0) {
+            self.ftp_send("ABOR", None)?;
+        }
+        self.ftp.as_mut().expect("ftp").data = None;
+        if self.ftp.as_ref().expect("ftp").mode == Mode::Body {
+            conn_meta(self.conn.as_mut().expect("conn")).sent_at = Some(cx.now);
+            self.ftp_set(Step::Final);
+            return Ok(());
+        }
+        self.ftp_checks()?;
+        self.ftp_quote(Quote::Post, 0)
+    }
+
+    /// The final reply after the data (the 226), with curl's lowered timeout for it.
+    fn ftp_final(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        let Some(code) = self.ftp_response(cx)? else {
+            return Ok(false);
+        };
+        let x = self.ftp.as_ref().expect("ftp");
+        if x.dont_check && x.max_download.is_some_and(|m| m > 0) {
+            // ABOR went: there is no telling whether the reply is the transfer's.
+            self.verbose("partial download completed, closing connection");
+            self.ftp_end(cx, false);
+            return Ok(false);
+        }
+        if !x.dont_check {
+            match code {
+                226 | 250 => {}
+                552 => {
+                    return Err(Error::new(
+                        Code::RemoteDiskFull,
+                        "Exceeded storage allocation",
+                    ))
+                }
+                _ => {
+                    return Err(Error::new(
+                        Code::PartialFile,
+                        format!("server did not report OK, got {code}"),
+                    ))
+                }
+            }
+        }
+        self.ftp_checks()?;
+        self.ftp_quote(Quote::Post, 0)?;
+        Ok(true)
+    }
+
+    /// `ftp_done`'s size checks: an upload of known size sent whole, a download of known
+    /// size received whole.
+    fn ftp_checks(&mut self) -> Result<()> {
+        let x = self.ftp.as_ref().expect("ftp");
+        if x.upload {
+            let converted = self.opts.crlf || x.want_type == b'A';
+            if let Some(total) = x.in_size.filter(|_| x.mode == Mode::Body) {
+                if (!converted && total != x.sent) || (converted && total > x.sent) {
+                    return Err(Error::new(
+                        Code::PartialFile,
+                        format!(
+                            "Uploaded unaligned file size ({} out of {total} bytes)",
+                            x.sent
+                        ),
+                    ));
+                }
+            }
+            return Ok(());
+        }
+        if let Some(size) = x.size {
+            if size != x.got && x.max_download != Some(x.got) {
+                return Err(Error::new(
+                    Code::PartialFile,
+                    format!("Received only partial file: {} bytes", x.got),
+                ));
+            }
+            if !x.dont_check && x.got == 0 && size > 0 {
+                return Err(Error::new(Code::FtpCouldntRetrFile, "No data was received"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The transfer is over: the connection kept (or closed), then done.
+    fn ftp_end(&mut self, cx: &mut Cx<'_>, keep: bool) {
+        self.timers.clear(TimerId::Protocol);
+        self.ftp = None;
+        // curl's multi_done updates the progress before the connection is kept.
+        self.progress(cx.now);
+        self.release_conn(cx, keep && !self.opts.forbid_reuse);
+        self.finish(cx, Ok(()));
+    }
+}
