@@ -277,11 +277,8 @@ pub struct Options {
     pub bearer: Option<String>,
     /// `CURLOPT_AWS_SIGV4`: `provider1[:provider2[:region[:service]]]`.
     pub aws_sigv4: Option<String>,
-    /// `CURLOPT_SASL_AUTHZID`, `CURLOPT_SASL_IR` and `CURLOPT_LOGIN_OPTIONS`: kept as curl
-    /// keeps them whatever protocols it has; only its mail protocols (not built in) read them.
-    pub sasl_authzid: Option<String>,
-    pub sasl_ir: bool,
-    pub login_options: Option<String>,
+    /// The mail protocols' settings; None while all are at their defaults.
+    pub mail: Option<Box<MailOptions>>,
     /// `CURLOPT_PROXYAUTH`: the `crate::auth` scheme bits allowed for the HTTP proxy.
     pub proxyauth: u32,
     /// `CURLOPT_HTTPAUTH`: the `crate::auth` scheme bits the user allows.
@@ -469,6 +466,15 @@ pub struct FtpOptions {
     pub alternative_to_user: Option<String>,
 }
 
+/// The mail protocols' settings (`CURLOPT_SASL_AUTHZID`, `CURLOPT_SASL_IR`,
+/// `CURLOPT_LOGIN_OPTIONS`): kept as curl keeps them whatever protocols it has.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MailOptions {
+    pub sasl_authzid: Option<String>,
+    pub sasl_ir: bool,
+    pub login_options: Option<String>,
+}
+
 /// The FTP settings of a handle that set none.
 pub static FTP_DEFAULTS: FtpOptions = FtpOptions {
     quote: Vec::new(),
@@ -496,6 +502,11 @@ impl Options {
     /// The FTP settings, to change.
     pub fn ftp_mut(&mut self) -> &mut FtpOptions {
         self.ftp.get_or_insert_with(Box::default)
+    }
+
+    /// The mail settings, to change.
+    pub fn mail_mut(&mut self) -> &mut MailOptions {
+        self.mail.get_or_insert_with(Box::default)
     }
 
     /// The view of these options the socket code reads.
@@ -544,9 +555,7 @@ impl Default for Options {
             userpwd: None,
             bearer: None,
             aws_sigv4: None,
-            sasl_authzid: None,
-            sasl_ir: false,
-            login_options: None,
+            mail: None,
             httpauth: crate::auth::BASIC,
             proxyauth: crate::auth::BASIC,
             netrc: NetrcMode::Ignored,

@@ -1345,7 +1345,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             FRESH_CONNECT => o.fresh_connect = on,
             FORBID_REUSE => o.forbid_reuse = on,
             TCP_NODELAY => o.tcp_nodelay = on,
-            SASL_IR => o.sasl_ir = on,
+            SASL_IR => o.mail_mut().sasl_ir = on,
             TCP_KEEPALIVE => o.tcp_keepalive = on,
             // curl 8.14.1 refuses negative keepalive values, takes any Happy Eyeballs time.
             TCP_KEEPIDLE | TCP_KEEPINTVL | TCP_KEEPCNT if v < 0 => {
@@ -1826,8 +1826,8 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 st.opts.userpwd = Some((u, s().unwrap_or_default()));
             }
             XOAUTH2_BEARER => st.opts.bearer = s(),
-            SASL_AUTHZID => st.opts.sasl_authzid = s(),
-            LOGIN_OPTIONS => st.opts.login_options = s(),
+            SASL_AUTHZID => st.opts.mail_mut().sasl_authzid = s(),
+            LOGIN_OPTIONS => st.opts.mail_mut().login_options = s(),
             RANGE => st.opts.range = s(),
             ACCEPT_ENCODING => {
                 st.opts.accept_encoding = s().map(|a| {
