@@ -464,6 +464,14 @@ pub struct FtpOptions {
     pub account: Option<String>,
     /// `CURLOPT_FTP_ALTERNATIVE_TO_USER`: sent instead when USER and PASS fail.
     pub alternative_to_user: Option<String>,
+    /// `CURLOPT_FTPPORT` (`-P`): active mode, listening where this says (`-` for the
+    /// control connection's address).
+    pub port: Option<String>,
+    /// `CURLOPT_FTP_USE_EPRT` off (`--disable-eprt`): PORT without trying EPRT.
+    pub disable_eprt: bool,
+    /// `CURLOPT_ACCEPTTIMEOUT_MS`: how long active mode waits for the server to connect
+    /// (None: curl's 60 seconds).
+    pub accept_timeout: Option<Duration>,
 }
 
 /// The mail protocols' settings (`CURLOPT_SASL_AUTHZID`, `CURLOPT_SASL_IR`,
@@ -486,6 +494,9 @@ pub static FTP_DEFAULTS: FtpOptions = FtpOptions {
     append: false,
     account: None,
     alternative_to_user: None,
+    port: None,
+    disable_eprt: false,
+    accept_timeout: None,
 };
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).

@@ -3239,6 +3239,9 @@ impl Parser {
                     _ => f.quote.push(v),
                 }
             }
+            "ftp-port" => self.op().ftp.port = Some(a()),
+            "ftp-pasv" => self.op().ftp.port = None,
+            "disable-eprt" => self.op().ftp.disable_eprt = on,
             "ftp-create-dirs" => self.op().ftp.create_dirs = if on { 2 } else { 0 },
             "list-only" => self.op().ftp.list_only = on,
             "append" => self.op().ftp.append = on,
@@ -3257,10 +3260,8 @@ impl Parser {
             // them and an HTTP transfer never reads them, so they are accepted and have no
             // effect. Arguments are still checked as curl checks them.
             "compressed-ssh"
-            | "disable-eprt"
             | "doh-cert-status"
             | "doh-insecure"
-            | "ftp-pasv"
             | "ftp-pret"
             | "ftp-ssl-ccc"
             | "ftp-ssl-control"
@@ -3276,8 +3277,7 @@ impl Parser {
             // Accepted, not applied: the terminal styling of header names, Linux TCP Fast
             // Open and MPTCP (the kernel falls back to plain TCP the same way).
             "styled-output" | "tcp-fastopen" | "mptcp" => {}
-            "ftp-port"
-            | "hostpubsha256"
+            "hostpubsha256"
             | "login-options"
             | "mail-auth"
             | "mail-from"

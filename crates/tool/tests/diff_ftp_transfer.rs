@@ -529,3 +529,97 @@ fn account_and_alternative_user() {
         ),
     );
 }
+
+// ---- active mode --------------------------------------------------------------------
+
+#[test]
+fn active_mode_download_upload_listing() {
+    let (_, o) = run(
+        files,
+        Case::new("port_get", &["-sv", "-P", "-", "{ftp}/dir/sub/file.txt"]),
+    );
+    assert!(
+        o.control[0].contains("EPRT |1|127.0.0.1|N|\r\n"),
+        "{}",
+        o.control[0]
+    );
+    run(
+        files,
+        Case {
+            before: LOCAL,
+            remote: &["/up/up.txt"],
+            ..Case::new(
+                "port_put",
+                &["-sv", "-P", "127.0.0.1", "-T", "up.txt", "{ftp}/up/"],
+            )
+        },
+    );
+    run(
+        files,
+        Case::new("port_list", &["-sS", "-P", "-", "{ftp}/dir/"]),
+    );
+}
+
+#[test]
+fn active_mode_port_command() {
+    let (_, o) = run(
+        files,
+        Case::new(
+            "port_cmd",
+            &["-sv", "--disable-eprt", "-P", "-", "{ftp}/top.txt"],
+        ),
+    );
+    assert!(
+        o.control[0].contains("PORT [127,0,0,1,P1,P2]\r\n"),
+        "{}",
+        o.control[0]
+    );
+    run(
+        |s| {
+            files(s);
+            s.reply_always("EPRT", "500 EPRT not understood\r\n");
+        },
+        Case::new(
+            "eprt_refused",
+            &["-sv", "-P", "-", "{ftp}/top.txt", "{ftp}/top.txt"],
+        ),
+    );
+    run(
+        |s| {
+            files(s);
+            s.reply_always("EPRT", "500 EPRT not understood\r\n");
+            s.reply_always("PORT", "500 PORT not understood\r\n");
+        },
+        Case::new("port_refused", &["-sS", "-P", "-", "{ftp}/top.txt"]),
+    );
+}
+
+#[test]
+fn active_mode_server_gives_up() {
+    run(
+        |s| {
+            files(s);
+            s.reply_always("EPRT", "200 fine\r\n");
+            s.reply_always("RETR", "150 Opening\r\n425 Cannot open data connection\r\n");
+        },
+        Case::new("port_425", &["-sS", "-P", "-", "{ftp}/top.txt"]),
+    );
+}
+
+#[test]
+fn active_mode_bad_addresses() {
+    run(
+        files,
+        Case::new(
+            "port_noresolve",
+            &["-sS", "-P", "no.such.host.invalid", "{ftp}/top.txt"],
+        ),
+    );
+    run(
+        files,
+        Case::new(
+            "port_range",
+            &["-sS", "-P", "127.0.0.1:0-0", "{ftp}/top.txt"],
+        ),
+    );
+}

@@ -21,7 +21,10 @@ use crate::proto::ftp;
 use crate::proto::pingpong::{self, Event};
 
 mod data;
+mod port;
 mod steps;
+
+use port::PortCmd;
 
 /// curl's default FTP user and password (`CURL_DEFAULT_USER`, `CURL_DEFAULT_PASSWORD`).
 const DEFAULT_USER: &str = "anonymous";
@@ -49,6 +52,10 @@ pub(crate) struct FtpConn {
     transfer_type: Option<u8>,
     /// USER (and PASS) were accepted.
     logged_in: bool,
+    /// EPSV or EPRT failed on this connection: PASV or PORT from now on (curl's
+    /// `ftp_use_epsv` and `ftp_use_eprt` connection bits).
+    epsv_failed: bool,
+    eprt_failed: bool,
     /// The last line of the latest response (the one the state machine reads).
     last: Vec<u8>,
 }
@@ -103,6 +110,12 @@ enum Step {
     Pasv,
     /// The data connection is being made.
     DataConnect,
+    /// Active mode's socket is to be made, then announced with this command.
+    PortStart(PortCmd),
+    /// The reply to EPRT or PORT.
+    Port(PortCmd),
+    /// Active mode: the server's data connection is awaited.
+    Accept,
     /// RETR or the listing command.
     Retr,
     Stor,
@@ -129,6 +142,8 @@ enum Mode {
 /// The data connection.
 enum Data {
     Connecting(Box<HappyEyeballs>),
+    /// Active mode's socket, listening for the server.
+    Listening(std::net::TcpListener, u64),
     Open(TcpStream, u64),
 }
 
@@ -178,8 +193,8 @@ pub(super) struct FtpXfer {
     up_eof: bool,
     /// The LF-to-CRLF conversion of an upload saw a CR last.
     up_prev_cr: bool,
-    /// EPSV was refused: PASV is used.
-    epsv_failed: bool,
+    /// Active mode: when waiting for the server's connection ends.
+    accept_by: Option<Instant>,
     /// A CWD was refused: the connection's directory is not known.
     cwd_failed: bool,
     /// The CWD being retried after MKD (curl's `count2`) and the MKD allowed to fail once
@@ -266,7 +281,7 @@ impl Handler for FtpHandler {
             up_len: 0,
             up_eof: false,
             up_prev_cr: false,
-            epsv_failed: false,
+            accept_by: None,
             cwd_failed: false,
             mkd_done: false,
             mkd_may_fail: false,
@@ -310,6 +325,16 @@ impl Handler for FtpHandler {
         loop {
             match t.ftp_step() {
                 Step::Transfer | Step::Stop => return Ok(true),
+                Step::PortStart(cmd) => {
+                    t.ftp_use_port(cx, cmd)?;
+                    continue;
+                }
+                Step::Accept => {
+                    if !t.ftp_accept_wait(cx)? {
+                        return Ok(false);
+                    }
+                    continue;
+                }
                 Step::DataConnect => {
                     if !t.ftp_data_connect(cx)? {
                         return Ok(false);
@@ -356,6 +381,16 @@ impl Handler for FtpHandler {
                         shared: false,
                     });
                 }
+            }
+            Some(Data::Listening(l, id)) if x.step == Step::Accept => {
+                out[0] = Some(Interest {
+                    fd: std::os::fd::AsFd::as_fd(l),
+                    id: *id,
+                    read: true,
+                    write: false,
+                    shared: false,
+                });
+                out[1] = Some(control);
             }
             Some(Data::Open(s, id)) if x.step == Step::Transfer => {
                 out[0] = Some(Interest {
@@ -895,6 +930,7 @@ impl Transfer {
             Step::InfoSize | Step::Size | Step::StorSize => self.ftp_size_reply(code),
             Step::InfoRest | Step::Rest => self.ftp_rest_reply(code),
             Step::Epsv | Step::Pasv => self.ftp_pasv_reply(cx, code),
+            Step::Port(cmd) => self.ftp_port_reply(cmd, code),
             Step::Retr => self.ftp_retr_reply(code),
             Step::Stor => self.ftp_stor_reply(code),
             _ => Ok(()),

@@ -55,8 +55,9 @@ impl<'a> Case<'a> {
     }
 }
 
-/// Digits after `port `, in `(|||N|)`, after `127.0.0.1:` and in a PASV tuple's last two
-/// numbers become `N`: the servers' ports differ between runs.
+/// Digits after `port ` and `port=`, in `(|||N|)`, after `127.0.0.1:` and `|127.0.0.1|`
+/// (EPRT), and the last two numbers of a PASV reply's or a PORT command's tuple are masked:
+/// the ports differ between runs.
 pub fn mask_ports(text: &str, server_port: u16) -> String {
     let text = text.replace(&server_port.to_string(), "SERVERPORT");
     let mut out = String::with_capacity(text.len());
@@ -65,7 +66,11 @@ pub fn mask_ports(text: &str, server_port: u16) -> String {
     let after = |i: usize, pat: &str| i >= pat.len() && text[..i].ends_with(pat);
     while i < b.len() {
         if b[i].is_ascii_digit()
-            && (after(i, "port ") || after(i, "(|||") || after(i, "127.0.0.1:"))
+            && (after(i, "port ")
+                || after(i, "(|||")
+                || after(i, "127.0.0.1:")
+                || after(i, "|127.0.0.1|")
+                || after(i, "port="))
         {
             while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;
@@ -75,6 +80,14 @@ pub fn mask_ports(text: &str, server_port: u16) -> String {
         }
         out.push(b[i] as char);
         i += 1;
+    }
+    // A PORT command's port: the last two numbers.
+    while let Some(at) = out.find("PORT 127,0,0,1,") {
+        let from = at + "PORT 127,0,0,1,".len();
+        let len = out[from..]
+            .find(|c: char| !c.is_ascii_digit() && c != ',')
+            .unwrap_or(out.len() - from);
+        out.replace_range(at..from + len, "PORT [127,0,0,1,P1,P2]");
     }
     // A PASV reply's port: the last two numbers of its tuple.
     while let Some(at) = out.find("(127,0,0,1,") {

@@ -10,7 +10,19 @@ use super::*;
 impl Transfer {
     /// curl's `ftp_state_use_pasv`: EPSV, or PASV once EPSV failed or is disabled.
     pub(super) fn ftp_start_data(&mut self) -> Result<()> {
-        let epsv = self.opts.ftp_use_epsv && !self.ftp.as_ref().expect("ftp").epsv_failed;
+        if self.opts.ftp().port.is_some() {
+            // Made in the do phase's loop, which has the DNS cache at hand.
+            self.ftp_set(Step::PortStart(PortCmd::Eprt));
+            return Ok(());
+        }
+        // curl cannot do without EPSV over IPv6.
+        let v6 = self
+            .conn
+            .as_ref()
+            .and_then(|c| c.remote)
+            .is_some_and(|a| a.is_ipv6());
+        let m = conn_meta(self.conn.as_mut().expect("conn"));
+        let epsv = (self.opts.ftp_use_epsv && !m.epsv_failed) || v6;
         let (cmd, step) = if epsv {
             ("EPSV", Step::Epsv)
         } else {
@@ -53,8 +65,14 @@ impl Transfer {
             }
             (Step::Epsv, _) => {
                 // curl's ftp_epsv_disable.
+                if peer.is_ipv6() {
+                    return Err(Error::new(
+                        Code::WeirdServerReply,
+                        "Failed EPSV attempt, exiting",
+                    ));
+                }
                 self.verbose("Failed EPSV attempt. Disabling EPSV");
-                self.ftp.as_mut().expect("ftp").epsv_failed = true;
+                conn_meta(self.conn.as_mut().expect("conn")).epsv_failed = true;
                 self.ftp_set(Step::Pasv);
                 self.ftp_send("PASV", None)?;
                 return Ok(());

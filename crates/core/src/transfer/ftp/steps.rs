@@ -394,7 +394,7 @@ impl Transfer {
             }
             self.info.time_pretransfer = self.started.elapsed();
             self.ftp_set(Step::Transfer);
-            return Ok(());
+            return self.ftp_accept_start();
         }
         if listing && code == 450 {
             // No files match the listing.
@@ -476,6 +476,6 @@ impl Transfer {
         self.info.content_length_upload = x.in_size;
         self.info.time_pretransfer = self.started.elapsed();
         self.ftp_set(Step::Transfer);
-        Ok(())
+        self.ftp_accept_start()
     }
 }

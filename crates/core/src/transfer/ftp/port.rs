@@ -1,0 +1,253 @@
+//! FTP active mode (curl's `ftp_state_use_port`, `ftp_state_port_resp` and the TCP-ACCEPT
+//! filter): a socket listening where `-P` says, announced with EPRT (then PORT, IPv4 only),
+//! and the server's connection accepted once RETR, the listing command or STOR is answered,
+//! within `CURLOPT_ACCEPTTIMEOUT_MS`. While it waits, a reply on the control connection is
+//! the server giving up on the data connection.
+//!
+//! An interface name as `-P`'s address is looked up as a host name: without reading the
+//! system's interface list, `-P eth0` fails as curl fails for a name that does not resolve.
+
+use std::net::{TcpListener, ToSocketAddrs};
+
+use socket2::{Domain, SockAddr, Socket, Type};
+
+use super::*;
+
+/// curl's `DEFAULT_ACCEPT_TIMEOUT`.
+const DEFAULT_ACCEPT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Which command announces the listening socket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PortCmd {
+    Eprt,
+    Port,
+}
+
+fn port_failed(msg: impl Into<String>) -> Error {
+    Error::new(Code::FtpPortFailed, msg)
+}
+
+/// The text curl's `Curl_strerror` gives for an errno.
+fn strerror(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(at) => s[..at].to_string(),
+        None => s,
+    }
+}
+
+impl Transfer {
+    /// curl's `ftp_state_use_port`: listen, then EPRT or PORT.
+    pub(super) fn ftp_use_port(&mut self, cx: &mut Cx<'_>, mut cmd: PortCmd) -> Result<()> {
+        let spec_text = self.opts.ftp().port.clone().unwrap_or_default();
+        let spec = ftp::parse_port_spec(&spec_text)?;
+        let c = self.conn.as_ref().expect("conn");
+        let (Some(local), Some(remote)) = (c.local, c.remote) else {
+            return Err(port_failed("getsockname() failed: Bad file descriptor"));
+        };
+        let conn_host = c
+            .host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
+        let possibly_non_local = spec.addr.is_some();
+        let host = spec.addr.clone().unwrap_or_else(|| local.ip().to_string());
+        // curl's Curl_resolv_blocking, through the DNS cache as every lookup goes (port 0).
+        let ttl = self.opts.dns_cache_timeout;
+        let addrs = match cx.resolver.cached(&host, 0, ttl, cx.now) {
+            Some(a) => {
+                self.verbose(&format!("Hostname {host} was found in DNS cache"));
+                a
+            }
+            None => {
+                let found: Vec<SocketAddr> = match host.parse::<IpAddr>() {
+                    Ok(ip) => vec![SocketAddr::new(ip, 0)],
+                    Err(_) => (host.as_str(), 0)
+                        .to_socket_addrs()
+                        .map(|a| a.collect())
+                        .unwrap_or_default(),
+                };
+                if found.is_empty() {
+                    // The resolver's message names the connection's host; curl keeps the
+                    // first message.
+                    return Err(Error::new(
+                        Code::CouldntResolveHost,
+                        format!("Could not resolve host: {conn_host}"),
+                    ));
+                }
+                cx.resolver.insert(&host, 0, found.clone(), cx.now);
+                found
+            }
+        };
+        let target = addrs
+            .iter()
+            .find(|a| a.is_ipv6() == remote.is_ipv6())
+            .unwrap_or(&addrs[0])
+            .ip();
+        let mut possibly_non_local = possibly_non_local;
+        let domain = if target.is_ipv6() {
+            Domain::IPV6
+        } else {
+            Domain::IPV4
+        };
+        let sock = Socket::new(domain, Type::STREAM.nonblocking().cloexec(), None)
+            .map_err(|e| port_failed(format!("socket failure: {}", strerror(&e))))?;
+        let mut ip = target;
+        let mut port = spec.port_min;
+        loop {
+            match sock.bind(&SockAddr::from(SocketAddr::new(ip, port))) {
+                Ok(()) => break,
+                Err(e) => {
+                    let no = e.raw_os_error().unwrap_or(0);
+                    if possibly_non_local && no == 99 {
+                        // EADDRNOTAVAIL: not an address of this host; the control
+                        // connection's then, from the first port again.
+                        self.verbose(&format!(
+                            "bind(port={port}) on non-local address failed: {}",
+                            strerror(&e)
+                        ));
+                        ip = local.ip();
+                        port = spec.port_min;
+                        possibly_non_local = false;
+                        continue;
+                    }
+                    // EADDRINUSE and EACCES try the next port.
+                    if no != 98 && no != 13 {
+                        return Err(port_failed(format!(
+                            "bind(port={port}) failed: {}",
+                            strerror(&e)
+                        )));
+                    }
+                }
+            }
+            if port >= spec.port_max {
+                return Err(port_failed("bind() failed, we ran out of ports"));
+            }
+            port += 1;
+        }
+        let bound = sock
+            .local_addr()
+            .ok()
+            .and_then(|a| a.as_socket())
+            .ok_or_else(|| port_failed("getsockname() failed: Bad file descriptor"))?;
+        sock.listen(1)
+            .map_err(|e| port_failed(format!("socket failure: {}", strerror(&e))))?;
+        // curl cannot do without EPRT over IPv6.
+        let m = conn_meta(self.conn.as_mut().expect("conn"));
+        let eprt = !(self.opts.ftp().disable_eprt || m.eprt_failed) || remote.is_ipv6();
+        if cmd == PortCmd::Eprt && !eprt {
+            cmd = PortCmd::Port;
+        }
+        let line = match (cmd, bound) {
+            (PortCmd::Eprt, a) => ftp::eprt_command(a),
+            (PortCmd::Port, SocketAddr::V4(a)) => ftp::port_command(a),
+            (PortCmd::Port, SocketAddr::V6(_)) => return Err(port_failed("Failed to do PORT")),
+        };
+        let listener: TcpListener = sock.into();
+        let x = self.ftp.as_mut().expect("ftp");
+        x.data = Some(Data::Listening(listener, connect::next_sock_id()));
+        let wait = self
+            .opts
+            .ftp()
+            .accept_timeout
+            .unwrap_or(DEFAULT_ACCEPT_TIMEOUT);
+        x.accept_by = Some(cx.now + wait);
+        x.step = Step::Port(cmd);
+        self.ftp_send_line(&[line.as_bytes()])
+    }
+
+    /// curl's `ftp_state_port_resp`: on with the transfer, or PORT after a refused EPRT.
+    pub(super) fn ftp_port_reply(&mut self, cmd: PortCmd, code: u32) -> Result<()> {
+        if code / 100 == 2 {
+            self.verbose("Connect data stream actively");
+            // curl's do-more phase tries the accepting filter first.
+            self.ftp_try_accept()?;
+            return self.ftp_data_ready();
+        }
+        self.ftp.as_mut().expect("ftp").data = None;
+        match cmd {
+            PortCmd::Eprt => {
+                self.verbose("disabling EPRT usage");
+                conn_meta(self.conn.as_mut().expect("conn")).eprt_failed = true;
+                // The next pass of the do phase makes the socket again.
+                self.ftp_set(Step::PortStart(PortCmd::Port));
+                Ok(())
+            }
+            PortCmd::Port => Err(port_failed("Failed to do PORT")),
+        }
+    }
+
+    /// After the reply that starts the transfer in active mode: the server's connection,
+    /// taken at once when it is there (curl's `Curl_conn_connect` on the accepting filter).
+    pub(super) fn ftp_accept_start(&mut self) -> Result<()> {
+        if self.ftp_try_accept()? {
+            self.ftp_set(Step::Transfer);
+            return Ok(());
+        }
+        self.verbose("Data conn was not available immediately");
+        self.ftp_set(Step::Accept);
+        Ok(())
+    }
+
+    /// Accept the server's data connection if it is there; true once the transfer can go.
+    fn ftp_try_accept(&mut self) -> Result<bool> {
+        let x = self.ftp.as_mut().expect("ftp");
+        let Some(Data::Listening(l, _)) = &x.data else {
+            return Ok(true);
+        };
+        match l.accept() {
+            Ok((s, peer)) => {
+                self.verbose("Ready to accept data connection from server");
+                s.set_nonblocking(true).map_err(|_| {
+                    Error::new(Code::FtpPortFailed, "Error accept()ing server connect")
+                })?;
+                self.verbose("Connection accepted from server");
+                self.verbose(&format!(
+                    "Connected 2nd connection to {} port {}",
+                    peer.ip(),
+                    peer.port()
+                ));
+                let x = self.ftp.as_mut().expect("ftp");
+                x.data = Some(Data::Open(s, connect::next_sock_id()));
+                self.timers.clear(TimerId::Protocol);
+                Ok(true)
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(false),
+            Err(_) => Err(Error::new(
+                Code::FtpPortFailed,
+                "Error accept()ing server connect",
+            )),
+        }
+    }
+
+    /// Waiting for the server to connect (curl's `wait_data_conn`): accept it, or fail on
+    /// the accept timeout or a reply on the control connection
+    /// (`ftp_check_ctrl_on_data_wait`). True when the transfer can go.
+    pub(super) fn ftp_accept_wait(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        if self.ftp_try_accept()? {
+            self.ftp_set(Step::Transfer);
+            return Ok(true);
+        }
+        let by = self.ftp.as_ref().expect("ftp").accept_by;
+        if let Some(by) = by {
+            if cx.now >= by {
+                return Err(Error::new(
+                    Code::FtpAcceptTimeout,
+                    "Accept timeout occurred while waiting server connect",
+                ));
+            }
+            self.timers.set(TimerId::Protocol, by);
+        }
+        // A reply now is about the data connection.
+        let Some(code) = self.ftp_response(cx)? else {
+            return Ok(false);
+        };
+        self.verbose("Ctrl conn has data while waiting for data conn");
+        self.verbose(&format!("FTP code: {code:03}"));
+        if code / 100 > 3 {
+            return Err(Error::code(Code::FtpAcceptFailed));
+        }
+        Err(Error::code(Code::WeirdServerReply))
+    }
+}
