@@ -472,6 +472,9 @@ pub struct FtpOptions {
     /// `CURLOPT_ACCEPTTIMEOUT_MS`: how long active mode waits for the server to connect
     /// (None: curl's 60 seconds).
     pub accept_timeout: Option<Duration>,
+    /// `CURLOPT_SERVER_RESPONSE_TIMEOUT(_MS)`: how long a reply may take (None: curl's 120
+    /// seconds, 60 for the reply after the data).
+    pub response_timeout: Option<Duration>,
 }
 
 /// The mail protocols' settings (`CURLOPT_SASL_AUTHZID`, `CURLOPT_SASL_IR`,
@@ -497,6 +500,7 @@ pub static FTP_DEFAULTS: FtpOptions = FtpOptions {
     port: None,
     disable_eprt: false,
     accept_timeout: None,
+    response_timeout: None,
 };
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).

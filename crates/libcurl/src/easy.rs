@@ -538,6 +538,10 @@ pub(crate) struct State {
     /// CURLOPT_FILETIME: CURLINFO_FILETIME reports the document's Last-Modified.
     filetime: bool,
     resolve: *const CurlSlist,
+    /// CURLOPT_QUOTE, CURLOPT_PREQUOTE, CURLOPT_POSTQUOTE: read when a transfer starts.
+    quote: *const CurlSlist,
+    prequote: *const CurlSlist,
+    postquote: *const CurlSlist,
     connect_to: *const CurlSlist,
     /// CURLOPT_HTTP200ALIASES.
     http200aliases: *const CurlSlist,
@@ -619,6 +623,9 @@ impl EasyHandle {
                 time_value: 0,
                 filetime: false,
                 resolve: std::ptr::null(),
+                quote: std::ptr::null(),
+                prequote: std::ptr::null(),
+                postquote: std::ptr::null(),
                 connect_to: std::ptr::null(),
                 http200aliases: std::ptr::null(),
                 curlu: std::ptr::null_mut(),
@@ -690,6 +697,14 @@ impl EasyHandle {
             opts.resolve = slist::to_vec(st.resolve);
             opts.connect_to = slist::to_vec(st.connect_to);
             opts.http200_aliases = slist::to_vec(st.http200aliases);
+            let lists = [st.quote, st.prequote, st.postquote];
+            if lists.iter().any(|l| !l.is_null()) {
+                let [q, pre, post] = lists.map(|l| slist::to_byte_vec(l));
+                let f = opts.ftp_mut();
+                f.quote = q;
+                f.prequote = pre;
+                f.postquote = post;
+            }
         }
         opts.body = st.body_now();
         // curl's empty form has no Content-Type: "Content-Type:" leaves out the one of an
@@ -988,6 +1003,9 @@ pub extern "C" fn curl_easy_reset(h: *mut EasyHandle) {
         st.time_value = 0;
         st.filetime = false;
         st.resolve = std::ptr::null();
+        st.quote = std::ptr::null();
+        st.prequote = std::ptr::null();
+        st.postquote = std::ptr::null();
         st.connect_to = std::ptr::null();
         st.http200aliases = std::ptr::null();
         st.curlu = std::ptr::null_mut();
@@ -1044,6 +1062,9 @@ pub extern "C" fn curl_easy_duphandle(h: *mut EasyHandle) -> *mut EasyHandle {
             d.time_value = st.time_value;
             d.filetime = st.filetime;
             d.resolve = st.resolve;
+            d.quote = st.quote;
+            d.prequote = st.prequote;
+            d.postquote = st.postquote;
             d.connect_to = st.connect_to;
             d.http200aliases = st.http200aliases;
             d.curlu = st.curlu;
@@ -1474,7 +1495,45 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 st.time_cond = v;
             }
             TIMEVALUE => st.time_value = v,
-            FILETIME => st.filetime = on,
+            FILETIME => {
+                st.filetime = on;
+                st.opts.filetime = on;
+            }
+            DIRLISTONLY => o.ftp_mut().list_only = on,
+            APPEND => o.ftp_mut().append = on,
+            TRANSFERTEXT => o.use_ascii = on,
+            FTP_USE_EPSV => o.ftp_use_epsv = on,
+            FTP_USE_EPRT => o.ftp_mut().disable_eprt = !on,
+            FTP_SKIP_PASV_IP => o.ftp_skip_pasv_ip = on,
+            FTP_FILEMETHOD => {
+                use oxcurl_core::proto::ftp::FileMethod;
+                o.ftp_mut().method = match v {
+                    0 | 1 => FileMethod::MultiCwd,
+                    2 => FileMethod::NoCwd,
+                    3 => FileMethod::SingleCwd,
+                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                }
+            }
+            FTP_CREATE_MISSING_DIRS => {
+                if !(0..=2).contains(&v) {
+                    return CURLE_BAD_FUNCTION_ARGUMENT;
+                }
+                o.ftp_mut().create_dirs = v as u8;
+            }
+            SERVER_RESPONSE_TIMEOUT | SERVER_RESPONSE_TIMEOUT_MS | ACCEPTTIMEOUT_MS if v < 0 => {
+                return CURLE_BAD_FUNCTION_ARGUMENT
+            }
+            SERVER_RESPONSE_TIMEOUT | SERVER_RESPONSE_TIMEOUT_MS => {
+                let ms = if opt == SERVER_RESPONSE_TIMEOUT {
+                    (v as u64).saturating_mul(1000)
+                } else {
+                    v as u64
+                };
+                o.ftp_mut().response_timeout = (ms > 0).then(|| Duration::from_millis(ms));
+            }
+            ACCEPTTIMEOUT_MS => {
+                o.ftp_mut().accept_timeout = (v > 0).then(|| Duration::from_millis(v as u64))
+            }
             NETRC => {
                 o.netrc = match v {
                     0 => oxcurl_core::options::NetrcMode::Ignored,
@@ -1753,6 +1812,9 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             RESOLVE => st.resolve = v as *const CurlSlist,
             CONNECT_TO => st.connect_to = v as *const CurlSlist,
             HTTP200ALIASES => st.http200aliases = v as *const CurlSlist,
+            QUOTE => st.quote = v as *const CurlSlist,
+            PREQUOTE => st.prequote = v as *const CurlSlist,
+            POSTQUOTE => st.postquote = v as *const CurlSlist,
             POSTFIELDS => {
                 st.body.fields = (!v.is_null()).then_some(v as usize);
                 st.body.copied = None;
@@ -1961,6 +2023,9 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                 }
             }
             NETRC_FILE => st.opts.netrc_file = s(),
+            FTPPORT => st.opts.ftp_mut().port = s(),
+            FTP_ACCOUNT => st.opts.ftp_mut().account = s(),
+            FTP_ALTERNATIVE_TO_USER => st.opts.ftp_mut().alternative_to_user = s(),
             ABSTRACT_UNIX_SOCKET => {
                 st.opts.unix_socket_path = s();
                 st.opts.abstract_unix_socket = true;

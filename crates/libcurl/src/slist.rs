@@ -69,6 +69,25 @@ pub extern "C" fn curl_slist_free_all(list: *mut CurlSlist) {
     })
 }
 
+/// The strings of a list as bytes, as they are (FTP's quote commands go out unchanged).
+///
+/// # Safety
+/// `list` is NULL or a live list.
+pub(crate) unsafe fn to_byte_vec(list: *const CurlSlist) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut p = list;
+    while !p.is_null() {
+        // SAFETY: live nodes per the caller; data is NULL or a C string.
+        unsafe {
+            if let Some(b) = cstr((*p).data) {
+                out.push(b.to_vec());
+            }
+            p = (*p).next;
+        }
+    }
+    out
+}
+
 /// The strings of a list, for options that take one (HTTPHEADER, RESOLVE...).
 ///
 /// # Safety

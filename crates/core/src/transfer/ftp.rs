@@ -661,9 +661,22 @@ impl Transfer {
             return Ok(());
         };
         let overall = self.opts.timeout.map(|d| (self.started, d));
-        let left = pingpong::time_left(now, sent_at, None, overall, false);
+        // curl's ftp_done waits a minute for the reply after the data, with the blocking
+        // reader's message.
+        let last = self.ftp_step() == Step::Final;
+        let wait = self
+            .opts
+            .ftp()
+            .response_timeout
+            .or(last.then_some(Duration::from_secs(60)));
+        let left = pingpong::time_left(now, sent_at, wait, overall, false);
         if left.is_zero() {
-            return Err(Error::new(Code::OperationTimedout, "FTP response timeout"));
+            let msg = if last {
+                "FTP response timeout"
+            } else {
+                "server response timeout"
+            };
+            return Err(Error::new(Code::OperationTimedout, msg));
         }
         self.timers.set(TimerId::Protocol, now + left);
         Ok(())
