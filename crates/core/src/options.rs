@@ -475,6 +475,9 @@ pub struct FtpOptions {
     /// `CURLOPT_SERVER_RESPONSE_TIMEOUT(_MS)`: how long a reply may take (None: curl's 120
     /// seconds, 60 for the reply after the data).
     pub response_timeout: Option<Duration>,
+    /// `CURLOPT_PROXY_TRANSFER_MODE`: an ftp:// URL sent to an HTTP proxy gets `;type=a`
+    /// or `;type=i` when it has no type.
+    pub proxy_transfer_mode: bool,
 }
 
 /// The mail protocols' settings (`CURLOPT_SASL_AUTHZID`, `CURLOPT_SASL_IR`,
@@ -501,6 +504,7 @@ pub static FTP_DEFAULTS: FtpOptions = FtpOptions {
     disable_eprt: false,
     accept_timeout: None,
     response_timeout: None,
+    proxy_transfer_mode: false,
 };
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).

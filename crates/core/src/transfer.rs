@@ -1442,10 +1442,20 @@ fn bracket(host: &str) -> String {
 }
 
 /// The URL as an absolute-form request target: no credentials, no fragment.
-fn absolute_form(url: &Url) -> String {
+fn absolute_form(url: &Url, userpwd: Option<&(String, String)>) -> String {
     let mut u = url.clone();
-    let _ = u.set(Part::User, None, Flags::default());
-    let _ = u.set(Part::Password, None, Flags::default());
+    if url.scheme() == "http" {
+        let _ = u.set(Part::User, None, Flags::default());
+        let _ = u.set(Part::Password, None, Flags::default());
+    } else if let Some((user, pass)) = userpwd {
+        // An ftp:// URL keeps its credentials, and curl's override_login puts -u's in it.
+        let enc = Flags {
+            url_encode: true,
+            ..Flags::default()
+        };
+        let _ = u.set(Part::User, Some(user), enc);
+        let _ = u.set(Part::Password, Some(pass), enc);
+    }
     let _ = u.set(Part::Fragment, None, Flags::default());
     // An IDN host goes as the name curl converted it to (its http_target sets the host to
     // `conn->host.name`), not percent-encoded UTF-8.

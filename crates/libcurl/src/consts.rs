@@ -236,6 +236,7 @@ pub mod opt {
     pub const ABSTRACT_UNIX_SOCKET: c_int = 10264;
     pub const CRLF: c_int = 27;
     pub const DIRLISTONLY: c_int = 48;
+    pub const PROXY_TRANSFER_MODE: c_int = 166;
     pub const APPEND: c_int = 50;
     pub const TRANSFERTEXT: c_int = 53;
     pub const FTP_USE_EPSV: c_int = 85;

@@ -1500,6 +1500,8 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
                 st.opts.filetime = on;
             }
             DIRLISTONLY => o.ftp_mut().list_only = on,
+            PROXY_TRANSFER_MODE if !(0..=1).contains(&v) => return CURLE_BAD_FUNCTION_ARGUMENT,
+            PROXY_TRANSFER_MODE => o.ftp_mut().proxy_transfer_mode = on,
             APPEND => o.ftp_mut().append = on,
             TRANSFERTEXT => o.use_ascii = on,
             FTP_USE_EPSV => o.ftp_use_epsv = on,

@@ -623,3 +623,51 @@ fn active_mode_bad_addresses() {
         ),
     );
 }
+
+// ---- through an HTTP proxy ----------------------------------------------------------
+
+/// The request each client sends an HTTP proxy for `url`, and its stdout.
+fn via_proxy(args: &[&str]) -> Vec<(Vec<u8>, Vec<u8>, i32)> {
+    use oxcurl_testsupport::{Exec, Reply, ScriptedServer};
+    [
+        oxcurl_testsupport::process::reference_curl(),
+        under_test(OXCURL),
+    ]
+    .iter()
+    .map(|bin| {
+        let proxy = ScriptedServer::with_replies(vec![Reply::ok("from the proxy\n")]);
+        let out = Exec::new(bin)
+            .args(["-sS", "-x", &proxy.url()])
+            .args(args)
+            .run();
+        proxy.wait_idle(std::time::Duration::from_secs(5));
+        let raw = proxy
+            .requests()
+            .first()
+            .map(|r| r.raw())
+            .unwrap_or_default();
+        let code = out.exit_code();
+        (raw, out.stdout, code)
+    })
+    .collect()
+}
+
+#[test]
+fn ftp_through_an_http_proxy_is_an_http_get() {
+    for args in [
+        &["ftp://ftp.example/dir/file.txt"][..],
+        &["-u", "michal:aybabtu", "ftp://host.com/we/want/299"],
+        &["ftp://u%40x:p@host.com:2121/a;type=a"],
+        &["-B", "ftp://host.com/list/"],
+    ] {
+        let sides = via_proxy(args);
+        assert_eq!(
+            String::from_utf8_lossy(&sides[0].0),
+            String::from_utf8_lossy(&sides[1].0),
+            "{args:?}: the requests differ"
+        );
+        assert_eq!(sides[0].1, sides[1].1, "{args:?}: stdout differs");
+        assert_eq!(sides[0].2, sides[1].2, "{args:?}: exit codes differ");
+        assert!(sides[1].0.starts_with(b"GET ftp://"), "{args:?}");
+    }
+}

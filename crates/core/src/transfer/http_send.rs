@@ -83,14 +83,16 @@ impl Transfer {
         self.speed.restart();
         let host = url.host_punycode().unwrap_or_default();
         let port = url.port_or_default();
-        let host_header: std::borrow::Cow<'_, str> =
-            if Some(port) == oxcurl_urlapi::default_port(url.scheme()) {
-                host.clone()
-            } else {
-                let mut hp = String::with_capacity(host.len() + 6);
-                let _ = write!(hp, "{host}:{port}");
-                hp.into()
-            };
+        // curl leaves the port out for http on 80 and https on 443 only (an ftp:// URL
+        // through a proxy names 21).
+        let default = matches!((url.scheme(), port), ("http", 80) | ("https", 443));
+        let host_header: std::borrow::Cow<'_, str> = if default {
+            host.clone()
+        } else {
+            let mut hp = String::with_capacity(host.len() + 6);
+            let _ = write!(hp, "{host}:{port}");
+            hp.into()
+        };
         // The path and query, borrowed from the URL when there is no query.
         let auth_path: std::borrow::Cow<'_, str> = match url.query() {
             Some(q) => format!("{}?{q}", url.path()).into(),
@@ -99,7 +101,26 @@ impl Transfer {
         let absolute = self.proxy.as_ref().is_some_and(|p| p.kind.is_http()) && !self.tunnel_wanted;
         let target: std::borrow::Cow<'_, str> = match &self.opts.request_target {
             Some(t) => t.clone().into(),
-            None if absolute => absolute_form(&url).into(),
+            None if absolute => {
+                let mut t = absolute_form(&url, self.opts.userpwd.as_ref());
+                if url.scheme() == "ftp" && self.opts.ftp().proxy_transfer_mode {
+                    // curl's http_target: a type the path ends with stays.
+                    let path = url.path();
+                    let typed = path.find(";type=").is_some_and(|at| {
+                        let rest = &path.as_bytes()[at + 6..];
+                        rest.len() == 1
+                            && matches!(rest[0].to_ascii_uppercase(), b'A' | b'D' | b'I')
+                    });
+                    if !typed {
+                        t.push_str(if self.opts.use_ascii {
+                            ";type=a"
+                        } else {
+                            ";type=i"
+                        });
+                    }
+                }
+                t.into()
+            }
             None => auth_path.clone(),
         };
         let same_origin = self.first_origin.as_ref().is_some_and(|(s, h, p)| {

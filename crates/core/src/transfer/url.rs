@@ -204,6 +204,19 @@ impl Transfer {
         h.setup(self, cx, &url)?;
 
         self.select_proxy(scheme, &host)?;
+        // curl's create_conn: an HTTP proxy that does not tunnel carries the schemes that
+        // allow it (ftp) as an HTTP request for the whole URL; HTTP serves the transfer.
+        let http_proxy = self.proxy.as_ref().is_some_and(|p| p.kind.is_http());
+        if flags & crate::scheme::flag::PROXY_AS_HTTP != 0
+            && kind != crate::scheme::HandlerKind::Http
+            && http_proxy
+            && !self.tunnel_wanted
+        {
+            self.ftp = None;
+            let h = handler::of(crate::scheme::HandlerKind::Http);
+            self.handler = h;
+            h.setup(self, cx, &url)?;
+        }
         if !self.tunnel_again {
             if let Some((th, tp)) = self.connect_to_target(&host, port)? {
                 if !th.is_empty() {
