@@ -142,6 +142,8 @@ pub struct Info {
     /// A time condition left a file:// document out (`CURLINFO_CONDITION_UNMET`; an HTTP
     /// transfer says so with its 304).
     pub condition_unmet: bool,
+    /// `CURLINFO_FTP_ENTRY_PATH`: the directory an FTP server put the login in.
+    pub ftp_entry_path: Option<String>,
 }
 
 impl Info {

@@ -478,6 +478,8 @@ pub struct FtpOptions {
     /// `CURLOPT_PROXY_TRANSFER_MODE`: an ftp:// URL sent to an HTTP proxy gets `;type=a`
     /// or `;type=i` when it has no type.
     pub proxy_transfer_mode: bool,
+    /// `CURLOPT_FTP_USE_PRET` (`--ftp-pret`): PRET before PASV or EPSV.
+    pub use_pret: bool,
 }
 
 /// The mail protocols' settings (`CURLOPT_SASL_AUTHZID`, `CURLOPT_SASL_IR`,
@@ -505,6 +507,7 @@ pub static FTP_DEFAULTS: FtpOptions = FtpOptions {
     accept_timeout: None,
     response_timeout: None,
     proxy_transfer_mode: false,
+    use_pret: false,
 };
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).

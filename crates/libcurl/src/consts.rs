@@ -237,6 +237,7 @@ pub mod opt {
     pub const CRLF: c_int = 27;
     pub const DIRLISTONLY: c_int = 48;
     pub const PROXY_TRANSFER_MODE: c_int = 166;
+    pub const FTP_USE_PRET: c_int = 188;
     pub const APPEND: c_int = 50;
     pub const TRANSFERTEXT: c_int = 53;
     pub const FTP_USE_EPSV: c_int = 85;

@@ -1502,6 +1502,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             DIRLISTONLY => o.ftp_mut().list_only = on,
             PROXY_TRANSFER_MODE if !(0..=1).contains(&v) => return CURLE_BAD_FUNCTION_ARGUMENT,
             PROXY_TRANSFER_MODE => o.ftp_mut().proxy_transfer_mode = on,
+            FTP_USE_PRET => o.ftp_mut().use_pret = on,
             APPEND => o.ftp_mut().append = on,
             TRANSFERTEXT => o.use_ascii = on,
             FTP_USE_EPSV => o.ftp_use_epsv = on,
@@ -2138,7 +2139,8 @@ pub extern "C" fn oxcurl_easy_getinfo_ptr(
                     60 => i.referer.clone().or_else(|| st.opts.referer.clone()),
                     61 => Some(st.opts.tls.effective_cafile().to_string()),
                     62 => Some(st.opts.tls.effective_capath().to_string()),
-                    30 | 36 => None,
+                    30 => i.ftp_entry_path.clone(),
+                    36 => None,
                     _ => return CURLE_UNKNOWN_OPTION,
                 };
                 let p = match s {

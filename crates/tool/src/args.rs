@@ -3242,6 +3242,7 @@ impl Parser {
             "ftp-port" => self.op().ftp.port = Some(a()),
             "ftp-pasv" => self.op().ftp.port = None,
             "disable-eprt" => self.op().ftp.disable_eprt = on,
+            "ftp-pret" => self.op().ftp.use_pret = on,
             "ftp-create-dirs" => self.op().ftp.create_dirs = if on { 2 } else { 0 },
             "list-only" => self.op().ftp.list_only = on,
             "append" => self.op().ftp.append = on,
@@ -3262,7 +3263,6 @@ impl Parser {
             "compressed-ssh"
             | "doh-cert-status"
             | "doh-insecure"
-            | "ftp-pret"
             | "ftp-ssl-ccc"
             | "ftp-ssl-control"
             | "mail-rcpt-allowfails"

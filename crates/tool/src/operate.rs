@@ -1308,7 +1308,7 @@ fn conclude(
             num_headers,
             num_retries: meta.retry.num_retries,
             proxy_used: false,
-            ftp_entry_path: None,
+            ftp_entry_path: info.ftp_entry_path.as_deref(),
             curl_version: &oxcurl_core::version_line(),
             url_part: &part,
         };

@@ -71,6 +71,7 @@ enum Why {
     Timeout,
     ConnRefused,
     Http,
+    Ftp,
 }
 
 impl Why {
@@ -80,6 +81,7 @@ impl Why {
             Why::Timeout => ": timeout",
             Why::ConnRefused => ": connection refused",
             Why::Http => ": HTTP error",
+            Why::Ftp => ": FTP error",
         }
     }
 }
@@ -126,6 +128,10 @@ pub fn decide(
                 ) =>
         {
             Some(Why::Http)
+        }
+        // All 4xx replies of FTP are transient (a server full of users, typically).
+        Some(_) if matches!(o.scheme, "ftp" | "ftps") && o.response_code / 100 == 4 => {
+            Some(Why::Ftp)
         }
         _ => None,
     };

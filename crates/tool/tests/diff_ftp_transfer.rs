@@ -671,3 +671,101 @@ fn ftp_through_an_http_proxy_is_an_http_get() {
         assert!(sides[1].0.starts_with(b"GET ftp://"), "{args:?}");
     }
 }
+
+// ---- replies curl reacts to ---------------------------------------------------------
+
+#[test]
+fn response_code_and_entry_path_in_write_out() {
+    run(
+        files,
+        Case::new(
+            "writeout",
+            &[
+                "-sS",
+                "-w",
+                "%{response_code} [%{ftp_entry_path}]\\n",
+                "{ftp}/top.txt",
+            ],
+        ),
+    );
+    run(
+        files,
+        Case::new(
+            "writeout_err",
+            &["-sS", "-w", "%{response_code}\\n", "{ftp}/nope.txt"],
+        ),
+    );
+}
+
+#[test]
+fn transient_ftp_errors_are_retried() {
+    run(
+        |s| {
+            files(s);
+            s.reply_once("RETR", "450 Busy, try later\r\n");
+        },
+        Case::new(
+            "retry_4xx",
+            &["-sS", "--retry", "1", "--retry-delay", "1", "{ftp}/top.txt"],
+        ),
+    );
+}
+
+#[test]
+fn pret_before_the_data_connection() {
+    let (_, o) = run(
+        files,
+        Case::new(
+            "pret",
+            &["-sS", "--ftp-pret", "{ftp}/top.txt", "{ftp}/dir/"],
+        ),
+    );
+    assert!(
+        o.control[0].contains("PRET RETR top.txt\r\n"),
+        "{}",
+        o.control[0]
+    );
+    run(
+        |s| {
+            files(s);
+            s.reply_always("PRET", "500 What is PRET\r\n");
+        },
+        Case::new("pret_refused", &["-sS", "--ftp-pret", "{ftp}/top.txt"]),
+    );
+}
+
+#[test]
+fn epsv_port_that_does_not_connect_falls_back_to_pasv() {
+    run(
+        |s| {
+            files(s);
+            s.reply_always("EPSV", "229 Entering Extended Passive Mode (|||1|)\r\n");
+        },
+        Case::new("epsv_noconnect", &["-sS", "{ftp}/top.txt"]),
+    );
+}
+
+#[test]
+fn os400_entry_path_asks_syst_and_name_format() {
+    let (_, o) = run(
+        |s| {
+            files(s);
+            s.reply_once("PWD", "257 \"QGPL\" is the current library\r\n");
+            s.reply_once("SYST", "215 OS/400 is the remote operating system\r\n");
+            s.reply_once("SITE", "250 Now using naming format \"1\"\r\n");
+        },
+        Case::new("os400", &["-sv", "{ftp}/top.txt"]),
+    );
+    assert!(
+        o.control[0].contains("SYST\r\nSITE NAMEFMT 1\r\nPWD\r\n"),
+        "{}",
+        o.control[0]
+    );
+    run(
+        |s| {
+            files(s);
+            s.reply_once("PWD", "257 \"C:\\\" is current\r\n");
+        },
+        Case::new("not_os400", &["-sS", "{ftp}/top.txt"]),
+    );
+}

@@ -52,6 +52,8 @@ pub(crate) struct FtpConn {
     transfer_type: Option<u8>,
     /// USER (and PASS) were accepted.
     logged_in: bool,
+    /// SYST's system name, once asked (curl's `server_os`).
+    server_os: Option<String>,
     /// EPSV or EPRT failed on this connection: PASV or PORT from now on (curl's
     /// `ftp_use_epsv` and `ftp_use_eprt` connection bits).
     epsv_failed: bool,
@@ -89,6 +91,8 @@ enum Step {
     Pass,
     Acct,
     Pwd,
+    Syst,
+    NameFmt,
     /// Logged in; protocol connect is done.
     LoggedIn,
     /// The reply to the quote command at this index of the list.
@@ -106,6 +110,7 @@ enum Step {
     /// REST 0 for `-I`, REST before a resumed download.
     InfoRest,
     Rest,
+    Pret,
     Epsv,
     Pasv,
     /// The data connection is being made.
@@ -139,12 +144,45 @@ enum Mode {
     None,
 }
 
+/// The data connection's socket, handed to the application's close hook when it goes.
+struct DataSock {
+    stream: Option<TcpStream>,
+    hooks: connect::Hooks,
+}
+
+impl DataSock {
+    fn new(stream: TcpStream, hooks: &connect::Hooks) -> DataSock {
+        DataSock {
+            stream: Some(stream),
+            hooks: hooks.clone(),
+        }
+    }
+
+    fn get(&mut self) -> &mut TcpStream {
+        self.stream.as_mut().expect("data socket")
+    }
+}
+
+impl std::os::fd::AsFd for DataSock {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.stream.as_ref().expect("data socket").as_fd()
+    }
+}
+
+impl Drop for DataSock {
+    fn drop(&mut self) {
+        if let Some(s) = self.stream.take() {
+            connect::close_with(&self.hooks, s.into());
+        }
+    }
+}
+
 /// The data connection.
 enum Data {
     Connecting(Box<HappyEyeballs>),
     /// Active mode's socket, listening for the server.
     Listening(std::net::TcpListener, u64),
-    Open(TcpStream, u64),
+    Open(DataSock, u64),
 }
 
 /// One FTP transfer (curl's `struct FTP` and the transfer parts of `ftp_conn`).
@@ -195,6 +233,8 @@ pub(super) struct FtpXfer {
     up_prev_cr: bool,
     /// Active mode: when waiting for the server's connection ends.
     accept_by: Option<Instant>,
+    /// The data connection being made is EPSV's (a failure tries PASV).
+    via_epsv: bool,
     /// A CWD was refused: the connection's directory is not known.
     cwd_failed: bool,
     /// The CWD being retried after MKD (curl's `count2`) and the MKD allowed to fail once
@@ -209,6 +249,8 @@ pub(super) struct FtpXfer {
     cwd_done: bool,
     /// `ftp_done` runs: a failure now leaves the control connection in step.
     in_done: bool,
+    /// The URL's path was refused; the do phase fails with it.
+    path_error: Option<Error>,
 }
 
 impl crate::conn::ConnProto for FtpConn {
@@ -236,12 +278,38 @@ impl Handler for FtpHandler {
     /// file of the URL's path for the file method; `;type=` picks the transfer type.
     fn setup(&self, t: &mut Transfer, _cx: &mut Cx<'_>, url: &Url) -> Result<()> {
         t.find_credentials(url)?;
+        // curl's Curl_auth_allowed_to_host: -u's credentials go to the first host only
+        // (a redirect elsewhere logs in anonymously) unless --location-trusted.
+        if t.opts.userpwd.is_some() && !t.opts.unrestricted_auth {
+            let host = url.host_punycode().unwrap_or_default().to_ascii_lowercase();
+            let port = url.port_or_default();
+            let same = t
+                .first_origin
+                .as_ref()
+                .is_some_and(|(s, h, p)| *s == url.scheme() && *h == host && *p == port);
+            if !same {
+                t.creds = None;
+            }
+        }
         let method = t.opts.ftp().method;
         let (upload, in_size) = match t.opts.body {
             Body::Upload(n) => (true, n),
             _ => (false, None),
         };
-        let path = ftp::parse_url_path(url.path(), method, upload)?;
+        // curl reads the path in its do phase, after the login: a path it refuses fails
+        // there.
+        let (path, path_error) = match ftp::parse_url_path(url.path(), method, upload) {
+            Ok(p) => (p, None),
+            Err(e) => (
+                ftp::FtpPath {
+                    raw: Vec::new(),
+                    dirs: Vec::new(),
+                    file: None,
+                    typecode: None,
+                },
+                Some(e),
+            ),
+        };
         let list_only = t.opts.ftp().list_only || path.typecode == Some(ftp::TypeCode::List);
         let listing = !upload && (path.file.is_none() || list_only);
         let ascii = match path.typecode {
@@ -282,6 +350,7 @@ impl Handler for FtpHandler {
             up_eof: false,
             up_prev_cr: false,
             accept_by: None,
+            via_epsv: false,
             cwd_failed: false,
             mkd_done: false,
             mkd_may_fail: false,
@@ -289,6 +358,7 @@ impl Handler for FtpHandler {
             alt_user_sent: false,
             cwd_done: false,
             in_done: false,
+            path_error,
         }));
         Ok(())
     }
@@ -319,6 +389,19 @@ impl Handler for FtpHandler {
         if matches!(t.ftp_step(), Step::LoggedIn | Step::Greeting) {
             // curl updates the progress after every step with a connection.
             t.progress(cx.now);
+            // curl's state_do: the application may stop the transfer before it starts.
+            if !t
+                .callbacks
+                .prereq_live(t.info.primary_ip, t.info.local_addr, &t.info)
+            {
+                return Err(Error::new(
+                    Code::AbortedByCallback,
+                    "operation aborted by pre-request callback",
+                ));
+            }
+            if let Some(e) = t.ftp.as_mut().and_then(|x| x.path_error.take()) {
+                return Err(e);
+            }
             t.ftp_check_cwd_done();
             t.ftp_quote(Quote::Before, 0)?;
         }
@@ -600,7 +683,9 @@ impl Transfer {
                 }
             };
             if let Some((line, code)) = ev {
-                if code.is_some() {
+                if let Some(c) = code {
+                    // curl's ftp_readresp: CURLINFO_RESPONSE_CODE is the latest reply's.
+                    self.info.response_code = c;
                     m.sent_at = None;
                     m.last.clear();
                     m.last.extend_from_slice(&line);
@@ -608,7 +693,8 @@ impl Transfer {
                 conn.proto = Some(meta);
                 self.ftp_show_line(&line)?;
                 if let Some(code) = code {
-                    if code == 421 {
+                    // Waiting for the server's data connection, a 421 is its refusal.
+                    if code == 421 && self.ftp_step() != Step::Accept {
                         // curl's ftp_readresp: a 421 at any point ends the session.
                         self.verbose("We got a 421 - timeout");
                         return Err(Error::code(Code::OperationTimedout));
@@ -769,11 +855,48 @@ impl Transfer {
                     let line = self.ftp_last();
                     if let Some(dir) = ftp::pwd_reply(line.as_bytes())? {
                         let dir = String::from_utf8_lossy(&dir).into_owned();
+                        self.info.ftp_entry_path = Some(dir.clone());
+                        let m = conn_meta(self.conn.as_mut().expect("conn"));
+                        // A path not starting with / may be a server's own syntax (OS/400):
+                        // curl asks which system it is, once (SYST goes before it says the
+                        // path).
+                        let ask = m.server_os.is_none() && !dir.starts_with('/');
+                        m.entry_path = Some(dir.clone());
+                        if ask {
+                            self.ftp_set(Step::Syst);
+                            self.ftp_send("SYST", None)?;
+                        }
                         self.verbose(&format!("Entry path is '{dir}'"));
-                        conn_meta(self.conn.as_mut().expect("conn")).entry_path = Some(dir);
+                        if ask {
+                            return Ok(());
+                        }
                     } else {
                         self.verbose("Failed to figure out path");
                     }
+                }
+                self.ftp_set(Step::LoggedIn);
+                Ok(())
+            }
+            Step::Syst => {
+                if code == 215 {
+                    let line = self.ftp_last();
+                    let os = line.get(4..).unwrap_or("").trim_start_matches(' ');
+                    let os = os.split([' ', '\r', '\n']).next().unwrap_or("").to_string();
+                    let os400 = os.eq_ignore_ascii_case("OS/400");
+                    conn_meta(self.conn.as_mut().expect("conn")).server_os = Some(os);
+                    if os400 {
+                        // The standard name format, then the entry path again in it.
+                        self.ftp_set(Step::NameFmt);
+                        return self.ftp_send("SITE NAMEFMT", Some("1"));
+                    }
+                }
+                self.ftp_set(Step::LoggedIn);
+                Ok(())
+            }
+            Step::NameFmt => {
+                if code == 250 {
+                    self.ftp_set(Step::Pwd);
+                    return self.ftp_send("PWD", None);
                 }
                 self.ftp_set(Step::LoggedIn);
                 Ok(())
@@ -942,6 +1065,7 @@ impl Transfer {
             Step::Type(next) => self.ftp_type_reply(next, code),
             Step::InfoSize | Step::Size | Step::StorSize => self.ftp_size_reply(code),
             Step::InfoRest | Step::Rest => self.ftp_rest_reply(code),
+            Step::Pret => self.ftp_pret_reply(code),
             Step::Epsv | Step::Pasv => self.ftp_pasv_reply(cx, code),
             Step::Port(cmd) => self.ftp_port_reply(cmd, code),
             Step::Retr => self.ftp_retr_reply(code),

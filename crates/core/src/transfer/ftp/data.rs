@@ -8,13 +8,47 @@
 use super::*;
 
 impl Transfer {
-    /// curl's `ftp_state_use_pasv`: EPSV, or PASV once EPSV failed or is disabled.
+    /// curl's `ftp_state_prepare_transfer`: active mode, or PRET first when asked, then
+    /// passive.
     pub(super) fn ftp_start_data(&mut self) -> Result<()> {
         if self.opts.ftp().port.is_some() {
             // Made in the do phase's loop, which has the DNS cache at hand.
             self.ftp_set(Step::PortStart(PortCmd::Eprt));
             return Ok(());
         }
+        if self.opts.ftp().use_pret {
+            let x = self.ftp.as_ref().expect("ftp");
+            let line: Vec<u8> = match &x.path.file {
+                None => {
+                    let verb = match &self.opts.custom_request {
+                        Some(c) => c.as_bytes(),
+                        None if x.list_only => b"NLST",
+                        None => b"LIST",
+                    };
+                    [&b"PRET "[..], verb].concat()
+                }
+                Some(f) if x.upload => [&b"PRET STOR "[..], f].concat(),
+                Some(f) => [&b"PRET RETR "[..], f].concat(),
+            };
+            self.ftp_set(Step::Pret);
+            return self.ftp_send_line(&[&line]);
+        }
+        self.ftp_use_pasv()
+    }
+
+    /// PRET's reply: 200, or the transfer fails.
+    pub(super) fn ftp_pret_reply(&mut self, code: u32) -> Result<()> {
+        if code != 200 {
+            return Err(Error::new(
+                Code::FtpPretFailed,
+                format!("PRET command not accepted: {code:03}"),
+            ));
+        }
+        self.ftp_use_pasv()
+    }
+
+    /// curl's `ftp_state_use_pasv`: EPSV, or PASV once EPSV failed or is disabled.
+    fn ftp_use_pasv(&mut self) -> Result<()> {
         // curl cannot do without EPSV over IPv6.
         let v6 = self
             .conn
@@ -63,20 +97,7 @@ impl Transfer {
                     (IpAddr::V4(ip), port)
                 }
             }
-            (Step::Epsv, _) => {
-                // curl's ftp_epsv_disable.
-                if peer.is_ipv6() {
-                    return Err(Error::new(
-                        Code::WeirdServerReply,
-                        "Failed EPSV attempt, exiting",
-                    ));
-                }
-                self.verbose("Failed EPSV attempt. Disabling EPSV");
-                conn_meta(self.conn.as_mut().expect("conn")).epsv_failed = true;
-                self.ftp_set(Step::Pasv);
-                self.ftp_send("PASV", None)?;
-                return Ok(());
-            }
+            (Step::Epsv, _) => return self.ftp_epsv_disable(),
             _ => {
                 return Err(Error::new(
                     Code::FtpWeirdPasvReply,
@@ -88,9 +109,31 @@ impl Transfer {
         let host = ip.to_string();
         self.verbose(&format!("Connecting to {host} ({host}) port {port}"));
         let he = HappyEyeballs::new(&[addr], cx.now, &self.opts.socket());
-        self.ftp.as_mut().expect("ftp").data = Some(Data::Connecting(Box::new(he)));
+        let x = self.ftp.as_mut().expect("ftp");
+        x.data = Some(Data::Connecting(Box::new(he)));
+        x.via_epsv = step == Step::Epsv;
         self.ftp_set(Step::DataConnect);
         Ok(())
+    }
+
+    /// curl's `ftp_epsv_disable`: PASV instead, and no EPSV again on this connection; over
+    /// IPv6 there is nothing else to try.
+    fn ftp_epsv_disable(&mut self) -> Result<()> {
+        let v6 = self
+            .conn
+            .as_ref()
+            .and_then(|c| c.remote)
+            .is_some_and(|a| a.is_ipv6());
+        if v6 && self.proxy.is_none() {
+            return Err(Error::new(
+                Code::WeirdServerReply,
+                "Failed EPSV attempt, exiting",
+            ));
+        }
+        self.verbose("Failed EPSV attempt. Disabling EPSV");
+        conn_meta(self.conn.as_mut().expect("conn")).epsv_failed = true;
+        self.ftp_set(Step::Pasv);
+        self.ftp_send("PASV", None)
     }
 
     /// Drive the data connection's connect; true once it is up (then TYPE and the rest).
@@ -120,14 +163,24 @@ impl Transfer {
                     addr.port()
                 ));
                 let x = self.ftp.as_mut().expect("ftp");
-                x.data = Some(Data::Open(s, connect::next_sock_id()));
+                x.data = Some(Data::Open(
+                    DataSock::new(s, &self.opts.socket_hooks),
+                    connect::next_sock_id(),
+                ));
                 self.ftp_data_ready()?;
                 Ok(true)
             }
             // The attempt noted why; curl's failure names the connection's host and port,
             // not the data address.
             ConnectPoll::Failed(_) => {
-                self.ftp.as_mut().expect("ftp").data = None;
+                let x = self.ftp.as_mut().expect("ftp");
+                x.data = None;
+                if x.via_epsv {
+                    // curl's ftp_do_more: a failed EPSV connect is tried again with PASV.
+                    x.via_epsv = false;
+                    self.ftp_epsv_disable()?;
+                    return Ok(false);
+                }
                 let c = self.conn.as_ref().expect("conn");
                 let host = c.host.trim_start_matches('[').trim_end_matches(']');
                 Err(connect_failed(host, c.port, self.elapsed_ms(cx.now)))
@@ -179,7 +232,7 @@ impl Transfer {
             let Some(Data::Open(s, _)) = x.data.as_mut().filter(|_| want > 0) else {
                 break Ok(0);
             };
-            match io::Read::read(s, &mut buf[..want]) {
+            match io::Read::read(s.get(), &mut buf[..want]) {
                 Ok(n) => break Ok(n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => break Err(e),
@@ -360,7 +413,7 @@ impl Transfer {
             let Some(Data::Open(s, _)) = x.data.as_mut() else {
                 return Err(Error::code(Code::SendError));
             };
-            let r = io::Write::write(s, &x.up[x.up_pos..x.up_len]);
+            let r = io::Write::write(s.get(), &x.up[x.up_pos..x.up_len]);
             match r {
                 Ok(n) => {
                     if self.opts.verbose {

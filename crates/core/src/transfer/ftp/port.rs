@@ -138,7 +138,11 @@ impl Transfer {
         if cmd == PortCmd::Eprt && !eprt {
             cmd = PortCmd::Port;
         }
-        let line = match (cmd, bound) {
+        // curl announces the address it resolved, with the port it bound (also when the
+        // bind fell back to the control connection's address: a host behind NAT names its
+        // outside address this way).
+        let announced = SocketAddr::new(target, bound.port());
+        let line = match (cmd, announced) {
             (PortCmd::Eprt, a) => ftp::eprt_command(a),
             (PortCmd::Port, SocketAddr::V4(a)) => ftp::port_command(a),
             (PortCmd::Port, SocketAddr::V6(_)) => return Err(port_failed("Failed to do PORT")),
@@ -208,7 +212,10 @@ impl Transfer {
                     peer.port()
                 ));
                 let x = self.ftp.as_mut().expect("ftp");
-                x.data = Some(Data::Open(s, connect::next_sock_id()));
+                x.data = Some(Data::Open(
+                    DataSock::new(s, &self.opts.socket_hooks),
+                    connect::next_sock_id(),
+                ));
                 self.timers.clear(TimerId::Protocol);
                 Ok(true)
             }

@@ -140,10 +140,12 @@ impl Transfer {
             while *at < s.len() && s[*at].is_ascii_digit() {
                 *at += 1;
             }
-            if *at == start {
-                return None;
+            let n = std::str::from_utf8(&s[start..*at]).ok()?.parse().ok();
+            if n.is_none() {
+                // No number, or one too large: curl's parser stays where it was.
+                *at = start;
             }
-            std::str::from_utf8(&s[start..*at]).ok()?.parse().ok()
+            n
         };
         let bad = || Error::code(Code::RangeError);
         let mut at = 0;
