@@ -1,4 +1,4 @@
-//! Fuzz the FTP wire pieces with arbitrary server replies and URL paths: no panics, and
+//! Fuzz the FTP wire pieces with arbitrary server replies, URL paths and ranges: no panics, and
 //! every result within the range curl's parsers allow (a PWD name non-empty and at most
 //! PWD_MAX bytes, sizes never negative, cut URL paths free of control bytes and empty
 //! directories, a port range never upside down).
@@ -18,6 +18,17 @@ fuzz_target!(|data: &[u8]| {
         assert!(!dir.is_empty() && dir.len() <= ftp::PWD_MAX);
         assert!(!dir.contains(&0));
         let _ = ftp::pwd_needs_syst(&dir);
+    }
+    match ftp::parse_range(data) {
+        // A length is at least one byte; a start from the end takes exactly those bytes.
+        Ok((from, Some(len))) => {
+            assert!(len >= 1);
+            if from < 0 {
+                assert_eq!(len, from.unsigned_abs());
+            }
+        }
+        Ok((from, None)) => assert!(from >= 0),
+        Err(_) => {}
     }
     let os = ftp::syst_reply(data);
     assert!(!os.contains(&b' ') && !os.contains(&0));

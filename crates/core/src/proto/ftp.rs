@@ -443,6 +443,44 @@ impl FtpPath {
     }
 }
 
+/// A range for FTP (curl's `Curl_range`): where the download starts (below 0: that many
+/// bytes from the end) and how many bytes it takes, None to the end. `X-Y`, `X-` and `-Y`;
+/// blanks before the first number are skipped. A number too large for `curl_off_t` reads as
+/// none (curl's parser stays where it was), so `-r 36893488147419103232-` is refused.
+/// Refused (`CURLE_RANGE_ERROR`): no dash where one must be, `-0`, a start past the end,
+/// a length that overflows.
+pub fn parse_range(range: &[u8]) -> Result<(i64, Option<u64>), Error> {
+    let s = range;
+    let num = |at: &mut usize| -> Option<i64> {
+        let start = *at;
+        while *at < s.len() && s[*at].is_ascii_digit() {
+            *at += 1;
+        }
+        let n = std::str::from_utf8(&s[start..*at]).ok()?.parse().ok();
+        if n.is_none() {
+            *at = start;
+        }
+        n
+    };
+    let bad = || Error::code(Code::RangeError);
+    let mut at = 0;
+    while at < s.len() && (s[at] == b' ' || s[at] == b'\t') {
+        at += 1;
+    }
+    let from = num(&mut at);
+    if s.get(at) != Some(&b'-') {
+        return Err(bad());
+    }
+    at += 1;
+    match (from, num(&mut at)) {
+        (from, None) => Ok((from.unwrap_or(0), None)),
+        (None, Some(0)) => Err(bad()),
+        (None, Some(to)) => Ok((-to, Some(to as u64))),
+        (Some(from), Some(to)) if from > to || to - from == i64::MAX => Err(bad()),
+        (Some(from), Some(to)) => Ok((from, Some((to - from) as u64 + 1))),
+    }
+}
+
 /// What `-P`/`--ftp-port` (`CURLOPT_FTPPORT`) asks for (curl's `ftp_state_use_port`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PortSpec {
@@ -539,10 +577,24 @@ pub fn port_command(listen: SocketAddrV4) -> String {
 
 #[cfg(test)]
 mod tests {
+
     //! The tables are `reply => expected`. A case marked "curl" was run through curl 8.14.1
     //! against a scripted server sending that reply; what curl did (`-v` for the address and
     //! size, `-I` for the header lines, the commands it sent) is the expected value.
     use super::*;
+
+    #[test]
+    fn ranges_as_curl_range_reads_them() {
+        assert_eq!(parse_range(b"2-6").unwrap(), (2, Some(5)));
+        assert_eq!(parse_range(b"6-").unwrap(), (6, None));
+        assert_eq!(parse_range(b"-4").unwrap(), (-4, Some(4)));
+        assert_eq!(parse_range(b" 0-0").unwrap(), (0, Some(1)));
+        assert!(parse_range(b"-0").is_err());
+        assert!(parse_range(b"7-3").is_err());
+        assert!(parse_range(b"36893488147419103232-").is_err());
+        assert!(parse_range(b"abc").is_err());
+        assert!(parse_range(b"0-9223372036854775807").is_err());
+    }
 
     /// Each `input => expected` of a table.
     fn cases<'a>(table: &'a [&'a str]) -> impl Iterator<Item = (&'a str, &'a str)> {

@@ -278,6 +278,12 @@ impl Handler for FtpHandler {
     /// file of the URL's path for the file method; `;type=` picks the transfer type.
     fn setup(&self, t: &mut Transfer, _cx: &mut Cx<'_>, url: &Url) -> Result<()> {
         t.find_credentials(url)?;
+        // curl decodes the URL's user and password refusing control bytes for protocols
+        // that cannot send them (PROTOPT_USERPWDCTRL is HTTP's).
+        let ctrl = |v: &Option<String>| v.as_ref().is_some_and(|s| s.bytes().any(|b| b < 0x20));
+        if ctrl(&t.url_user) || ctrl(&t.url_password) {
+            return Err(Error::code(Code::UrlMalformat));
+        }
         // curl's Curl_auth_allowed_to_host: -u's credentials go to the first host only
         // (a redirect elsewhere logs in anonymously) unless --location-trusted.
         if t.opts.userpwd.is_some() && !t.opts.unrestricted_auth {
@@ -860,7 +866,7 @@ impl Transfer {
                         // A path not starting with / may be a server's own syntax (OS/400):
                         // curl asks which system it is, once (SYST goes before it says the
                         // path).
-                        let ask = m.server_os.is_none() && !dir.starts_with('/');
+                        let ask = m.server_os.is_none() && ftp::pwd_needs_syst(dir.as_bytes());
                         m.entry_path = Some(dir.clone());
                         if ask {
                             self.ftp_set(Step::Syst);
@@ -880,9 +886,9 @@ impl Transfer {
             Step::Syst => {
                 if code == 215 {
                     let line = self.ftp_last();
-                    let os = line.get(4..).unwrap_or("").trim_start_matches(' ');
-                    let os = os.split([' ', '\r', '\n']).next().unwrap_or("").to_string();
-                    let os400 = os.eq_ignore_ascii_case("OS/400");
+                    let os = ftp::syst_reply(line.as_bytes());
+                    let os400 = ftp::is_os400(os);
+                    let os = String::from_utf8_lossy(os).into_owned();
                     conn_meta(self.conn.as_mut().expect("conn")).server_os = Some(os);
                     if os400 {
                         // The standard name format, then the entry path again in it.

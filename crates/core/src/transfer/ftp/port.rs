@@ -212,10 +212,8 @@ impl Transfer {
                     peer.port()
                 ));
                 let x = self.ftp.as_mut().expect("ftp");
-                x.data = Some(Data::Open(
-                    DataSock::new(s, &self.opts.socket_hooks),
-                    connect::next_sock_id(),
-                ));
+                // curl closes an accepted socket itself, not through the close callback.
+                x.data = Some(Data::Open(DataSock::new(s, &None), connect::next_sock_id()));
                 self.timers.clear(TimerId::Protocol);
                 Ok(true)
             }

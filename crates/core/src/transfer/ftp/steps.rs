@@ -123,6 +123,9 @@ impl Transfer {
             return self.ftp_type(TypeFor::Stor, want);
         }
         self.ftp_range()?;
+        if self.ftp_step() == Step::Stop {
+            return Ok(());
+        }
         if listing {
             return self.ftp_type(TypeFor::List, b'A');
         }
@@ -134,48 +137,17 @@ impl Transfer {
         let Some(range) = self.opts.range.clone() else {
             return Ok(());
         };
-        let s = range.as_bytes();
-        let num = |at: &mut usize| -> Option<i64> {
-            let start = *at;
-            while *at < s.len() && s[*at].is_ascii_digit() {
-                *at += 1;
-            }
-            let n = std::str::from_utf8(&s[start..*at]).ok()?.parse().ok();
-            if n.is_none() {
-                // No number, or one too large: curl's parser stays where it was.
-                *at = start;
-            }
-            n
+        let Ok((from, length)) = ftp::parse_range(range.as_bytes()) else {
+            // curl's ftp_do_more loses the range's error to the state machine run after
+            // it: nothing is transferred and the transfer ends well.
+            let x = self.ftp.as_mut().expect("ftp");
+            x.mode = Mode::None;
+            x.step = Step::Stop;
+            return Ok(());
         };
-        let bad = || Error::code(Code::RangeError);
-        let mut at = 0;
-        while at < s.len() && (s[at] == b' ' || s[at] == b'\t') {
-            at += 1;
-        }
-        let from = num(&mut at);
-        if s.get(at) != Some(&b'-') {
-            return Err(bad());
-        }
-        at += 1;
-        let to = num(&mut at);
         let x = self.ftp.as_mut().expect("ftp");
-        match (from, to) {
-            (from, None) => x.resume_from = from.unwrap_or(0),
-            (None, Some(to)) => {
-                if to == 0 {
-                    return Err(bad());
-                }
-                x.max_download = Some(to as u64);
-                x.resume_from = -to;
-            }
-            (Some(from), Some(to)) => {
-                if from > to || to - from == i64::MAX {
-                    return Err(bad());
-                }
-                x.max_download = Some((to - from) as u64 + 1);
-                x.resume_from = from;
-            }
-        }
+        x.resume_from = from;
+        x.max_download = length;
         if x.max_download.is_some() {
             x.dont_check = true;
         }
