@@ -62,11 +62,14 @@ make_files() {
     fi
   done
   if [[ ! -f $WWW/600B ]]; then
-    {
+    # Made whole, then cut: `| head -c 600` would end the writer with SIGPIPE, which
+    # pipefail turns into a failure of the script.
+    local page i
+    page=$(
       printf '<!DOCTYPE html>\n<html><head><title>oxcurl benchmark page</title></head><body>\n'
-      local i
       for i in $(seq 1 30); do printf '<p>filler paragraph number %02d.</p>\n' "$i"; done
-    } | head -c 600 > "$WWW/600B"
+    )
+    printf '%s' "${page:0:600}" > "$WWW/600B"
   fi
   if [[ ! -f $WWW/small/f1000.bin ]]; then
     say "making 1000 small files"
