@@ -344,3 +344,74 @@ fn vsftpd_downloads_on_one_connection() {
 fn vsftpd_missing_file() {
     vsftpd_case("vsftpd_missing", &["nope.txt"]);
 }
+
+/// One command line against a fresh vsftpd for each client (anonymous uploads allowed in
+/// `incoming/`): exit code, stdout, stderr and the named file of the served tree afterwards
+/// must agree.
+fn vsftpd_each(name: &str, args: &[&str], after: Option<&str>) {
+    use oxcurl_testsupport::daemons::VsftpdOptions;
+    let mut results = Vec::new();
+    for bin in [reference_curl(), under_test(OXCURL)] {
+        let root = TempDir::new("vsftpd-each");
+        std::fs::write(root.join("hello.txt"), "hello from vsftpd\r\nline two\r\n").unwrap();
+        std::fs::create_dir_all(root.join("pub")).unwrap();
+        std::fs::write(
+            root.join("pub/data.bin"),
+            oxcurl_testsupport::http::generated_body(200_000),
+        )
+        .unwrap();
+        let local = TempDir::new("vsftpd-local");
+        std::fs::write(local.join("up.txt"), "uploaded\nby the client\n").unwrap();
+        let opts = VsftpdOptions::new().upload_dir("incoming");
+        let Some(d) = Vsftpd::try_start_with(root.path(), &opts) else {
+            return;
+        };
+        let base = d.url();
+        let base = base.trim_end_matches('/');
+        let args: Vec<String> = args.iter().map(|a| a.replace("{ftp}", base)).collect();
+        let out = Exec::new(&bin).args(&args).cwd(local.path()).run();
+        let file = after.and_then(|p| std::fs::read(d.root().join(p)).ok());
+        results.push((out.exit_code(), out.stdout.clone(), out.stderr_str(), file));
+    }
+    if results.len() == 2 {
+        assert_eq!(
+            results[0].0, results[1].0,
+            "{name}: exit codes differ: {}",
+            results[1].2
+        );
+        assert!(results[0].1 == results[1].1, "{name}: stdout differs");
+        assert_eq!(results[0].2, results[1].2, "{name}: stderr differs");
+        assert!(
+            results[0].3 == results[1].3,
+            "{name}: the served file differs"
+        );
+        assert!(
+            after.is_none() || results[1].3.is_some(),
+            "{name}: no file was left"
+        );
+        assert_eq!(results[1].0, 0, "{name}: {}", results[1].2);
+    }
+}
+
+#[test]
+fn vsftpd_upload_listing_range_and_active_mode() {
+    vsftpd_each(
+        "upload",
+        &["-sS", "-T", "up.txt", "{ftp}/incoming/"],
+        Some("incoming/up.txt"),
+    );
+    vsftpd_each("listing", &["-sS", "-l", "{ftp}/pub/"], None);
+    vsftpd_each("ascii", &["-sS", "{ftp}/hello.txt;type=a"], None);
+    vsftpd_each(
+        "range",
+        &["-sS", "-r", "100-199", "{ftp}/pub/data.bin"],
+        None,
+    );
+    vsftpd_each("active", &["-sS", "-P", "-", "{ftp}/pub/data.bin"], None);
+    vsftpd_each("head", &["-sS", "-I", "{ftp}/hello.txt"], None);
+    vsftpd_each(
+        "quote",
+        &["-sS", "-Q", "NOOP", "-Q", "-STAT", "{ftp}/hello.txt"],
+        None,
+    );
+}
