@@ -1,10 +1,30 @@
-//! Byte codecs the engine shares: base64 (curl's `lib/curlx/base64.c`), lower-case hex, and
-//! percent-decoding (curl's `Curl_urldecode`, from `oxcurl_urlapi::escape`, the one
-//! implementation the URL parser uses too). Pure functions, no I/O.
+//! Byte codecs the engine shares: base64 (curl's `lib/curlx/base64.c`), lower-case hex, the
+//! LF-to-CRLF conversion of uploads (curl's `cr_lc_read`), and percent-decoding (curl's
+//! `Curl_urldecode`, from `oxcurl_urlapi::escape`, the one implementation the URL parser
+//! uses too). Pure functions, no I/O.
 
 pub use oxcurl_urlapi::escape::{easy_escape, hexval, is_unreserved, urldecode, Reject};
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// curl's LF-to-CRLF reader (`cr_lc_read`, for `--crlf` and FTP's ASCII uploads) on one
+/// piece read from the source: each LF not after a CR gets a CR before it, appended to
+/// `out`; `prev_cr` carries the piece's last byte to the next. A piece without an LF is not
+/// looked at, as in curl (it goes on as it is and `prev_cr` stays): false then, with
+/// nothing appended.
+pub fn lf_to_crlf(src: &[u8], prev_cr: &mut bool, out: &mut Vec<u8>) -> bool {
+    if !src.contains(&b'\n') {
+        return false;
+    }
+    for &b in src {
+        if b == b'\n' && !*prev_cr {
+            out.push(b'\r');
+        }
+        out.push(b);
+        *prev_cr = b == b'\r';
+    }
+    true
+}
 
 /// Standard base64 (RFC 4648) with padding, as curl encodes credentials and values.
 pub fn base64(data: &[u8]) -> String {
@@ -64,6 +84,23 @@ pub fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lf_to_crlf_as_curls_reader() {
+        let mut prev = false;
+        let mut out = Vec::new();
+        assert!(lf_to_crlf(b"a\nb\r\nc\r", &mut prev, &mut out));
+        assert_eq!(out, b"a\r\nb\r\nc\r");
+        assert!(prev);
+        out.clear();
+        assert!(lf_to_crlf(b"\nx", &mut prev, &mut out));
+        assert_eq!(out, b"\nx");
+        // No LF: untouched, and the CR before it is not remembered.
+        out.clear();
+        let mut prev = false;
+        assert!(!lf_to_crlf(b"ab\r", &mut prev, &mut out));
+        assert!(out.is_empty() && !prev);
+    }
 
     #[test]
     fn base64_vectors() {

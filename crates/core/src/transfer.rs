@@ -1238,6 +1238,16 @@ impl Transfer {
     }
 
     /// curl's note for a connection kept for reuse, named after the host it was asked for.
+    /// Whether `url` is on the transfer's first scheme, host and port (curl's
+    /// `Curl_auth_allowed_to_host`: credentials go there only, unless unrestricted).
+    fn on_first_origin(&self, url: &Url) -> bool {
+        let host = url.host_punycode().unwrap_or_default();
+        let port = url.port_or_default();
+        self.first_origin.as_ref().is_some_and(|(s, h, p)| {
+            *s == url.scheme() && h.eq_ignore_ascii_case(&host) && *p == port
+        })
+    }
+
     fn left_intact(&self, id: i64, host: &str) -> String {
         let host = self.conn_to_host.as_deref().unwrap_or(host);
         let host = host.trim_start_matches('[').trim_end_matches(']');
@@ -1480,6 +1490,14 @@ fn store_refused(e: head::StoreError) -> Error {
         }
         head::StoreError::Blank | head::StoreError::NoEnd => Error::code(Code::WeirdServerReply),
     }
+}
+
+/// curl's download writer stopping at `--max-filesize` (`max`) once `written` bytes went.
+fn filesize_exceeded(max: u64, written: u64) -> Error {
+    Error::new(
+        Code::FilesizeExceeded,
+        format!("Exceeded the maximum allowed file size ({max}) with {written} bytes"),
+    )
 }
 
 fn connect_failed(host: &str, port: u16, ms: u128) -> Error {

@@ -277,13 +277,9 @@ impl Transfer {
         }
         self.info.size_download += n as u64;
         if n < data.len() {
-            return Err(Error::new(
-                Code::FilesizeExceeded,
-                format!(
-                    "Exceeded the maximum allowed file size ({}) with {} bytes",
-                    self.opts.max_filesize.unwrap_or(0),
-                    self.info.size_download
-                ),
+            return Err(super::filesize_exceeded(
+                self.opts.max_filesize.unwrap_or(0),
+                self.info.size_download,
             ));
         }
         Ok(())

@@ -224,8 +224,10 @@ pub(super) struct FtpXfer {
     src_read: u64,
     /// An ASCII download's CR waits for the byte after it.
     cr_pending: bool,
-    /// The upload staging buffer and what of it is still to send.
+    /// The upload staging buffer and what of it is still to send; what the source gave
+    /// before the LF-to-CRLF conversion.
     up: Vec<u8>,
+    up_in: Vec<u8>,
     up_pos: usize,
     up_len: usize,
     up_eof: bool,
@@ -286,16 +288,8 @@ impl Handler for FtpHandler {
         }
         // curl's Curl_auth_allowed_to_host: -u's credentials go to the first host only
         // (a redirect elsewhere logs in anonymously) unless --location-trusted.
-        if t.opts.userpwd.is_some() && !t.opts.unrestricted_auth {
-            let host = url.host_punycode().unwrap_or_default().to_ascii_lowercase();
-            let port = url.port_or_default();
-            let same = t
-                .first_origin
-                .as_ref()
-                .is_some_and(|(s, h, p)| *s == url.scheme() && *h == host && *p == port);
-            if !same {
-                t.creds = None;
-            }
+        if t.opts.userpwd.is_some() && !t.opts.unrestricted_auth && !t.on_first_origin(url) {
+            t.creds = None;
         }
         let method = t.opts.ftp().method;
         let (upload, in_size) = match t.opts.body {
@@ -351,6 +345,7 @@ impl Handler for FtpHandler {
             src_read: 0,
             cr_pending: false,
             up: Vec::new(),
+            up_in: Vec::new(),
             up_pos: 0,
             up_len: 0,
             up_eof: false,
@@ -552,40 +547,25 @@ impl Handler for FtpHandler {
                 let _ = t.ftp_send("ABOR", None);
             }
         }
-        let x = t.ftp.take()?;
-        let conn = t.conn.as_mut()?;
+        let (step, conn) = (t.ftp.as_ref()?.step, t.conn.as_mut());
+        let Some(conn) = conn else {
+            t.ftp = None;
+            return None;
+        };
         if in_done {
-            let c = t.conn.take()?;
-            let _ = cx.poller.delete(c.stream.fd());
-            t.info.last_socket = Some(std::os::fd::AsRawFd::as_raw_fd(&c.stream.fd()));
-            let note = t.left_intact(c.id, &c.host);
-            t.touch_pool();
-            drop(cx.pool.put(c, cx.now));
-            return Some(note);
+            t.ftp = None;
+            return t.ftp_keep_conn(cx);
         }
-        if !alive || premature || t.opts.forbid_reuse || x.step == Step::Final {
+        if !alive || premature || t.opts.forbid_reuse || step == Step::Final {
             // curl's ctl_valid goes false: no QUIT on this connection.
             conn_meta(conn).logged_in = false;
+            t.ftp = None;
             return None;
         }
-        let mut notes = String::new();
-        let m = conn_meta(conn);
-        m.sent_at = None;
-        if !x.cwd_failed {
-            if let Some(dir) = x.path.remembered_dir(x.method) {
-                notes.push_str(&format!(
-                    "Remembering we are in dir \"{}\"\n",
-                    String::from_utf8_lossy(dir)
-                ));
-                m.prev_path = Some(dir.to_vec());
-            }
-        }
-        let c = t.conn.take()?;
-        let _ = cx.poller.delete(c.stream.fd());
-        t.info.last_socket = Some(std::os::fd::AsRawFd::as_raw_fd(&c.stream.fd()));
-        notes.push_str(&t.left_intact(c.id, &c.host));
-        t.touch_pool();
-        drop(cx.pool.put(c, cx.now));
+        conn_meta(conn).sent_at = None;
+        let mut notes = t.ftp_remember_dir().map_or(String::new(), |n| n + "\n");
+        t.ftp = None;
+        notes.push_str(&t.ftp_keep_conn(cx)?);
         Some(notes)
     }
 }
@@ -794,6 +774,34 @@ impl Transfer {
             Some((u, p)) => (u.clone(), p.clone()),
             None => (DEFAULT_USER.to_string(), DEFAULT_PASSWORD.to_string()),
         }
+    }
+
+    /// curl's `ftp_done` remembering the directory the transfer left the connection in
+    /// (unless a CWD failed); the line it says so with.
+    fn ftp_remember_dir(&mut self) -> Option<String> {
+        let x = self.ftp.as_ref()?;
+        if x.cwd_failed {
+            return None;
+        }
+        let dir = x.path.remembered_dir(x.method)?.to_vec();
+        let note = format!(
+            "Remembering we are in dir \"{}\"",
+            String::from_utf8_lossy(&dir)
+        );
+        conn_meta(self.conn.as_mut()?).prev_path = Some(dir);
+        Some(note)
+    }
+
+    /// The control connection goes back to the pool after a failed transfer that left it
+    /// in step; the line that says so.
+    fn ftp_keep_conn(&mut self, cx: &mut Cx<'_>) -> Option<String> {
+        let c = self.conn.take()?;
+        let _ = cx.poller.delete(c.stream.fd());
+        self.info.last_socket = Some(std::os::fd::AsRawFd::as_raw_fd(&c.stream.fd()));
+        let note = self.left_intact(c.id, &c.host);
+        self.touch_pool();
+        drop(cx.pool.put(c, cx.now));
+        Some(note)
     }
 
     /// A response during login (curl's `ftp_pp_statemachine` for `FTP_WAIT220`, `FTP_USER`,

@@ -1075,13 +1075,7 @@ impl Transfer {
             let room = max.saturating_sub(self.info.size_download);
             if data.len() as u64 > room {
                 self.deliver_body_bytes(&data[..room as usize])?;
-                return Err(Error::new(
-                    Code::FilesizeExceeded,
-                    format!(
-                        "Exceeded the maximum allowed file size ({max}) with {} bytes",
-                        self.info.size_download
-                    ),
-                ));
+                return Err(filesize_exceeded(max, self.info.size_download));
             }
         }
         self.deliver_body_bytes(data)

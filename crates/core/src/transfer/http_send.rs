@@ -123,9 +123,7 @@ impl Transfer {
             }
             None => auth_path.clone(),
         };
-        let same_origin = self.first_origin.as_ref().is_some_and(|(s, h, p)| {
-            *s == url.scheme() && h.eq_ignore_ascii_case(&host) && *p == port
-        });
+        let same_origin = self.on_first_origin(&url);
         let get_or_head = matches!(self.body, Body::None);
         // curl outputs the proxy's authentication before the server's.
         let proxy_authorization = if absolute {
@@ -813,18 +811,11 @@ impl Transfer {
             let r = read.map(|n| {
                 let n = n.min(room);
                 let src = &inb[..n];
-                if !src.contains(&b'\n') {
-                    self.up.buf[start..start + n].copy_from_slice(src);
-                    return n;
-                }
                 let out = &mut self.up.crlf_out;
                 out.clear();
-                for &b in src {
-                    if b == b'\n' && !self.up.prev_cr {
-                        out.push(b'\r');
-                    }
-                    out.push(b);
-                    self.up.prev_cr = b == b'\r';
+                if !crate::codec::lf_to_crlf(src, &mut self.up.prev_cr, out) {
+                    self.up.buf[start..start + n].copy_from_slice(src);
+                    return n;
                 }
                 let k = out.len().min(room);
                 self.up.buf[start..start + k].copy_from_slice(&out[..k]);

@@ -262,8 +262,7 @@ impl Transfer {
                 if self.opts.verbose {
                     self.callbacks.debug_live(InfoType::DataIn, &[], &self.info);
                 }
-                if self.ftp.as_mut().expect("ftp").cr_pending {
-                    self.ftp.as_mut().expect("ftp").cr_pending = false;
+                if std::mem::take(&mut self.ftp.as_mut().expect("ftp").cr_pending) {
                     self.ftp_write(b"\n")?;
                 }
                 let x = self.ftp.as_mut().expect("ftp");
@@ -348,13 +347,9 @@ impl Transfer {
             );
             self.verbose(&msg);
         } else if w < n {
-            return Err(Error::new(
-                Code::FilesizeExceeded,
-                format!(
-                    "Exceeded the maximum allowed file size ({}) with {} bytes",
-                    self.opts.max_filesize.unwrap_or(0),
-                    x.got
-                ),
+            return Err(filesize_exceeded(
+                self.opts.max_filesize.unwrap_or(0),
+                x.got,
             ));
         }
         Ok(done)
@@ -443,10 +438,9 @@ impl Transfer {
         let cap = self.opts.upload_buffer_size.max(1024);
         let convert = self.opts.crlf || self.ftp.as_ref().expect("ftp").want_type == b'A';
         let x = self.ftp.as_mut().expect("ftp");
-        let mut buf = std::mem::take(&mut x.up);
-        // Converting reads into the second half and writes the first.
-        buf.resize(if convert { cap * 2 } else { cap }, 0);
-        let from = if convert { cap } else { 0 };
+        // Converting reads into `up_in` and converts into `up`.
+        let mut buf = std::mem::take(if convert { &mut x.up_in } else { &mut x.up });
+        buf.resize(cap, 0);
         let mut room = cap;
         if let Some(total) = x.in_size {
             room = room.min(usize::try_from(total.saturating_sub(x.src_read)).unwrap_or(room));
@@ -454,19 +448,17 @@ impl Transfer {
         let read = if room == 0 {
             ReadResult::Data(0)
         } else {
-            self.callbacks
-                .read_live(&mut buf[from..from + room], &self.info)
+            self.callbacks.read_live(&mut buf[..room], &self.info)
         };
         let x = self.ftp.as_mut().expect("ftp");
         let n = match read {
             ReadResult::Data(n) => n.min(room),
-            ReadResult::Pause => {
-                x.up = buf;
-                self.pause_now(pause::SEND);
-                return Ok(false);
-            }
-            ReadResult::Abort => {
-                x.up = buf;
+            other => {
+                *(if convert { &mut x.up_in } else { &mut x.up }) = buf;
+                if matches!(other, ReadResult::Pause) {
+                    self.pause_now(pause::SEND);
+                    return Ok(false);
+                }
                 return Err(Error::new(
                     Code::AbortedByCallback,
                     "operation aborted by callback",
@@ -474,23 +466,20 @@ impl Transfer {
             }
         };
         x.src_read += n as u64;
-        let mut len = n;
         if convert {
-            len = 0;
-            for i in from..from + n {
-                let b = buf[i];
-                if b == b'\n' && !x.up_prev_cr {
-                    buf[len] = b'\r';
-                    len += 1;
-                }
-                x.up_prev_cr = b == b'\r';
-                buf[len] = b;
-                len += 1;
+            let mut out = std::mem::take(&mut x.up);
+            out.clear();
+            if !crate::codec::lf_to_crlf(&buf[..n], &mut x.up_prev_cr, &mut out) {
+                out.extend_from_slice(&buf[..n]);
             }
+            x.up_len = out.len();
+            x.up = out;
+            x.up_in = buf;
+        } else {
+            x.up_len = n;
+            x.up = buf;
         }
-        x.up = buf;
         x.up_pos = 0;
-        x.up_len = len;
         x.up_eof = n == 0;
         Ok(true)
     }
@@ -500,13 +489,8 @@ impl Transfer {
     /// when data moved, else the checks and the post-quote commands.
     fn ftp_done(&mut self, cx: &mut Cx<'_>) -> Result<()> {
         self.ftp.as_mut().expect("ftp").in_done = true;
-        let x = self.ftp.as_ref().expect("ftp");
-        if !x.cwd_failed {
-            if let Some(key) = x.path.remembered_dir(x.method).map(<[u8]>::to_vec) {
-                let shown = String::from_utf8_lossy(&key).into_owned();
-                self.verbose(&format!("Remembering we are in dir \"{shown}\""));
-                conn_meta(self.conn.as_mut().expect("conn")).prev_path = Some(key);
-            }
+        if let Some(note) = self.ftp_remember_dir() {
+            self.verbose(&note);
         }
         let x = self.ftp.as_ref().expect("ftp");
         let open = x.data.is_some();

@@ -50,7 +50,7 @@ impl Transfer {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_string();
-        let possibly_non_local = spec.addr.is_some();
+        let mut possibly_non_local = spec.addr.is_some();
         let host = spec.addr.clone().unwrap_or_else(|| local.ip().to_string());
         // curl's Curl_resolv_blocking, through the DNS cache as every lookup goes (port 0).
         let ttl = self.opts.dns_cache_timeout;
@@ -84,7 +84,6 @@ impl Transfer {
             .find(|a| a.is_ipv6() == remote.is_ipv6())
             .unwrap_or(&addrs[0])
             .ip();
-        let mut possibly_non_local = possibly_non_local;
         let domain = if target.is_ipv6() {
             Domain::IPV6
         } else {

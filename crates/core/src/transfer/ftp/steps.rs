@@ -122,7 +122,7 @@ impl Transfer {
         if upload {
             return self.ftp_type(TypeFor::Stor, want);
         }
-        self.ftp_range()?;
+        self.ftp_range();
         if self.ftp_step() == Step::Stop {
             return Ok(());
         }
@@ -133,9 +133,9 @@ impl Transfer {
     }
 
     /// curl's `Curl_range` for FTP: `X-Y`, `X-` and `-Y` set the start and the length.
-    fn ftp_range(&mut self) -> Result<()> {
+    fn ftp_range(&mut self) {
         let Some(range) = self.opts.range.clone() else {
-            return Ok(());
+            return;
         };
         let Ok((from, length)) = ftp::parse_range(range.as_bytes()) else {
             // curl's ftp_do_more loses the range's error to the state machine run after
@@ -143,15 +143,12 @@ impl Transfer {
             let x = self.ftp.as_mut().expect("ftp");
             x.mode = Mode::None;
             x.step = Step::Stop;
-            return Ok(());
+            return;
         };
         let x = self.ftp.as_mut().expect("ftp");
         x.resume_from = from;
         x.max_download = length;
-        if x.max_download.is_some() {
-            x.dont_check = true;
-        }
-        Ok(())
+        x.dont_check = length.is_some();
     }
 
     /// curl's `ftp_nb_type`: TYPE when the connection is in another type, else on at once.
@@ -367,7 +364,6 @@ impl Transfer {
                 self.info.content_length_download = Some(n);
             }
             self.info.time_pretransfer = self.started.elapsed();
-            self.ftp_set(Step::Transfer);
             return self.ftp_accept_start();
         }
         if listing && code == 450 {
@@ -449,7 +445,6 @@ impl Transfer {
         let x = self.ftp.as_ref().expect("ftp");
         self.info.content_length_upload = x.in_size;
         self.info.time_pretransfer = self.started.elapsed();
-        self.ftp_set(Step::Transfer);
         self.ftp_accept_start()
     }
 }
