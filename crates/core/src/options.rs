@@ -260,6 +260,8 @@ pub struct Options {
     /// The rest of the FTP settings; None while all are at their defaults (an idle handle
     /// pays for none of them).
     pub ftp: Option<Box<FtpOptions>>,
+    /// `CURLOPT_USE_SSL`: TLS for a protocol that starts in the clear (FTP's AUTH).
+    pub use_ssl: UseSsl,
     pub path_as_is: bool,
     pub custom_request: Option<String>,
     pub request_target: Option<String>,
@@ -480,6 +482,48 @@ pub struct FtpOptions {
     pub proxy_transfer_mode: bool,
     /// `CURLOPT_FTP_USE_PRET` (`--ftp-pret`): PRET before PASV or EPSV.
     pub use_pret: bool,
+    /// `CURLOPT_FTPSSLAUTH`: which AUTH goes first.
+    pub ssl_auth: FtpAuth,
+    /// `CURLOPT_FTP_SSL_CCC` (`--ftp-ssl-ccc`): TLS on the control connection ends after
+    /// the login.
+    pub ssl_ccc: FtpCcc,
+}
+
+/// `CURLOPT_USE_SSL` values (`CURLUSESSL_*`), in curl's order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum UseSsl {
+    /// Never asks for TLS (`CURLUSESSL_NONE`).
+    #[default]
+    None,
+    /// Tries, goes on in the clear when refused (`--ssl`).
+    Try,
+    /// TLS for the control connection only, or fail (`--ftp-ssl-control`).
+    Control,
+    /// TLS for every connection, or fail (`--ssl-reqd`).
+    All,
+}
+
+/// `CURLOPT_FTPSSLAUTH` values (`CURLFTPAUTH_*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FtpAuth {
+    /// AUTH SSL, then AUTH TLS.
+    #[default]
+    Default,
+    Ssl,
+    /// AUTH TLS, then AUTH SSL.
+    Tls,
+}
+
+/// `CURLOPT_FTP_SSL_CCC` values (`CURLFTPSSL_CCC_*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FtpCcc {
+    /// No CCC.
+    #[default]
+    None,
+    /// CCC, then the server's close_notify is waited for, none sent.
+    Passive,
+    /// CCC, then a close_notify goes out first.
+    Active,
 }
 
 /// The mail protocols' settings (`CURLOPT_SASL_AUTHZID`, `CURLOPT_SASL_IR`,
@@ -508,6 +552,8 @@ pub static FTP_DEFAULTS: FtpOptions = FtpOptions {
     response_timeout: None,
     proxy_transfer_mode: false,
     use_pret: false,
+    ssl_auth: FtpAuth::Default,
+    ssl_ccc: FtpCcc::None,
 };
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).
@@ -563,6 +609,7 @@ impl Default for Options {
             use_ascii: false,
             filetime: false,
             ftp: None,
+            use_ssl: UseSsl::None,
             path_as_is: false,
             custom_request: None,
             request_target: None,

@@ -238,6 +238,10 @@ pub mod opt {
     pub const DIRLISTONLY: c_int = 48;
     pub const PROXY_TRANSFER_MODE: c_int = 166;
     pub const FTP_USE_PRET: c_int = 188;
+    pub const USE_SSL: c_int = 119;
+    pub const FTPSSLAUTH: c_int = 129;
+    pub const FTP_SSL_CCC: c_int = 154;
+    pub const KRBLEVEL: c_int = 10063;
     pub const APPEND: c_int = 50;
     pub const TRANSFERTEXT: c_int = 53;
     pub const FTP_USE_EPSV: c_int = 85;

@@ -1503,6 +1503,34 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             PROXY_TRANSFER_MODE if !(0..=1).contains(&v) => return CURLE_BAD_FUNCTION_ARGUMENT,
             PROXY_TRANSFER_MODE => o.ftp_mut().proxy_transfer_mode = on,
             FTP_USE_PRET => o.ftp_mut().use_pret = on,
+            USE_SSL => {
+                use oxcurl_core::options::UseSsl;
+                o.use_ssl = match v {
+                    0 => UseSsl::None,
+                    1 => UseSsl::Try,
+                    2 => UseSsl::Control,
+                    3 => UseSsl::All,
+                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                }
+            }
+            FTPSSLAUTH => {
+                use oxcurl_core::options::FtpAuth;
+                o.ftp_mut().ssl_auth = match v {
+                    0 => FtpAuth::Default,
+                    1 => FtpAuth::Ssl,
+                    2 => FtpAuth::Tls,
+                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                }
+            }
+            FTP_SSL_CCC => {
+                use oxcurl_core::options::FtpCcc;
+                o.ftp_mut().ssl_ccc = match v {
+                    0 => FtpCcc::None,
+                    1 => FtpCcc::Passive,
+                    2 => FtpCcc::Active,
+                    _ => return CURLE_BAD_FUNCTION_ARGUMENT,
+                }
+            }
             APPEND => o.ftp_mut().append = on,
             TRANSFERTEXT => o.use_ascii = on,
             FTP_USE_EPSV => o.ftp_use_epsv = on,
@@ -2035,6 +2063,8 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
             }
             // Deprecated in curl and ignored there too.
             RANDOM_FILE | EGDSOCKET => {}
+            // curl built without GSSAPI has no such option.
+            KRBLEVEL => return CURLE_UNKNOWN_OPTION,
             _ if known(opt) => return CURLE_NOT_BUILT_IN,
             _ => return CURLE_UNKNOWN_OPTION,
         }

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use oxcurl_core::options::HttpVersionPref;
+use oxcurl_core::options::{FtpCcc, HttpVersionPref};
 use oxcurl_core::proxy::ProxyKind;
 use oxcurl_core::tls::{TlsOptions, TlsVersion};
 
@@ -556,6 +556,7 @@ opts![
         "Skip the IP address for PASV",
         "ftp"
     ),
+    ("ftp-ssl", None, Bool, "", "", ""),
     (
         "ftp-ssl-ccc",
         None,
@@ -580,6 +581,7 @@ opts![
         "Require TLS for login, clear for transfer",
         "ftp tls"
     ),
+    ("ftp-ssl-reqd", None, Bool, "", "", ""),
     (
         "get",
         Some('G'),
@@ -2218,6 +2220,13 @@ pub struct Operation {
     /// FTP: `-Q` (`-CMD` after the transfer, `+CMD` just before it), `--ftp-method`,
     /// `--ftp-create-dirs`, `-l`, `-a`, `--ftp-account`, `--ftp-alternative-to-user`.
     pub ftp: oxcurl_core::options::FtpOptions,
+    /// `--ssl`, `--ssl-reqd`, `--ftp-ssl-control` (curl's `ftp_ssl*`): `CURLOPT_USE_SSL`.
+    pub ftp_ssl: bool,
+    pub ftp_ssl_reqd: bool,
+    pub ftp_ssl_control: bool,
+    /// `--ftp-ssl-ccc` and its `--ftp-ssl-ccc-mode`.
+    pub ftp_ssl_ccc: bool,
+    pub ftp_ssl_ccc_mode: Option<FtpCcc>,
     pub netrc_file: Option<String>,
     pub junk_session_cookies: bool,
     /// `-F`/`--form-string` parts, parsed as given, nested by `(` and `)`.
@@ -3263,15 +3272,11 @@ impl Parser {
             "compressed-ssh"
             | "doh-cert-status"
             | "doh-insecure"
-            | "ftp-ssl-ccc"
-            | "ftp-ssl-control"
             | "mail-rcpt-allowfails"
             | "sasl-ir"
             | "socks5-gssapi-nec"
-            | "ssl"
             | "ssl-allow-beast"
             | "ssl-auto-client-cert"
-            | "ssl-reqd"
             | "ssl-revoke-best-effort"
             | "tftp-no-options" => {}
             // Accepted, not applied: the terminal styling of header names, Linux TCP Fast
@@ -3337,13 +3342,34 @@ impl Parser {
                     }
                 };
             }
-            "ftp-ssl-ccc-mode" => {
-                if !matches!(a().as_str(), "active" | "passive") {
+            "ssl" | "ftp-ssl" => {
+                self.op().ftp_ssl = on;
+                if on {
                     self.warn(&format!(
-                        "unrecognized ftp CCC method '{}', using default",
-                        a()
+                        "--{name} is an insecure option, consider --ssl-reqd instead"
                     ));
                 }
+            }
+            "ssl-reqd" | "ftp-ssl-reqd" => self.op().ftp_ssl_reqd = on,
+            "ftp-ssl-control" => self.op().ftp_ssl_control = on,
+            "ftp-ssl-ccc" => {
+                let op = self.op();
+                op.ftp_ssl_ccc = on;
+                op.ftp_ssl_ccc_mode.get_or_insert(FtpCcc::Passive);
+            }
+            "ftp-ssl-ccc-mode" => {
+                let v = a();
+                let mode = if v.eq_ignore_ascii_case("passive") {
+                    FtpCcc::Passive
+                } else if v.eq_ignore_ascii_case("active") {
+                    FtpCcc::Active
+                } else {
+                    self.warn(&format!("unrecognized ftp CCC method '{v}', using default"));
+                    FtpCcc::Passive
+                };
+                let op = self.op();
+                op.ftp_ssl_ccc = true;
+                op.ftp_ssl_ccc_mode = Some(mode);
             }
             "delegation" => {
                 if !matches!(a().as_str(), "none" | "policy" | "always") {

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use oxcurl_core::options::IpResolve;
+use oxcurl_core::options::{FtpCcc, IpResolve, UseSsl};
 use oxcurl_core::{Body, Callbacks, Code, Easy, Error, Info, InfoType, Multi, Options, ReadResult};
 
 use crate::args::{Config, ContinueAt, DataKind, Global, Operation};
@@ -1878,9 +1878,23 @@ fn configure(
     o.use_ascii = op.use_ascii;
     // curl asks for the file's time for -I and -R (FTP's MDTM).
     o.filetime = op.head || op.remote_time;
-    if op.ftp != oxcurl_core::options::FtpOptions::default() {
-        o.ftp = Some(Box::new(op.ftp.clone()));
+    let mut ftp = op.ftp.clone();
+    if op.ftp_ssl_ccc {
+        ftp.ssl_ccc = op.ftp_ssl_ccc_mode.unwrap_or(FtpCcc::Passive);
     }
+    if ftp != oxcurl_core::options::FtpOptions::default() {
+        o.ftp = Some(Box::new(ftp));
+    }
+    // curl's config2setopts: the strongest wins.
+    o.use_ssl = if op.ftp_ssl_reqd {
+        UseSsl::All
+    } else if op.ftp_ssl {
+        UseSsl::Try
+    } else if op.ftp_ssl_control {
+        UseSsl::Control
+    } else {
+        UseSsl::None
+    };
     o.netrc = if op.netrc_optional {
         oxcurl_core::options::NetrcMode::Optional
     } else if op.netrc || op.netrc_file.is_some() {

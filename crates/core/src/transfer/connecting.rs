@@ -518,7 +518,7 @@ impl Transfer {
             self.state = State::Filter(FilterStep::HaProxy);
             return Ok(());
         }
-        if self.info.scheme == "https" {
+        if self.scheme_tls() {
             return self.start_tls(cx);
         }
         self.established(cx);
@@ -564,6 +564,16 @@ impl Transfer {
 
     /// The connection is ready for requests (after TLS for https).
     pub(super) fn established(&mut self, cx: &mut Cx<'_>) {
+        self.verbose_connected();
+        if self.opts.connect_only {
+            self.connect_only_done(cx);
+            return;
+        }
+        self.state = State::ProtoConnect;
+    }
+
+    /// curl's `Curl_verboseconnect` for the first connection: where it went.
+    pub(super) fn verbose_connected(&mut self) {
         if self.opts.verbose {
             let c = self.conn.as_ref().expect("conn");
             let ip = c
@@ -584,11 +594,6 @@ impl Transfer {
             };
             self.verbose(&msg);
         }
-        if self.opts.connect_only {
-            self.connect_only_done(cx);
-            return;
-        }
-        self.state = State::ProtoConnect;
     }
 
     /// The Unix socket of the SOCKS proxy, when it is one (`localhost/path`).

@@ -17,10 +17,12 @@ use std::net::TcpStream;
 
 use super::handler::Handler;
 use super::*;
+use crate::options::{FtpAuth, FtpCcc, UseSsl};
 use crate::proto::ftp;
 use crate::proto::pingpong::{self, Event};
 
 mod data;
+mod ftps;
 mod port;
 mod steps;
 
@@ -58,6 +60,8 @@ pub(crate) struct FtpConn {
     /// `ftp_use_epsv` and `ftp_use_eprt` connection bits).
     epsv_failed: bool,
     eprt_failed: bool,
+    /// PROT P was accepted: data connections are TLS too (curl's `ftp_use_data_ssl`).
+    data_tls: bool,
     /// The last line of the latest response (the one the state machine reads).
     last: Vec<u8>,
 }
@@ -87,9 +91,18 @@ enum TypeFor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
     Greeting,
+    /// The reply to AUTH SSL or AUTH TLS.
+    Auth,
+    /// The TLS handshake on the control connection after AUTH.
+    AuthTls,
     User,
     Pass,
     Acct,
+    Pbsz,
+    Prot,
+    Ccc,
+    /// TLS on the control connection is being ended after CCC.
+    CccShutdown,
     Pwd,
     Syst,
     NameFmt,
@@ -144,35 +157,71 @@ enum Mode {
     None,
 }
 
-/// The data connection's socket, handed to the application's close hook when it goes.
+/// The data connection's socket, with TLS over it after `PROT P`; handed to the
+/// application's close hook when it goes.
 struct DataSock {
-    stream: Option<TcpStream>,
+    stream: Stream,
+    /// The TLS session of an FTPS data connection (see `ftp/ftps.rs`).
+    tls: Option<Box<crate::tls::Session>>,
+    /// The TLS handshake is still going.
+    handshaking: bool,
     hooks: connect::Hooks,
 }
 
 impl DataSock {
     fn new(stream: TcpStream, hooks: &connect::Hooks) -> DataSock {
         DataSock {
-            stream: Some(stream),
+            stream: Stream::Tcp(stream),
+            tls: None,
+            handshaking: false,
             hooks: hooks.clone(),
         }
     }
 
-    fn get(&mut self) -> &mut TcpStream {
-        self.stream.as_mut().expect("data socket")
+    /// Bytes received (decrypted over TLS); Ok(0) at the end.
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match &mut self.tls {
+            Some(t) => t.recv(&mut crate::tls::Io::Sock(&mut self.stream), buf),
+            None => self.stream.read(buf),
+        }
+    }
+
+    /// Bytes sent (encrypted over TLS), as many as were taken.
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.tls {
+            Some(t) => {
+                let mut io = crate::tls::Io::Sock(&mut self.stream);
+                let n = t.send(&mut io, buf)?;
+                match t.flush(&mut io) {
+                    Err(e) if e.kind() != io::ErrorKind::WouldBlock => Err(e),
+                    _ => Ok(n),
+                }
+            }
+            None => self.stream.write(buf),
+        }
+    }
+
+    /// Does TLS hold bytes for the socket?
+    fn wants_write(&self) -> bool {
+        self.tls.as_ref().is_some_and(|t| t.wants_write())
     }
 }
 
 impl std::os::fd::AsFd for DataSock {
     fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
-        self.stream.as_ref().expect("data socket").as_fd()
+        self.stream.fd()
     }
 }
 
 impl Drop for DataSock {
     fn drop(&mut self) {
-        if let Some(s) = self.stream.take() {
-            connect::close_with(&self.hooks, s.into());
+        // TLS ends with close_notify, best effort (curl's data connection shutdown).
+        if let Some(t) = &mut self.tls {
+            t.close(&mut crate::tls::Io::Sock(&mut self.stream));
+        }
+        let stream = std::mem::replace(&mut self.stream, Stream::Closed);
+        if let Some(fd) = stream.into_fd() {
+            connect::close_with(&self.hooks, fd);
         }
     }
 }
@@ -247,6 +296,10 @@ pub(super) struct FtpXfer {
     quote_may_fail: bool,
     /// USER was already retried with `--ftp-alternative-to-user`.
     alt_user_sent: bool,
+    /// Active mode with PROT P: the TLS configuration for the connection to accept.
+    tls_config: Option<crate::tls::Config>,
+    /// The AUTH method still to try when the first is refused (curl's `count1..3`).
+    auth_next: Option<&'static str>,
     /// The path needs no CWD (curl's `cwddone`, found when the do phase starts).
     cwd_done: bool,
     /// `ftp_done` runs: a failure now leaves the control connection in step.
@@ -357,6 +410,8 @@ impl Handler for FtpHandler {
             mkd_may_fail: false,
             quote_may_fail: false,
             alt_user_sent: false,
+            auth_next: None,
+            tls_config: None,
             cwd_done: false,
             in_done: false,
             path_error,
@@ -373,8 +428,21 @@ impl Handler for FtpHandler {
             m.sent_at = Some(cx.now);
         }
         loop {
-            if t.ftp_step() == Step::LoggedIn {
-                return Ok(true);
+            match t.ftp_step() {
+                Step::LoggedIn => return Ok(true),
+                Step::AuthTls => {
+                    if !t.ftp_control_handshake(cx)? {
+                        return Ok(false);
+                    }
+                    continue;
+                }
+                Step::CccShutdown => {
+                    if !t.ftp_ccc_shutdown()? {
+                        return Ok(false);
+                    }
+                    continue;
+                }
+                _ => {}
             }
             let Some(code) = t.ftp_response(cx)? else {
                 return Ok(false);
@@ -477,11 +545,20 @@ impl Handler for FtpHandler {
                 out[1] = Some(control);
             }
             Some(Data::Open(s, id)) if x.step == Step::Transfer => {
+                // The TLS handshake first, reading unless it has bytes to write.
+                let (read, write) = if s.handshaking {
+                    (!s.wants_write(), s.wants_write())
+                } else {
+                    (
+                        !x.upload && t.paused() & pause::RECV == 0,
+                        (x.upload && t.paused() & pause::SEND == 0) || s.wants_write(),
+                    )
+                };
                 out[0] = Some(Interest {
                     fd: std::os::fd::AsFd::as_fd(s),
                     id: *id,
-                    read: !x.upload && t.paused() & pause::RECV == 0,
-                    write: x.upload && t.paused() & pause::SEND == 0,
+                    read,
+                    write,
                     shared: false,
                 });
             }
@@ -596,14 +673,25 @@ impl Transfer {
 
     /// Queue the command made of `parts` and try to send it.
     fn ftp_send_line(&mut self, parts: &[&[u8]]) -> Result<()> {
+        // curl's pingpong sends first, then traces the command: TLS records go before it.
+        let trace = self.tls_trace_on();
         let conn = self.conn.as_mut().expect("conn");
         let m = conn_meta(conn);
         m.sender.send_parts(parts)?;
-        if self.opts.verbose {
-            self.callbacks
-                .debug_live(InfoType::HeaderOut, m.sender.output(), &self.info);
+        if !trace {
+            if self.opts.verbose {
+                self.callbacks
+                    .debug_live(InfoType::HeaderOut, m.sender.output(), &self.info);
+            }
+            return self.ftp_flush();
         }
-        self.ftp_flush()
+        let line = m.sender.output().to_vec();
+        self.tls_trace_start();
+        let r = self.ftp_flush();
+        self.tls_trace_end();
+        self.callbacks
+            .debug_live(InfoType::HeaderOut, &line, &self.info);
+        r
     }
 
     /// Send what is left of the command; the response timer starts once it all went.
@@ -691,7 +779,22 @@ impl Transfer {
             }
             // More bytes are needed.
             let mut buf = cx.bufs.get(self.opts.buffer_size.clamp(1024, 64 * 1024));
+            conn.proto = Some(meta);
+            let trace = self.tls_trace_on();
+            if trace {
+                self.tls_trace_start();
+            }
+            let conn = self.conn.as_mut().expect("conn");
             let r = conn.recv(&mut buf);
+            if trace {
+                self.tls_trace_end();
+            }
+            let conn = self.conn.as_mut().expect("conn");
+            let mut meta = conn.proto.take().expect("FTP connection state");
+            let m = meta
+                .as_any_mut()
+                .downcast_mut::<FtpConn>()
+                .expect("FTP connection state");
             let r = match r {
                 // curl's Curl_pp_readresp names the errno left from before: no read
                 // failed, the peer closed.
@@ -809,19 +912,26 @@ impl Transfer {
     fn ftp_connect_reply(&mut self, code: u32) -> Result<()> {
         match self.ftp_step() {
             Step::Greeting => {
-                if code == 230 {
+                let tls = self.conn.as_ref().is_some_and(|c| c.tls.is_some());
+                // Logged in already: as a 220 when TLS is still to be asked for.
+                if code == 230 && (self.opts.use_ssl <= UseSsl::Try || tls) {
                     return self.ftp_logged_in();
                 }
-                if code != 220 {
+                if code != 220 && code != 230 {
                     return Err(Error::new(
                         Code::WeirdServerReply,
                         format!("Got a {code:03} ftp-server response when 220 was expected"),
                     ));
                 }
-                let (user, _) = self.ftp_creds();
-                self.ftp_set(Step::User);
-                self.ftp_send("USER", Some(&user))
+                if self.opts.use_ssl != UseSsl::None && !tls {
+                    return self.ftp_auth();
+                }
+                self.ftp_user()
             }
+            Step::Auth => self.ftp_auth_reply(code),
+            Step::Pbsz => self.ftp_pbsz_reply(),
+            Step::Prot => self.ftp_prot_reply(code),
+            Step::Ccc => self.ftp_ccc_reply(code),
             Step::User | Step::Pass => {
                 if code == 331 && self.ftp_step() == Step::User {
                     let (_, pass) = self.ftp_creds();
@@ -919,8 +1029,26 @@ impl Transfer {
         }
     }
 
+    /// curl's `ftp_state_user`.
+    fn ftp_user(&mut self) -> Result<()> {
+        let (user, _) = self.ftp_creds();
+        self.ftp_set(Step::User);
+        self.ftp_send("USER", Some(&user))
+    }
+
+    /// curl's `ftp_state_loggedin`: PBSZ and PROT over TLS, then PWD.
     fn ftp_logged_in(&mut self) -> Result<()> {
-        conn_meta(self.conn.as_mut().expect("conn")).logged_in = true;
+        let c = self.conn.as_mut().expect("conn");
+        let tls = c.tls.is_some();
+        conn_meta(c).logged_in = true;
+        if tls {
+            self.ftp_set(Step::Pbsz);
+            return self.ftp_send("PBSZ", Some("0"));
+        }
+        self.ftp_pwd()
+    }
+
+    fn ftp_pwd(&mut self) -> Result<()> {
         self.ftp_set(Step::Pwd);
         self.ftp_send("PWD", None)
     }

@@ -242,7 +242,7 @@ impl Transfer {
             tunnel: Some(Box::new(Tunnel::new(proxy, st.id, send, recv))),
         });
         self.timers.clear(TimerId::ConnectTimeout);
-        if self.info.scheme == "https" {
+        if self.scheme_tls() {
             self.start_tls(cx)?;
         } else {
             self.established(cx);

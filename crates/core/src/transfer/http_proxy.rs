@@ -32,7 +32,7 @@ impl Transfer {
         // A --connect-to destination is reached through a tunnel (curl's create_conn).
         let port = self.url.as_ref().map_or(0, |u| u.port_or_default());
         self.tunnel_wanted = p.kind.is_http()
-            && (scheme == "https"
+            && (crate::scheme::find(scheme).is_some_and(|s| s.has(crate::scheme::flag::SSL))
                 || self.opts.http_proxy_tunnel
                 || self.connect_to_rule(host, port).ok().flatten().is_some());
         // CURLINFO_USED_PROXY: this URL goes through a proxy.

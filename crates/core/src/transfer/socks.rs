@@ -284,7 +284,7 @@ impl Transfer {
             return Ok(true);
         }
         self.timers.clear(TimerId::ConnectTimeout);
-        if self.opts.verbose && self.info.scheme != "https" {
+        if self.opts.verbose && !self.scheme_tls() {
             // curl's SOCKS filter reports the connection once more, without the address.
             let c = self.conn.as_ref().expect("conn");
             let msg = format!("Connected to {} () port {}", c.host, c.port);

@@ -288,7 +288,14 @@ impl Transfer {
             ),
             None => write!(key, "{conn_host}:{conn_port}"),
         };
-        if scheme == "https" {
+        // An FTP connection asked to secure itself with AUTH is not one that was not
+        // (curl's ftp_conn use_ssl match).
+        let use_ssl = self.opts.use_ssl;
+        if scheme.starts_with("ftp") && use_ssl != crate::options::UseSsl::None {
+            let _ = write!(key, "/ssl{}", use_ssl as u8);
+        }
+        let tls = crate::scheme::find(scheme).is_some_and(|s| s.has(crate::scheme::flag::SSL));
+        if tls || (scheme == "ftp" && use_ssl != crate::options::UseSsl::None) {
             // Connections made with other TLS settings are not interchangeable.
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();

@@ -5,9 +5,15 @@
 use super::*;
 
 impl Transfer {
-    /// The ALPN protocols offered, in curl's order.
+    /// Does the scheme start with TLS (https, ftps; the table's `flag::SSL`)?
+    pub(super) fn scheme_tls(&self) -> bool {
+        crate::scheme::find(&self.info.scheme).is_some_and(|s| s.has(crate::scheme::flag::SSL))
+    }
+
+    /// The ALPN protocols offered, in curl's order (HTTP's only: curl's other protocols
+    /// offer none).
     pub(super) fn alpn_offer(&self) -> &'static [&'static [u8]] {
-        if !self.opts.tls.alpn {
+        if !self.opts.tls.alpn || !self.info.scheme.starts_with("http") {
             &[]
         } else {
             match self.opts.http_version {
@@ -372,12 +378,31 @@ impl Transfer {
     /// `early`: the handshake was deferred for early data, its ALPN asked for from the
     /// resumed session (and checked by the session).
     pub(super) fn tls_established(&mut self, proxy: bool, early: bool) -> Result<()> {
-        let conn = self.conn.as_ref().expect("conn");
-        let tls = if proxy {
-            conn.proxy_tls.as_ref().expect("proxy tls")
+        let conn = self.conn.as_mut().expect("conn");
+        let slot = if proxy {
+            &mut conn.proxy_tls
         } else {
-            conn.tls.as_ref().expect("tls")
+            &mut conn.tls
         };
+        let tls = slot.take().expect("tls");
+        let r = self.tls_report(&tls, proxy, early);
+        let conn = self.conn.as_mut().expect("conn");
+        if proxy {
+            conn.proxy_tls = Some(tls);
+        } else {
+            conn.tls = Some(tls);
+        }
+        r
+    }
+
+    /// [`Self::tls_established`] for any session of the transfer (FTP's data connection
+    /// has its own).
+    pub(super) fn tls_report(
+        &mut self,
+        tls: &crate::tls::Session,
+        proxy: bool,
+        early: bool,
+    ) -> Result<()> {
         let opts = if proxy {
             &self.opts.proxy_tls
         } else {

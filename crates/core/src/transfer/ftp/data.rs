@@ -157,16 +157,22 @@ impl Transfer {
             ConnectPoll::Pending => Ok(false),
             ConnectPoll::Connected(s, addr) => {
                 self.timers.clear(TimerId::HappyEyeballs);
-                self.verbose(&format!(
-                    "Connected 2nd connection to {} port {}",
-                    addr.ip(),
-                    addr.port()
-                ));
+                let tls = self.ftp_data_tls_config(cx)?;
+                if tls.is_none() {
+                    self.verbose(&format!(
+                        "Connected 2nd connection to {} port {}",
+                        addr.ip(),
+                        addr.port()
+                    ));
+                }
                 let x = self.ftp.as_mut().expect("ftp");
                 x.data = Some(Data::Open(
                     DataSock::new(s, &self.opts.socket_hooks),
                     connect::next_sock_id(),
                 ));
+                if let Some(config) = tls {
+                    self.ftp_data_tls_start(config)?;
+                }
                 self.ftp_data_ready()?;
                 Ok(true)
             }
@@ -215,10 +221,15 @@ impl Transfer {
     /// Read the data connection into the write callback; at its end (or the range's),
     /// curl's `ftp_done`.
     fn ftp_download(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        if !self.ftp_data_handshake()? {
+            return Ok(false);
+        }
         if self.recv_held() && !self.flush_held()? {
             return Ok(false);
         }
         let mut buf = cx.bufs.get(self.opts.buffer_size.max(1024));
+        let trace = self.tls_trace_wanted();
+        let mut events = Vec::new();
         let r = loop {
             let x = self.ftp.as_mut().expect("ftp");
             // curl reads no more than the size it expects, and takes having it all as the
@@ -232,12 +243,20 @@ impl Transfer {
             let Some(Data::Open(s, _)) = x.data.as_mut().filter(|_| want > 0) else {
                 break Ok(0);
             };
-            match io::Read::read(s.get(), &mut buf[..want]) {
+            if trace {
+                s.trace_on();
+            }
+            let r = s.read(&mut buf[..want]);
+            if trace {
+                events.extend(s.trace_take());
+            }
+            match r {
                 Ok(n) => break Ok(n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => break Err(e),
             }
         };
+        self.tls_trace_emit(events);
         let r = match r {
             Ok(0) => Ok(None),
             Ok(n) => self.ftp_body(&buf[..n]).map(Some),
@@ -258,6 +277,7 @@ impl Transfer {
             None => {
                 // The data connection ended: the end of the body goes out (curl's
                 // end-of-stream write, traced as no data).
+                self.ftp_data_close();
                 self.verbose("abort upload");
                 if self.opts.verbose {
                     self.callbacks.debug_live(InfoType::DataIn, &[], &self.info);
@@ -266,7 +286,6 @@ impl Transfer {
                     self.ftp_write(b"\n")?;
                 }
                 let x = self.ftp.as_mut().expect("ftp");
-                x.data = None;
                 if let Some(max) = x.max_download.filter(|&m| m > x.got) {
                     let left = max - x.got;
                     return Err(Error::new(
@@ -392,11 +411,14 @@ impl Transfer {
     /// Send the upload over the data connection, reading the source as the sending takes
     /// it; at its end, close the data connection and go to `ftp_done`.
     fn ftp_upload(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
+        if !self.ftp_data_handshake()? {
+            return Ok(false);
+        }
         loop {
             let x = self.ftp.as_mut().expect("ftp");
             if x.up_pos == x.up_len {
                 if x.up_eof {
-                    x.data = None;
+                    self.ftp_data_close();
                     self.ftp_upload_end(cx)?;
                     return Ok(true);
                 }
@@ -408,7 +430,7 @@ impl Transfer {
             let Some(Data::Open(s, _)) = x.data.as_mut() else {
                 return Err(Error::code(Code::SendError));
             };
-            let r = io::Write::write(s.get(), &x.up[x.up_pos..x.up_len]);
+            let r = s.write(&x.up[x.up_pos..x.up_len]);
             match r {
                 Ok(n) => {
                     if self.opts.verbose {
@@ -497,7 +519,7 @@ impl Transfer {
         if open && x.dont_check && x.max_download.is_some_and(|m| m > 0) {
             self.ftp_send("ABOR", None)?;
         }
-        self.ftp.as_mut().expect("ftp").data = None;
+        self.ftp_data_close();
         if self.ftp.as_ref().expect("ftp").mode == Mode::Body {
             conn_meta(self.conn.as_mut().expect("conn")).sent_at = Some(cx.now);
             self.ftp_set(Step::Final);

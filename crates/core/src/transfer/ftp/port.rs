@@ -156,6 +156,10 @@ impl Transfer {
             .unwrap_or(DEFAULT_ACCEPT_TIMEOUT);
         x.accept_by = Some(cx.now + wait);
         x.step = Step::Port(cmd);
+        // curl adds the TLS filter to the listening socket's chain.
+        let tls = self.ftp_data_tls_config(cx)?;
+        let x = self.ftp.as_mut().expect("ftp");
+        x.tls_config = tls;
         self.ftp_send_line(&[line.as_bytes()])
     }
 
@@ -205,15 +209,22 @@ impl Transfer {
                     Error::new(Code::FtpPortFailed, "Error accept()ing server connect")
                 })?;
                 self.verbose("Connection accepted from server");
-                self.verbose(&format!(
-                    "Connected 2nd connection to {} port {}",
-                    peer.ip(),
-                    peer.port()
-                ));
+                let x = self.ftp.as_mut().expect("ftp");
+                let tls = x.tls_config.take();
+                if tls.is_none() {
+                    self.verbose(&format!(
+                        "Connected 2nd connection to {} port {}",
+                        peer.ip(),
+                        peer.port()
+                    ));
+                }
                 let x = self.ftp.as_mut().expect("ftp");
                 // curl closes an accepted socket itself, not through the close callback.
                 x.data = Some(Data::Open(DataSock::new(s, &None), connect::next_sock_id()));
                 self.timers.clear(TimerId::Protocol);
+                if let Some(config) = tls {
+                    self.ftp_data_tls_start(config)?;
+                }
                 Ok(true)
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(false),
