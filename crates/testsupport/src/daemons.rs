@@ -379,6 +379,11 @@ pub struct VsftpdOptions {
     /// (`STOR`, `APPE`), create directories, delete and rename. It is created, and made
     /// writable for everyone, when missing.
     pub upload_dir: Option<String>,
+    /// FTPS with the test PKI's `localhost` certificate: `Some(false)` explicit (AUTH TLS,
+    /// then TLS required for logins and data), `Some(true)` implicit (TLS from the first
+    /// byte, as on port 990). Data connections must resume the control connection's TLS
+    /// session (`require_ssl_reuse`).
+    pub tls: Option<bool>,
 }
 
 impl VsftpdOptions {
@@ -390,6 +395,12 @@ impl VsftpdOptions {
     /// Also lets anonymous users write in `dir` below the root.
     pub fn upload_dir(mut self, dir: &str) -> VsftpdOptions {
         self.upload_dir = Some(dir.trim_matches('/').to_string());
+        self
+    }
+
+    /// FTPS, explicit or implicit (see [`VsftpdOptions::tls`]).
+    pub fn tls(mut self, implicit: bool) -> VsftpdOptions {
+        self.tls = Some(implicit);
         self
     }
 }
@@ -477,6 +488,20 @@ impl Vsftpd {
         fs::read_to_string(self.d.dir.join("log")).unwrap_or_default()
     }
 
+    /// The commands vsftpd received so far, in order, as its protocol log has them
+    /// (the only record of what went over a TLS control connection).
+    pub fn commands(&self) -> Vec<String> {
+        self.log()
+            .lines()
+            .filter_map(|l| {
+                let at = l.find("FTP command: Client ")?;
+                let rest = &l[at..];
+                let start = rest.find("\", \"")? + 4;
+                Some(rest[start..].trim_end_matches('"').to_string())
+            })
+            .collect()
+    }
+
     /// The transfer log so far, one line per file sent or received (wu-ftpd `xferlog`
     /// format).
     pub fn xferlog(&self) -> String {
@@ -511,6 +536,25 @@ fn vsftpd_config(port: u16, dir: &Path, root: &Path, opts: &VsftpdOptions) -> St
     } else {
         "write_enable=NO\n"
     };
+    let tls = match opts.tls {
+        None => String::new(),
+        Some(implicit) => {
+            let (cert, key) = crate::tls::ServerCert::Good.paths();
+            format!(
+                "ssl_enable=YES\n\
+                 allow_anon_ssl=YES\n\
+                 force_anon_logins_ssl=YES\n\
+                 force_anon_data_ssl=YES\n\
+                 require_ssl_reuse=YES\n\
+                 implicit_ssl={}\n\
+                 rsa_cert_file={}\n\
+                 rsa_private_key_file={}\n",
+                if implicit { "YES" } else { "NO" },
+                cert.display(),
+                key.display()
+            )
+        }
+    };
     let user = if is_root() {
         ""
     } else {
@@ -540,7 +584,7 @@ fn vsftpd_config(port: u16, dir: &Path, root: &Path, opts: &VsftpdOptions) -> St
          xferlog_file={d}/xferlog\n\
          vsftpd_log_file={d}/log\n\
          log_ftp_protocol=YES\n\
-         {writes}{user}",
+         {writes}{user}{tls}",
         root = root.display()
     )
 }
