@@ -31,11 +31,15 @@ export BENCH_DIR=${BENCH_DIR:-/var/tmp/oxcurl-bench-own}
 export BENCH_HTTP_PORT=${BENCH_HTTP_PORT:-28180}
 export BENCH_H2C_PORT=${BENCH_H2C_PORT:-28182}
 export BENCH_HTTPS_PORT=${BENCH_HTTPS_PORT:-28543}
+export BENCH_FTP_PORT=${BENCH_FTP_PORT:-28121}
+export BENCH_FTPS_PORT=${BENCH_FTPS_PORT:-28122}
 BIN=$BENCH_DIR/bin
 WWW=$BENCH_DIR/www
 H=http://127.0.0.1:$BENCH_HTTP_PORT
 C=http://127.0.0.1:$BENCH_H2C_PORT
 S=https://127.0.0.1:$BENCH_HTTPS_PORT
+F=ftp://127.0.0.1:$BENCH_FTP_PORT
+FS=ftp://127.0.0.1:$BENCH_FTPS_PORT
 
 RUNS=5 WARMUP=1 BIG=8G ONLY="" SKIP="" INSTR=auto ALLOC=1 RESULTS="" SHORT=0 LIST=0 RESUM=""
 args=()
@@ -61,7 +65,7 @@ if ((SHORT)); then
 fi
 
 # ------------------------------------------------------------------ scenarios
-SCENARIOS=(h1-big h1-big-file h2c-big https1-big https2-big get-600B https-600B par2
+SCENARIOS=(h1-big h1-big-file h2c-big https1-big https2-big ftp-big ftps-big get-600B https-600B par2
   seq-1000 h2c-seq-1000 https2-seq-1000 par50-1000 h2c-par50-1000 https2-par50-1000 multi-10k
   h1-64M seq-100)
 urls() {  # BASE COUNT: the first COUNT small files
@@ -89,6 +93,10 @@ scenario() {
       ARGS=(-s -k --http1.1 -o /dev/null "$S/$BIG"); UNIT=MB AMOUNT=$big_bytes ;;
     https2-big) WHAT="GET $BIG over HTTPS, HTTP/2, to /dev/null"
       ARGS=(-s -k --http2 -o /dev/null "$S/$BIG"); UNIT=MB AMOUNT=$big_bytes ;;
+    ftp-big) WHAT="RETR $BIG from vsftpd (passive) to /dev/null"
+      ARGS=(-s -o /dev/null "$F/$BIG"); UNIT=MB AMOUNT=$big_bytes ;;
+    ftps-big) WHAT="RETR $BIG from vsftpd over explicit FTPS (AUTH, PROT P) to /dev/null"
+      ARGS=(-s -k --ssl-reqd -o /dev/null "$FS/$BIG"); UNIT=MB AMOUNT=$big_bytes ;;
     h1-64M) WHAT="GET 64 MiB over HTTP/1.1 to /dev/null"
       ARGS=(-s -o /dev/null "$H/64M"); UNIT=MB AMOUNT=67108864 ;;
     get-600B) WHAT="one 600-byte GET over HTTP/1.1"

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# bench/servers.sh - the benchmark's servers: one nginx on loopback, and the files it serves.
+# bench/servers.sh - the benchmark's servers: nginx and vsftpd on loopback, and the files they
+# serve.
 #
 #   bash bench/servers.sh start     install what is missing, build the helpers, make the files,
-#                                   (re)start nginx; idempotent
-#   bash bench/servers.sh stop      stop our nginx (by its pid file)
+#                                   (re)start nginx and vsftpd; idempotent
+#   bash bench/servers.sh stop      stop our nginx (by its pid file) and our vsftpd
 #   bash bench/servers.sh clean     stop, and remove everything under $BENCH_DIR
 #
 # Served on 127.0.0.1: $BENCH_HTTP_PORT HTTP/1.1 (default 28180), $BENCH_H2C_PORT h2c with prior
-# knowledge (28182), $BENCH_HTTPS_PORT TLS with ALPN h2 and http/1.1 (28543, self-signed).
+# knowledge (28182), $BENCH_HTTPS_PORT TLS with ALPN h2 and http/1.1 (28543, self-signed);
+# the same files over FTP (anonymous, passive or active) on $BENCH_FTP_PORT (28121), and over
+# explicit FTPS (AUTH TLS, then TLS required for login and data) on $BENCH_FTPS_PORT (28122).
 # Files: 8G 1G 512M 64M (sparse: zeroes from the page cache, no disk), 600B (an HTML page),
 # small/f0001.bin .. small/f1000.bin (1..10 KiB). nginx: one worker, no access log, sendfile,
 # 100000 requests per connection, 16 KiB HTTP/2 DATA frames.
 # Everything goes to $BENCH_DIR (default /var/tmp/oxcurl-bench-own). Installs Debian packages
-# (nginx-light, openssl, gcc; valgrind with WITH_VALGRIND=1) when missing and run as root.
+# (nginx-light, vsftpd, openssl, gcc; valgrind with WITH_VALGRIND=1) when missing and run as
+# root. vsftpd serves as its unprivileged ftp user, which only root can switch to: as another
+# user the FTP servers are not started and the FTP scenarios fail.
 set -euo pipefail
 
 BENCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,6 +25,8 @@ BENCH_DIR=${BENCH_DIR:-/var/tmp/oxcurl-bench-own}
 BENCH_HTTP_PORT=${BENCH_HTTP_PORT:-28180}
 BENCH_H2C_PORT=${BENCH_H2C_PORT:-28182}
 BENCH_HTTPS_PORT=${BENCH_HTTPS_PORT:-28543}
+BENCH_FTP_PORT=${BENCH_FTP_PORT:-28121}
+BENCH_FTPS_PORT=${BENCH_FTPS_PORT:-28122}
 RUN=$BENCH_DIR/run
 WWW=$BENCH_DIR/www
 BIN=$BENCH_DIR/bin
@@ -29,6 +36,7 @@ say() { printf 'servers: %s\n' "$*" >&2; }
 install_missing() {
   local need=()
   command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || need+=(nginx-light)
+  [[ -x /usr/sbin/vsftpd ]] || need+=(vsftpd)
   command -v openssl >/dev/null || need+=(openssl)
   command -v gcc >/dev/null || need+=(gcc libc6-dev)
   if [[ ${WITH_VALGRIND:-0} == 1 ]] && ! command -v valgrind >/dev/null; then need+=(valgrind); fi
@@ -144,6 +152,70 @@ EOF
   return 1
 }
 
+# One vsftpd per port, in the background; FTPS with the benchmark's certificate.
+start_vsftpd() {
+  [[ $(id -u) == 0 && -x /usr/sbin/vsftpd ]] || return 0
+  stop_vsftpd
+  mkdir -p "$RUN/empty"
+  chmod 755 "$WWW" "$RUN/empty"
+  local name port extra
+  for name in ftp ftps; do
+    if [[ $name == ftp ]]; then
+      port=$BENCH_FTP_PORT extra=""
+    else
+      port=$BENCH_FTPS_PORT
+      extra="ssl_enable=YES
+allow_anon_ssl=YES
+force_anon_logins_ssl=YES
+force_anon_data_ssl=YES
+require_ssl_reuse=YES
+rsa_cert_file=$RUN/cert.pem
+rsa_private_key_file=$RUN/key.pem"
+    fi
+    cat > "$RUN/vsftpd-$name.conf" <<EOF
+listen=YES
+listen_ipv6=NO
+listen_address=127.0.0.1
+listen_port=$port
+background=YES
+anonymous_enable=YES
+local_enable=NO
+write_enable=NO
+anon_root=$WWW
+secure_chroot_dir=$RUN/empty
+pasv_enable=YES
+pasv_min_port=45000
+pasv_max_port=49999
+port_enable=YES
+connect_from_port_20=NO
+seccomp_sandbox=NO
+isolate=NO
+isolate_network=NO
+syslog_enable=NO
+xferlog_enable=NO
+$extra
+EOF
+    # On the first CPU: a session process that shares its CPU with the client makes the
+    # FTPS figures swing twofold from run to run (the server's encryption is the limit).
+    if (($(nproc) > 1)); then
+      taskset -c 0 /usr/sbin/vsftpd "$RUN/vsftpd-$name.conf"
+    else
+      /usr/sbin/vsftpd "$RUN/vsftpd-$name.conf"
+    fi
+  done
+  local i
+  for i in $(seq 1 50); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$BENCH_FTPS_PORT") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  say "vsftpd does not answer on $BENCH_FTPS_PORT"
+  return 1
+}
+
+stop_vsftpd() {
+  pkill -f "vsftpd $RUN/vsftpd-" 2>/dev/null || true
+}
+
 stop_nginx() {
   if running; then
     kill "$(cat "$RUN/nginx.pid")"
@@ -158,10 +230,15 @@ case ${1:-start} in
     make_files
     make_cert
     start_nginx
+    start_vsftpd
     ;;
-  stop) stop_nginx ;;
+  stop)
+    stop_nginx
+    stop_vsftpd
+    ;;
   clean)
     stop_nginx
+    stop_vsftpd
     rm -rf "$BENCH_DIR"
     ;;
   *)
