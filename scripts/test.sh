@@ -33,6 +33,11 @@ sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Pyth
       echo "test.sh: please install: ${need[*]}" >&2
     fi
   fi
+  # ProFTPD beside vsftpd: unpacked, since the two packages conflict.
+  if [[ -z ${OXCURL_PROFTPD_DIR:-} ]]; then
+    OXCURL_PROFTPD_DIR=$(bash scripts/get-proftpd.sh) || echo "test.sh: ProFTPD could not be unpacked" >&2
+    export OXCURL_PROFTPD_DIR
+  fi
   ref=../shared/reference/get-reference-curl
   if [[ -z ${OXCURL_REFERENCE_CURL:-} ]]; then
     if [[ -x $ref ]] || [[ -f $ref ]]; then

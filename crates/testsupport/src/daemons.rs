@@ -1,7 +1,7 @@
 //! Debian's squid (an HTTP forward and CONNECT proxy), nghttpx (an HTTP/2 proxy in front of
-//! squid, as curl's own test suite runs it), dante (a SOCKS 4/5 server) and vsftpd (an FTP
-//! server) on ephemeral loopback ports, for tests that want a real proxy or server rather
-//! than a scripted one.
+//! squid, as curl's own test suite runs it), dante (a SOCKS 4/5 server), vsftpd and ProFTPD
+//! (FTP servers, with FTPS) on ephemeral loopback ports, for tests that want a real proxy or
+//! server rather than a scripted one.
 //!
 //! ```no_run
 //! use oxcurl_testsupport::daemons::{ProxyAuth, Squid};
@@ -585,6 +585,193 @@ fn vsftpd_config(port: u16, dir: &Path, root: &Path, opts: &VsftpdOptions) -> St
          vsftpd_log_file={d}/log\n\
          log_ftp_protocol=YES\n\
          {writes}{user}{tls}",
+        root = root.display()
+    )
+}
+
+/// Where `scripts/get-proftpd.sh` unpacks Debian's ProFTPD (proftpd-core, and
+/// proftpd-mod-crypto for FTPS): `$OXCURL_PROFTPD_DIR`, else `~/.cache/oxcurl-proftpd`. The
+/// package cannot be installed beside vsftpd (both conflict with `ftp-server`).
+pub fn proftpd_dir() -> PathBuf {
+    match std::env::var_os("OXCURL_PROFTPD_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/root".into()))
+            .join(".cache/oxcurl-proftpd"),
+    }
+}
+
+/// What a [`Proftpd`] serves besides anonymous download.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProftpdOptions {
+    /// A directory below the root where anonymous users may upload and make directories
+    /// (created world-writable when missing).
+    pub upload_dir: Option<String>,
+    /// FTPS with the test PKI's `localhost` certificate (mod_tls): `Some(false)` explicit
+    /// (TLS required for the login and the data), `Some(true)` implicit. Data connections
+    /// must resume the control connection's session (mod_tls's default).
+    pub tls: Option<bool>,
+    /// CCC is accepted: TLS is required for the login and the data only, so the control
+    /// connection may go back to the clear after the login (`TLSRequired auth+data`).
+    pub allow_ccc: bool,
+}
+
+/// Debian's ProFTPD on `127.0.0.1:PORT`, in the foreground, serving a directory to
+/// anonymous users (`USER anonymous` or `ftp`, any password), passive ports in
+/// 45000-49999. As root it serves each session as the `ftp` user (vsftpd's package makes
+/// it), chrooted into the root; as another user, as that user.
+#[derive(Debug)]
+pub struct Proftpd {
+    d: Daemon,
+    root: PathBuf,
+}
+
+impl Proftpd {
+    /// Starts ProFTPD with `opts`; `None` when it (or, for TLS, mod_tls) is not installed
+    /// and `OXCURL_SKIP_FTPD=1`.
+    pub fn try_start_with(root: &Path, opts: &ProftpdOptions) -> Option<Proftpd> {
+        let base = proftpd_dir();
+        let bin = base.join("usr/sbin/proftpd");
+        if !bin.is_file() && std::env::var("OXCURL_SKIP_FTPD").is_ok_and(|v| v == "1") {
+            eprintln!(
+                "{} not there and OXCURL_SKIP_FTPD=1: skipping",
+                bin.display()
+            );
+            return None;
+        }
+        assert!(
+            bin.is_file(),
+            "{} not found (bash scripts/get-proftpd.sh unpacks it, or set \
+             OXCURL_SKIP_FTPD=1 to skip these tests)",
+            bin.display()
+        );
+        let root = root
+            .canonicalize()
+            .unwrap_or_else(|e| panic!("proftpd root {}: {e}", root.display()));
+        let meta = fs::metadata(&root).expect("stat proftpd root");
+        let mode = (meta.permissions().mode() & 0o7777) | 0o555;
+        fs::set_permissions(&root, fs::Permissions::from_mode(mode)).expect("chmod root");
+        if let Some(up) = &opts.upload_dir {
+            let dir = root.join(up);
+            if !dir.is_dir() {
+                fs::create_dir_all(&dir).expect("create proftpd upload dir");
+                fs::set_permissions(&dir, fs::Permissions::from_mode(0o777))
+                    .expect("chmod proftpd upload dir");
+            }
+        }
+        let d = launch("proftpd", |port, dir| {
+            // ProFTPD refuses a scoreboard or logs in a world-writable directory (it opens
+            // them before it drops privileges).
+            let _ = fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755));
+            let run = dir.join("run");
+            let _ = fs::create_dir(&run);
+            let conf = dir.join("proftpd.conf");
+            fs::write(&conf, proftpd_config(port, dir.path(), &root, opts))
+                .expect("write proftpd.conf");
+            let mut c = Command::new(&bin);
+            c.arg("-n").arg("-c").arg(&conf);
+            c
+        });
+        Some(Proftpd { d, root })
+    }
+
+    /// The listening port.
+    pub fn port(&self) -> u16 {
+        self.d.port
+    }
+
+    /// The directory it serves (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The commands it received so far, in order (its command log; PASS shows as
+    /// `PASS (hidden)`).
+    pub fn commands(&self) -> Vec<String> {
+        fs::read_to_string(self.d.dir.join("commands.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.trim_end().to_string())
+            .collect()
+    }
+
+    /// The directory holding the configuration and logs.
+    pub fn dir(&self) -> &Path {
+        self.d.dir.path()
+    }
+}
+
+fn proftpd_config(port: u16, dir: &Path, root: &Path, opts: &ProftpdOptions) -> String {
+    let d = dir.display();
+    let (server_user, anon_user) = if is_root() {
+        (
+            "User nobody\nGroup nogroup\n".to_string(),
+            "ftp".to_string(),
+        )
+    } else {
+        let me = std::env::var("USER").unwrap_or_else(|_| "nobody".into());
+        (String::new(), me)
+    };
+    let tls = match opts.tls {
+        None => String::new(),
+        Some(implicit) => {
+            let (cert, key) = crate::tls::ServerCert::Good.paths();
+            format!(
+                "ModulePath {}\n\
+                 LoadModule mod_tls.c\n\
+                 TLSEngine on\n\
+                 TLSRequired {}\n\
+                 TLSProtocol TLSv1.2 TLSv1.3\n\
+                 TLSECCertificateFile {}\n\
+                 TLSECCertificateKeyFile {}\n\
+                 TLSLog {d}/tls.log\n\
+                 {}",
+                proftpd_dir().join("usr/lib/proftpd").display(),
+                if opts.allow_ccc { "auth+data" } else { "on" },
+                cert.display(),
+                key.display(),
+                if implicit {
+                    "TLSOptions UseImplicitSSL\n"
+                } else {
+                    ""
+                }
+            )
+        }
+    };
+    let upload = match &opts.upload_dir {
+        Some(up) => format!(
+            "  <Directory {up}>\n    <Limit STOR APPE MKD>\n      AllowAll\n    </Limit>\n  </Directory>\n"
+        ),
+        None => String::new(),
+    };
+    format!(
+        "ServerType standalone\n\
+         ServerName \"oxcurl test\"\n\
+         Port {port}\n\
+         DefaultAddress 127.0.0.1\n\
+         SocketBindTight on\n\
+         UseIPv6 off\n\
+         {server_user}\
+         PidFile {d}/run/proftpd.pid\n\
+         ScoreboardFile {d}/run/scoreboard\n\
+         DelayEngine off\n\
+         ControlsEngine off\n\
+         WtmpLog off\n\
+         UseReverseDNS off\n\
+         SystemLog {d}/log\n\
+         TransferLog {d}/xferlog\n\
+         LogFormat commands \"%m %J\"\n\
+         ExtendedLog {d}/commands.log ALL commands\n\
+         RequireValidShell off\n\
+         PassivePorts 45000 49999\n\
+         MaxInstances 50\n\
+         {tls}\
+         <Anonymous {root}>\n\
+         \x20 User {anon_user}\n\
+         \x20 Group nogroup\n\
+         \x20 UserAlias anonymous {anon_user}\n\
+         \x20 RequireValidShell off\n\
+         {upload}\
+         </Anonymous>\n",
         root = root.display()
     )
 }

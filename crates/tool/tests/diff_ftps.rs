@@ -1,11 +1,12 @@
-//! Differential tests: FTPS (curl's TLS parts of `lib/ftp.c`) against Debian's vsftpd with
-//! TLS, explicit (`ftp://` with `--ssl-reqd`, AUTH then PBSZ and PROT) and implicit
-//! (`ftps://`), requiring data connections to resume the control connection's session as
-//! vsftpd's `require_ssl_reuse` does. Each client gets a fresh server; the exit code,
-//! stdout, stderr, the commands vsftpd logged (the control connection is encrypted) and
-//! the files left on the server are compared with the reference curl 8.14.1's.
+//! Differential tests: FTPS (curl's TLS parts of `lib/ftp.c`) against Debian's vsftpd and
+//! ProFTPD with TLS, explicit (`ftp://` with `--ssl-reqd`, AUTH then PBSZ and PROT) and
+//! implicit (`ftps://`), both requiring data connections to resume the control
+//! connection's session (vsftpd's `require_ssl_reuse`, mod_tls's default). Each client gets
+//! a fresh server; the exit code, stdout, stderr, the commands the server logged (the
+//! control connection is encrypted) and the files left on the server are compared with the
+//! reference curl 8.14.1's.
 
-use oxcurl_testsupport::daemons::{Vsftpd, VsftpdOptions};
+use oxcurl_testsupport::daemons::{Proftpd, ProftpdOptions, Vsftpd, VsftpdOptions};
 use oxcurl_testsupport::process::reference_curl;
 use oxcurl_testsupport::{under_test, Exec, TempDir};
 
@@ -36,15 +37,71 @@ fn mask_command(c: &str) -> String {
     c.to_string()
 }
 
-/// Run `bin` with `args` against a fresh vsftpd (`tls`: see `VsftpdOptions::tls`; None is
-/// plain FTP). `{ftp}`, `{ftps}` and `{ca}` in the arguments become the server's URLs and
-/// the test CA. None when vsftpd is not there.
-fn run(
-    bin: &std::path::Path,
-    tls: Option<bool>,
-    args: &[&str],
-    env: &[(&str, &str)],
-) -> Option<Run> {
+/// Which server, and how it is set up (the TLS setting: see `VsftpdOptions::tls`; None is
+/// plain FTP).
+#[derive(Clone, Copy, Debug)]
+enum Server {
+    Vsftpd(Option<bool>),
+    /// With CCC allowed or not.
+    Proftpd(Option<bool>, bool),
+}
+
+/// A bare TLS setting is vsftpd's.
+impl From<Option<bool>> for Server {
+    fn from(tls: Option<bool>) -> Server {
+        Server::Vsftpd(tls)
+    }
+}
+
+/// A running server of either kind.
+enum Running {
+    Vsftpd(Vsftpd),
+    Proftpd(Proftpd),
+}
+
+impl Running {
+    fn start(s: Server, root: &std::path::Path) -> Option<Running> {
+        Some(match s {
+            Server::Vsftpd(tls) => {
+                let mut opts = VsftpdOptions::new().upload_dir("incoming");
+                if let Some(implicit) = tls {
+                    opts = opts.tls(implicit);
+                }
+                Running::Vsftpd(Vsftpd::try_start_with(root, &opts)?)
+            }
+            Server::Proftpd(tls, allow_ccc) => {
+                let opts = ProftpdOptions {
+                    upload_dir: Some("incoming".into()),
+                    tls,
+                    allow_ccc,
+                };
+                Running::Proftpd(Proftpd::try_start_with(root, &opts)?)
+            }
+        })
+    }
+    fn port(&self) -> u16 {
+        match self {
+            Running::Vsftpd(d) => d.port(),
+            Running::Proftpd(d) => d.port(),
+        }
+    }
+    fn root(&self) -> &std::path::Path {
+        match self {
+            Running::Vsftpd(d) => d.root(),
+            Running::Proftpd(d) => d.root(),
+        }
+    }
+    fn commands(&self) -> Vec<String> {
+        match self {
+            Running::Vsftpd(d) => d.commands(),
+            Running::Proftpd(d) => d.commands(),
+        }
+    }
+}
+
+/// Run `bin` with `args` against a fresh server. `{ftp}`, `{ftps}` and `{ca}` in the
+/// arguments become the server's URLs and the test CA. None when the server is not there.
+fn run(bin: &std::path::Path, server: Server, args: &[&str], env: &[(&str, &str)]) -> Option<Run> {
     let root = TempDir::new("ftps-root");
     std::fs::write(root.join("hello.txt"), "hello over TLS\r\nline two\r\n").unwrap();
     std::fs::create_dir_all(root.join("pub")).unwrap();
@@ -55,11 +112,7 @@ fn run(
     .unwrap();
     let local = TempDir::new("ftps-local");
     std::fs::write(local.join("up.txt"), "uploaded\nover TLS\n").unwrap();
-    let mut opts = VsftpdOptions::new().upload_dir("incoming");
-    if let Some(implicit) = tls {
-        opts = opts.tls(implicit);
-    }
-    let d = Vsftpd::try_start_with(root.path(), &opts)?;
+    let d = Running::start(server, root.path())?;
     let ca = oxcurl_testsupport::tls::pki().ca();
     let args: Vec<String> = args
         .iter()
@@ -95,9 +148,10 @@ fn run(
 
 /// Both clients, one command line; `env` is for oxcurl only (the reference has one TLS
 /// backend). Returns oxcurl's run when vsftpd is there.
-fn each(name: &str, tls: Option<bool>, args: &[&str], env: &[(&str, &str)]) -> Option<Run> {
-    let r = run(&reference_curl(), tls, args, &[])?;
-    let o = run(&under_test(OXCURL), tls, args, env)?;
+fn each(name: &str, server: impl Into<Server>, args: &[&str], env: &[(&str, &str)]) -> Option<Run> {
+    let server = server.into();
+    let r = run(&reference_curl(), server, args, &[])?;
+    let o = run(&under_test(OXCURL), server, args, env)?;
     assert_eq!(r.code, o.code, "{name}: exit codes differ: {}", o.stderr);
     assert!(r.stdout == o.stdout, "{name}: stdout differs");
     assert_eq!(r.stderr, o.stderr, "{name}: stderr differs");
@@ -107,9 +161,10 @@ fn each(name: &str, tls: Option<bool>, args: &[&str], env: &[(&str, &str)]) -> O
 }
 
 /// Each case on both TLS backends.
-fn both_backends(name: &str, tls: Option<bool>, args: &[&str]) -> Option<Run> {
-    let o = each(name, tls, args, &[("CURL_SSL_BACKEND", "rustls")])?;
-    each(name, tls, args, &[("CURL_SSL_BACKEND", "openssl")]);
+fn both_backends(name: &str, server: impl Into<Server>, args: &[&str]) -> Option<Run> {
+    let server = server.into();
+    let o = each(name, server, args, &[("CURL_SSL_BACKEND", "rustls")])?;
+    each(name, server, args, &[("CURL_SSL_BACKEND", "openssl")]);
     Some(o)
 }
 
@@ -323,5 +378,171 @@ fn an_untrusted_certificate_fails_as_curl_fails() {
             return;
         };
         assert_eq!(o.code, 60, "{name}: {}", o.stderr);
+    }
+}
+
+// ---- ProFTPD ----------------------------------------------------------------------------
+
+#[test]
+fn proftpd_explicit_and_implicit_downloads_listings_and_uploads() {
+    for (name, server, base) in [
+        (
+            "proftpd_explicit",
+            Server::Proftpd(Some(false), false),
+            "{ftp}",
+        ),
+        (
+            "proftpd_implicit",
+            Server::Proftpd(Some(true), false),
+            "{ftps}",
+        ),
+    ] {
+        let file = format!("{base}/pub/data.bin");
+        let list = format!("{base}/pub/");
+        let args = ["-sS", "--ssl-reqd", "--cacert", "{ca}", &file, &list];
+        let Some(o) = both_backends(name, server, &args) else {
+            return;
+        };
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        let up = format!("{base}/incoming/");
+        let args = ["-sS", "--ssl-reqd", "--cacert", "{ca}", "-T", "up.txt", &up];
+        let Some(o) = both_backends(name, server, &args) else {
+            return;
+        };
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        assert_eq!(
+            o.file.as_deref(),
+            Some(&b"uploaded\nover TLS\n"[..]),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn proftpd_active_mode_and_range() {
+    let Some(o) = both_backends(
+        "proftpd_active",
+        Server::Proftpd(Some(false), false),
+        &[
+            "-sS",
+            "--ssl-reqd",
+            "--cacert",
+            "{ca}",
+            "-P",
+            "-",
+            // To the end: a range that stops early sends ABOR, which ProFTPD logs before or
+            // after the RETR it ends as the two race.
+            "-r",
+            "199000-",
+            "{ftp}/pub/data.bin",
+        ],
+    ) else {
+        return;
+    };
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.stdout.len(), 1000);
+}
+
+#[test]
+fn proftpd_ccc_refused_keeps_tls() {
+    // TLS required on the control connection: CCC is refused and TLS stays.
+    let Some(o) = each(
+        "proftpd_ccc_refused",
+        Server::Proftpd(Some(false), false),
+        &[
+            "-sS",
+            "--ssl-reqd",
+            "--ftp-ssl-ccc",
+            "--cacert",
+            "{ca}",
+            "{ftp}/hello.txt",
+        ],
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}
+
+/// curl 8.14.1's CCC does not work against ProFTPD 1.3.8: in passive mode it waits forever
+/// after the server's close_notify, in active mode it fails with 55 ("SSL_write() error:
+/// protocol is shutdown") as it goes on writing through the TLS layer it shut down. oxcurl
+/// takes TLS off the control connection and goes on in the clear, as CCC means (the
+/// behaviour documented in docs/internals/FTP.md); so this case runs oxcurl alone.
+#[test]
+fn proftpd_ccc_clears_the_control_connection() {
+    for mode in ["passive", "active"] {
+        for backend in ["rustls", "openssl"] {
+            let name = format!("proftpd_ccc_{mode}_{backend}");
+            let Some(o) = run(
+                &under_test(OXCURL),
+                Server::Proftpd(Some(false), true),
+                &[
+                    "-sS",
+                    "--ssl-reqd",
+                    "--ftp-ssl-ccc-mode",
+                    mode,
+                    "--cacert",
+                    "{ca}",
+                    "{ftp}/hello.txt",
+                    "{ftp}/pub/data.bin",
+                ],
+                &[("CURL_SSL_BACKEND", backend)],
+            ) else {
+                return;
+            };
+            assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+            let mut want = b"hello over TLS\r\nline two\r\n".to_vec();
+            want.extend(oxcurl_testsupport::http::generated_body(200_000));
+            assert!(o.stdout == want, "{name}: stdout is not the two files");
+            let at = o.commands.iter().position(|c| c == "CCC");
+            let at = at.unwrap_or_else(|| panic!("{name}: no CCC: {:?}", o.commands));
+            // The login, then CCC; the commands after it went in the clear.
+            assert_eq!(o.commands[at - 1], "PROT P", "{name}");
+            assert_eq!(o.commands[at + 1], "PWD", "{name}");
+            assert_eq!(
+                o.commands.iter().filter(|c| *c == "RETR data.bin").count(),
+                1
+            );
+        }
+    }
+}
+
+#[test]
+fn proftpd_plain_with_tls_tried() {
+    let Some(o) = each(
+        "proftpd_plain_ssl",
+        Server::Proftpd(None, false),
+        &["-sS", "--ssl", "{ftp}/hello.txt", "{ftp}/pub/"],
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!(o.code, 0, "{}", o.stderr);
+}
+
+#[test]
+fn proftpd_plain_transfers() {
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "proftpd_upload",
+            &["-sS", "-T", "up.txt", "{ftp}/incoming/"],
+        ),
+        ("proftpd_active", &["-sS", "-P", "-", "{ftp}/pub/data.bin"]),
+        ("proftpd_head", &["-sS", "-I", "{ftp}/hello.txt"]),
+        (
+            "proftpd_ascii",
+            &["-sS", "{ftp}/hello.txt;type=a", "-l", "{ftp}/pub/"],
+        ),
+        (
+            "proftpd_quote",
+            &["-sS", "-Q", "NOOP", "-Q", "-SYST", "{ftp}/hello.txt"],
+        ),
+    ];
+    for (name, args) in cases {
+        let Some(o) = each(name, Server::Proftpd(None, false), args, &[]) else {
+            return;
+        };
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
     }
 }
