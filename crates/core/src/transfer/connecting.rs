@@ -53,9 +53,8 @@ impl Transfer {
                     self.info.local_addr = local;
                     self.h2conn = Some(s);
                     let chost = chost.trim_start_matches('[').trim_end_matches(']');
-                    self.verbose(&format!(
-                        "Re-using existing {scheme}: connection with host {chost}"
-                    ));
+                    let msg = self.reuse_note(scheme, chost);
+                    self.verbose(&msg);
                     // A reused connection had its protocol connect (curl goes to DO).
                     self.state = State::Do;
                     return Ok(true);
@@ -102,10 +101,8 @@ impl Transfer {
                 self.set_conn_id(c.id);
                 self.set_peer(c.remote);
                 self.info.local_addr = c.local;
-                let msg = format!(
-                    "Re-using existing {scheme}: connection with host {}",
-                    c.host.trim_start_matches('[').trim_end_matches(']')
-                );
+                let msg =
+                    self.reuse_note(scheme, c.host.trim_start_matches('[').trim_end_matches(']'));
                 self.conn = Some(c);
                 self.verbose(&msg);
                 self.state = State::Do;
@@ -570,6 +567,23 @@ impl Transfer {
             return;
         }
         self.state = State::ProtoConnect;
+    }
+
+    /// curl's note on a reused connection: through a proxy it names the proxy (the SOCKS
+    /// one first), else the host.
+    fn reuse_note(&self, scheme: &str, host: &str) -> String {
+        let proxy = self
+            .preproxy
+            .as_ref()
+            .or(self.proxy.as_ref().filter(|p| !p.kind.is_http()))
+            .or(self.proxy.as_ref());
+        match proxy {
+            Some(p) => format!(
+                "Re-using existing {scheme}: connection with proxy {}",
+                p.host.trim_start_matches('[').trim_end_matches(']')
+            ),
+            None => format!("Re-using existing {scheme}: connection with host {host}"),
+        }
     }
 
     /// curl's `Curl_verboseconnect` for the first connection: where it went.

@@ -97,17 +97,28 @@ impl Transfer {
     /// `host:port` a CONNECT asks the proxy for (over HTTP/1.x or HTTP/2): curl tunnels to
     /// the --connect-to destination, not to the URL's host.
     pub(super) fn tunnel_authority(&self) -> String {
-        let url = self.url.as_ref().expect("url");
-        let host = url.host_punycode().unwrap_or_default();
-        let port = url.port_or_default();
-        // A rule curl refuses failed the transfer before any connection.
-        let rule = self.connect_to_rule(&host, port).ok().flatten();
-        let (host, port) = rule.unwrap_or((host.into_owned(), port));
+        let (host, port) = self.proxied_dest();
         if host.contains(':') && !host.starts_with('[') {
             format!("{}:{port}", bracket(&host))
         } else {
             format!("{host}:{port}")
         }
+    }
+
+    /// Does the transfer go through an HTTP proxy (curl's `conn->bits.httpproxy`)?
+    pub(super) fn via_http_proxy(&self) -> bool {
+        self.proxy.as_ref().is_some_and(|p| p.kind.is_http())
+    }
+
+    /// Where a proxy is asked to connect: the `--connect-to` destination of the URL's
+    /// origin (curl's `conn_to_host` and `conn_to_port`), else the origin.
+    pub(super) fn proxied_dest(&self) -> (String, u16) {
+        let url = self.url.as_ref().expect("url");
+        let host = url.host_punycode().unwrap_or_default();
+        let port = url.port_or_default();
+        // A rule curl refuses failed the transfer before any connection.
+        let rule = self.connect_to_rule(&host, port).ok().flatten();
+        rule.unwrap_or((host.into_owned(), port))
     }
 
     /// Send CONNECT for the URL's origin over the fresh proxy connection.

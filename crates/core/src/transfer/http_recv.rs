@@ -551,12 +551,24 @@ impl Transfer {
         } else if name.eq_ignore_ascii_case("Content-Type") {
             self.info.content_type = Some(String::from_utf8_lossy(value).into_owned());
         } else if name.eq_ignore_ascii_case("Connection") {
-            for c in head::codings(value) {
-                if c.eq_ignore_ascii_case(b"close") {
-                    self.resp.keepalive = false;
-                } else if c.eq_ignore_ascii_case(b"keep-alive") {
-                    self.resp.keepalive = true;
+            let says = |w: &[u8]| head::codings(value).any(|c| c.eq_ignore_ascii_case(w));
+            if says(b"close") {
+                self.resp.keepalive = false;
+            } else if says(b"keep-alive") {
+                self.resp.keepalive = true;
+                if self.resp.version == HttpVersion::V1_0 {
+                    self.verbose("HTTP/1.0 connection set to keep alive");
                 }
+            }
+        } else if name.eq_ignore_ascii_case("Proxy-Connection") && self.via_http_proxy() {
+            // curl: what an HTTP proxy says of the connection to it.
+            let says = |w: &[u8]| head::codings(value).any(|c| c.eq_ignore_ascii_case(w));
+            if self.resp.version == HttpVersion::V1_0 && says(b"keep-alive") {
+                self.resp.keepalive = true;
+                self.verbose("HTTP/1.0 proxy connection set to keep alive");
+            } else if self.resp.version == HttpVersion::V1_1 && says(b"close") {
+                self.resp.keepalive = false;
+                self.verbose("HTTP/1.1 proxy connection set close");
             }
         }
         Ok(())
@@ -826,15 +838,18 @@ impl Transfer {
         }
         if self.resp.version == HttpVersion::V1_0 || self.opts.http_version == HttpVersionPref::V1_0
         {
-            // HTTP/1.0 keeps the connection only when the server says so.
+            // HTTP/1.0 keeps the connection only when the server says so (or the HTTP
+            // proxy, with Proxy-Connection).
             if self.resp.version == HttpVersion::V1_0 {
+                let proxy = self.via_http_proxy();
                 self.resp.keepalive = self
                     .info
                     .headers
                     .iter()
                     .filter(|h| h.request == self.resp.request_no)
                     .any(|h| {
-                        h.name().eq_ignore_ascii_case("Connection")
+                        (h.name().eq_ignore_ascii_case("Connection")
+                            || (proxy && h.name().eq_ignore_ascii_case("Proxy-Connection")))
                             && h.value().eq_ignore_ascii_case("keep-alive")
                     });
             }

@@ -28,10 +28,14 @@ impl Transfer {
     pub(super) fn socks_dest(&self) -> (String, u16) {
         match (&self.preproxy, &self.proxy) {
             (Some(_), Some(p)) => (p.host.clone(), p.port),
-            _ => (
-                self.url_host(),
-                self.url.as_ref().expect("url").port_or_default(),
-            ),
+            // curl's SOCKS filter asks for the `--connect-to` destination when there is one.
+            _ => {
+                let (h, p) = self.proxied_dest();
+                (
+                    h.trim_start_matches('[').trim_end_matches(']').to_string(),
+                    p,
+                )
+            }
         }
     }
 
@@ -81,10 +85,18 @@ impl Transfer {
         cx: &mut Cx<'_>,
     ) -> Result<Option<crate::proto::socks::Target>> {
         let (host, port) = self.socks_dest();
-        let known = cx
+        if let Some(addrs) = cx
             .resolver
             .cached(&host, port, self.opts.dns_cache_timeout, cx.now)
-            .or_else(|| dns::localhost_addrs(&host, port));
+        {
+            self.verbose(&format!("Hostname {host} was found in DNS cache"));
+            return self.socks_choose(&addrs).map(Some);
+        }
+        let known = dns::localhost_addrs(&host, port);
+        if let Some(a) = &known {
+            // As any answer, kept for the next connection.
+            cx.resolver.insert(&host, port, a.clone(), cx.now);
+        }
         match known {
             Some(addrs) => self.socks_pick(&addrs).map(Some),
             None => {
@@ -141,9 +153,18 @@ impl Transfer {
         &mut self,
         addrs: &[SocketAddr],
     ) -> Result<crate::proto::socks::Target> {
-        use crate::proto::socks::{Target, Version};
         let (host, port) = self.socks_dest();
         self.resolved_notes(&host, port, addrs);
+        self.socks_choose(addrs)
+    }
+
+    /// The address of `addrs` a socks4/socks5 handshake sends.
+    pub(super) fn socks_choose(
+        &mut self,
+        addrs: &[SocketAddr],
+    ) -> Result<crate::proto::socks::Target> {
+        use crate::proto::socks::{Target, Version};
+        let (host, _) = self.socks_dest();
         let v4 = self.socks_version() == Version::Socks4;
         let pick = addrs
             .iter()
@@ -165,8 +186,18 @@ impl Transfer {
 
     /// curl's `-v` line naming the SOCKS connect target.
     pub(super) fn socks_note(&mut self, target: &crate::proto::socks::Target) {
-        use crate::proto::socks::{Target, Version};
         let (host, port) = self.socks_dest();
+        self.socks_note_for(target, &host, port);
+    }
+
+    /// [`Self::socks_note`] for a connection to `host:port` (FTP's data connection).
+    pub(super) fn socks_note_for(
+        &mut self,
+        target: &crate::proto::socks::Target,
+        host: &str,
+        port: u16,
+    ) {
+        use crate::proto::socks::{Target, Version};
         let note = match (target, self.socks_version()) {
             // An IPv6 host goes without brackets here, as in curl.
             (_, Version::Socks5h) => Some(format!(
@@ -289,7 +320,9 @@ impl Transfer {
             let c = self.conn.as_ref().expect("conn");
             let msg = format!("Connected to {} () port {}", c.host, c.port);
             self.verbose(&msg);
-            self.verbose("using HTTP/1.x");
+            if self.info.scheme.starts_with("http") {
+                self.verbose("using HTTP/1.x");
+            }
         }
         self.origin_ready(cx)?;
         Ok(true)
