@@ -24,6 +24,7 @@ use crate::proto::pingpong::{self, Event};
 mod data;
 mod ftps;
 mod port;
+mod proxy;
 mod steps;
 
 use port::PortCmd;
@@ -60,6 +61,8 @@ pub(crate) struct FtpConn {
     /// `ftp_use_epsv` and `ftp_use_eprt` connection bits).
     epsv_failed: bool,
     eprt_failed: bool,
+    /// Where the last data connection went (curl's `conn->secondary`).
+    data_peer: Option<SocketAddr>,
     /// PROT P was accepted: data connections are TLS too (curl's `ftp_use_data_ssl`).
     data_tls: bool,
     /// The last line of the latest response (the one the state machine reads).
@@ -296,6 +299,9 @@ pub(super) struct FtpXfer {
     quote_may_fail: bool,
     /// USER was already retried with `--ftp-alternative-to-user`.
     alt_user_sent: bool,
+    /// The data connection goes through the proxy to this port (then `hop`, the handshake).
+    hop_port: Option<u16>,
+    hop: Option<proxy::Hop>,
     /// Active mode with PROT P: the TLS configuration for the connection to accept.
     tls_config: Option<crate::tls::Config>,
     /// The AUTH method still to try when the first is refused (curl's `count1..3`).
@@ -412,6 +418,8 @@ impl Handler for FtpHandler {
             alt_user_sent: false,
             auth_next: None,
             tls_config: None,
+            hop_port: None,
+            hop: None,
             cwd_done: false,
             in_done: false,
             path_error,
@@ -533,6 +541,17 @@ impl Handler for FtpHandler {
                         shared: false,
                     });
                 }
+            }
+            // The handshake with the proxy on the data connection.
+            Some(Data::Open(s, id)) if x.hop.is_some() => {
+                let write = x.hop.as_ref().is_some_and(|h| h.wants_write());
+                out[0] = Some(Interest {
+                    fd: std::os::fd::AsFd::as_fd(s),
+                    id: *id,
+                    read: !write,
+                    write,
+                    shared: false,
+                });
             }
             Some(Data::Listening(l, id)) if x.step == Step::Accept => {
                 out[0] = Some(Interest {

@@ -105,12 +105,16 @@ impl Transfer {
                 ))
             }
         };
-        let addr = SocketAddr::new(ip, port);
-        let host = ip.to_string();
-        self.verbose(&format!("Connecting to {host} ({host}) port {port}"));
-        let he = HappyEyeballs::new(&[addr], cx.now, &self.opts.socket());
+        if self.ftp_data_proxy().is_some() {
+            self.ftp_connect_via_proxy(cx, port)?;
+        } else {
+            let addr = SocketAddr::new(ip, port);
+            let host = ip.to_string();
+            self.verbose(&format!("Connecting to {host} ({host}) port {port}"));
+            let he = HappyEyeballs::new(&[addr], cx.now, &self.opts.socket());
+            self.ftp.as_mut().expect("ftp").data = Some(Data::Connecting(Box::new(he)));
+        }
         let x = self.ftp.as_mut().expect("ftp");
-        x.data = Some(Data::Connecting(Box::new(he)));
         x.via_epsv = step == Step::Epsv;
         self.ftp_set(Step::DataConnect);
         Ok(())
@@ -139,6 +143,12 @@ impl Transfer {
     /// Drive the data connection's connect; true once it is up (then TYPE and the rest).
     pub(super) fn ftp_data_connect(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         let x = self.ftp.as_mut().expect("ftp");
+        if x.hop.is_some() {
+            if !self.ftp_hop_drive()? {
+                return Ok(false);
+            }
+            return self.ftp_data_connected(cx).map(|()| true);
+        }
         let Some(Data::Connecting(he)) = x.data.as_mut() else {
             return Ok(true);
         };
@@ -155,25 +165,19 @@ impl Transfer {
         self.eyeballs_after(next);
         match r {
             ConnectPoll::Pending => Ok(false),
-            ConnectPoll::Connected(s, addr) => {
+            ConnectPoll::Connected(s, _) => {
                 self.timers.clear(TimerId::HappyEyeballs);
-                let tls = self.ftp_data_tls_config(cx)?;
-                if tls.is_none() {
-                    self.verbose(&format!(
-                        "Connected 2nd connection to {} port {}",
-                        addr.ip(),
-                        addr.port()
-                    ));
-                }
                 let x = self.ftp.as_mut().expect("ftp");
                 x.data = Some(Data::Open(
                     DataSock::new(s, &self.opts.socket_hooks),
                     connect::next_sock_id(),
                 ));
-                if let Some(config) = tls {
-                    self.ftp_data_tls_start(config)?;
+                if x.hop_port.is_some() {
+                    // Through the proxy first.
+                    self.ftp_hop_start()?;
+                    return self.ftp_data_connect(cx);
                 }
-                self.ftp_data_ready()?;
+                self.ftp_data_connected(cx)?;
                 Ok(true)
             }
             // The attempt noted why; curl's failure names the connection's host and port,
@@ -192,6 +196,31 @@ impl Transfer {
                 Err(connect_failed(host, c.port, self.elapsed_ms(cx.now)))
             }
         }
+    }
+
+    /// The data connection reached where it goes: TLS on it after PROT P (the handshake
+    /// says when it is connected), then the commands of the transfer.
+    fn ftp_data_connected(&mut self, cx: &mut Cx<'_>) -> Result<()> {
+        let tls = self.ftp_data_tls_config(cx)?;
+        let x = self.ftp.as_mut().expect("ftp");
+        let peer = match x.data.as_ref() {
+            Some(Data::Open(s, _)) => s.stream_peer(),
+            _ => None,
+        };
+        conn_meta(self.conn.as_mut().expect("conn")).data_peer = peer;
+        if tls.is_none() {
+            if let Some(a) = peer {
+                self.verbose(&format!(
+                    "Connected 2nd connection to {} port {}",
+                    a.ip(),
+                    a.port()
+                ));
+            }
+        }
+        if let Some(config) = tls {
+            self.ftp_data_tls_start(config)?;
+        }
+        self.ftp_data_ready()
     }
 
     /// The perform phase: the data, then the end of the transfer.

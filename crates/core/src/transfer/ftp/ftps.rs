@@ -332,7 +332,7 @@ impl DataSock {
     }
 
     /// The address at the other end.
-    fn stream_peer(&self) -> Option<SocketAddr> {
+    pub(super) fn stream_peer(&self) -> Option<SocketAddr> {
         match &self.stream {
             Stream::Tcp(s) => s.peer_addr().ok(),
             _ => None,
