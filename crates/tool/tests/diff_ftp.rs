@@ -360,6 +360,15 @@ fn vsftpd_each(name: &str, args: &[&str], after: Option<&str>) {
             oxcurl_testsupport::http::generated_body(200_000),
         )
         .unwrap();
+        // One file time for both runs: -I shows it.
+        for f in ["hello.txt", "pub/data.bin"] {
+            let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+            let file = std::fs::File::options()
+                .write(true)
+                .open(root.join(f))
+                .unwrap();
+            file.set_modified(t).unwrap();
+        }
         let local = TempDir::new("vsftpd-local");
         std::fs::write(local.join("up.txt"), "uploaded\nby the client\n").unwrap();
         let opts = VsftpdOptions::new().upload_dir("incoming");

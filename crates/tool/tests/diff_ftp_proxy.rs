@@ -1,10 +1,11 @@
 //! Differential tests: FTP through proxies, both connections (curl's second socket gets the
 //! same proxy filters as the first): SOCKS 4, 4a, 5 and 5h through Debian's dante, and an
-//! HTTP proxy tunnel (`-p`) through squid, to Debian's vsftpd. Each client gets a fresh
+//! HTTP proxy tunnel (`-p`) through squid, and an HTTPS one through nghttpx in front of
+//! squid, to Debian's vsftpd. Each client gets a fresh
 //! server and proxy; the exit code, stdout, stderr (`-v` too, port numbers masked) and the
 //! commands vsftpd logged are compared with the reference curl 8.14.1's.
 
-use oxcurl_testsupport::daemons::{Dante, ProxyAuth, Squid, Vsftpd};
+use oxcurl_testsupport::daemons::{Dante, Nghttpx, ProxyAuth, Squid, Vsftpd};
 use oxcurl_testsupport::process::reference_curl;
 use oxcurl_testsupport::{under_test, Exec, TempDir};
 
@@ -44,6 +45,8 @@ fn mask(text: &str) -> String {
 enum Proxy {
     Socks,
     Http,
+    /// nghttpx (TLS, HTTP/1.1 CONNECT) in front of squid.
+    Https,
 }
 
 fn run(bin: &std::path::Path, proxy: Proxy, args: &[&str]) -> Option<Run> {
@@ -55,24 +58,41 @@ fn run(bin: &std::path::Path, proxy: Proxy, args: &[&str]) -> Option<Run> {
         oxcurl_testsupport::http::generated_body(100_000),
     )
     .unwrap();
+    // One file time for both runs: -I shows it.
+    for f in ["hello.txt", "pub/data.bin"] {
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+        let file = std::fs::File::options()
+            .write(true)
+            .open(root.join(f))
+            .unwrap();
+        file.set_modified(t).unwrap();
+    }
     let d = Vsftpd::try_start(root.path())?;
-    let (_dante, _squid, proxy_at) = match proxy {
+    let (_dante, _squid, _nghttpx, proxy_at) = match proxy {
         Proxy::Socks => {
             let p = Dante::try_start()?;
             let at = p.host_port();
-            (Some(p), None, at)
+            (Some(p), None, None, at)
         }
         Proxy::Http => {
             let p = Squid::try_start(ProxyAuth::None)?;
             let at = p.host_port();
-            (None, Some(p), at)
+            (None, Some(p), None, at)
+        }
+        Proxy::Https => {
+            let sq = Squid::try_start(ProxyAuth::None)?;
+            let nx = Nghttpx::try_start(&sq)?;
+            let at = nx.url();
+            (None, Some(sq), Some(nx), at)
         }
     };
+    let ca = oxcurl_testsupport::tls::pki().ca();
     let args: Vec<String> = args
         .iter()
         .map(|a| {
             a.replace("{port}", &d.port().to_string())
                 .replace("{proxy}", &proxy_at)
+                .replace("{ca}", &ca.display().to_string())
         })
         .collect();
     let out = Exec::new(bin).args(&args).run();
@@ -194,4 +214,30 @@ fn http_proxy_tunnel_verbose() {
             "ftp://127.0.0.1:{port}/hello.txt",
         ],
     );
+}
+
+#[test]
+fn https_proxy_tunnel_carries_both_connections() {
+    // Not -v: the TLS lines differ between the backends (diff_tls.rs compares those).
+    {
+        let name = "https tunnel";
+        let Some(o) = each(
+            name,
+            Proxy::Https,
+            &[
+                "-sS",
+                "-p",
+                "--proxy-cacert",
+                "{ca}",
+                "-x",
+                "{proxy}",
+                "ftp://127.0.0.1:{port}/hello.txt",
+                "ftp://127.0.0.1:{port}/pub/data.bin",
+            ],
+        ) else {
+            return;
+        };
+        assert_eq!(o.code, 0, "{name}: {}", o.stderr);
+        assert_eq!(o.stdout.len(), 22 + 100_000, "{name}");
+    }
 }

@@ -110,6 +110,15 @@ fn run(bin: &std::path::Path, server: Server, args: &[&str], env: &[(&str, &str)
         oxcurl_testsupport::http::generated_body(200_000),
     )
     .unwrap();
+    // One file time for both runs: -I shows it.
+    for f in ["hello.txt", "pub/data.bin"] {
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+        let file = std::fs::File::options()
+            .write(true)
+            .open(root.join(f))
+            .unwrap();
+        file.set_modified(t).unwrap();
+    }
     let local = TempDir::new("ftps-local");
     std::fs::write(local.join("up.txt"), "uploaded\nover TLS\n").unwrap();
     let d = Running::start(server, root.path())?;

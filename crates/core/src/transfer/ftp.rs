@@ -13,8 +13,6 @@
 //! SIZE, REST, RETR, LIST, STOR, APPE); `ftp/data.rs` the data connection and the end of a
 //! transfer. Design note: `docs/internals/FTP.md`.
 
-use std::net::TcpStream;
-
 use super::handler::Handler;
 use super::*;
 use crate::options::{FtpAuth, FtpCcc, UseSsl};
@@ -25,7 +23,10 @@ mod data;
 mod ftps;
 mod port;
 mod proxy;
+mod sock;
 mod steps;
+
+use sock::DataSock;
 
 use port::PortCmd;
 
@@ -158,75 +159,6 @@ enum Mode {
     Info,
     /// Nothing to move (a time condition, a file already complete).
     None,
-}
-
-/// The data connection's socket, with TLS over it after `PROT P`; handed to the
-/// application's close hook when it goes.
-struct DataSock {
-    stream: Stream,
-    /// The TLS session of an FTPS data connection (see `ftp/ftps.rs`).
-    tls: Option<Box<crate::tls::Session>>,
-    /// The TLS handshake is still going.
-    handshaking: bool,
-    hooks: connect::Hooks,
-}
-
-impl DataSock {
-    fn new(stream: TcpStream, hooks: &connect::Hooks) -> DataSock {
-        DataSock {
-            stream: Stream::Tcp(stream),
-            tls: None,
-            handshaking: false,
-            hooks: hooks.clone(),
-        }
-    }
-
-    /// Bytes received (decrypted over TLS); Ok(0) at the end.
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match &mut self.tls {
-            Some(t) => t.recv(&mut crate::tls::Io::Sock(&mut self.stream), buf),
-            None => self.stream.read(buf),
-        }
-    }
-
-    /// Bytes sent (encrypted over TLS), as many as were taken.
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match &mut self.tls {
-            Some(t) => {
-                let mut io = crate::tls::Io::Sock(&mut self.stream);
-                let n = t.send(&mut io, buf)?;
-                match t.flush(&mut io) {
-                    Err(e) if e.kind() != io::ErrorKind::WouldBlock => Err(e),
-                    _ => Ok(n),
-                }
-            }
-            None => self.stream.write(buf),
-        }
-    }
-
-    /// Does TLS hold bytes for the socket?
-    fn wants_write(&self) -> bool {
-        self.tls.as_ref().is_some_and(|t| t.wants_write())
-    }
-}
-
-impl std::os::fd::AsFd for DataSock {
-    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
-        self.stream.fd()
-    }
-}
-
-impl Drop for DataSock {
-    fn drop(&mut self) {
-        // TLS ends with close_notify, best effort (curl's data connection shutdown).
-        if let Some(t) = &mut self.tls {
-            t.close(&mut crate::tls::Io::Sock(&mut self.stream));
-        }
-        let stream = std::mem::replace(&mut self.stream, Stream::Closed);
-        if let Some(fd) = stream.into_fd() {
-            connect::close_with(&self.hooks, fd);
-        }
-    }
 }
 
 /// The data connection.
@@ -544,7 +476,7 @@ impl Handler for FtpHandler {
             }
             // The handshake with the proxy on the data connection.
             Some(Data::Open(s, id)) if x.hop.is_some() => {
-                let write = x.hop.as_ref().is_some_and(|h| h.wants_write());
+                let write = x.hop.as_ref().is_some_and(|h| h.wants_write()) || s.wants_write();
                 out[0] = Some(Interest {
                     fd: std::os::fd::AsFd::as_fd(s),
                     id: *id,

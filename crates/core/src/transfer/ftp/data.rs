@@ -174,7 +174,7 @@ impl Transfer {
                 ));
                 if x.hop_port.is_some() {
                     // Through the proxy first.
-                    self.ftp_hop_start()?;
+                    self.ftp_hop_start(cx)?;
                     return self.ftp_data_connect(cx);
                 }
                 self.ftp_data_connected(cx)?;

@@ -245,7 +245,8 @@ impl Transfer {
         if trace {
             t.trace_on();
         }
-        let step = t.handshake(&mut Io::Sock(&mut s.stream));
+        let step = s.with_tls(|t, io| t.handshake(io)).expect("data tls");
+        let t = s.tls.as_mut().expect("data tls");
         let code = t.verify_result();
         let (events, notes) = if trace {
             (t.trace_take(), Vec::new())
@@ -294,48 +295,29 @@ impl Transfer {
         let Some(Data::Open(mut s, _)) = x.data.take() else {
             return;
         };
-        let Some(mut t) = s.tls.take() else {
+        if s.tls.is_none() {
             return;
-        };
+        }
         if trace {
-            t.trace_on();
+            s.trace_on();
         }
         // As curl's shutdown: what the peer sent first (its close_notify, often), then
         // ours.
-        let mut buf = [0u8; 256];
-        for _ in 0..4 {
-            match t.recv(&mut Io::Sock(&mut s.stream), &mut buf) {
-                Ok(n) if n > 0 => {}
-                _ => break,
+        s.with_tls(|t, io| {
+            let mut buf = [0u8; 256];
+            for _ in 0..4 {
+                match t.recv(io, &mut buf) {
+                    Ok(n) if n > 0 => {}
+                    _ => break,
+                }
             }
-        }
-        t.close(&mut Io::Sock(&mut s.stream));
+            t.close(io);
+        });
         if trace {
-            let events = t.trace_take();
+            let events = s.trace_take();
             self.tls_trace_emit(events);
         }
-    }
-}
-
-impl DataSock {
-    pub(super) fn trace_on(&mut self) {
-        if let Some(t) = self.tls.as_mut() {
-            t.trace_on();
-        }
-    }
-
-    pub(super) fn trace_take(&mut self) -> Vec<crate::tls::TraceEvent> {
-        self.tls
-            .as_mut()
-            .map(|t| t.trace_take())
-            .unwrap_or_default()
-    }
-
-    /// The address at the other end.
-    pub(super) fn stream_peer(&self) -> Option<SocketAddr> {
-        match &self.stream {
-            Stream::Tcp(s) => s.peer_addr().ok(),
-            _ => None,
-        }
+        // Closed: the socket's drop does not close it again.
+        s.tls = None;
     }
 }

@@ -5,8 +5,12 @@
 //! `secondaryhostname`, which with a proxy is the name, never an address), and the port
 //! EPSV or PASV named. What PASV says of the host is not used.
 //!
-//! Not here yet: a data connection through an HTTPS proxy, or through a SOCKS pre-proxy
-//! then an HTTP proxy; those go to the data address directly.
+//! Through an HTTPS proxy the data connection has its own session to the proxy (made as
+//! the control connection's was, resuming it when the backend can), CONNECT inside it, and
+//! FTPS inside that after `PROT P`.
+//!
+//! Not here yet: a data connection through a SOCKS pre-proxy then an HTTP proxy, which goes
+//! to the data address directly.
 
 use std::net::ToSocketAddrs;
 
@@ -16,6 +20,8 @@ use crate::proto::socks::{Socks, Target, Version};
 
 /// The handshake with the proxy on the data connection.
 pub(super) enum Hop {
+    /// The TLS handshake with an HTTPS proxy, before CONNECT for this port.
+    ProxyTls(u16),
     /// The SOCKS handshake and the reply bytes read so far.
     Socks(Box<Socks>, Vec<u8>),
     /// The CONNECT request, how much of it went, and the reply read so far.
@@ -26,6 +32,7 @@ impl Hop {
     /// Does the handshake have bytes to send?
     pub(super) fn wants_write(&self) -> bool {
         match self {
+            Hop::ProxyTls(_) => false,
             Hop::Socks(s, _) => !s.output().is_empty(),
             Hop::Connect(_, req, sent) => *sent < req.len(),
         }
@@ -36,7 +43,7 @@ impl Transfer {
     /// Is the data connection to go through the proxy, and which one is it: the proxy's
     /// host and port (SOCKS, or an HTTP proxy with a tunnel).
     pub(super) fn ftp_data_proxy(&self) -> Option<(String, u16)> {
-        if self.preproxy.is_some() || self.https_proxy() {
+        if self.preproxy.is_some() {
             return None;
         }
         let p = self.proxy.as_ref()?;
@@ -98,8 +105,9 @@ impl Transfer {
         Ok(())
     }
 
-    /// The data socket reached the proxy: the handshake for the data address starts.
-    pub(super) fn ftp_hop_start(&mut self) -> Result<()> {
+    /// The data socket reached the proxy: TLS with an HTTPS proxy, else the handshake for
+    /// the data address, starts.
+    pub(super) fn ftp_hop_start(&mut self, cx: &mut Cx<'_>) -> Result<()> {
         let port = self
             .ftp
             .as_mut()
@@ -107,6 +115,40 @@ impl Transfer {
             .hop_port
             .take()
             .expect("hop");
+        if self.https_proxy() {
+            let config = cx.tls.config(&self.opts.proxy_tls, &[])?;
+            let p = self.proxy.as_ref().expect("proxy");
+            let (host, pport) = (p.host.clone(), p.port);
+            let sni = host.split('%').next().unwrap_or(&host).to_string();
+            let peer = self.tls_peer_key(&sni, pport, &self.opts.proxy_tls);
+            let x = self.ftp.as_mut().expect("ftp");
+            let Some(Data::Open(s, _)) = x.data.as_mut() else {
+                return Ok(());
+            };
+            let mut session = crate::tls::Session::new(
+                &config,
+                &sni,
+                &peer,
+                &s.stream,
+                &self.opts.proxy_tls,
+                false,
+            )?;
+            let opts = self.opts.proxy_tls.clone();
+            self.tls_notes(&[], &opts, &mut session);
+            let x = self.ftp.as_mut().expect("ftp");
+            if let Some(Data::Open(s, _)) = x.data.as_mut() {
+                s.proxy_tls = Some(Box::new(session));
+            }
+            x.hop = Some(Hop::ProxyTls(port));
+            return Ok(());
+        }
+        let hop = self.ftp_hop_request(port)?;
+        self.ftp.as_mut().expect("ftp").hop = Some(hop);
+        Ok(())
+    }
+
+    /// The SOCKS handshake or the CONNECT request for the data address.
+    fn ftp_hop_request(&mut self, port: u16) -> Result<Hop> {
         let host = self.ftp_hop_host();
         let p = self.proxy.as_ref().expect("proxy");
         let (kind, creds) = (p.kind, p.creds.clone());
@@ -153,8 +195,41 @@ impl Transfer {
             .map_err(|e| self.socks_failed(e))?;
             Hop::Socks(Box::new(s), Vec::new())
         };
-        self.ftp.as_mut().expect("ftp").hop = Some(hop);
-        Ok(())
+        Ok(hop)
+    }
+
+    /// The HTTPS proxy's handshake on the data connection; true once done (then CONNECT).
+    fn ftp_hop_tls(&mut self) -> Result<bool> {
+        let x = self.ftp.as_mut().expect("ftp");
+        let Some(Data::Open(s, _)) = x.data.as_mut() else {
+            return Ok(true);
+        };
+        let Some(p) = s.proxy_tls.as_mut() else {
+            return Ok(true);
+        };
+        let step = p.handshake(&mut crate::tls::Io::Sock(&mut s.stream));
+        let code = p.verify_result();
+        let notes = p.take_notes();
+        self.info.proxy_ssl_verify_result = code;
+        for n in notes {
+            self.verbose(&n);
+        }
+        match step? {
+            crate::tls::Handshake::WantRead | crate::tls::Handshake::WantWrite => return Ok(false),
+            crate::tls::Handshake::Done => {}
+        }
+        let x = self.ftp.as_mut().expect("ftp");
+        let Some(Data::Open(s, _)) = x.data.as_mut() else {
+            return Ok(true);
+        };
+        let p = s.proxy_tls.take().expect("proxy tls");
+        let r = self.tls_report(&p, true, false);
+        let x = self.ftp.as_mut().expect("ftp");
+        if let Some(Data::Open(s, _)) = x.data.as_mut() {
+            s.proxy_tls = Some(p);
+        }
+        r?;
+        Ok(true)
     }
 
     /// What the SOCKS request names: the address for socks4 and socks5 (looked up here,
@@ -196,12 +271,21 @@ impl Transfer {
 
     /// Drive the handshake on the data connection; true once the data address is reached.
     pub(super) fn ftp_hop_drive(&mut self) -> Result<bool> {
+        if let Some(Hop::ProxyTls(port)) = self.ftp.as_ref().and_then(|x| x.hop.as_ref()) {
+            let port = *port;
+            if !self.ftp_hop_tls()? {
+                return Ok(false);
+            }
+            let hop = self.ftp_hop_request(port)?;
+            self.ftp.as_mut().expect("ftp").hop = Some(hop);
+        }
         let x = self.ftp.as_mut().expect("ftp");
         let (Some(Data::Open(s, _)), Some(hop)) = (x.data.as_mut(), x.hop.as_mut()) else {
             return Ok(true);
         };
         let mut lines = Vec::new();
         let r = match hop {
+            Hop::ProxyTls(_) => Ok(false),
             Hop::Socks(socks, got) => drive_socks(s, socks, got),
             Hop::Connect(t, req, sent) => drive_connect(s, t, req, sent, &mut lines),
         };
@@ -235,6 +319,7 @@ impl Transfer {
         }
         let hop = self.ftp.as_mut().expect("ftp").hop.take().expect("hop");
         match hop {
+            Hop::ProxyTls(_) => {}
             Hop::Socks(socks, _) => {
                 if let Some(n) = socks.granted_note() {
                     self.verbose(&n);
@@ -278,7 +363,7 @@ fn drive_socks(
 ) -> std::result::Result<bool, HopError> {
     loop {
         while !socks.output().is_empty() {
-            match s.stream.write(socks.output()) {
+            match s.raw_write(socks.output()) {
                 Ok(n) => socks.sent(n),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -297,7 +382,7 @@ fn drive_socks(
         let want = socks.want();
         let mut buf = [0u8; 300];
         let room = want.saturating_sub(got.len()).min(buf.len());
-        match s.stream.read(&mut buf[..room]) {
+        match s.raw_read(&mut buf[..room]) {
             Ok(0) => {
                 return Err(HopError::Proxy(
                     ProxyCode::Closed,
@@ -335,7 +420,7 @@ fn drive_connect(
     lines: &mut Vec<Vec<u8>>,
 ) -> std::result::Result<bool, HopError> {
     while *sent < req.len() {
-        match s.stream.write(&req[*sent..]) {
+        match s.raw_write(&req[*sent..]) {
             Ok(n) => *sent += n,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -344,7 +429,7 @@ fn drive_connect(
     }
     let mut byte = [0u8; 1];
     while !t.done {
-        match s.stream.read(&mut byte) {
+        match s.raw_read(&mut byte) {
             Ok(0) => {
                 return Err(HopError::Other(Error::new(
                     Code::RecvError,
