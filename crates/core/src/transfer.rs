@@ -1178,6 +1178,9 @@ impl Transfer {
         }
         let ms = self.elapsed_ms(now);
         if self.timers.expired(TimerId::Timeout, now) {
+            if let Some(m) = self.handler.timeout_message(self) {
+                return Err(Error::new(Code::OperationTimedout, m));
+            }
             let connecting = matches!(
                 self.state,
                 State::Init

@@ -555,3 +555,38 @@ fn proftpd_plain_transfers() {
         assert_eq!(o.code, 0, "{name}: {}", o.stderr);
     }
 }
+
+// ---- hostile servers (the scripted one) -------------------------------------------------
+
+/// A server that accepts AUTH and then never speaks TLS: the wait ends with the user's
+/// timeout, with curl's message (the upgrade is curl's blocking connect: "connect timeout").
+#[test]
+fn a_server_that_stalls_the_tls_upgrade_is_timed_out() {
+    use oxcurl_testsupport::ftp::{FtpReply, FtpServer};
+    {
+        let (name, cmd) = ("auth", "AUTH");
+        let mut outs = Vec::new();
+        for bin in [reference_curl(), under_test(OXCURL)] {
+            let s = FtpServer::start();
+            s.reply_always(cmd, FtpReply::raw("234 go ahead\r\n").hang());
+            let started = std::time::Instant::now();
+            let out = Exec::new(&bin)
+                .args([
+                    "-sS",
+                    "--ssl-reqd",
+                    "-m",
+                    "2",
+                    &format!("{}/f.txt", s.url()),
+                ])
+                .run();
+            let took = started.elapsed();
+            assert!(
+                took < std::time::Duration::from_secs(6),
+                "{name}: took {took:?}"
+            );
+            outs.push((out.exit_code(), out.stderr_str()));
+        }
+        assert_eq!(outs[0], outs[1], "{name}");
+        assert_eq!(outs[1].0, 28, "{name}");
+    }
+}

@@ -370,14 +370,17 @@ impl Handler for FtpHandler {
         loop {
             match t.ftp_step() {
                 Step::LoggedIn => return Ok(true),
+                // Both wait for the server within the response timeout, as its replies do.
                 Step::AuthTls => {
                     if !t.ftp_control_handshake(cx)? {
+                        t.ftp_response_timeout(cx.now)?;
                         return Ok(false);
                     }
                     continue;
                 }
                 Step::CccShutdown => {
                     if !t.ftp_ccc_shutdown()? {
+                        t.ftp_response_timeout(cx.now)?;
                         return Ok(false);
                     }
                     continue;
@@ -520,6 +523,10 @@ impl Handler for FtpHandler {
 
     fn moving(&self, t: &Transfer) -> bool {
         t.ftp.as_ref().is_some_and(|x| x.step == Step::Transfer)
+    }
+
+    fn timeout_message(&self, t: &Transfer) -> Option<&'static str> {
+        (t.ftp_step() == Step::AuthTls).then_some("connect timeout")
     }
 
     /// curl's multi_done: a failure while doing ends the connection the regular way; one

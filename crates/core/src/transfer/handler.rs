@@ -60,6 +60,13 @@ pub(crate) trait Handler: Sync {
     /// The protocol's own timers, looked at before every pass.
     fn check_timers(&self, _t: &mut Transfer, _now: Instant) {}
 
+    /// What the overall timeout (`-m`) says when it fires in this phase, when the protocol
+    /// says more than the multi's own "Operation timed out" (FTP's TLS upgrade after AUTH,
+    /// which curl runs as a blocking connect: "connect timeout").
+    fn timeout_message(&self, _t: &Transfer) -> Option<&'static str> {
+        None
+    }
+
     /// How the connection of a transfer failing with `code` in `MSTATE_PERFORMING` ends:
     /// "closing" (premature), "shutting down" (the regular way), or None when the transfer
     /// holds none to end.

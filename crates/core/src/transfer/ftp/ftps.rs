@@ -35,7 +35,9 @@ impl Transfer {
             return Err(Error::code(Code::WeirdServerReply));
         }
         if code == 234 || code == 334 {
-            // The handshake step makes the session.
+            // The handshake step makes the session; the server has the response timeout
+            // to finish it.
+            m.sent_at = Some(Instant::now());
             self.ftp_set(Step::AuthTls);
             return Ok(());
         }
@@ -159,6 +161,8 @@ impl Transfer {
                 t.close(&mut Io::Sock(&mut conn.stream));
             }
         }
+        // The server has the response timeout to send its close_notify.
+        conn_meta(self.conn.as_mut().expect("conn")).sent_at = Some(Instant::now());
         self.ftp_set(Step::CccShutdown);
         Ok(())
     }
