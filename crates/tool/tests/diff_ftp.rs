@@ -402,6 +402,27 @@ fn vsftpd_each(name: &str, args: &[&str], after: Option<&str>) {
     }
 }
 
+/// [`vsftpd_each`] for a command line both clients must fail the same way.
+fn vsftpd_each_failing(name: &str, args: &[&str]) {
+    let mut results = Vec::new();
+    for bin in [reference_curl(), under_test(OXCURL)] {
+        let root = TempDir::new("vsftpd-each");
+        std::fs::write(root.join("hello.txt"), "hello from vsftpd\r\n").unwrap();
+        let Some(d) = Vsftpd::try_start(root.path()) else {
+            return;
+        };
+        let base = d.url();
+        let base = base.trim_end_matches('/');
+        let args: Vec<String> = args.iter().map(|a| a.replace("{ftp}", base)).collect();
+        let out = Exec::new(&bin).args(&args).run();
+        results.push((out.exit_code(), out.stdout.clone(), out.stderr_str()));
+    }
+    if results.len() == 2 {
+        assert_eq!(results[0], results[1], "{name}");
+        assert_ne!(results[1].0, 0, "{name}: it was to fail");
+    }
+}
+
 #[test]
 fn vsftpd_upload_listing_range_and_active_mode() {
     vsftpd_each(
@@ -417,6 +438,17 @@ fn vsftpd_upload_listing_range_and_active_mode() {
         None,
     );
     vsftpd_each("active", &["-sS", "-P", "-", "{ftp}/pub/data.bin"], None);
+    // An interface's name: its address (lo: 127.0.0.1, case-insensitive as curl); one
+    // without an IPv4 address fails with 30; a name that is none is a host to look up.
+    vsftpd_each(
+        "active_iface",
+        &["-sS", "-P", "LO", "{ftp}/pub/data.bin"],
+        None,
+    );
+    vsftpd_each_failing(
+        "active_not_an_iface",
+        &["-sS", "-P", "no-such-iface.invalid", "{ftp}/hello.txt"],
+    );
     vsftpd_each("head", &["-sS", "-I", "{ftp}/hello.txt"], None);
     vsftpd_each(
         "quote",

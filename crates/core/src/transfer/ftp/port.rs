@@ -4,8 +4,9 @@
 //! within `CURLOPT_ACCEPTTIMEOUT_MS`. While it waits, a reply on the control connection is
 //! the server giving up on the data connection.
 //!
-//! An interface name as `-P`'s address is looked up as a host name: without reading the
-//! system's interface list, `-P eth0` fails as curl fails for a name that does not resolve.
+//! `-P`'s address may name an interface (curl's `Curl_if2ip`): its first address of the
+//! control connection's family is announced (IPv6: one of the peer's scope); an interface
+//! with none fails with 30, and a name that is no interface is looked up as a host.
 
 use std::net::{TcpListener, ToSocketAddrs};
 
@@ -36,6 +37,61 @@ fn strerror(e: &io::Error) -> String {
     }
 }
 
+/// What an interface name gives (curl's `if2ip_result_t`).
+enum If2Ip {
+    /// No interface of that name.
+    NotFound,
+    /// The interface has no address of the family (and scope) wanted.
+    NoAddress,
+    Found(String),
+}
+
+/// curl's `Curl_ipv6_scope`: global 0, link-local 1, site-local 2, unique local 3, node-local
+/// (loopback) 4.
+fn ipv6_scope(ip: IpAddr) -> u8 {
+    let IpAddr::V6(v6) = ip else {
+        return 0;
+    };
+    let b = v6.octets();
+    if b[0] & 0xfe == 0xfc {
+        return 3;
+    }
+    let w = u16::from_be_bytes([b[0], b[1]]);
+    match w & 0xffc0 {
+        0xfe80 => 1,
+        0xfec0 => 2,
+        0x0000 if b[1..15].iter().all(|&x| x == 0) && b[15] == 1 => 4,
+        _ => 0,
+    }
+}
+
+/// curl's `Curl_if2ip` for the control connection's peer `remote`: the first address of the
+/// interface `name` (case-insensitive) in the peer's family and, for IPv6, its scope (with
+/// the interface's scope id, as curl writes it).
+fn if2ip(remote: SocketAddr, name: &str) -> If2Ip {
+    let Ok(all) = oxcurl_sys::ifaddrs::interface_addrs() else {
+        return If2Ip::NotFound;
+    };
+    let want_scope = ipv6_scope(remote.ip());
+    let mut res = If2Ip::NotFound;
+    for a in all.iter().filter(|a| a.name.eq_ignore_ascii_case(name)) {
+        match a.addr {
+            Some(ip) if ip.is_ipv6() == remote.is_ipv6() => {
+                if ip.is_ipv6() && ipv6_scope(ip) != want_scope {
+                    res = If2Ip::NoAddress;
+                    continue;
+                }
+                return If2Ip::Found(match (ip, a.scope_id) {
+                    (IpAddr::V6(_), id) if id != 0 => format!("{ip}%{id}"),
+                    _ => ip.to_string(),
+                });
+            }
+            _ => res = If2Ip::NoAddress,
+        }
+    }
+    res
+}
+
 impl Transfer {
     /// curl's `ftp_state_use_port`: listen, then EPRT or PORT.
     pub(super) fn ftp_use_port(&mut self, cx: &mut Cx<'_>, mut cmd: PortCmd) -> Result<()> {
@@ -51,7 +107,14 @@ impl Transfer {
             .trim_end_matches(']')
             .to_string();
         let mut possibly_non_local = spec.addr.is_some();
-        let host = spec.addr.clone().unwrap_or_else(|| local.ip().to_string());
+        let host = match spec.addr.clone() {
+            None => local.ip().to_string(),
+            Some(a) => match if2ip(remote, &a) {
+                If2Ip::Found(ip) => ip,
+                If2Ip::NoAddress => return Err(Error::code(Code::FtpPortFailed)),
+                If2Ip::NotFound => a,
+            },
+        };
         // curl's Curl_resolv_blocking, through the DNS cache as every lookup goes (port 0).
         let ttl = self.opts.dns_cache_timeout;
         let addrs = match cx.resolver.cached(&host, 0, ttl, cx.now) {
@@ -264,5 +327,32 @@ impl Transfer {
             return Err(Error::code(Code::FtpAcceptFailed));
         }
         Err(Error::code(Code::WeirdServerReply))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipv6_scopes_as_curl_names_them() {
+        let s = |t: &str| ipv6_scope(t.parse().unwrap());
+        assert_eq!(s("127.0.0.1"), 0);
+        assert_eq!(s("2001:db8::1"), 0);
+        assert_eq!(s("fe80::1"), 1);
+        assert_eq!(s("fec0::1"), 2);
+        assert_eq!(s("fd00::2"), 3);
+        assert_eq!(s("::1"), 4);
+        assert_eq!(s("::2"), 0);
+    }
+
+    #[test]
+    fn loopback_by_name() {
+        let peer: SocketAddr = "127.0.0.1:21".parse().unwrap();
+        assert!(matches!(if2ip(peer, "lo"), If2Ip::Found(ref ip) if ip == "127.0.0.1"));
+        assert!(matches!(if2ip(peer, "Lo"), If2Ip::Found(_)));
+        assert!(matches!(if2ip(peer, "no-such-interface"), If2Ip::NotFound));
+        let peer6: SocketAddr = "[::1]:21".parse().unwrap();
+        assert!(matches!(if2ip(peer6, "lo"), If2Ip::Found(ref ip) if ip == "::1"));
     }
 }
