@@ -33,6 +33,7 @@ pub mod proto {
     pub mod connect;
     pub mod file;
     pub mod ftp;
+    pub mod ftp_list;
     pub mod h1;
     pub mod h2;
     pub mod pingpong;
