@@ -32,6 +32,7 @@ pub mod proto {
     //! Protocol code, sans-IO where hot or byte-subtle.
     pub mod connect;
     pub mod file;
+    pub mod fnmatch;
     pub mod ftp;
     pub mod ftp_list;
     pub mod h1;
