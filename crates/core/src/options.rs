@@ -146,6 +146,23 @@ pub trait Callbacks: Send {
     ) -> bool {
         true
     }
+    /// A wildcard download is about to take the listing's next entry
+    /// (`CURLOPT_CHUNK_BGN_FUNCTION`); `remains` counts the entries left, this one included.
+    fn chunk_bgn(
+        &mut self,
+        _entry: &crate::proto::ftp_list::FileInfo,
+        _remains: usize,
+    ) -> ChunkBgn {
+        ChunkBgn::Ok
+    }
+    /// A wildcard download is done with an entry, downloaded or skipped
+    /// (`CURLOPT_CHUNK_END_FUNCTION`).
+    fn chunk_end(&mut self) {}
+    /// The application's name matcher for wildcard downloads (`CURLOPT_FNMATCH_FUNCTION`):
+    /// 0 a match, anything else not; None to use the built-in one.
+    fn fnmatch(&mut self, _pattern: &[u8], _name: &[u8]) -> Option<i32> {
+        None
+    }
     /// The trailer lines (`Name: value`, no line ending) to send after the last chunk of a
     /// chunked upload (`CURLOPT_TRAILERFUNCTION`); None aborts the transfer.
     fn trailers(&mut self) -> Option<Vec<Vec<u8>>> {
@@ -487,6 +504,19 @@ pub struct FtpOptions {
     /// `CURLOPT_FTP_SSL_CCC` (`--ftp-ssl-ccc`): TLS on the control connection ends after
     /// the login.
     pub ssl_ccc: FtpCcc,
+    /// `CURLOPT_WILDCARDMATCH`: the URL's last path part is a pattern for the files of its
+    /// directory to download.
+    pub wildcard: bool,
+}
+
+/// What `CURLOPT_CHUNK_BGN_FUNCTION` says of an entry (`CURL_CHUNK_BGN_FUNC_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChunkBgn {
+    Ok,
+    /// The wildcard download fails with `CURLE_CHUNK_FAILED`.
+    Fail,
+    /// The entry is not downloaded.
+    Skip,
 }
 
 /// `CURLOPT_USE_SSL` values (`CURLUSESSL_*`), in curl's order.
@@ -554,6 +584,7 @@ pub static FTP_DEFAULTS: FtpOptions = FtpOptions {
     use_pret: false,
     ssl_auth: FtpAuth::Default,
     ssl_ccc: FtpCcc::None,
+    wildcard: false,
 };
 
 /// Library default receive buffer (`CURL_MAX_WRITE_SIZE`).

@@ -542,6 +542,8 @@ pub(crate) struct Transfer {
     file: Option<Box<file::FileJob>>,
     /// An FTP transfer's state.
     ftp: Option<Box<ftp::FtpXfer>>,
+    /// A wildcard download's listing and where it is in it (`CURLOPT_WILDCARDMATCH`).
+    wildcard: Option<Box<ftp::wildcard::Wildcard>>,
 }
 
 impl Transfer {
@@ -639,6 +641,7 @@ impl Transfer {
             detached: None,
             file: None,
             ftp: None,
+            wildcard: None,
         }
     }
 

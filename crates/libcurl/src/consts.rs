@@ -286,6 +286,10 @@ pub mod opt {
     pub const PROXY_SSLCERT_BLOB: c_int = 40293;
     pub const PROXY_SSLKEY_BLOB: c_int = 40294;
     pub const FNMATCH_FUNCTION: c_int = 20200;
+    pub const CHUNK_BGN_FUNCTION: c_int = 20198;
+    pub const CHUNK_END_FUNCTION: c_int = 20199;
+    pub const CHUNK_DATA: c_int = 10201;
+    pub const WILDCARDMATCH: c_int = 197;
     pub const FNMATCH_DATA: c_int = 10202;
 }
 

@@ -26,8 +26,36 @@ pub type ResolverStartFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c
 pub type TrailerFn = unsafe extern "C" fn(*mut *mut CurlSlist, *mut c_void) -> c_int;
 /// `CURLOPT_SSL_CTX_FUNCTION`: the handle, OpenSSL's `SSL_CTX *`, SSL_CTX_DATA.
 pub type SslCtxFn = unsafe extern "C" fn(*mut EasyHandle, *mut c_void, *mut c_void) -> CURLcode;
-/// `CURLOPT_FNMATCH_FUNCTION` (FTP wildcards, which this build lacks: kept, never called).
+/// `CURLOPT_FNMATCH_FUNCTION`: FNMATCH_DATA, the pattern, the name; 0 is a match.
 pub type FnmatchFn = unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char) -> c_int;
+/// `CURLOPT_CHUNK_BGN_FUNCTION`: a `struct curl_fileinfo *`, CHUNK_DATA, the entries left.
+pub type ChunkBgnFn = unsafe extern "C" fn(*const FileInfoC, *mut c_void, c_int) -> c_long;
+/// `CURLOPT_CHUNK_END_FUNCTION`: CHUNK_DATA.
+pub type ChunkEndFn = unsafe extern "C" fn(*mut c_void) -> c_long;
+
+/// `struct curl_fileinfo` (curl.h): a wildcard download's entry, its strings pointing into
+/// buffers that live for the callback (`tests/c/layout.c` checks the layout).
+#[repr(C)]
+pub struct FileInfoC {
+    pub filename: *mut c_char,
+    pub filetype: c_int,
+    /// Always zero, as in curl.
+    pub time: i64,
+    pub perm: std::os::raw::c_uint,
+    pub uid: c_int,
+    pub gid: c_int,
+    pub size: i64,
+    pub hardlinks: c_long,
+    pub s_time: *mut c_char,
+    pub s_perm: *mut c_char,
+    pub s_user: *mut c_char,
+    pub s_group: *mut c_char,
+    pub s_target: *mut c_char,
+    pub flags: std::os::raw::c_uint,
+    pub b_data: *mut c_char,
+    pub b_size: usize,
+    pub b_used: usize,
+}
 pub type HstsReadFn = unsafe extern "C" fn(*mut EasyHandle, *mut HstsEntryC, *mut c_void) -> c_int;
 pub type HstsWriteFn =
     unsafe extern "C" fn(*mut EasyHandle, *mut HstsEntryC, *mut CurlIndex, *mut c_void) -> c_int;
@@ -97,6 +125,9 @@ pub(crate) struct Callbacks {
     ssl_ctx_data: *mut c_void,
     fnmatch: Option<FnmatchFn>,
     fnmatch_data: *mut c_void,
+    chunk_bgn: Option<ChunkBgnFn>,
+    chunk_end: Option<ChunkEndFn>,
+    chunk_data: *mut c_void,
     no_progress: bool,
     handle: *mut EasyHandle,
 }
@@ -137,6 +168,9 @@ impl Callbacks {
             ssl_ctx_data: std::ptr::null_mut(),
             fnmatch: None,
             fnmatch_data: std::ptr::null_mut(),
+            chunk_bgn: None,
+            chunk_end: None,
+            chunk_data: std::ptr::null_mut(),
             no_progress: true,
             handle,
         }
@@ -485,6 +519,73 @@ impl EngineCallbacks for CCallbacks {
             subdomains: e.include_subdomains & 1 != 0,
             expire: expire.to_string_lossy().into_owned(),
         })
+    }
+    fn chunk_bgn(
+        &mut self,
+        e: &oxcurl_core::proto::ftp_list::FileInfo,
+        remains: usize,
+    ) -> oxcurl_core::options::ChunkBgn {
+        use oxcurl_core::options::ChunkBgn;
+        let Some(f) = self.0.chunk_bgn else {
+            return ChunkBgn::Ok;
+        };
+        // The strings, NUL-terminated, for the length of the call.
+        let c = |v: &[u8]| std::ffi::CString::new(v.to_vec()).unwrap_or_default();
+        let name = c(&e.filename);
+        let time = c(&e.time);
+        let opt = |v: &Option<Vec<u8>>| v.as_deref().map(c);
+        let (perm, user, group, target) = (
+            opt(&e.perm_text),
+            opt(&e.user),
+            opt(&e.group),
+            opt(&e.target),
+        );
+        let ptr = |v: &Option<std::ffi::CString>| {
+            v.as_ref()
+                .map_or(std::ptr::null_mut(), |s| s.as_ptr() as *mut c_char)
+        };
+        let info = FileInfoC {
+            filename: name.as_ptr() as *mut c_char,
+            filetype: e.filetype as c_int,
+            time: 0,
+            perm: e.perm,
+            uid: 0,
+            gid: 0,
+            size: e.size,
+            hardlinks: e.hardlinks as c_long,
+            s_time: time.as_ptr() as *mut c_char,
+            s_perm: ptr(&perm),
+            s_user: ptr(&user),
+            s_group: ptr(&group),
+            s_target: ptr(&target),
+            flags: e.flags,
+            b_data: std::ptr::null_mut(),
+            b_size: 0,
+            b_used: 0,
+        };
+        let remains = c_int::try_from(remains).unwrap_or(c_int::MAX);
+        // SAFETY: a CHUNK_BGN_FUNCTION-shaped pointer; `info` and the strings it points to
+        // live until the call returns, and CHUNK_DATA is the application's.
+        match unsafe { f(&info, self.0.chunk_data, remains) } {
+            1 => ChunkBgn::Fail,
+            2 => ChunkBgn::Skip,
+            _ => ChunkBgn::Ok,
+        }
+    }
+    fn chunk_end(&mut self) {
+        if let Some(f) = self.0.chunk_end {
+            // SAFETY: a CHUNK_END_FUNCTION-shaped pointer given CHUNK_DATA; curl ignores
+            // what it returns.
+            unsafe { f(self.0.chunk_data) };
+        }
+    }
+    fn fnmatch(&mut self, pattern: &[u8], name: &[u8]) -> Option<i32> {
+        let f = self.0.fnmatch?;
+        let p = std::ffi::CString::new(pattern.to_vec()).ok()?;
+        let n = std::ffi::CString::new(name.to_vec()).ok()?;
+        // SAFETY: an FNMATCH_FUNCTION-shaped pointer given FNMATCH_DATA and two
+        // NUL-terminated strings that live for the call.
+        Some(unsafe { f(self.0.fnmatch_data, p.as_ptr(), n.as_ptr()) })
     }
     fn trailers(&mut self) -> Option<Vec<Vec<u8>>> {
         let Some(f) = self.0.trailer else {
@@ -1503,6 +1604,7 @@ pub extern "C" fn oxcurl_easy_setopt_long(h: *mut EasyHandle, opt: c_int, v: c_l
             PROXY_TRANSFER_MODE if !(0..=1).contains(&v) => return CURLE_BAD_FUNCTION_ARGUMENT,
             PROXY_TRANSFER_MODE => o.ftp_mut().proxy_transfer_mode = on,
             FTP_USE_PRET => o.ftp_mut().use_pret = on,
+            WILDCARDMATCH => o.ftp_mut().wildcard = on,
             USE_SSL => {
                 use oxcurl_core::options::UseSsl;
                 o.use_ssl = match v {
@@ -1812,6 +1914,17 @@ pub extern "C" fn oxcurl_easy_setopt_ptr(
                     .map(|f| unsafe { std::mem::transmute::<unsafe extern "C" fn(), FnmatchFn>(f) })
             }
             FNMATCH_DATA => st.cb.fnmatch_data = v,
+            CHUNK_BGN_FUNCTION => {
+                st.cb.chunk_bgn = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), ChunkBgnFn>(f)
+                })
+            }
+            CHUNK_END_FUNCTION => {
+                st.cb.chunk_end = f().map(|f| unsafe {
+                    std::mem::transmute::<unsafe extern "C" fn(), ChunkEndFn>(f)
+                })
+            }
+            CHUNK_DATA => st.cb.chunk_data = v,
             CAINFO_BLOB | PROXY_CAINFO_BLOB | SSLCERT_BLOB | SSLKEY_BLOB | PROXY_SSLCERT_BLOB
             | PROXY_SSLKEY_BLOB => {
                 // SAFETY: NULL or a curl_blob the application owns for the call.

@@ -304,6 +304,31 @@ fn struct_layouts_match_headers() {
             "curl_easyoption.flags",
             offset_of!(options::CurlEasyOption, flags),
         ),
+        ("curl_fileinfo.size", size_of::<easy::FileInfoC>()),
+        (
+            "curl_fileinfo.filetype",
+            offset_of!(easy::FileInfoC, filetype),
+        ),
+        ("curl_fileinfo.time", offset_of!(easy::FileInfoC, time)),
+        ("curl_fileinfo.perm", offset_of!(easy::FileInfoC, perm)),
+        (
+            "curl_fileinfo.size_field",
+            offset_of!(easy::FileInfoC, size),
+        ),
+        (
+            "curl_fileinfo.hardlinks",
+            offset_of!(easy::FileInfoC, hardlinks),
+        ),
+        (
+            "curl_fileinfo.strings.time",
+            offset_of!(easy::FileInfoC, s_time),
+        ),
+        (
+            "curl_fileinfo.strings.target",
+            offset_of!(easy::FileInfoC, s_target),
+        ),
+        ("curl_fileinfo.flags", offset_of!(easy::FileInfoC, flags)),
+        ("curl_fileinfo.b_used", offset_of!(easy::FileInfoC, b_used)),
         ("curl_hstsentry.size", size_of::<easy::HstsEntryC>()),
         (
             "curl_hstsentry.namelen",

@@ -25,6 +25,7 @@ mod port;
 mod proxy;
 mod sock;
 mod steps;
+pub(super) mod wildcard;
 
 use sock::DataSock;
 
@@ -271,6 +272,9 @@ impl Handler for FtpHandler {
     /// file of the URL's path for the file method; `;type=` picks the transfer type.
     fn setup(&self, t: &mut Transfer, _cx: &mut Cx<'_>, url: &Url) -> Result<()> {
         t.find_credentials(url)?;
+        // A wildcard download lists the directory first (curl's `init_wc_data`).
+        let listed = t.wildcard_setup(url);
+        let url = listed.as_ref().unwrap_or(url);
         // curl decodes the URL's user and password refusing control bytes for protocols
         // that cannot send them (PROTOPT_USERPWDCTRL is HTTP's).
         let ctrl = |v: &Option<String>| v.as_ref().is_some_and(|s| s.bytes().any(|b| b < 0x20));
@@ -282,7 +286,11 @@ impl Handler for FtpHandler {
         if t.opts.userpwd.is_some() && !t.opts.unrestricted_auth && !t.on_first_origin(url) {
             t.creds = None;
         }
-        let method = t.opts.ftp().method;
+        let method = match t.opts.ftp().method {
+            // curl's wildcards do not do without CWD.
+            ftp::FileMethod::NoCwd if t.wildcard.is_some() => ftp::FileMethod::MultiCwd,
+            m => m,
+        };
         let (upload, in_size) = match t.opts.body {
             Body::Upload(n) => (true, n),
             _ => (false, None),

@@ -28,6 +28,16 @@ int main(void)
   P("curl_easyoption.size", sizeof(struct curl_easyoption));
   P("curl_easyoption.type", offsetof(struct curl_easyoption, type));
   P("curl_easyoption.flags", offsetof(struct curl_easyoption, flags));
+  P("curl_fileinfo.size", sizeof(struct curl_fileinfo));
+  P("curl_fileinfo.filetype", offsetof(struct curl_fileinfo, filetype));
+  P("curl_fileinfo.time", offsetof(struct curl_fileinfo, time));
+  P("curl_fileinfo.perm", offsetof(struct curl_fileinfo, perm));
+  P("curl_fileinfo.size_field", offsetof(struct curl_fileinfo, size));
+  P("curl_fileinfo.hardlinks", offsetof(struct curl_fileinfo, hardlinks));
+  P("curl_fileinfo.strings.time", offsetof(struct curl_fileinfo, strings.time));
+  P("curl_fileinfo.strings.target", offsetof(struct curl_fileinfo, strings.target));
+  P("curl_fileinfo.flags", offsetof(struct curl_fileinfo, flags));
+  P("curl_fileinfo.b_used", offsetof(struct curl_fileinfo, b_used));
   P("curl_hstsentry.size", sizeof(struct curl_hstsentry));
   P("curl_hstsentry.namelen", offsetof(struct curl_hstsentry, namelen));
   P("curl_hstsentry.expire", offsetof(struct curl_hstsentry, expire));

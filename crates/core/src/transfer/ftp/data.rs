@@ -242,7 +242,8 @@ impl Transfer {
             }
             _ => {
                 self.ftp_end(cx, true);
-                Ok(false)
+                // A wildcard download's next round starts at once.
+                Ok(matches!(self.state, State::Init))
             }
         }
     }
@@ -405,6 +406,10 @@ impl Transfer {
 
     /// Write body bytes in pieces a write callback may get.
     fn ftp_write(&mut self, data: &[u8]) -> Result<()> {
+        // A wildcard download's listing goes to its parser, not to the application.
+        if self.wildcard_listing(data) {
+            return Ok(());
+        }
         for piece in data.chunks(MAX_WRITE_SIZE) {
             self.emit(Out::Body, piece)?;
         }
@@ -631,7 +636,13 @@ impl Transfer {
         self.ftp = None;
         // curl's multi_done updates the progress before the connection is kept.
         self.progress(cx.now);
+        // A wildcard download goes on with its next file, as curl's MSTATE_INIT again.
+        let next = self.wildcard_next();
         self.release_conn(cx, keep && !self.opts.forbid_reuse);
-        self.finish(cx, Ok(()));
+        match next {
+            Ok(true) => {}
+            Ok(false) => self.finish(cx, Ok(())),
+            Err(e) => self.finish(cx, Err(e)),
+        }
     }
 }

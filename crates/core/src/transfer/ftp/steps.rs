@@ -200,6 +200,11 @@ impl Transfer {
             return self.ftp_upload_setup(false);
         }
         let file = x.path.file.clone().unwrap_or_default();
+        // A wildcard download knows the size from the listing (curl's `known_filesize`).
+        if let Some(size) = self.wildcard_known_size() {
+            self.set_download_size(Some(size));
+            return self.ftp_retr(Some(size));
+        }
         if self.opts.ignore_content_length || x.want_type == b'A' {
             self.ftp_set(Step::Retr);
             return self.ftp_send_bytes("RETR", Some(&file));
@@ -243,7 +248,7 @@ impl Transfer {
     }
 
     /// curl's `Curl_pgrsSetDownloadSize`.
-    fn set_download_size(&mut self, size: Option<u64>) {
+    pub(super) fn set_download_size(&mut self, size: Option<u64>) {
         self.info.content_length_download = size;
         self.resp.content_length = size;
     }
