@@ -653,7 +653,10 @@ impl Transfer {
     /// `CURLOPT_CONNECT_ONLY`: the connection is made; it leaves the multi for the
     /// application and the transfer is done without a request.
     fn connect_only_done(&mut self, cx: &mut Cx<'_>) {
-        if let Some(c) = self.conn.take() {
+        if let Some(mut c) = self.conn.take() {
+            // The application's own bytes go on it now: no protocol goodbye when it closes
+            // (curl sends no QUIT on an FTP connect-only connection).
+            c.proto = None;
             let _ = cx.poller.delete(c.stream.fd());
             self.info.last_socket = Some(std::os::fd::AsRawFd::as_raw_fd(&c.stream.fd()));
             self.detached = Some(c);
@@ -1032,6 +1035,10 @@ impl Transfer {
         let h = self.handler;
         if !h.connect(self, cx)? {
             return Ok(false);
+        }
+        if self.opts.connect_only && matches!(self.state, State::ProtoConnect) {
+            self.connect_only_done(cx);
+            return Ok(true);
         }
         if matches!(self.state, State::ProtoConnect) {
             self.state = State::Do;

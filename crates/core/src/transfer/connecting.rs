@@ -562,7 +562,9 @@ impl Transfer {
     /// The connection is ready for requests (after TLS for https).
     pub(super) fn established(&mut self, cx: &mut Cx<'_>) {
         self.verbose_connected();
-        if self.opts.connect_only {
+        // curl's CONNECT_ONLY stops after the connect for HTTP; other protocols have their
+        // protocol connect first (FTP's login).
+        if self.opts.connect_only && self.info.scheme.starts_with("http") {
             self.connect_only_done(cx);
             return;
         }

@@ -166,7 +166,7 @@ enum Mode {
 enum Data {
     Connecting(Box<HappyEyeballs>),
     /// Active mode's socket, listening for the server.
-    Listening(std::net::TcpListener, u64),
+    Listening(port::ListenSock, u64),
     Open(DataSock, u64),
 }
 

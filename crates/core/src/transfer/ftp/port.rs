@@ -37,6 +37,33 @@ fn strerror(e: &io::Error) -> String {
     }
 }
 
+/// Active mode's listening socket, handed to the application's close hook when it goes
+/// (once the server connected, or the transfer failed).
+pub(super) struct ListenSock {
+    l: Option<TcpListener>,
+    hooks: connect::Hooks,
+}
+
+impl ListenSock {
+    fn accept(&self) -> io::Result<(std::net::TcpStream, SocketAddr)> {
+        self.l.as_ref().expect("listening socket").accept()
+    }
+}
+
+impl std::os::fd::AsFd for ListenSock {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.l.as_ref().expect("listening socket").as_fd()
+    }
+}
+
+impl Drop for ListenSock {
+    fn drop(&mut self) {
+        if let Some(l) = self.l.take() {
+            connect::close_with(&self.hooks, l.into());
+        }
+    }
+}
+
 /// What an interface name gives (curl's `if2ip_result_t`).
 enum If2Ip {
     /// No interface of that name.
@@ -152,8 +179,23 @@ impl Transfer {
         } else {
             Domain::IPV4
         };
-        let sock = Socket::new(domain, Type::STREAM.nonblocking().cloexec(), None)
-            .map_err(|e| port_failed(format!("socket failure: {}", strerror(&e))))?;
+        // Through the application's open hook when it has one, as curl's Curl_socket_open
+        // (its close hook closes it once the server connected).
+        let mut want = connect::SockTarget::Ip(SocketAddr::new(target, 0));
+        let opened = self.opts.socket_hooks.as_ref().map(|h| h.open(&mut want));
+        let sock = match opened {
+            Some(connect::Opened::Fd(fd)) => {
+                let s = Socket::from(fd);
+                s.set_nonblocking(true)
+                    .map_err(|e| port_failed(format!("socket failure: {}", strerror(&e))))?;
+                s
+            }
+            Some(connect::Opened::Bad) => {
+                return Err(port_failed("socket failure: Bad file descriptor"))
+            }
+            _ => Socket::new(domain, Type::STREAM.nonblocking().cloexec(), None)
+                .map_err(|e| port_failed(format!("socket failure: {}", strerror(&e))))?,
+        };
         let mut ip = target;
         let mut port = spec.port_min;
         loop {
@@ -209,7 +251,10 @@ impl Transfer {
             (PortCmd::Port, SocketAddr::V4(a)) => ftp::port_command(a),
             (PortCmd::Port, SocketAddr::V6(_)) => return Err(port_failed("Failed to do PORT")),
         };
-        let listener: TcpListener = sock.into();
+        let listener = ListenSock {
+            l: Some(sock.into()),
+            hooks: self.opts.socket_hooks.clone(),
+        };
         let x = self.ftp.as_mut().expect("ftp");
         x.data = Some(Data::Listening(listener, connect::next_sock_id()));
         let wait = self

@@ -1,6 +1,7 @@
-//! FTP wildcard downloads (`CURLOPT_WILDCARDMATCH`) through the engine's callbacks, against
-//! the scripted FTP server: which files are fetched and in which order, what the chunk
-//! callbacks see, skipping, failing, a custom matcher, and the listing errors curl gives.
+//! FTP through the engine's callbacks, against the scripted FTP server: wildcard downloads
+//! (`CURLOPT_WILDCARDMATCH`: which files are fetched and in which order, what the chunk
+//! callbacks see, skipping, failing, a custom matcher, the listing errors curl gives) and
+//! `CURLOPT_CONNECT_ONLY`.
 
 use std::sync::{Arc, Mutex};
 
@@ -179,4 +180,31 @@ fn a_url_ending_in_a_slash_is_a_plain_listing() {
     // An ASCII listing, its CRLF made LF as curl does.
     assert_eq!(seen.body, LISTING.replace("\r\n", "\n").as_bytes());
     assert!(seen.begun.is_empty());
+}
+
+/// CONNECT_ONLY with ftp:// logs in and stops there (curl's test 597), with no QUIT when the
+/// connection goes.
+#[test]
+fn connect_only_logs_in_and_stops() {
+    let s = server();
+    let opts = Options {
+        url: Some(s.url()),
+        connect_only: true,
+        ..Options::default()
+    };
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let cb = Record {
+        seen,
+        skip: None,
+        fail: None,
+        match_all: false,
+    };
+    let mut e = Easy::new(opts, Box::new(cb));
+    assert_eq!(e.perform().map_err(|e| e.code), Ok(()));
+    drop(e);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(
+        s.commands(0),
+        ["USER anonymous", "PASS ftp@example.com", "PWD"]
+    );
 }
