@@ -326,6 +326,10 @@ pub struct Options {
     pub http_content_decoding: bool,
     pub http_transfer_decoding: bool,
     pub include_header: bool,
+    /// The tool's `-i`: headers go to the output only for transfers HTTP serves (and FILE),
+    /// as curl's tool shows them (`tool_cb_hdr.c`): an FTP transfer's CONNECT reply is not
+    /// shown. libcurl's `CURLOPT_HEADER` leaves this off and writes them for any.
+    pub include_header_http_only: bool,
     pub fail_on_error: bool,
     pub keep_sending_on_error: bool,
     pub cookie: Option<String>,
@@ -674,6 +678,7 @@ impl Default for Options {
             http_content_decoding: true,
             http_transfer_decoding: true,
             include_header: false,
+            include_header_http_only: false,
             fail_on_error: false,
             keep_sending_on_error: false,
             cookie: None,

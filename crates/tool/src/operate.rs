@@ -1786,6 +1786,7 @@ fn configure(
     o.http09_allowed = op.http09;
     // -I shows the headers like -i does.
     o.include_header = op.include || op.head;
+    o.include_header_http_only = true;
     o.fail_on_error = op.fail && !op.fail_with_body;
     o.timeout = op
         .max_time

@@ -105,6 +105,12 @@ impl Transfer {
         }
     }
 
+    /// Are the CONNECT reply's lines written to the output (`CURLOPT_HEADER`; with the
+    /// tool's `-i` not for an FTP transfer, as curl's tool shows headers for HTTP only)?
+    pub(super) fn echo_connect_headers(&self) -> bool {
+        self.opts.include_header && !(self.opts.include_header_http_only && self.ftp.is_some())
+    }
+
     /// Does the transfer go through an HTTP proxy (curl's `conn->bits.httpproxy`)?
     pub(super) fn via_http_proxy(&self) -> bool {
         self.proxy.as_ref().is_some_and(|p| p.kind.is_http())
@@ -261,7 +267,7 @@ impl Transfer {
                 if self.callbacks.header(&line) != line.len() {
                     return Err(Error::new(Code::WriteError, "Failed writing header"));
                 }
-                if self.opts.include_header && self.callbacks.write(&line) != line.len() {
+                if self.echo_connect_headers() && self.callbacks.write(&line) != line.len() {
                     return Err(Error::new(Code::WriteError, "Failed writing header"));
                 }
             }

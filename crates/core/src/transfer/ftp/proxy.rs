@@ -300,7 +300,7 @@ impl Transfer {
                 if self.callbacks.header(line) != line.len() {
                     return Err(Error::new(Code::WriteError, "Failed writing header"));
                 }
-                if self.opts.include_header && self.callbacks.write(line) != line.len() {
+                if self.echo_connect_headers() && self.callbacks.write(line) != line.len() {
                     return Err(Error::new(Code::WriteError, "Failed writing header"));
                 }
             }
