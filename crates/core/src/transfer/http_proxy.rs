@@ -105,6 +105,35 @@ impl Transfer {
         }
     }
 
+    /// A CONNECT reply line handed on, unless `--suppress-connect-headers`: to the header
+    /// callback, and to the output as [`Self::echo_connect_headers`] says.
+    pub(super) fn connect_line_out(&mut self, line: &[u8]) -> Result<()> {
+        if self.opts.suppress_connect_headers {
+            return Ok(());
+        }
+        if self.callbacks.header(line) != line.len() {
+            return Err(Error::new(Code::WriteError, "Failed writing header"));
+        }
+        if self.echo_connect_headers() && self.callbacks.write(line) != line.len() {
+            return Err(Error::new(Code::WriteError, "Failed writing header"));
+        }
+        Ok(())
+    }
+
+    /// The end of a CONNECT exchange: a reply other than 2xx fails it, else curl's notes on
+    /// the tunnel turning 'established'.
+    pub(super) fn connect_established(&mut self, code: u32) -> Result<()> {
+        if !(200..300).contains(&code) {
+            return Err(Error::new(
+                Code::RecvError,
+                format!("CONNECT tunnel failed, response {code}"),
+            ));
+        }
+        self.verbose("CONNECT phase completed");
+        self.verbose(&format!("CONNECT tunnel established, response {code}"));
+        Ok(())
+    }
+
     /// Are the CONNECT reply's lines written to the output (`CURLOPT_HEADER`; with the
     /// tool's `-i` not for an FTP transfer, as curl's tool shows headers for HTTP only)?
     pub(super) fn echo_connect_headers(&self) -> bool {
@@ -240,18 +269,7 @@ impl Transfer {
             let line = match t.feed(&byte) {
                 Ok((_, Some(crate::proto::connect::Event::Line(l)))) => l.to_vec(),
                 Ok(_) => continue,
-                Err(crate::proto::connect::TunnelError::TooLarge) => {
-                    return Err(Error::new(Code::RecvError, "CONNECT response too large"));
-                }
-                Err(crate::proto::connect::TunnelError::TooManyHeaders) => {
-                    return Err(Error::new(
-                        Code::TooLarge,
-                        format!(
-                            "Too many response headers, {} is max",
-                            crate::proto::connect::MAX_HEADERS
-                        ),
-                    ));
-                }
+                Err(e) => return Err(connect_reply_error(e)),
             };
             self.info.header_size += line.len() as u64;
             if self.opts.verbose {
@@ -263,14 +281,7 @@ impl Transfer {
                 crate::proto::h1::head::store_check(&line, t.header_lines() > 1)
                     .map_err(store_refused)?;
             }
-            if !self.opts.suppress_connect_headers {
-                if self.callbacks.header(&line) != line.len() {
-                    return Err(Error::new(Code::WriteError, "Failed writing header"));
-                }
-                if self.echo_connect_headers() && self.callbacks.write(&line) != line.len() {
-                    return Err(Error::new(Code::WriteError, "Failed writing header"));
-                }
-            }
+            self.connect_line_out(&line)?;
             if t.done {
                 break;
             }
@@ -294,15 +305,7 @@ impl Transfer {
                 return self.tunnel_auth_retry(t.close);
             }
         }
-        if !(200..300).contains(&t.code) {
-            return Err(Error::new(
-                Code::RecvError,
-                format!("CONNECT tunnel failed, response {}", t.code),
-            ));
-        }
-        // curl's note on the tunnel's state turning 'established'.
-        self.verbose("CONNECT phase completed");
-        self.verbose(&format!("CONNECT tunnel established, response {}", t.code));
+        self.connect_established(t.code)?;
         self.timers.clear(TimerId::ConnectTimeout);
         self.origin_ready(cx)?;
         Ok(true)
@@ -430,5 +433,21 @@ impl Transfer {
         }
         self.start_tunnel();
         Ok(true)
+    }
+}
+
+/// curl's errors for a CONNECT reply past its limits.
+pub(super) fn connect_reply_error(e: crate::proto::connect::TunnelError) -> Error {
+    match e {
+        crate::proto::connect::TunnelError::TooLarge => {
+            Error::new(Code::RecvError, "CONNECT response too large")
+        }
+        crate::proto::connect::TunnelError::TooManyHeaders => Error::new(
+            Code::TooLarge,
+            format!(
+                "Too many response headers, {} is max",
+                crate::proto::connect::MAX_HEADERS
+            ),
+        ),
     }
 }

@@ -296,14 +296,7 @@ impl Transfer {
                 self.callbacks
                     .debug_live(InfoType::HeaderIn, line, &self.info);
             }
-            if !self.opts.suppress_connect_headers {
-                if self.callbacks.header(line) != line.len() {
-                    return Err(Error::new(Code::WriteError, "Failed writing header"));
-                }
-                if self.echo_connect_headers() && self.callbacks.write(line) != line.len() {
-                    return Err(Error::new(Code::WriteError, "Failed writing header"));
-                }
-            }
+            self.connect_line_out(line)?;
         }
         let done = match r {
             Ok(done) => done,
@@ -335,14 +328,7 @@ impl Transfer {
             }
             Hop::Connect(t, _, _) => {
                 self.info.http_connectcode = t.code;
-                if !(200..300).contains(&t.code) {
-                    return Err(Error::new(
-                        Code::RecvError,
-                        format!("CONNECT tunnel failed, response {}", t.code),
-                    ));
-                }
-                self.verbose("CONNECT phase completed");
-                self.verbose(&format!("CONNECT tunnel established, response {}", t.code));
+                self.connect_established(t.code)?;
             }
         }
         Ok(true)
@@ -449,17 +435,10 @@ fn drive_connect(
         match t.feed(&byte) {
             Ok((_, Some(tunnel::Event::Line(l)))) => lines.push(l.to_vec()),
             Ok(_) => {}
-            Err(tunnel::TunnelError::TooLarge) => {
-                return Err(HopError::Other(Error::new(
-                    Code::RecvError,
-                    "CONNECT response too large",
-                )))
-            }
-            Err(tunnel::TunnelError::TooManyHeaders) => {
-                return Err(HopError::Other(Error::new(
-                    Code::TooLarge,
-                    format!("Too many response headers, {} is max", tunnel::MAX_HEADERS),
-                )))
+            Err(e) => {
+                return Err(HopError::Other(
+                    super::super::http_proxy::connect_reply_error(e),
+                ))
             }
         }
     }
