@@ -238,7 +238,9 @@ fn discard(hooks: &Hooks, at: Option<Attempt>) {
 #[derive(Debug)]
 pub enum ConnectPoll {
     Pending,
-    Connected(TcpStream, SocketAddr),
+    /// The socket, its peer, and the identity it had while connecting (kept, so the
+    /// multi sees the same socket change its interest rather than a new one).
+    Connected(TcpStream, SocketAddr, u64),
     Failed(io::Error),
 }
 
@@ -360,7 +362,7 @@ impl HappyEyeballs {
                                 at.sock.take().expect("socket until connected").into();
                             // Drop the other family's attempt.
                             discard(&self.hooks, self.families[1 - i].current.take());
-                            return ConnectPoll::Connected(stream, at.addr);
+                            return ConnectPoll::Connected(stream, at.addr, at.id);
                         }
                         Ok(false) => break,
                         Err(e) => {

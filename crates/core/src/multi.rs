@@ -669,6 +669,16 @@ impl Multi {
                 ));
             }
         }
+        // As curl's `singlesocket`: the sockets still or newly wanted first, then those let
+        // go of (a descriptor reused for a new socket is reported removed by `set` itself).
+        for &(fd, id, r, w) in want.iter().flatten() {
+            match slot.ev_regs.iter_mut().find(|x| x.0 == fd && x.1 == id) {
+                Some(x) if x.2 == r && x.3 == w => continue,
+                Some(x) => *x = (fd, id, r, w),
+                None => slot.ev_regs.push((fd, id, r, w)),
+            }
+            self.sockets.set(fd, id, i, gen, r, w);
+        }
         let sockets = &mut self.sockets;
         slot.ev_regs.retain(|&(fd, id, _, _)| {
             let keep = want.iter().flatten().any(|w| w.0 == fd && w.1 == id);
@@ -677,14 +687,6 @@ impl Multi {
             }
             keep
         });
-        for &(fd, id, r, w) in want.iter().flatten() {
-            match slot.ev_regs.iter_mut().find(|x| x.0 == fd && x.1 == id) {
-                Some(x) if x.2 == r && x.3 == w => continue,
-                Some(x) => *x = (fd, id, r, w),
-                None => slot.ev_regs.push((fd, id, r, w)),
-            }
-            sockets.set(fd, id, i, gen, r, w);
-        }
     }
 
     fn run_slot(&mut self, i: usize, now: Instant) -> io::Result<()> {

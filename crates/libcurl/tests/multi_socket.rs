@@ -184,3 +184,108 @@ fn refusing_socket_or_timer_callback_fails_the_transfers_as_curl_does() {
         assert_eq!(ours, reference, "{mode}: ours vs reference");
     }
 }
+
+/// The sockets an `events=` line (tag, then `CURL_POLL_*`: 1 IN, 2 OUT, 3 INOUT, 4 REMOVE)
+/// had live together at each step, as (tag, what) lists.
+fn live_sets(out: &str) -> Vec<Vec<(char, u8)>> {
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("events="))
+        .expect("events line");
+    let mut live: Vec<(char, u8)> = Vec::new();
+    let mut steps = Vec::new();
+    for ev in line.split(' ') {
+        let tag = ev.chars().next().expect("tag");
+        let what: u8 = ev[1..].parse().expect("what");
+        live.retain(|l| l.0 != tag);
+        if what != 4 {
+            live.push((tag, what));
+        }
+        steps.push(live.clone());
+    }
+    steps
+}
+
+/// FTP through the event API: the socket callback is told about the control connection and
+/// the data connection while both are in use. Passive: the data connection's connect is
+/// watched beside the control connection. Active: the listening socket is watched beside
+/// the control connection from the moment it exists (curl's listening filter), then the
+/// accepted socket. A socket keeps its identity from connect to use (its interest changes
+/// in place). The same program on libcurl 8.14.1 shows the same.
+#[test]
+fn socket_action_ftp_sees_control_and_data_connections_matches_reference() {
+    use oxcurl_testsupport::ftp::{FtpReply, FtpServer, Transfer};
+    let s = FtpServer::start();
+    for i in 0..3 {
+        s.file(&format!("/{i}"), format!("hello from /{i}\n").repeat(2000));
+    }
+    // Slow enough that the transfer waits on its data connection more than once; late
+    // replies to the commands that make the data connection, so that the client always
+    // waits with that socket live (how far it gets within one call otherwise depends on
+    // how fast the server thread answers).
+    s.set_transfer(Transfer::new().slowly(7000, std::time::Duration::from_millis(40)));
+    for cmd in ["EPRT", "EPSV", "RETR"] {
+        s.reply_always(
+            cmd,
+            FtpReply::delayed(std::time::Duration::from_millis(100)),
+        );
+    }
+    let base = s.url();
+    let base = base.trim_end_matches('/');
+    // A control socket watched for reading beside a data socket: the listening one in
+    // active mode, the connecting one (watched for writing) in passive mode.
+    let both = |out: &str, data_what: u8| {
+        live_sets(out)
+            .iter()
+            .any(|l| l.len() == 2 && l.contains(&('A', 1)) && l.iter().any(|x| x.1 == data_what))
+    };
+    for (mode, data_what) in [("pasv", 2), ("-", 1)] {
+        for n in ["1", "3"] {
+            let ours = run_ok("sockaction", Lib::Ours, &[base, n, "2000", mode]);
+            assert!(
+                ours.contains(&format!(
+                    "running=0 messages={n} ok={n} bodies_ok={n}\nviolations=0"
+                )),
+                "{mode} {n}: {ours}"
+            );
+            assert!(
+                ours.contains("live_sockets_at_end=0\n"),
+                "{mode} {n}: {ours}"
+            );
+            if n == "1" {
+                assert!(ours.contains("max_live_sockets=2\n"), "{mode}: {ours}");
+                assert!(both(&ours, data_what), "{mode}: {ours}");
+                // The connection's socket is reported once, OUT then IN: no REMOVE and new
+                // report between its connect and its use.
+                assert!(ours.contains("events=A2 A1 "), "{mode}: {ours}");
+                if mode == "-" {
+                    // Listening (B), then the accepted socket (C) for reading.
+                    assert!(
+                        ours.contains(" B4 ") && ours.contains(" C1"),
+                        "{mode}: {ours}"
+                    );
+                }
+                let reference = run_ok("sockaction", Lib::Reference, &[base, n, "2000", mode]);
+                assert!(both(&reference, data_what), "{mode}: {reference}");
+                let fixed = |o: &str| -> String {
+                    o.lines()
+                        .filter(|l| !l.starts_with("events="))
+                        .map(|l| format!("{l}\n"))
+                        .collect()
+                };
+                assert_eq!(fixed(&ours), fixed(&reference), "{mode}: ours vs reference");
+            } else {
+                // Three transfers at once: each has its control connection and its data
+                // connection (and, active, a listening socket) at some point.
+                let max: usize = ours
+                    .split("max_live_sockets=")
+                    .nth(1)
+                    .and_then(|r| r.lines().next())
+                    .and_then(|v| v.parse().ok())
+                    .expect("max_live_sockets");
+                assert!((4..=9).contains(&max), "{mode}: {ours}");
+            }
+        }
+    }
+    assert!(s.data_connections() >= 8, "{}", s.data_connections());
+}

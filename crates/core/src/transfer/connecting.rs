@@ -395,9 +395,9 @@ impl Transfer {
         let host = host.clone();
         match r {
             ConnectPoll::Pending => Ok(false),
-            ConnectPoll::Connected(s, addr) => {
+            ConnectPoll::Connected(s, addr, sock_id) => {
                 let key = self.pending_key.take().unwrap_or_default();
-                self.connected(cx, Stream::Tcp(s), Some(addr), key, host, port)?;
+                self.connected(cx, Stream::Tcp(s), Some((addr, sock_id)), key, host, port)?;
                 Ok(true)
             }
             // curl names the host and port it tried: a `--connect-to` destination, an IPv6
@@ -427,11 +427,13 @@ impl Transfer {
         &mut self,
         cx: &mut Cx<'_>,
         stream: Stream,
-        remote: Option<SocketAddr>,
+        // The peer, and the socket's identity while it was connecting.
+        remote: Option<(SocketAddr, u64)>,
         key: String,
         host: String,
         port: u16,
     ) -> Result<()> {
+        let (remote, sock_id) = (remote.map(|(a, _)| a), remote.map(|(_, id)| id));
         let local = match &stream {
             Stream::Tcp(s) => s.local_addr().ok(),
             Stream::Unix(_) | Stream::Closed => None,
@@ -458,7 +460,7 @@ impl Transfer {
         self.haproxy = None;
         self.conn = Some(Conn {
             id,
-            sock_id: connect::next_sock_id(),
+            sock_id: sock_id.unwrap_or_else(connect::next_sock_id),
             stream,
             tls: None,
             proxy_tls: None,

@@ -496,15 +496,19 @@ impl Handler for FtpHandler {
                     shared: false,
                 });
             }
-            Some(Data::Listening(l, id)) if x.step == Step::Accept => {
-                out[0] = Some(Interest {
+            // curl's listening socket filter asks for reading from the moment it exists,
+            // beside the control connection, so an event loop sees both while the commands
+            // before the transfer go (the server may connect before its 150). The control
+            // connection comes first, as in curl's pollset.
+            Some(Data::Listening(l, id)) => {
+                out[0] = Some(control);
+                out[1] = Some(Interest {
                     fd: std::os::fd::AsFd::as_fd(l),
                     id: *id,
                     read: true,
                     write: false,
                     shared: false,
                 });
-                out[1] = Some(control);
             }
             Some(Data::Open(s, id)) if x.step == Step::Transfer => {
                 // The TLS handshake first, reading unless it has bytes to write.

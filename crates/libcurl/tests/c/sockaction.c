@@ -1,8 +1,11 @@
 /* An epoll event loop driving N parallel transfers with curl_multi_socket_action, told what
  * to watch by CURLMOPT_SOCKETFUNCTION (each socket gets a context through curl_multi_assign)
  * and when to time out by CURLMOPT_TIMERFUNCTION. Checks curl's documented rules as it goes
- * and prints only results, never timing. Usage: sockaction BASEURL N REPEAT
- * (URL i is BASEURL/i; its body must be "hello from /i\n" REPEAT times). */
+ * and prints only results, never timing. Usage: sockaction BASEURL N REPEAT [FTPPORT]
+ * (URL i is BASEURL/i; its body must be "hello from /i\n" REPEAT times). With FTPPORT
+ * ("pasv" for passive mode, else CURLOPT_FTPPORT's value) it also prints the most sockets
+ * the callback had live at once (an FTP transfer's control and data connections) and the
+ * order of the callback's calls. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@ struct sock {
   curl_socket_t fd;
   int what;
   int magic;
+  char tag; /* a letter per socket, in the order they were first reported */
 };
 
 struct xfer {
@@ -29,6 +33,15 @@ static double timer_at;
 static int live_sockets, max_sockets;
 static int violations;
 static int assign_rc = -100, recursive_sock = -100, recursive_timer = -100;
+static char events[256]; /* "A2 A1 B1 B4 ...": socket tag and CURL_POLL_* value, in order */
+static int tags;
+
+static void log_event(char tag, int what)
+{
+  size_t at = strlen(events);
+  if(at + 4 < sizeof(events))
+    snprintf(events + at, sizeof(events) - at, "%s%c%d", at ? " " : "", tag, what);
+}
 
 static double now(void)
 {
@@ -59,6 +72,7 @@ static int sock_cb(CURL *easy, curl_socket_t s, int what, void *clientp, void *s
     if(!ctx || ctx->fd != s || ctx->magic != 0x50c4)
       bad("REMOVE without the assigned context");
     else {
+      log_event(ctx->tag, what);
       epoll_ctl(epfd, EPOLL_CTL_DEL, s, NULL);
       ctx->magic = 0;
       free(ctx);
@@ -79,11 +93,13 @@ static int sock_cb(CURL *easy, curl_socket_t s, int what, void *clientp, void *s
     ctx->fd = s;
     ctx->what = what;
     ctx->magic = 0x50c4;
+    ctx->tag = (char)('A' + tags++ % 26);
     rc = curl_multi_assign(multi, s, ctx);
     if(assign_rc == -100 || rc != CURLM_OK)
       assign_rc = (int)rc;
     if(epoll_ctl(epfd, EPOLL_CTL_ADD, s, &ev))
       bad("epoll add");
+    log_event(ctx->tag, what);
     if(++live_sockets > max_sockets)
       max_sockets = live_sockets;
   }
@@ -93,6 +109,7 @@ static int sock_cb(CURL *easy, curl_socket_t s, int what, void *clientp, void *s
     if(ctx->what == what)
       bad("the same what twice in a row");
     ctx->what = what;
+    log_event(ctx->tag, what);
     if(epoll_ctl(epfd, EPOLL_CTL_MOD, s, &ev))
       bad("epoll mod");
   }
@@ -130,6 +147,7 @@ static size_t keep(char *p, size_t size, size_t n, void *ud)
 int main(int argc, char **argv)
 {
   int n, repeat, i, running = 1, ok = 0, msgs = 0, left, bodies_ok = 0;
+  const char *ftpport;
   CURL **h;
   struct xfer *x;
   CURLMsg *msg;
@@ -138,6 +156,7 @@ int main(int argc, char **argv)
     return 2;
   n = atoi(argv[2]);
   repeat = atoi(argv[3]);
+  ftpport = argc > 4 ? argv[4] : NULL;
   curl_global_init(CURL_GLOBAL_DEFAULT);
   epfd = epoll_create1(0);
   multi = curl_multi_init();
@@ -156,6 +175,8 @@ int main(int argc, char **argv)
     curl_easy_setopt(h[i], CURLOPT_WRITEFUNCTION, keep);
     curl_easy_setopt(h[i], CURLOPT_WRITEDATA, &x[i]);
     curl_easy_setopt(h[i], CURLOPT_PRIVATE, &x[i]);
+    if(ftpport && strcmp(ftpport, "pasv"))
+      curl_easy_setopt(h[i], CURLOPT_FTPPORT, ftpport);
     if(curl_multi_add_handle(multi, h[i]) != CURLM_OK)
       return 3;
   }
@@ -195,7 +216,7 @@ int main(int argc, char **argv)
     if(msg->msg == CURLMSG_DONE && msg->data.result == CURLE_OK) {
       long code = 0;
       curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &code);
-      if(code == 200)
+      if(code == (ftpport ? 226 : 200))
         ok++;
     }
   }
@@ -214,6 +235,8 @@ int main(int argc, char **argv)
   printf("recursive_in_socket_cb=%d recursive_in_timer_cb=%d\n", recursive_sock,
          recursive_timer);
   printf("sockets_used=%d live_sockets_at_end=%d\n", max_sockets > 0, live_sockets);
+  if(ftpport)
+    printf("max_live_sockets=%d\nevents=%s\n", max_sockets, events);
   for(i = 0; i < n; i++) {
     curl_multi_remove_handle(multi, h[i]);
     curl_easy_cleanup(h[i]);

@@ -165,12 +165,12 @@ impl Transfer {
         self.eyeballs_after(next);
         match r {
             ConnectPoll::Pending => Ok(false),
-            ConnectPoll::Connected(s, _) => {
+            ConnectPoll::Connected(s, _, sock_id) => {
                 self.timers.clear(TimerId::HappyEyeballs);
                 let x = self.ftp.as_mut().expect("ftp");
                 x.data = Some(Data::Open(
                     DataSock::new(s, &self.opts.socket_hooks),
-                    connect::next_sock_id(),
+                    sock_id,
                 ));
                 if x.hop_port.is_some() {
                     // Through the proxy first.
