@@ -1,7 +1,7 @@
 //! Differential tests: FTP through proxies, both connections (curl's second socket gets the
 //! same proxy filters as the first): SOCKS 4, 4a, 5 and 5h through Debian's dante, and an
 //! HTTP proxy tunnel (`-p`) through squid, and an HTTPS one through nghttpx in front of
-//! squid, to Debian's vsftpd. Each client gets a fresh
+//! squid, and dante as a pre-proxy in front of squid, to Debian's vsftpd. Each client gets a fresh
 //! server and proxy; the exit code, stdout, stderr (`-v` too, port numbers masked) and the
 //! commands vsftpd logged are compared with the reference curl 8.14.1's.
 
@@ -47,6 +47,8 @@ enum Proxy {
     Http,
     /// nghttpx (TLS, HTTP/1.1 CONNECT) in front of squid.
     Https,
+    /// dante as the pre-proxy (`{pre}`) in front of squid (`{proxy}`).
+    SocksThenHttp,
 }
 
 fn run(bin: &std::path::Path, proxy: Proxy, args: &[&str]) -> Option<Run> {
@@ -68,6 +70,7 @@ fn run(bin: &std::path::Path, proxy: Proxy, args: &[&str]) -> Option<Run> {
         file.set_modified(t).unwrap();
     }
     let d = Vsftpd::try_start(root.path())?;
+    let mut pre_at = String::new();
     let (_dante, _squid, _nghttpx, proxy_at) = match proxy {
         Proxy::Socks => {
             let p = Dante::try_start()?;
@@ -78,6 +81,13 @@ fn run(bin: &std::path::Path, proxy: Proxy, args: &[&str]) -> Option<Run> {
             let p = Squid::try_start(ProxyAuth::None)?;
             let at = p.host_port();
             (None, Some(p), None, at)
+        }
+        Proxy::SocksThenHttp => {
+            let pre = Dante::try_start()?;
+            let sq = Squid::try_start(ProxyAuth::None)?;
+            pre_at = pre.host_port();
+            let at = sq.host_port();
+            (Some(pre), Some(sq), None, at)
         }
         Proxy::Https => {
             let sq = Squid::try_start(ProxyAuth::None)?;
@@ -92,6 +102,7 @@ fn run(bin: &std::path::Path, proxy: Proxy, args: &[&str]) -> Option<Run> {
         .map(|a| {
             a.replace("{port}", &d.port().to_string())
                 .replace("{proxy}", &proxy_at)
+                .replace("{pre}", &pre_at)
                 .replace("{ca}", &ca.display().to_string())
         })
         .collect();
@@ -240,4 +251,49 @@ fn https_proxy_tunnel_carries_both_connections() {
         assert_eq!(o.code, 0, "{name}: {}", o.stderr);
         assert_eq!(o.stdout.len(), 22 + 100_000, "{name}");
     }
+}
+
+/// `--preproxy` with `-p`: both connections go to dante, through it to squid, and through
+/// squid's tunnel to vsftpd.
+#[test]
+fn socks_preproxy_then_http_tunnel_carries_both_connections() {
+    for args in [
+        &["-sS", "-p", "--preproxy", "socks5://{pre}", "-x", "{proxy}"][..],
+        &[
+            "-sS",
+            "-p",
+            "--preproxy",
+            "socks5h://{pre}",
+            "-x",
+            "{proxy}",
+        ][..],
+    ] {
+        let mut all = args.to_vec();
+        all.extend([
+            "ftp://127.0.0.1:{port}/hello.txt",
+            "ftp://127.0.0.1:{port}/pub/data.bin",
+        ]);
+        let Some(o) = each("preproxy tunnel", Proxy::SocksThenHttp, &all) else {
+            return;
+        };
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        assert_eq!(o.stdout.len(), 22 + 100_000);
+    }
+}
+
+#[test]
+fn socks_preproxy_then_http_tunnel_verbose() {
+    each(
+        "preproxy tunnel -v",
+        Proxy::SocksThenHttp,
+        &[
+            "-sv",
+            "-p",
+            "--preproxy",
+            "socks5://{pre}",
+            "-x",
+            "{proxy}",
+            "ftp://127.0.0.1:{port}/hello.txt",
+        ],
+    );
 }

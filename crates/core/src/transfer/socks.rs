@@ -39,6 +39,36 @@ impl Transfer {
         }
     }
 
+    /// curl's SOCKS filter names the HTTP proxy it goes to behind a pre-proxy.
+    pub(super) fn socks_to_http_proxy_note(
+        &mut self,
+        version: crate::proto::socks::Version,
+        host: &str,
+        port: u16,
+    ) {
+        use crate::proto::socks::Version;
+        if self.preproxy.is_none() {
+            return;
+        }
+        self.verbose(&match version {
+            Version::Socks4 => format!("SOCKS4: connecting to HTTP proxy {host} port {port}"),
+            Version::Socks4a => format!("SOCKS4a: connecting to HTTP proxy {host} port {port}"),
+            _ => format!("SOCKS5: connecting to HTTP proxy {host} port {port}"),
+        });
+    }
+
+    /// curl's `Curl_verboseconnect` once the SOCKS handshake is done.
+    fn socks_connected_note(&mut self) {
+        if self.opts.verbose && !self.scheme_tls() {
+            let c = self.conn.as_ref().expect("conn");
+            let msg = format!("Connected to {} () port {}", c.host, c.port);
+            self.verbose(&msg);
+            if self.info.scheme.starts_with("http") {
+                self.verbose("using HTTP/1.x");
+            }
+        }
+    }
+
     /// The SOCKS version of the current proxy.
     pub(super) fn socks_version(&self) -> crate::proto::socks::Version {
         use crate::proto::socks::Version;
@@ -58,6 +88,7 @@ impl Transfer {
         self.socks = None;
         let version = self.socks_version();
         let (host, port) = self.socks_dest();
+        self.socks_to_http_proxy_note(version, &host, port);
         if matches!(version, Version::Socks4 | Version::Socks4a) {
             self.verbose(&format!("SOCKS4 communication to {host}:{port}"));
         }
@@ -303,6 +334,7 @@ impl Transfer {
             self.verbose(&n);
         }
         if self.preproxy.is_some() {
+            self.socks_connected_note();
             // The SOCKS leg reached the HTTP proxy; the HTTP proxy paths follow.
             if self.https_proxy() {
                 self.start_proxy_tls(cx)?;
@@ -315,15 +347,8 @@ impl Transfer {
             return Ok(true);
         }
         self.timers.clear(TimerId::ConnectTimeout);
-        if self.opts.verbose && !self.scheme_tls() {
-            // curl's SOCKS filter reports the connection once more, without the address.
-            let c = self.conn.as_ref().expect("conn");
-            let msg = format!("Connected to {} () port {}", c.host, c.port);
-            self.verbose(&msg);
-            if self.info.scheme.starts_with("http") {
-                self.verbose("using HTTP/1.x");
-            }
-        }
+        // curl's SOCKS filter reports the connection once more, without the address.
+        self.socks_connected_note();
         self.origin_ready(cx)?;
         Ok(true)
     }

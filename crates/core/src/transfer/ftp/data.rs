@@ -144,7 +144,7 @@ impl Transfer {
     pub(super) fn ftp_data_connect(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         let x = self.ftp.as_mut().expect("ftp");
         if x.hop.is_some() {
-            if !self.ftp_hop_drive()? {
+            if !self.ftp_hop_drive(cx)? {
                 return Ok(false);
             }
             return self.ftp_data_connected(cx).map(|()| true);

@@ -9,8 +9,9 @@
 //! the control connection's was, resuming it when the backend can), CONNECT inside it, and
 //! FTPS inside that after `PROT P`.
 //!
-//! Not here yet: a data connection through a SOCKS pre-proxy then an HTTP proxy, which goes
-//! to the data address directly.
+//! With a SOCKS pre-proxy in front of the HTTP proxy (`--preproxy` and `-p`), the data
+//! connection goes the control connection's way: to the pre-proxy, SOCKS to the HTTP proxy,
+//! then (TLS with an HTTPS proxy and) CONNECT to the data address.
 
 use std::net::ToSocketAddrs;
 
@@ -22,8 +23,9 @@ use crate::proto::socks::{Socks, Target, Version};
 pub(super) enum Hop {
     /// The TLS handshake with an HTTPS proxy, before CONNECT for this port.
     ProxyTls(u16),
-    /// The SOCKS handshake and the reply bytes read so far.
-    Socks(Box<Socks>, Vec<u8>),
+    /// The SOCKS handshake and the reply bytes read so far; with a pre-proxy, the data
+    /// port the HTTP proxy is then asked for.
+    Socks(Box<Socks>, Vec<u8>, Option<u16>),
     /// The CONNECT request, how much of it went, and the reply read so far.
     Connect(Box<Tunnel>, Vec<u8>, usize),
 }
@@ -33,24 +35,23 @@ impl Hop {
     pub(super) fn wants_write(&self) -> bool {
         match self {
             Hop::ProxyTls(_) => false,
-            Hop::Socks(s, _) => !s.output().is_empty(),
+            Hop::Socks(s, ..) => !s.output().is_empty(),
             Hop::Connect(_, req, sent) => *sent < req.len(),
         }
     }
 }
 
 impl Transfer {
-    /// Is the data connection to go through the proxy, and which one is it: the proxy's
-    /// host and port (SOCKS, or an HTTP proxy with a tunnel).
+    /// Is the data connection to go through the proxy, and where does it connect: the
+    /// proxy's host and port (SOCKS, or an HTTP proxy with a tunnel), the pre-proxy's when
+    /// there is one.
     pub(super) fn ftp_data_proxy(&self) -> Option<(String, u16)> {
-        if self.preproxy.is_some() {
-            return None;
-        }
         let p = self.proxy.as_ref()?;
         if p.kind.is_http() && !self.tunnel_wanted {
             return None;
         }
-        Some((p.host.clone(), p.port))
+        let first = self.preproxy.as_ref().unwrap_or(p);
+        Some((first.host.clone(), first.port))
     }
 
     /// The host the proxy is asked for.
@@ -105,8 +106,8 @@ impl Transfer {
         Ok(())
     }
 
-    /// The data socket reached the proxy: TLS with an HTTPS proxy, else the handshake for
-    /// the data address, starts.
+    /// The data socket reached the proxy: SOCKS to the HTTP proxy through a pre-proxy, TLS
+    /// with an HTTPS proxy, else the handshake for the data address, starts.
     pub(super) fn ftp_hop_start(&mut self, cx: &mut Cx<'_>) -> Result<()> {
         let port = self
             .ftp
@@ -115,6 +116,19 @@ impl Transfer {
             .hop_port
             .take()
             .expect("hop");
+        if self.preproxy.is_some() {
+            let (host, pport) = self.socks_dest();
+            let Hop::Socks(s, got, _) = self.ftp_hop_socks(&host, pport)? else {
+                unreachable!("a SOCKS hop")
+            };
+            self.ftp.as_mut().expect("ftp").hop = Some(Hop::Socks(s, got, Some(port)));
+            return Ok(());
+        }
+        self.ftp_hop_http(cx, port)
+    }
+
+    /// At the HTTP proxy: TLS first with an HTTPS proxy, else CONNECT for `port`.
+    fn ftp_hop_http(&mut self, cx: &mut Cx<'_>, port: u16) -> Result<()> {
         if self.https_proxy() {
             let config = cx.tls.config(&self.opts.proxy_tls, &[])?;
             let p = self.proxy.as_ref().expect("proxy");
@@ -150,8 +164,7 @@ impl Transfer {
     /// The SOCKS handshake or the CONNECT request for the data address.
     fn ftp_hop_request(&mut self, port: u16) -> Result<Hop> {
         let host = self.ftp_hop_host();
-        let p = self.proxy.as_ref().expect("proxy");
-        let (kind, creds) = (p.kind, p.creds.clone());
+        let kind = self.proxy.as_ref().expect("proxy").kind;
         let hop = if kind.is_http() {
             let authority = if host.contains(':') {
                 format!("[{host}]:{port}")
@@ -181,21 +194,28 @@ impl Transfer {
             }
             Hop::Connect(Box::default(), req, 0)
         } else {
-            let version = self.socks_version();
-            let target = self.ftp_socks_target(version, &host, port)?;
-            self.socks_note_for(&target, &host, port);
-            let s = Socks::new(
-                version,
-                Some(target),
-                &host,
-                port,
-                creds,
-                self.opts.socks5_gssapi,
-            )
-            .map_err(|e| self.socks_failed(e))?;
-            Hop::Socks(Box::new(s), Vec::new())
+            return self.ftp_hop_socks(&host, port);
         };
         Ok(hop)
+    }
+
+    /// The SOCKS request for `host` and `port` to the transfer's SOCKS proxy (the pre-proxy
+    /// when there is one).
+    fn ftp_hop_socks(&mut self, host: &str, port: u16) -> Result<Hop> {
+        let creds = self.socks_proxy().and_then(|p| p.creds.clone());
+        let version = self.socks_version();
+        let target = self.ftp_socks_target(version, host, port)?;
+        self.socks_note_for(&target, host, port);
+        let s = Socks::new(
+            version,
+            Some(target),
+            host,
+            port,
+            creds,
+            self.opts.socks5_gssapi,
+        )
+        .map_err(|e| self.socks_failed(e))?;
+        Ok(Hop::Socks(Box::new(s), Vec::new(), None))
     }
 
     /// The HTTPS proxy's handshake on the data connection; true once done (then CONNECT).
@@ -236,6 +256,11 @@ impl Transfer {
     /// as curl's SOCKS filter resolves it), the name for socks4a and socks5h.
     fn ftp_socks_target(&mut self, version: Version, host: &str, port: u16) -> Result<Target> {
         let v4 = version == Version::Socks4;
+        self.socks_to_http_proxy_note(version, host, port);
+        if self.preproxy.is_some() && matches!(version, Version::Socks4 | Version::Socks5) {
+            // The HTTP proxy's name was looked up for the control connection.
+            self.verbose(&format!("Hostname {host} was found in DNS cache"));
+        }
         if v4 {
             self.verbose(&format!("SOCKS4 communication to {host}:{port}"));
         }
@@ -270,7 +295,7 @@ impl Transfer {
     }
 
     /// Drive the handshake on the data connection; true once the data address is reached.
-    pub(super) fn ftp_hop_drive(&mut self) -> Result<bool> {
+    pub(super) fn ftp_hop_drive(&mut self, cx: &mut Cx<'_>) -> Result<bool> {
         if let Some(Hop::ProxyTls(port)) = self.ftp.as_ref().and_then(|x| x.hop.as_ref()) {
             let port = *port;
             if !self.ftp_hop_tls()? {
@@ -286,7 +311,7 @@ impl Transfer {
         let mut lines = Vec::new();
         let r = match hop {
             Hop::ProxyTls(_) => Ok(false),
-            Hop::Socks(socks, got) => drive_socks(s, socks, got),
+            Hop::Socks(socks, got, _) => drive_socks(s, socks, got),
             Hop::Connect(t, req, sent) => drive_connect(s, t, req, sent, &mut lines),
         };
         // The reply's lines, as the control connection's tunnel shows and hands them on.
@@ -313,7 +338,7 @@ impl Transfer {
         let hop = self.ftp.as_mut().expect("ftp").hop.take().expect("hop");
         match hop {
             Hop::ProxyTls(_) => {}
-            Hop::Socks(socks, _) => {
+            Hop::Socks(socks, _, then) => {
                 if let Some(n) = socks.granted_note() {
                     self.verbose(&n);
                 }
@@ -325,6 +350,11 @@ impl Transfer {
                     Some(a) => format!("Connected 2nd connection to {} port {}", a.ip(), a.port()),
                     None => "Connected 2nd connection to  port 0".into(),
                 });
+                if let Some(port) = then {
+                    // The pre-proxy reached the HTTP proxy: its own leg follows.
+                    self.ftp_hop_http(cx, port)?;
+                    return self.ftp_hop_drive(cx);
+                }
             }
             Hop::Connect(t, _, _) => {
                 self.info.http_connectcode = t.code;
