@@ -118,10 +118,8 @@ impl Transfer {
             .expect("hop");
         if self.preproxy.is_some() {
             let (host, pport) = self.socks_dest();
-            let Hop::Socks(s, got, _) = self.ftp_hop_socks(&host, pport)? else {
-                unreachable!("a SOCKS hop")
-            };
-            self.ftp.as_mut().expect("ftp").hop = Some(Hop::Socks(s, got, Some(port)));
+            let hop = self.ftp_hop_socks(&host, pport, Some(port))?;
+            self.ftp.as_mut().expect("ftp").hop = Some(hop);
             return Ok(());
         }
         self.ftp_hop_http(cx, port)
@@ -194,14 +192,14 @@ impl Transfer {
             }
             Hop::Connect(Box::default(), req, 0)
         } else {
-            return self.ftp_hop_socks(&host, port);
+            return self.ftp_hop_socks(&host, port, None);
         };
         Ok(hop)
     }
 
     /// The SOCKS request for `host` and `port` to the transfer's SOCKS proxy (the pre-proxy
-    /// when there is one).
-    fn ftp_hop_socks(&mut self, host: &str, port: u16) -> Result<Hop> {
+    /// when there is one); `then`, the data port for the CONNECT that follows it there.
+    fn ftp_hop_socks(&mut self, host: &str, port: u16, then: Option<u16>) -> Result<Hop> {
         let creds = self.socks_proxy().and_then(|p| p.creds.clone());
         let version = self.socks_version();
         let target = self.ftp_socks_target(version, host, port)?;
@@ -215,7 +213,7 @@ impl Transfer {
             self.opts.socks5_gssapi,
         )
         .map_err(|e| self.socks_failed(e))?;
-        Ok(Hop::Socks(Box::new(s), Vec::new(), None))
+        Ok(Hop::Socks(Box::new(s), Vec::new(), then))
     }
 
     /// The HTTPS proxy's handshake on the data connection; true once done (then CONNECT).
